@@ -1,0 +1,102 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 language mode is the package default;
+/// these add the upcoming-feature flags the house style asks for.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "cohort",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cohort", targets: ["cohort"]),
+        .executable(name: "cohort-bench", targets: ["cohort-bench"]),
+        .library(name: "CohortKit", targets: ["CohortKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "CohortCore",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortCrypto",
+            dependencies: ["CohortCore", "COpenSSL", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortStore",
+            dependencies: ["CohortCore", "CohortCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortCompliance",
+            dependencies: ["CohortCore", "CohortCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortDeid",
+            dependencies: ["CohortCore", "CohortCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortExport",
+            dependencies: ["CohortCore", "CohortCrypto", "CohortDeid"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortPackage",
+            dependencies: ["CohortCore", "CohortCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortKit",
+            dependencies: [
+                "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
+                "CohortDeid", "CohortExport", "CohortPackage",
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cohort",
+            dependencies: ["CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cohort-bench",
+            dependencies: ["CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortExportTests", dependencies: ["CohortExport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),
+    ]
+)
