@@ -1,0 +1,180 @@
+/// The protocol's de-identification section: an allow-list naming every exported field with a
+/// transform. A field no rule names is dropped and reported, never passed through.
+public struct DeidentificationPolicy: Sendable, Hashable, Codable {
+    public var dateShift: DateShift
+    public var kAnonymity: KAnonymity?
+    /// `table.field` → rule. Tables: `participant`, `consent`, a data type (`symptom_log`), or
+    /// `records` for a rule every data type shares (a data type's own rule wins).
+    public var fields: [String: FieldRule]
+
+    public init(dateShift: DateShift, kAnonymity: KAnonymity?, fields: [String: FieldRule]) {
+        self.dateShift = dateShift
+        self.kAnonymity = kAnonymity
+        self.fields = fields
+    }
+
+    /// The rule for `field` of `table`, or nil when none names it (the field is then dropped).
+    public func rule(table: String, field: String) -> FieldRule? {
+        if let rule = fields["\(table).\(field)"] { return rule }
+        if DataType(rawValue: table) != nil { return fields["records.\(field)"] }
+        return nil
+    }
+
+    /// The tables a rule may name.
+    public static var tables: [String] { ["participant", "consent", "records"] + DataType.allCases.map(\.rawValue) }
+
+    /// The fields `table` has, or nil for an unknown table.
+    public static func fieldNames(of table: String) -> [String]? {
+        switch table {
+        case "participant": ParticipantField.allCases.map(\.rawValue)
+        case "consent": ConsentField.allCases.map(\.rawValue)
+        case "records": RecordField.allCases.map(\.rawValue)
+        default: DataType(rawValue: table) == nil ? nil : RecordField.allCases.map(\.rawValue)
+        }
+    }
+
+    /// Every `table.field` an export of `studyProtocol` can contain (participant, consent, and each
+    /// collected data type's record fields).
+    public static func exportableFields(of studyProtocol: StudyProtocol) -> [String] {
+        var result = ParticipantField.allCases.map { "participant.\($0.rawValue)" }
+        result += ConsentField.allCases.map { "consent.\($0.rawValue)" }
+        for type in studyProtocol.dataTypes.keys.sorted() {
+            result += RecordField.allCases.map { "\(type.rawValue).\($0.rawValue)" }
+        }
+        return result
+    }
+
+    /// Exportable fields no rule names: these are dropped at export and listed in the report.
+    public func unruledFields(of studyProtocol: StudyProtocol) -> [String] {
+        Self.exportableFields(of: studyProtocol).filter { name in
+            guard let dot = name.firstIndex(of: ".") else { return true }
+            return rule(table: String(name[..<dot]), field: String(name[name.index(after: dot)...])) == nil
+        }
+    }
+
+    /// The transforms that make sense for a field (`zip3` only for ZIP codes, `shift` only for dates…).
+    public static func allowedTransforms(table: String, field: String) -> Set<Transform> {
+        var allowed: Set<Transform> = [.keep, .drop]
+        switch (table, field) {
+        case ("participant", "id"), (_, "participant"): allowed.insert(.pseudonymize)
+        case ("participant", "birth_date"): allowed.formUnion([.year, .shift])
+        case ("participant", "enrolled_on"), ("consent", "signed_at"), (_, "start"), (_, "end"):
+            allowed.formUnion([.shift, .year])
+        case ("participant", "zip"): allowed.formUnion([.zip3, .generalize])
+        case ("participant", "age"): allowed.formUnion([.ageBand, .generalize])
+        case (_, "note"), (_, "text"), ("participant", "address"): allowed.formUnion([.scrub, .generalize])
+        case (_, "value"): allowed.insert(.generalize)
+        case (_, "source"), ("participant", "devices"), ("participant", "time_zone"): allowed.formUnion([.generalize, .scrub])
+        default: break
+        }
+        return allowed
+    }
+
+    /// Date shifting settings.
+    public struct DateShift: Sendable, Hashable, Codable {
+        /// Offsets fall within ±`maxDays` (and are never 0 unless `maxDays` is 0).
+        public var maxDays: Int
+        /// Shift by whole weeks only, so weekdays are kept.
+        public var wholeWeeks: Bool
+        public init(maxDays: Int, wholeWeeks: Bool) {
+            self.maxDays = maxDays
+            self.wholeWeeks = wholeWeeks
+        }
+        enum CodingKeys: String, CodingKey {
+            case maxDays = "max_days"
+            case wholeWeeks = "whole_weeks"
+        }
+    }
+
+    /// k-anonymity over declared quasi-identifiers.
+    public struct KAnonymity: Sendable, Hashable, Codable {
+        public var k: Int
+        /// `table.field` names, e.g. `participant.birth_date`, `participant.sex`, `participant.zip`.
+        public var quasiIdentifiers: [String]
+        public init(k: Int, quasiIdentifiers: [String]) {
+            self.k = k
+            self.quasiIdentifiers = quasiIdentifiers
+        }
+        enum CodingKeys: String, CodingKey {
+            case k
+            case quasiIdentifiers = "quasi_identifiers"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case fields
+        case dateShift = "date_shift"
+        case kAnonymity = "k_anonymity"
+    }
+}
+
+/// What happens to one field on export.
+public enum Transform: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Copied as is.
+    case keep
+    /// Left out (the same as having no rule, but stated).
+    case drop
+    /// Replaced by the recipient-keyed pseudonym.
+    case pseudonymize
+    /// Dates and instants moved by the participant's offset.
+    case shift
+    /// Dates reduced to their year.
+    case year
+    /// ZIP codes cut to three digits (`000` for restricted prefixes).
+    case zip3
+    /// Ages grouped into bands (`bins`), `90+` at the top.
+    case ageBand = "age_band"
+    /// Free text with identifiers replaced by typed tokens.
+    case scrub
+    /// Numbers binned (`bins`) or text mapped (`map`, unmapped values become `other`).
+    case generalize
+}
+
+/// A field rule: its transform and the transform's settings.
+public struct FieldRule: Sendable, Hashable, Codable {
+    public var transform: Transform
+    /// Bin edges for `age_band` and numeric `generalize`.
+    public var bins: [Double]?
+    /// Value map for textual `generalize`.
+    public var map: [String: String]?
+    /// What unmapped text becomes under `generalize` (default `other`).
+    public var other: String?
+
+    public init(_ transform: Transform, bins: [Double]? = nil, map: [String: String]? = nil, other: String? = nil) {
+        self.transform = transform
+        self.bins = bins
+        self.map = map
+        self.other = other
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
+            guard let transform = Transform(rawValue: text) else {
+                throw DecodingError.dataCorruptedError(in: single, debugDescription: "unknown transform")
+            }
+            self.init(transform)
+            return
+        }
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try c.decode(Transform.self, forKey: .transform), bins: try c.decodeIfPresent([Double].self, forKey: .bins),
+            map: try c.decodeIfPresent([String: String].self, forKey: .map), other: try c.decodeIfPresent(String.self, forKey: .other))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if bins == nil, map == nil, other == nil {
+            var single = encoder.singleValueContainer()
+            try single.encode(transform)
+            return
+        }
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(transform, forKey: .transform)
+        try c.encodeIfPresent(bins, forKey: .bins)
+        try c.encodeIfPresent(map, forKey: .map)
+        try c.encodeIfPresent(other, forKey: .other)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case transform, bins, map, other
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import Yams
+
+extension NodeReader {
+    static let topKeys = [
+        "schema", "id", "revision", "title", "institution", "principal_investigator", "irb", "duration_days", "consent",
+        "data_types", "compliance", "deidentification", "export",
+    ]
+
+    func readProtocol(_ node: Node) -> StudyProtocol? {
+        guard let top = mapping(node, "", keys: Self.topKeys, required: Self.topKeys) else { return nil }
+        if let schema = string(top["schema"], "schema"), schema != StudyProtocol.schemaID {
+            error(top["schema"], "schema", "unsupported schema '\(schema)'", hint: "this cohort reads '\(StudyProtocol.schemaID)'")
+        }
+        let id = string(top["id"], "id")
+        if let id, id.range(of: #"^[a-z0-9][a-z0-9-]{0,62}$"#, options: .regularExpression) == nil {
+            error(top["id"], "id", "must be lower-case letters, digits and '-' (at most 63), e.g. 'axspa-wearables'")
+        }
+        let revision = int(top["revision"], "revision", range: 1...1_000_000)
+        let title = string(top["title"], "title")
+        let institution = string(top["institution"], "institution")
+        let investigator = readInvestigator(top["principal_investigator"])
+        let irb = readIRB(top["irb"])
+        let duration = int(top["duration_days"], "duration_days", range: 1...3650)
+        let dataTypes = readDataTypes(top["data_types"])
+        let consent = readConsent(top["consent"])
+        let compliance = readCompliance(top["compliance"], dataTypes: dataTypes)
+        let deid = readDeidentification(top["deidentification"])
+        let export = readExport(top["export"])
+        guard let id, let revision, let title, let institution, let investigator, let irb, let duration, let consent,
+            let dataTypes, let compliance, let deid, let export
+        else { return nil }
+        let result = StudyProtocol(
+            id: id, revision: revision, title: title, institution: institution, principalInvestigator: investigator, irb: irb,
+            durationDays: duration, consent: consent, dataTypes: dataTypes, compliance: compliance, deidentification: deid,
+            export: export)
+        for field in deid.unruledFields(of: result) {
+            warning(
+                top["deidentification"], "deidentification.fields", "no rule names '\(field)': it will be dropped from exports",
+                hint: "add '\(field): drop' to say so, or another transform to export it")
+        }
+        return result
+    }
+
+    func readInvestigator(_ node: Node?) -> StudyProtocol.Investigator? {
+        let path = "principal_investigator"
+        guard let m = mapping(node, path, keys: ["name", "email"], required: ["name"]) else { return nil }
+        guard let name = string(m["name"], "\(path).name") else { return nil }
+        let email = m["email"].flatMap { string($0, "\(path).email") }
+        return .init(name: name, email: email)
+    }
+
+    func readIRB(_ node: Node?) -> StudyProtocol.IRB? {
+        let keys = ["board", "approval_number", "expires"]
+        guard let m = mapping(node, "irb", keys: keys, required: keys) else { return nil }
+        let board = string(m["board"], "irb.board")
+        let number = string(m["approval_number"], "irb.approval_number")
+        let expires = date(m["expires"], "irb.expires")
+        guard let board, let number, let expires else { return nil }
+        return .init(board: board, approvalNumber: number, expires: expires)
+    }
+
+    func readConsent(_ node: Node?) -> ConsentPolicy? {
+        guard let m = mapping(node, "consent", keys: ["current_version", "reconsent", "documents"], required: ["current_version", "documents"])
+        else { return nil }
+        let current = string(m["current_version"], "consent.current_version")
+        if let current, current.range(of: #"^[0-9]+(\.[0-9]+){0,2}$"#, options: .regularExpression) == nil {
+            error(m["current_version"], "consent.current_version", "expected a version like 1.0 or 2.1, found '\(current)'")
+        }
+        let reconsent = m["reconsent"].map { enumValue($0, "consent.reconsent", ReconsentPolicy.self) } ?? .major
+        var documents: [ConsentPolicy.Document] = []
+        for (i, item) in (sequence(m["documents"], "consent.documents") ?? []).enumerated() {
+            let path = "consent.documents[\(i)]"
+            guard let d = mapping(item, path, keys: ["version", "template"], required: ["version", "template"]) else { continue }
+            guard let version = string(d["version"], "\(path).version"), let template = string(d["template"], "\(path).template") else { continue }
+            if documents.contains(where: { $0.version == version }) {
+                error(d["version"], "\(path).version", "version \(version) is listed twice")
+            }
+            if !template.hasPrefix("templates/") || template.contains("..") {
+                error(d["template"], "\(path).template", "consent documents live under templates/", hint: "e.g. templates/consent/study-1.0.mustache")
+            }
+            documents.append(.init(version: version, template: template))
+        }
+        if documents.isEmpty { error(m["documents"] ?? node, "consent.documents", "list at least one consent document") }
+        guard let current, let reconsent else { return nil }
+        if !documents.isEmpty, !documents.contains(where: { $0.version == current }) {
+            error(m["current_version"], "consent.current_version", "no document is listed for version \(current)", hint: "add it to consent.documents")
+        }
+        return ConsentPolicy(currentVersion: current, reconsent: reconsent, documents: documents)
+    }
+
+    func readDataTypes(_ node: Node?) -> [DataType: [RecordKind]]? {
+        guard let node else { return nil }
+        guard let m = mapping(node, "data_types", keys: DataType.allCases.map(\.rawValue), required: []) else { return nil }
+        var result: [DataType: [RecordKind]] = [:]
+        for (key, value) in m {
+            guard let type = DataType(rawValue: key) else { continue }
+            let path = "data_types.\(key)"
+            var kinds: [RecordKind] = []
+            for (i, item) in (sequence(value, path) ?? []).enumerated() {
+                guard let text = string(item, "\(path)[\(i)]") else { continue }
+                guard let kind = RecordKind(rawValue: text) else {
+                    let names = type.kinds.map(\.rawValue)
+                    let hint = Suggest.closest(to: text, in: RecordKind.allCases.map(\.rawValue)).map { "did you mean '\($0)'?" }
+                        ?? "\(key) kinds: \(names.joined(separator: ", "))"
+                    error(item, "\(path)[\(i)]", "unknown record kind '\(text)'", hint: hint)
+                    continue
+                }
+                guard kind.dataType == type else {
+                    error(item, "\(path)[\(i)]", "'\(text)' belongs to \(kind.dataType.rawValue), not \(key)")
+                    continue
+                }
+                if !kinds.contains(kind) { kinds.append(kind) }
+            }
+            if kinds.isEmpty { error(value, path, "list the kinds collected", hint: "\(key) kinds: \(type.kinds.map(\.rawValue).joined(separator: ", "))") }
+            result[type] = kinds
+        }
+        if result.isEmpty { error(node, "data_types", "a study collects at least one data type") }
+        return result
+    }
+
+    func readCompliance(_ node: Node?, dataTypes: [DataType: [RecordKind]]?) -> CompliancePolicy? {
+        guard let m = mapping(node, "compliance", keys: ["rules", "reminder_template"], required: ["rules"]) else { return nil }
+        var rules: [ComplianceRule] = []
+        let ruleKeys = ["id", "description", "data_type", "kinds", "min_per_day", "threshold"]
+        for (i, item) in (sequence(m["rules"], "compliance.rules") ?? []).enumerated() {
+            let path = "compliance.rules[\(i)]"
+            guard let r = mapping(item, path, keys: ruleKeys, required: ["id", "min_per_day", "threshold"]) else { continue }
+            let id = string(r["id"], "\(path).id")
+            let description = r["description"].flatMap { string($0, "\(path).description") }
+            let dataType = r["data_type"].flatMap { enumValue($0, "\(path).data_type", DataType.self) }
+            var kinds: [RecordKind] = []
+            for (j, k) in (r["kinds"].flatMap { sequence($0, "\(path).kinds") } ?? []).enumerated() {
+                if let kind = enumValue(k, "\(path).kinds[\(j)]", RecordKind.self) { kinds.append(kind) }
+            }
+            if r["data_type"] == nil, r["kinds"] == nil {
+                error(item, path, "a rule counts a data_type or a list of kinds", hint: "e.g. data_type: symptom_log")
+            }
+            if let dataType, let dataTypes, dataTypes[dataType] == nil {
+                error(r["data_type"], "\(path).data_type", "the study does not collect \(dataType.rawValue)", hint: "add it to data_types")
+            }
+            if let dataTypes {
+                for kind in kinds where !(dataTypes[kind.dataType]?.contains(kind) ?? false) {
+                    error(r["kinds"], "\(path).kinds", "the study does not collect \(kind.rawValue)", hint: "add it to data_types.\(kind.dataType.rawValue)")
+                }
+            }
+            let minPerDay = int(r["min_per_day"], "\(path).min_per_day", range: 1...1000)
+            let threshold = double(r["threshold"], "\(path).threshold", range: 0...1)
+            guard let id, let minPerDay, let threshold else { continue }
+            if rules.contains(where: { $0.id == id }) { error(r["id"], "\(path).id", "rule id '\(id)' is used twice") }
+            rules.append(
+                ComplianceRule(
+                    id: id, description: description ?? "at least \(minPerDay) per day", dataType: dataType, kinds: kinds,
+                    minPerDay: minPerDay, threshold: threshold))
+        }
+        let template = m["reminder_template"].flatMap { string($0, "compliance.reminder_template") }
+        return CompliancePolicy(rules: rules, reminderTemplate: template)
+    }
+
+    func readDeidentification(_ node: Node?) -> DeidentificationPolicy? {
+        guard let m = mapping(node, "deidentification", keys: ["date_shift", "k_anonymity", "fields"], required: ["date_shift", "fields"])
+        else { return nil }
+        var shift: DeidentificationPolicy.DateShift?
+        if let s = mapping(m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks"], required: ["max_days"]) {
+            let maxDays = int(s["max_days"], "deidentification.date_shift.max_days", range: 0...3650)
+            let weeks = s["whole_weeks"].flatMap { bool($0, "deidentification.date_shift.whole_weeks") } ?? false
+            if let maxDays {
+                if weeks, maxDays > 0, maxDays < 7 {
+                    error(s["max_days"], "deidentification.date_shift.max_days", "whole_weeks needs max_days of at least 7")
+                }
+                shift = .init(maxDays: maxDays, wholeWeeks: weeks)
+            }
+        }
+        var kAnonymity: DeidentificationPolicy.KAnonymity?
+        if let kNode = m["k_anonymity"],
+            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers"], required: ["k", "quasi_identifiers"])
+        {
+            let value = int(k["k"], "deidentification.k_anonymity.k", range: 1...1000)
+            var qids: [String] = []
+            for (i, q) in (sequence(k["quasi_identifiers"], "deidentification.k_anonymity.quasi_identifiers") ?? []).enumerated() {
+                guard let name = string(q, "deidentification.k_anonymity.quasi_identifiers[\(i)]") else { continue }
+                let allowed = ["participant.birth_date", "participant.age", "participant.sex", "participant.zip"]
+                guard allowed.contains(name) else {
+                    error(q, "deidentification.k_anonymity.quasi_identifiers[\(i)]", "unknown quasi-identifier '\(name)'", hint: "one of: \(allowed.joined(separator: ", "))")
+                    continue
+                }
+                qids.append(name)
+            }
+            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids) }
+        }
+        var fields: [String: FieldRule] = [:]
+        if let fieldNode = m["fields"] {
+            if case let .mapping(mapping) = fieldNode {
+                for (keyNode, value) in mapping {
+                    let key = keyNode.scalar?.string ?? ""
+                    let path = "deidentification.fields.\(key)"
+                    guard let rule = readFieldRule(key: key, keyNode: keyNode, value: value, path: path) else { continue }
+                    fields[key] = rule
+                }
+            } else {
+                error(fieldNode, "deidentification.fields", "expected a mapping of table.field: transform")
+            }
+        }
+        guard let shift else { return nil }
+        return DeidentificationPolicy(dateShift: shift, kAnonymity: kAnonymity, fields: fields)
+    }
+
+    func readFieldRule(key: String, keyNode: Node, value: Node, path: String) -> FieldRule? {
+        let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else {
+            error(keyNode, path, "expected table.field, e.g. participant.zip")
+            return nil
+        }
+        let (table, field) = (parts[0], parts[1])
+        guard let names = DeidentificationPolicy.fieldNames(of: table) else {
+            let hint = Suggest.closest(to: table, in: DeidentificationPolicy.tables).map { "did you mean '\($0)'?" }
+                ?? "tables: \(DeidentificationPolicy.tables.joined(separator: ", "))"
+            error(keyNode, path, "unknown table '\(table)'", hint: hint)
+            return nil
+        }
+        guard names.contains(field) else {
+            let hint = Suggest.closest(to: field, in: names).map { "did you mean '\(table).\($0)'?" } ?? "fields: \(names.joined(separator: ", "))"
+            error(keyNode, path, "unknown field '\(field)' of \(table)", hint: hint)
+            return nil
+        }
+        var rule: FieldRule?
+        switch value {
+        case .scalar:
+            if let transform = enumValue(value, path, Transform.self) { rule = FieldRule(transform) }
+        case .mapping:
+            guard let r = mapping(value, path, keys: ["transform", "bins", "map", "other"], required: ["transform"]),
+                let transform = enumValue(r["transform"], "\(path).transform", Transform.self)
+            else { return nil }
+            var bins: [Double]?
+            if let b = r["bins"] {
+                bins = (sequence(b, "\(path).bins") ?? []).enumerated().compactMap { double($1, "\(path).bins[\($0)]", range: -1e12...1e12) }
+                if let edges = bins, edges != edges.sorted() || Set(edges).count != edges.count {
+                    error(b, "\(path).bins", "bin edges must increase")
+                }
+            }
+            var map: [String: String]?
+            if let mapNode = r["map"] {
+                if case let .mapping(mm) = mapNode {
+                    map = [:]
+                    for (k, v) in mm { if let from = k.scalar?.string, let to = string(v, "\(path).map.\(from)") { map?[from] = to } }
+                } else {
+                    error(mapNode, "\(path).map", "expected a mapping of value: generalized value")
+                }
+            }
+            let other = r["other"].flatMap { string($0, "\(path).other") }
+            rule = FieldRule(transform, bins: bins, map: map, other: other)
+        default:
+            error(value, path, "expected a transform name or a mapping with 'transform:'")
+        }
+        guard let rule else { return nil }
+        if rule.transform == .ageBand, rule.bins == nil {
+            error(value, path, "age_band needs bins", hint: "write { transform: age_band, bins: [18, 30, 45, 60, 75, 90] }")
+        }
+        if rule.transform == .generalize, rule.bins == nil, rule.map == nil {
+            error(value, path, "generalize needs bins or map")
+        }
+        let allowed = DeidentificationPolicy.allowedTransforms(table: table, field: field)
+        guard allowed.contains(rule.transform) else {
+            error(value, path, "'\(rule.transform.rawValue)' does not apply to \(key)", hint: "allowed: \(allowed.map(\.rawValue).sorted().joined(separator: ", "))")
+            return nil
+        }
+        return rule
+    }
+
+    func readExport(_ node: Node?) -> ExportSettings? {
+        guard let m = mapping(node, "export", keys: ["formats"], required: ["formats"]) else { return nil }
+        var formats: [ExportFormat] = []
+        for (i, item) in (sequence(m["formats"], "export.formats") ?? []).enumerated() {
+            if let format = enumValue(item, "export.formats[\(i)]", ExportFormat.self), !formats.contains(format) { formats.append(format) }
+        }
+        if formats.isEmpty { error(m["formats"] ?? node, "export.formats", "list at least one format: csv, json, fhir") }
+        return ExportSettings(formats: formats)
+    }
+
+    func checkTemplates(_ p: StudyProtocol, root: URL, node: Node) {
+        var paths = p.consent.documents.map { ($0.template, "consent.documents") }
+        if let reminder = p.compliance.reminderTemplate { paths.append((reminder, "compliance.reminder_template")) }
+        for (path, key) in paths where !FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
+            error(nil, key, "template '\(path)' does not exist under \(root.path)", hint: "create it, or fix the path")
+        }
+    }
+}

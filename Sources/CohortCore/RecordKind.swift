@@ -1,0 +1,240 @@
+/// A family of data a protocol collects; each export writes one table per family.
+public enum DataType: String, Sendable, Codable, CaseIterable, Comparable {
+    case symptomLog = "symptom_log"
+    case biometric
+    case medicationLog = "medication_log"
+    case flareEvent = "flare_event"
+    case environment
+    case migraineEntry = "migraine_entry"
+    case dailyCheckin = "daily_checkin"
+    case menstrualCycle = "menstrual_cycle"
+
+    /// The kinds of record that belong to this family.
+    public var kinds: [RecordKind] { RecordKind.allCases.filter { $0.dataType == self } }
+
+    /// The table name in exports (`symptom_logs.csv`).
+    public var tableName: String {
+        switch self {
+        case .symptomLog: "symptom_logs"
+        case .biometric: "biometrics"
+        case .medicationLog: "medications"
+        case .flareEvent: "flares"
+        case .environment: "environment"
+        case .migraineEntry: "migraine_entries"
+        case .dailyCheckin: "checkins"
+        case .menstrualCycle: "menstrual_cycle"
+        }
+    }
+
+    public static func < (lhs: DataType, rhs: DataType) -> Bool {
+        (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
+    }
+}
+
+/// How a record kind carries its value.
+public enum ValueShape: String, Sendable, Codable {
+    /// A number in the kind's canonical unit (`value`).
+    case numeric
+    /// A text value from a vocabulary or free text (`text`), with an optional number.
+    case text
+    /// A number and a text (e.g. a medication name and its dose).
+    case numericAndText = "numeric_and_text"
+}
+
+/// A code from a code system (LOINC, or cohort's local system for measures LOINC lacks).
+public struct Coding: Sendable, Hashable, Codable {
+    public var system: String
+    public var code: String
+    public var display: String
+
+    public init(system: String, code: String, display: String) {
+        self.system = system
+        self.code = code
+        self.display = display
+    }
+
+    public static let loincSystem = "http://loinc.org"
+    /// cohort's own code system for measures without a LOINC code.
+    public static let localSystem = "https://cohort.example.org/fhir/CodeSystem/cohort-measures"
+}
+
+/// Every kind of record cohort accepts, with its unit, range and code.
+public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
+    // symptom_log
+    case pain
+    case morningStiffness = "morning_stiffness"
+    case fatigue
+    case basdai
+    // biometric
+    case heartRate = "heart_rate"
+    case restingHeartRate = "resting_heart_rate"
+    case hrvSDNN = "hrv_sdnn"
+    case steps
+    case sleepDuration = "sleep_duration"
+    case spo2
+    case respiratoryRate = "respiratory_rate"
+    case bodyMass = "body_mass"
+    // medication_log
+    case medicationDose = "medication_dose"
+    // flare_event
+    case flare
+    // environment
+    case barometricPressure = "barometric_pressure"
+    case ambientTemperature = "ambient_temperature"
+    case relativeHumidity = "relative_humidity"
+    // migraine_entry
+    case migraineAttack = "migraine_attack"
+    // daily_checkin
+    case stress
+    case hydration
+    case caffeine
+    // menstrual_cycle
+    case menstrualCycleDay = "menstrual_cycle_day"
+
+    public var dataType: DataType {
+        switch self {
+        case .pain, .morningStiffness, .fatigue, .basdai: .symptomLog
+        case .heartRate, .restingHeartRate, .hrvSDNN, .steps, .sleepDuration, .spo2, .respiratoryRate, .bodyMass:
+            .biometric
+        case .medicationDose: .medicationLog
+        case .flare: .flareEvent
+        case .barometricPressure, .ambientTemperature, .relativeHumidity: .environment
+        case .migraineAttack: .migraineEntry
+        case .stress, .hydration, .caffeine: .dailyCheckin
+        case .menstrualCycleDay: .menstrualCycle
+        }
+    }
+
+    public var shape: ValueShape {
+        switch self {
+        case .medicationDose: .numericAndText
+        case .migraineAttack: .numericAndText
+        default: .numeric
+        }
+    }
+
+    /// Whether a numeric value is required (a medication may be logged without a dose).
+    public var requiresValue: Bool { self != .medicationDose && self != .flare }
+
+    /// Whether `text` is required.
+    public var requiresText: Bool { self == .medicationDose }
+
+    /// The UCUM unit values are stored in.
+    public var canonicalUnit: String {
+        switch self {
+        case .pain, .fatigue, .basdai, .stress, .hydration, .flare, .migraineAttack: "{score}"
+        case .morningStiffness: "min"
+        case .heartRate, .restingHeartRate, .respiratoryRate: "/min"
+        case .hrvSDNN: "ms"
+        case .steps: "{steps}"
+        case .sleepDuration: "h"
+        case .spo2, .relativeHumidity: "%"
+        case .bodyMass: "kg"
+        case .medicationDose: "mg"
+        case .barometricPressure: "hPa"
+        case .ambientTemperature: "Cel"
+        case .caffeine: "{cup}"
+        case .menstrualCycleDay: "d"
+        }
+    }
+
+    /// Plausible values, in the canonical unit; outside them an import is rejected.
+    public var range: ClosedRange<Double> {
+        switch self {
+        case .pain, .fatigue, .basdai, .flare, .migraineAttack: 0...10
+        case .stress, .hydration: 1...5
+        case .morningStiffness: 0...1440
+        case .heartRate: 20...300
+        case .restingHeartRate: 20...200
+        case .respiratoryRate: 4...60
+        case .hrvSDNN: 1...500
+        case .steps: 0...100_000
+        case .sleepDuration: 0...24
+        case .spo2: 50...100
+        case .relativeHumidity: 0...100
+        case .bodyMass: 20...400
+        case .medicationDose: 0...100_000
+        case .barometricPressure: 870...1085
+        case .ambientTemperature: -60...60
+        case .caffeine: 0...30
+        case .menstrualCycleDay: 1...60
+        }
+    }
+
+    /// Whether values must be whole numbers.
+    public var isInteger: Bool {
+        switch self {
+        case .steps, .stress, .hydration, .menstrualCycleDay, .caffeine: true
+        default: false
+        }
+    }
+
+    /// The code exports use (LOINC where one exists, cohort's local system otherwise).
+    public var coding: Coding {
+        func loinc(_ code: String, _ display: String) -> Coding { Coding(system: Coding.loincSystem, code: code, display: display) }
+        func local(_ display: String) -> Coding { Coding(system: Coding.localSystem, code: rawValue, display: display) }
+        switch self {
+        case .pain: return loinc("72514-3", "Pain severity - 0-10 verbal numeric rating [Score] - Reported")
+        case .heartRate: return loinc("8867-4", "Heart rate")
+        case .restingHeartRate: return loinc("40443-4", "Heart rate --resting")
+        case .hrvSDNN: return loinc("80404-7", "R-R interval.standard deviation (Heart rate variability)")
+        case .steps: return loinc("55423-8", "Number of steps in unspecified time Pedometer")
+        case .sleepDuration: return loinc("93832-4", "Sleep duration")
+        case .spo2: return loinc("59408-5", "Oxygen saturation in Arterial blood by Pulse oximetry")
+        case .respiratoryRate: return loinc("9279-1", "Respiratory rate")
+        case .bodyMass: return loinc("29463-7", "Body weight")
+        case .menstrualCycleDay: return local("Menstrual cycle day")
+        case .morningStiffness: return local("Morning stiffness duration")
+        case .fatigue: return local("Fatigue severity 0-10")
+        case .basdai: return local("BASDAI score")
+        case .medicationDose: return local("Medication dose")
+        case .flare: return local("Disease flare")
+        case .barometricPressure: return local("Barometric pressure")
+        case .ambientTemperature: return local("Ambient temperature")
+        case .relativeHumidity: return local("Relative humidity")
+        case .migraineAttack: return local("Migraine attack pain 0-10")
+        case .stress: return local("Stress level 1-5")
+        case .hydration: return local("Hydration level 1-5")
+        case .caffeine: return local("Caffeinated drinks")
+        }
+    }
+
+    /// A human description for codebooks and documentation.
+    public var summary: String {
+        switch self {
+        case .pain: "Pain intensity, numeric rating scale 0 (none) to 10 (worst)"
+        case .morningStiffness: "Duration of morning stiffness"
+        case .fatigue: "Fatigue severity, 0 (none) to 10 (worst)"
+        case .basdai: "Bath Ankylosing Spondylitis Disease Activity Index, 0 to 10"
+        case .heartRate: "Heart rate sample"
+        case .restingHeartRate: "Resting heart rate for the day"
+        case .hrvSDNN: "Heart rate variability, SDNN"
+        case .steps: "Steps counted over the record's period"
+        case .sleepDuration: "Sleep duration over the record's period"
+        case .spo2: "Peripheral oxygen saturation"
+        case .respiratoryRate: "Respiratory rate"
+        case .bodyMass: "Body weight"
+        case .medicationDose: "A medication dose taken (text = medication name, value = dose)"
+        case .flare: "A disease flare episode (value = severity 0 to 10 when given)"
+        case .barometricPressure: "Ambient barometric pressure"
+        case .ambientTemperature: "Ambient temperature"
+        case .relativeHumidity: "Relative humidity"
+        case .migraineAttack: "A migraine attack (value = pain 0 to 10, text = triggers separated by ';')"
+        case .stress: "Daily check-in: stress, 1 (low) to 5 (high)"
+        case .hydration: "Daily check-in: hydration, 1 (poor) to 5 (good)"
+        case .caffeine: "Daily check-in: caffeinated drinks (cups)"
+        case .menstrualCycleDay: "Day of the menstrual cycle"
+        }
+    }
+
+    /// For kinds whose text is a controlled vocabulary, the allowed values (lower case).
+    public var textVocabulary: Set<String>? {
+        switch self {
+        case .migraineAttack:
+            ["stress", "sleep", "weather", "alcohol", "food", "caffeine", "menstruation", "light", "noise", "screen", "exercise", "dehydration", "other"]
+        default: nil
+        }
+    }
+
+    public static func < (lhs: RecordKind, rhs: RecordKind) -> Bool { lhs.rawValue < rhs.rawValue }
+}

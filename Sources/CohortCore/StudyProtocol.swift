@@ -1,0 +1,249 @@
+/// A study protocol (`cohort/protocol@1`): what a study collects, for how long, under which
+/// consent, how compliance is judged and how exports are de-identified.
+public struct StudyProtocol: Sendable, Hashable, Codable {
+    /// The schema identifier every protocol file names.
+    public static let schemaID = "cohort/protocol@1"
+
+    public var schema: String = StudyProtocol.schemaID
+    /// Short identifier: lower-case letters, digits and `-` (`axspa-wearables`).
+    public var id: String
+    /// Increases with every approved amendment.
+    public var revision: Int
+    public var title: String
+    public var institution: String
+    public var principalInvestigator: Investigator
+    public var irb: IRB
+    /// Days from enrollment to the end of a participant's participation.
+    public var durationDays: Int
+    public var consent: ConsentPolicy
+    /// The data the study collects: each family with the kinds in it.
+    public var dataTypes: [DataType: [RecordKind]]
+    public var compliance: CompliancePolicy
+    public var deidentification: DeidentificationPolicy
+    public var export: ExportSettings
+
+    public init(
+        id: String, revision: Int, title: String, institution: String, principalInvestigator: Investigator, irb: IRB,
+        durationDays: Int, consent: ConsentPolicy, dataTypes: [DataType: [RecordKind]], compliance: CompliancePolicy,
+        deidentification: DeidentificationPolicy, export: ExportSettings
+    ) {
+        self.id = id
+        self.revision = revision
+        self.title = title
+        self.institution = institution
+        self.principalInvestigator = principalInvestigator
+        self.irb = irb
+        self.durationDays = durationDays
+        self.consent = consent
+        self.dataTypes = dataTypes
+        self.compliance = compliance
+        self.deidentification = deidentification
+        self.export = export
+    }
+
+    /// Every record kind the protocol collects.
+    public var collectedKinds: Set<RecordKind> { Set(dataTypes.values.flatMap { $0 }) }
+
+    /// Whether the protocol collects `kind`.
+    public func collects(_ kind: RecordKind) -> Bool { dataTypes[kind.dataType]?.contains(kind) ?? false }
+
+    public struct Investigator: Sendable, Hashable, Codable {
+        public var name: String
+        public var email: String?
+        public init(name: String, email: String? = nil) {
+            self.name = name
+            self.email = email
+        }
+    }
+
+    public struct IRB: Sendable, Hashable, Codable {
+        public var board: String
+        public var approvalNumber: String
+        public var expires: CivilDate
+        public init(board: String, approvalNumber: String, expires: CivilDate) {
+            self.board = board
+            self.approvalNumber = approvalNumber
+            self.expires = expires
+        }
+        enum CodingKeys: String, CodingKey {
+            case board, expires
+            case approvalNumber = "approval_number"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, id, revision, title, institution, irb, consent, compliance, deidentification, export
+        case principalInvestigator = "principal_investigator"
+        case durationDays = "duration_days"
+        case dataTypes = "data_types"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try c.decode(String.self, forKey: .schema)
+        id = try c.decode(String.self, forKey: .id)
+        revision = try c.decode(Int.self, forKey: .revision)
+        title = try c.decode(String.self, forKey: .title)
+        institution = try c.decode(String.self, forKey: .institution)
+        principalInvestigator = try c.decode(Investigator.self, forKey: .principalInvestigator)
+        irb = try c.decode(IRB.self, forKey: .irb)
+        durationDays = try c.decode(Int.self, forKey: .durationDays)
+        consent = try c.decode(ConsentPolicy.self, forKey: .consent)
+        let raw = try c.decode([String: [RecordKind]].self, forKey: .dataTypes)
+        var types: [DataType: [RecordKind]] = [:]
+        for (key, kinds) in raw {
+            guard let type = DataType(rawValue: key) else {
+                throw DecodingError.dataCorruptedError(forKey: .dataTypes, in: c, debugDescription: "unknown data type")
+            }
+            types[type] = kinds
+        }
+        dataTypes = types
+        compliance = try c.decode(CompliancePolicy.self, forKey: .compliance)
+        deidentification = try c.decode(DeidentificationPolicy.self, forKey: .deidentification)
+        export = try c.decode(ExportSettings.self, forKey: .export)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(id, forKey: .id)
+        try c.encode(revision, forKey: .revision)
+        try c.encode(title, forKey: .title)
+        try c.encode(institution, forKey: .institution)
+        try c.encode(principalInvestigator, forKey: .principalInvestigator)
+        try c.encode(irb, forKey: .irb)
+        try c.encode(durationDays, forKey: .durationDays)
+        try c.encode(consent, forKey: .consent)
+        var raw: [String: [RecordKind]] = [:]
+        for (type, kinds) in dataTypes { raw[type.rawValue] = kinds }
+        try c.encode(raw, forKey: .dataTypes)
+        try c.encode(compliance, forKey: .compliance)
+        try c.encode(deidentification, forKey: .deidentification)
+        try c.encode(export, forKey: .export)
+    }
+}
+
+/// Consent documents and when a version change makes participants re-consent.
+public struct ConsentPolicy: Sendable, Hashable, Codable {
+    /// The version new participants sign.
+    public var currentVersion: String
+    /// Which change between the signed and the current version makes re-consent due.
+    public var reconsent: ReconsentPolicy
+    /// Every version ever used, with its Mustache template under `templates/`.
+    public var documents: [Document]
+
+    public init(currentVersion: String, reconsent: ReconsentPolicy, documents: [Document]) {
+        self.currentVersion = currentVersion
+        self.reconsent = reconsent
+        self.documents = documents
+    }
+
+    public struct Document: Sendable, Hashable, Codable {
+        public var version: String
+        /// Path of the Mustache template, relative to the project (`templates/consent/…`).
+        public var template: String
+        public init(version: String, template: String) {
+            self.version = version
+            self.template = template
+        }
+    }
+
+    /// The document for `version`, if the protocol names it.
+    public func document(version: String) -> Document? { documents.first { $0.version == version } }
+
+    enum CodingKeys: String, CodingKey {
+        case reconsent, documents
+        case currentVersion = "current_version"
+    }
+}
+
+/// Which consent version change requires participants to consent again.
+public enum ReconsentPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Any change of the major number (1.x → 2.0).
+    case major
+    /// Any change of major or minor (1.1 → 1.2).
+    case minor
+    /// Any change at all.
+    case any
+    /// Never: earlier versions stay valid.
+    case none
+
+    /// Whether a participant who signed `signed` must re-consent when `current` is in force.
+    public func requiresReconsent(signed: String, current: String) -> Bool {
+        guard signed != current else { return false }
+        let a = signed.split(separator: ".").map { Int($0) ?? 0 }
+        let b = current.split(separator: ".").map { Int($0) ?? 0 }
+        func part(_ p: [Int], _ i: Int) -> Int { i < p.count ? p[i] : 0 }
+        switch self {
+        case .none: return false
+        case .any: return true
+        case .major: return part(a, 0) != part(b, 0)
+        case .minor: return part(a, 0) != part(b, 0) || part(a, 1) != part(b, 1)
+        }
+    }
+}
+
+/// How compliance is judged, and the reminder sent to those below it.
+public struct CompliancePolicy: Sendable, Hashable, Codable {
+    public var rules: [ComplianceRule]
+    /// Mustache template for reminder messages.
+    public var reminderTemplate: String?
+
+    public init(rules: [ComplianceRule], reminderTemplate: String? = nil) {
+        self.rules = rules
+        self.reminderTemplate = reminderTemplate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rules
+        case reminderTemplate = "reminder_template"
+    }
+}
+
+/// One compliance rule: "at least `minPerDay` records of these kinds per participant-day".
+public struct ComplianceRule: Sendable, Hashable, Codable {
+    public var id: String
+    public var description: String
+    /// The family whose records count (all its collected kinds), or nil when `kinds` is given.
+    public var dataType: DataType?
+    /// Specific kinds whose records count.
+    public var kinds: [RecordKind]
+    public var minPerDay: Int
+    /// A rate at or above which a participant is compliant (0…1).
+    public var threshold: Double
+
+    public init(id: String, description: String, dataType: DataType?, kinds: [RecordKind], minPerDay: Int, threshold: Double) {
+        self.id = id
+        self.description = description
+        self.dataType = dataType
+        self.kinds = kinds
+        self.minPerDay = minPerDay
+        self.threshold = threshold
+    }
+
+    /// The kinds whose records count towards the rule under `studyProtocol`.
+    public func countedKinds(in studyProtocol: StudyProtocol) -> Set<RecordKind> {
+        var result = Set(kinds)
+        if let dataType { result.formUnion(studyProtocol.dataTypes[dataType] ?? dataType.kinds) }
+        return result
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, description, kinds, threshold
+        case dataType = "data_type"
+        case minPerDay = "min_per_day"
+    }
+}
+
+/// Export formats a protocol allows.
+public enum ExportFormat: String, Sendable, Hashable, Codable, CaseIterable {
+    case csv
+    case json
+    case fhir
+}
+
+/// Export settings of a protocol.
+public struct ExportSettings: Sendable, Hashable, Codable {
+    public var formats: [ExportFormat]
+    public init(formats: [ExportFormat]) { self.formats = formats }
+}

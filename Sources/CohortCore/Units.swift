@@ -1,0 +1,29 @@
+/// UCUM unit handling: which units a kind accepts and how they convert to its canonical unit.
+public enum Units {
+    /// Converts `value` in `unit` to `kind`'s canonical unit, or returns nil when the unit is not
+    /// accepted for that kind. An empty unit means the canonical unit.
+    public static func toCanonical(_ value: Double, unit: String, kind: RecordKind) -> Double? {
+        let canonical = kind.canonicalUnit
+        if unit.isEmpty || unit == canonical { return value }
+        guard let convert = conversions[canonical]?[unit] else { return nil }
+        return convert(value)
+    }
+
+    /// The units accepted for `kind`, canonical first.
+    public static func accepted(for kind: RecordKind) -> [String] {
+        [kind.canonicalUnit] + (conversions[kind.canonicalUnit]?.keys.sorted() ?? [])
+    }
+
+    /// canonical unit → (accepted unit → conversion to canonical)
+    private static let conversions: [String: [String: @Sendable (Double) -> Double]] = [
+        "kg": ["[lb_av]": { $0 * 0.45359237 }, "g": { $0 / 1000 }],
+        "Cel": ["[degF]": { ($0 - 32) * 5 / 9 }, "K": { $0 - 273.15 }],
+        "hPa": ["kPa": { $0 * 10 }, "mbar": { $0 }, "mm[Hg]": { $0 * 1.333223684 }, "[in_i'Hg]": { $0 * 33.8638866667 }],
+        "h": ["min": { $0 / 60 }, "s": { $0 / 3600 }],
+        "min": ["h": { $0 * 60 }, "s": { $0 / 60 }],
+        "ms": ["s": { $0 * 1000 }],
+        "mg": ["g": { $0 * 1000 }, "ug": { $0 / 1000 }],
+        "/min": ["{beats}/min": { $0 }, "{breaths}/min": { $0 }],
+        "{steps}": ["{count}": { $0 }, "/d": { $0 }],
+    ]
+}
