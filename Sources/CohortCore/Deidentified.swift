@@ -1,0 +1,87 @@
+/// What the de-identifier hands the writers. Every field is optional: nil means the policy
+/// dropped it (or named no rule for it), and writers leave such columns out entirely.
+
+/// A participant after de-identification.
+public struct DeidentifiedParticipant: Sendable, Hashable, Codable {
+    /// The recipient-keyed pseudonym (`participant.id: pseudonymize`). Always present: rows
+    /// without it could not be linked, so an export refuses a policy that drops it.
+    public var pseudonym: String
+    public var sex: Sex?
+    /// Year of birth (`participant.birth_date: year`); nil for ages ≥ 90.
+    public var birthYear: Int?
+    /// Age band at enrollment (`participant.age: age_band`), `90+` at the top.
+    public var ageBand: String?
+    /// First three ZIP digits, `000` for restricted prefixes (`participant.zip: zip3`).
+    public var zip3: String?
+    /// Shifted enrollment date.
+    public var enrolledOn: CivilDate?
+    public var status: ParticipantStatus?
+    /// Shifted withdrawal instant, for `stop` participants.
+    public var withdrawnAt: Timestamp?
+    /// Generalized time zone or device group, when the policy keeps one.
+    public var timeZone: String?
+    /// Device names after `generalize` (e.g. `smartwatch`), when kept.
+    public var devices: [String]?
+
+    public init(pseudonym: String) { self.pseudonym = pseudonym }
+
+    enum CodingKeys: String, CodingKey {
+        case pseudonym, sex, status, devices
+        case birthYear = "birth_year"
+        case ageBand = "age_band"
+        case zip3
+        case enrolledOn = "enrolled_on"
+        case withdrawnAt = "withdrawn_at"
+        case timeZone = "time_zone"
+    }
+}
+
+/// A consent row after de-identification.
+public struct DeidentifiedConsent: Sendable, Hashable, Codable {
+    public var pseudonym: String
+    public var version: String?
+    public var documentSHA256: String?
+    /// Shifted signing instant.
+    public var signedAt: Timestamp?
+    /// `broad` or `study-only`.
+    public var sharing: String?
+    /// `active`, `superseded` or `withdrawn`.
+    public var status: String?
+
+    public init(pseudonym: String) { self.pseudonym = pseudonym }
+
+    enum CodingKeys: String, CodingKey {
+        case pseudonym, version, sharing, status
+        case documentSHA256 = "document_sha256"
+        case signedAt = "signed_at"
+    }
+}
+
+/// A record after de-identification.
+public struct DeidentifiedRecord: Sendable, Hashable, Codable {
+    public var pseudonym: String
+    public var kind: RecordKind
+    /// Shifted start (nil only if the policy drops it).
+    public var start: Timestamp?
+    public var end: Timestamp?
+    /// The number, in `kind.canonicalUnit`, when kept as is.
+    public var value: Double?
+    /// The bin label when the value was generalized (`value: generalize`).
+    public var valueLabel: String?
+    public var unit: String?
+    /// Medication name or trigger list, possibly scrubbed or generalized.
+    public var text: String?
+    public var source: String?
+    /// Scrubbed free text.
+    public var note: String?
+
+    public init(pseudonym: String, kind: RecordKind) {
+        self.pseudonym = pseudonym
+        self.kind = kind
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pseudonym, kind, start, end, value, unit, text, source, note
+        case valueLabel = "value_label"
+    }
+}
