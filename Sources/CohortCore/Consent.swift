@@ -1,0 +1,95 @@
+public import Foundation
+
+/// How a consent was signed. The evidence (a typed name, a drawing's digest, a wet-ink
+/// reference) is an identifier and is stored encrypted.
+public enum SignatureKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case typed
+    case drawn
+    case wetInk = "wet-ink"
+}
+
+/// What the participant agreed their data may be used for.
+public enum SharingScope: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Future research beyond this study.
+    case broad
+    /// This study only.
+    case studyOnly = "study-only"
+}
+
+/// Where a consent row stands. History is never overwritten: a re-consent supersedes.
+public enum ConsentStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    case active
+    case superseded
+    case withdrawn
+}
+
+/// One consent event of a participant.
+public struct Consent: Sendable, Hashable, Codable {
+    public var id: UUID
+    public var participantID: UUID
+    public var version: String
+    /// SHA-256 (hex) of the exact consent document text of that version.
+    public var documentSHA256: String
+    public var signedAt: Timestamp
+    public var signatureKind: SignatureKind
+    public var sharing: SharingScope
+    public var status: ConsentStatus
+    /// When the row was recorded (may be after `signedAt` for paper consents).
+    public var recordedAt: Timestamp
+
+    public init(
+        id: UUID, participantID: UUID, version: String, documentSHA256: String, signedAt: Timestamp, signatureKind: SignatureKind,
+        sharing: SharingScope, status: ConsentStatus, recordedAt: Timestamp
+    ) {
+        self.id = id
+        self.participantID = participantID
+        self.version = version
+        self.documentSHA256 = documentSHA256
+        self.signedAt = signedAt
+        self.signatureKind = signatureKind
+        self.sharing = sharing
+        self.status = status
+        self.recordedAt = recordedAt
+    }
+}
+
+/// How far a withdrawal goes. Escalation stop → exclude → erase is allowed, never the reverse.
+public enum WithdrawalMode: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    /// No new data; existing data stays in exports.
+    case stop
+    /// No new data; left out of every later export.
+    case exclude
+    /// Records and identifiers deleted; consent rows and pseudonymous audit events stay.
+    case erase
+
+    var order: Int {
+        switch self {
+        case .stop: 0
+        case .exclude: 1
+        case .erase: 2
+        }
+    }
+
+    public static func < (lhs: WithdrawalMode, rhs: WithdrawalMode) -> Bool { lhs.order < rhs.order }
+
+    /// The participant status this mode leaves.
+    public var status: ParticipantStatus {
+        switch self {
+        case .stop: .stopped
+        case .exclude: .excluded
+        case .erase: .erased
+        }
+    }
+}
+
+extension ParticipantStatus {
+    /// The withdrawal mode this status records, if any.
+    public var withdrawalMode: WithdrawalMode? {
+        switch self {
+        case .active: nil
+        case .stopped: .stop
+        case .excluded: .exclude
+        case .erased: .erase
+        }
+    }
+}
