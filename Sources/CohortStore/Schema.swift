@@ -1,0 +1,113 @@
+/// The SQL of each migration. Constraints live in the schema, not only in Swift.
+enum Schema {
+    static let v1 = """
+        CREATE TABLE study (
+            singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+            study_id TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE protocol_revisions (
+            sha256 TEXT PRIMARY KEY CHECK (length(sha256) = 64),
+            study_id TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision >= 1),
+            canonical_json BLOB NOT NULL,
+            source_path TEXT,
+            loaded_at TEXT NOT NULL,
+            is_current INTEGER NOT NULL DEFAULT 0 CHECK (is_current IN (0, 1))
+        );
+        CREATE UNIQUE INDEX protocol_revisions_current ON protocol_revisions(is_current) WHERE is_current = 1;
+        CREATE TABLE templates (
+            protocol_sha256 TEXT NOT NULL REFERENCES protocol_revisions(sha256),
+            path TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            content BLOB NOT NULL,
+            PRIMARY KEY (protocol_sha256, path)
+        );
+        CREATE TABLE participants (
+            pk INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            code TEXT NOT NULL UNIQUE,
+            sex TEXT NOT NULL CHECK (sex IN ('female', 'male', 'other', 'unknown')),
+            time_zone TEXT NOT NULL,
+            enrolled_on TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'stopped', 'excluded', 'erased')),
+            withdrawn_at_ms INTEGER,
+            withdrawn_offset INTEGER,
+            name_enc BLOB, email_enc BLOB, phone_enc BLOB, birth_date_enc BLOB, address_enc BLOB,
+            zip_enc BLOB, mrn_enc BLOB, devices_enc BLOB,
+            token_salt BLOB,
+            token_hash BLOB,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE consents (
+            id TEXT PRIMARY KEY,
+            participant_pk INTEGER NOT NULL REFERENCES participants(pk),
+            version TEXT NOT NULL,
+            document_sha256 TEXT NOT NULL CHECK (length(document_sha256) = 64),
+            signed_at_ms INTEGER NOT NULL,
+            signed_offset INTEGER NOT NULL,
+            signature_kind TEXT NOT NULL CHECK (signature_kind IN ('typed', 'drawn', 'wet-ink')),
+            signature_enc BLOB,
+            sharing TEXT NOT NULL CHECK (sharing IN ('broad', 'study-only')),
+            status TEXT NOT NULL CHECK (status IN ('active', 'superseded', 'withdrawn')),
+            recorded_at_ms INTEGER NOT NULL,
+            recorded_offset INTEGER NOT NULL
+        );
+        CREATE INDEX consents_participant ON consents(participant_pk);
+        CREATE TABLE withdrawals (
+            id TEXT PRIMARY KEY,
+            participant_pk INTEGER NOT NULL REFERENCES participants(pk),
+            mode TEXT NOT NULL CHECK (mode IN ('stop', 'exclude', 'erase')),
+            at_ms INTEGER NOT NULL,
+            by_kind TEXT NOT NULL CHECK (by_kind IN ('participant', 'staff')),
+            actor TEXT NOT NULL,
+            reason TEXT,
+            consent_version TEXT,
+            counts_json TEXT NOT NULL
+        );
+        CREATE TABLE import_batches (
+            id INTEGER PRIMARY KEY,
+            file_name TEXT NOT NULL,
+            file_sha256 TEXT NOT NULL,
+            format TEXT NOT NULL,
+            imported_at TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            rows_total INTEGER NOT NULL DEFAULT 0,
+            rows_inserted INTEGER NOT NULL DEFAULT 0,
+            rows_duplicate INTEGER NOT NULL DEFAULT 0,
+            rows_rejected INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE records (
+            id INTEGER PRIMARY KEY,
+            participant_pk INTEGER NOT NULL REFERENCES participants(pk),
+            kind TEXT NOT NULL,
+            start_ms INTEGER NOT NULL,
+            start_offset INTEGER NOT NULL,
+            end_ms INTEGER,
+            end_offset INTEGER,
+            value REAL,
+            text TEXT,
+            source TEXT NOT NULL DEFAULT '',
+            note TEXT,
+            batch_id INTEGER REFERENCES import_batches(id),
+            CHECK (end_ms IS NULL OR end_ms >= start_ms),
+            UNIQUE (participant_pk, kind, start_ms, source)
+        );
+        CREATE TABLE audit_events (
+            seq INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            subject TEXT,
+            details TEXT NOT NULL,
+            prev_hash TEXT NOT NULL,
+            hash TEXT NOT NULL
+        );
+        CREATE TABLE audit_checkpoints (
+            seq INTEGER PRIMARY KEY,
+            head_hash TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        """
+}

@@ -1,0 +1,126 @@
+public import CohortCore
+import CohortCrypto
+public import Foundation
+import GRDB
+
+/// A participant row as the store keeps it, with its database key.
+public struct StoredParticipant: Sendable, Hashable {
+    /// The row key (records reference it).
+    public var pk: Int64
+    public var participant: Participant
+}
+
+/// A participant to enroll, with the withdrawal token's salted hash.
+public struct Enrollment: Sendable {
+    public var participant: Participant
+    public var identity: ParticipantIdentity
+    public var tokenSalt: [UInt8]
+    public var tokenHash: [UInt8]
+
+    public init(participant: Participant, identity: ParticipantIdentity, tokenSalt: [UInt8], tokenHash: [UInt8]) {
+        self.participant = participant
+        self.identity = identity
+        self.tokenSalt = tokenSalt
+        self.tokenHash = tokenHash
+    }
+}
+
+extension StudyStore {
+    static let identityColumns = ["name_enc", "email_enc", "phone_enc", "birth_date_enc", "address_enc", "zip_enc", "mrn_enc", "devices_enc"]
+
+    /// Enrolls participants in one transaction (all or nothing), one audit event each.
+    public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
+        try write { db in
+            for e in enrollments {
+                let p = e.participant
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM participants WHERE code = ?", arguments: [p.code]) == true {
+                    throw CohortError(.conflict, "participant \(p.code) is already enrolled", hint: "choose another study code")
+                }
+                let id = p.id.uuidString.lowercased()
+                let enc = try encryptIdentity(e.identity, participantID: id)
+                var arguments: StatementArguments = [
+                    id, p.code, p.sex.rawValue, p.timeZone, p.enrolledOn.description, p.status.rawValue,
+                ]
+                arguments += StatementArguments(enc.map { $0.map { Data($0) } })
+                arguments += [Data(e.tokenSalt), Data(e.tokenHash), Self.isoNow(at)]
+                try db.execute(
+                    sql: """
+                        INSERT INTO participants (id, code, sex, time_zone, enrolled_on, status, \(Self.identityColumns.joined(separator: ", ")),
+                            token_salt, token_hash, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: arguments)
+                try Self.appendEvent(db, actor: actor, action: "participant.enroll", subject: id, details: ["source": source], at: at)
+            }
+        }
+    }
+
+    func encryptIdentity(_ identity: ParticipantIdentity, participantID: String) throws -> [[UInt8]?] {
+        func seal(_ value: String?, _ field: String) throws -> [UInt8]? {
+            guard let value, !value.isEmpty else { return nil }
+            return try AESGCM.seal(Array(value.utf8), key: piiKey, authenticating: Array("participant:\(participantID):\(field)".utf8))
+        }
+        let devices = identity.devices.isEmpty ? nil : String(decoding: try CanonicalJSON.encode(identity.devices), as: UTF8.self)
+        return [
+            try seal(identity.name, "name"), try seal(identity.email, "email"), try seal(identity.phone, "phone"),
+            try seal(identity.birthDate?.description, "birth_date"), try seal(identity.address, "address"), try seal(identity.zip, "zip"),
+            try seal(identity.mrn, "mrn"), try seal(devices, "devices"),
+        ]
+    }
+
+    func decryptIdentity(_ row: Row) throws -> ParticipantIdentity? {
+        let id: String = row["id"]
+        func open(_ column: String, _ field: String) throws -> String? {
+            guard let data: Data = row[column] else { return nil }
+            let plain = try AESGCM.open(Array(data), key: piiKey, authenticating: Array("participant:\(id):\(field)".utf8))
+            return String(decoding: plain, as: UTF8.self)
+        }
+        guard let name = try open("name_enc", "name") else { return nil }
+        let devices = try open("devices_enc", "devices").flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+        return ParticipantIdentity(
+            name: name, email: try open("email_enc", "email"), phone: try open("phone_enc", "phone"),
+            birthDate: try open("birth_date_enc", "birth_date").flatMap { CivilDate(iso: $0) }, address: try open("address_enc", "address"),
+            zip: try open("zip_enc", "zip"), mrn: try open("mrn_enc", "mrn"), devices: devices)
+    }
+
+    static func participant(from row: Row, identity: ParticipantIdentity?) -> Participant {
+        let withdrawnMs: Int64? = row["withdrawn_at_ms"]
+        let withdrawnOffset: Int32 = row["withdrawn_offset"] ?? 0
+        return Participant(
+            id: UUID(uuidString: row["id"]) ?? UUID(), code: row["code"], sex: Sex(rawValue: row["sex"]) ?? .unknown,
+            timeZone: row["time_zone"], enrolledOn: CivilDate(iso: row["enrolled_on"] as String) ?? CivilDate(daysSinceEpoch: 0),
+            status: ParticipantStatus(rawValue: row["status"]) ?? .active,
+            withdrawnAt: withdrawnMs.map { Timestamp(epochMilliseconds: $0, utcOffsetSeconds: withdrawnOffset) }, identity: identity)
+    }
+
+    /// Every participant, ordered by study code; identities decrypted only when asked.
+    public func participants(withIdentities: Bool = false) throws -> [StoredParticipant] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM participants ORDER BY code").map { row in
+                StoredParticipant(pk: row["pk"], participant: Self.participant(from: row, identity: withIdentities ? try decryptIdentity(row) : nil))
+            }
+        }
+    }
+
+    /// The participant with study code `code`, or nil.
+    public func participant(code: String, withIdentity: Bool = false) throws -> StoredParticipant? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM participants WHERE code = ?", arguments: [code]).map { row in
+                StoredParticipant(pk: row["pk"], participant: Self.participant(from: row, identity: withIdentity ? try decryptIdentity(row) : nil))
+            }
+        }
+    }
+
+    /// The participant's withdrawal token salt and hash.
+    public func withdrawalTokenHash(pk: Int64) throws -> (salt: [UInt8], hash: [UInt8])? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT token_salt, token_hash FROM participants WHERE pk = ?", arguments: [pk]),
+                let salt: Data = row["token_salt"], let hash: Data = row["token_hash"]
+            else { return nil }
+            return (Array(salt), Array(hash))
+        }
+    }
+
+    static func isoNow(_ date: Date) -> String {
+        Timestamp(epochMilliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())).iso8601
+    }
+}

@@ -1,0 +1,74 @@
+public import CohortCore
+import CohortCrypto
+public import Foundation
+import GRDB
+
+/// A protocol revision pinned in the store.
+public struct PinnedProtocol: Sendable {
+    public var studyProtocol: StudyProtocol
+    /// SHA-256 (hex) of the canonical JSON.
+    public var sha256: String
+    public var canonicalJSON: Data
+}
+
+extension StudyStore {
+    /// Pins `loaded` (and the text of every template it names) and makes it current. A protocol
+    /// for another study is refused: one workspace holds one study.
+    @discardableResult
+    public func pinProtocol(_ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date) throws -> PinnedProtocol {
+        let json = try loaded.canonicalJSON()
+        let sha = SHA256.hex(SHA256.hash(json))
+        let p = loaded.studyProtocol
+        return try write { db in
+            if let study = try String.fetchOne(db, sql: "SELECT study_id FROM study"), study != p.id {
+                throw CohortError(.conflict, "this workspace holds study '\(study)', not '\(p.id)'",
+                    hint: "one workspace holds one study: create another with `cohort init --dir <dir>`")
+            }
+            if try String.fetchOne(db, sql: "SELECT study_id FROM study") == nil {
+                try db.execute(sql: "INSERT INTO study (singleton, study_id, created_at) VALUES (1, ?, ?)", arguments: [p.id, Self.isoNow(at)])
+            }
+            let current = try Row.fetchOne(db, sql: "SELECT sha256, revision FROM protocol_revisions WHERE is_current = 1")
+            if let current, (current["sha256"] as String) == sha {
+                return PinnedProtocol(studyProtocol: p, sha256: sha, canonicalJSON: json)
+            }
+            if let current, (current["revision"] as Int) > p.revision {
+                throw CohortError(.conflict, "revision \(p.revision) is older than the current revision \(current["revision"] as Int)",
+                    hint: "increase 'revision' in the protocol file for an amendment")
+            }
+            if let current, (current["revision"] as Int) == p.revision {
+                throw CohortError(.conflict, "revision \(p.revision) is already loaded with different content",
+                    hint: "an amendment needs a new revision number")
+            }
+            try db.execute(sql: "UPDATE protocol_revisions SET is_current = 0 WHERE is_current = 1")
+            try db.execute(
+                sql: "INSERT INTO protocol_revisions (sha256, study_id, revision, canonical_json, source_path, loaded_at, is_current) VALUES (?, ?, ?, ?, ?, ?, 1)",
+                arguments: [sha, p.id, p.revision, json, loaded.source?.lastPathComponent, Self.isoNow(at)])
+            for (path, content) in templates.sorted(by: { $0.key < $1.key }) {
+                try db.execute(
+                    sql: "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES (?, ?, ?, ?)",
+                    arguments: [sha, path, SHA256.hex(SHA256.hash(content)), content])
+            }
+            try Self.appendEvent(
+                db, actor: actor, action: "protocol.load", subject: p.id,
+                details: ["revision": String(p.revision), "sha256": sha, "templates": String(templates.count)], at: at)
+            return PinnedProtocol(studyProtocol: p, sha256: sha, canonicalJSON: json)
+        }
+    }
+
+    /// The current protocol revision, or nil before one is loaded.
+    public func currentProtocol() throws -> PinnedProtocol? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT sha256, canonical_json FROM protocol_revisions WHERE is_current = 1") else { return nil }
+            let json: Data = row["canonical_json"]
+            let p = try JSONDecoder().decode(StudyProtocol.self, from: json)
+            return PinnedProtocol(studyProtocol: p, sha256: row["sha256"], canonicalJSON: json)
+        }
+    }
+
+    /// A template's text as pinned with protocol `sha256`.
+    public func template(path: String, protocolSHA256: String) throws -> Data? {
+        try read { db in
+            try Data.fetchOne(db, sql: "SELECT content FROM templates WHERE protocol_sha256 = ? AND path = ?", arguments: [protocolSHA256, path])
+        }
+    }
+}
