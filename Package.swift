@@ -81,7 +81,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "cohort",
-            dependencies: ["CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

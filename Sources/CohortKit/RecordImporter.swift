@@ -1,0 +1,129 @@
+import CohortCore
+import CohortCrypto
+import CohortStore
+public import Foundation
+
+/// The outcome of importing one file.
+public struct ImportFileResult: Sendable, Codable {
+    public var file: String
+    public var format: String
+    public var rows: Int
+    public var inserted: Int
+    public var duplicates: Int
+    public var rejected: Int
+    public var seconds: Double
+
+    enum CodingKeys: String, CodingKey {
+        case file, format, rows, inserted, duplicates, rejected, seconds
+    }
+}
+
+/// Imports record files (CSV, NDJSON, JSON) into the store. One file = one transaction: on the
+/// first bad row nothing from the file is stored, unless a rejects file is given, in which case
+/// good rows are kept and bad rows are written there with their reasons.
+public struct RecordImporter: Sendable {
+    public let workspace: Workspace
+    /// Called with the number of rows read so far (for a progress line on a terminal).
+    public var progress: (@Sendable (Int) -> Void)?
+
+    public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil) {
+        self.workspace = workspace
+        self.progress = progress
+    }
+
+    /// The record CSV header. `participant`, `kind` and `start` are required; the others optional.
+    public static let columns = ["participant", "kind", "start", "end", "value", "unit", "text", "source", "note"]
+
+    /// Imports `url`. `rejectsURL`: keep good rows and write bad ones there (CSV with line, field, reason).
+    public func importFile(_ url: URL, rejectsURL: URL? = nil, studyID: String? = nil) throws -> ImportFileResult {
+        let started = Date()
+        let pinned = try workspace.currentProtocol()
+        if let studyID, studyID != pinned.studyProtocol.id {
+            throw CohortError(.notFound, "this workspace holds study '\(pinned.studyProtocol.id)', not '\(studyID)'",
+                hint: "pass --workspace for the study's workspace")
+        }
+        let file = url.path
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw CohortError(.notFound, "cannot read the data file", at: .init(file: file), hint: "check the path")
+        }
+        let format = Self.format(of: url)
+        let digest = try Self.fileSHA256(url)
+        let validator = try RecordValidator(workspace: workspace, studyProtocol: pinned.studyProtocol, file: file)
+        var rejects: RejectsWriter?
+        if let rejectsURL { rejects = try RejectsWriter(url: rejectsURL) }
+        let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: format)
+        let progress = self.progress
+        let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
+            var total = 0, inserted = 0, duplicates = 0, rejected = 0
+            try RowSource.forEachRow(url: url, format: format) { line, fields in
+                total += 1
+                if total % 50_000 == 0 { progress?(total) }
+                do {
+                    let (pk, record) = try validator.validate(fields, line: line)
+                    if try inserter.insert(record, participantPK: pk) { inserted += 1 } else { duplicates += 1 }
+                } catch let error as CohortError where rejects != nil && error.code == .invalidInput || rejects != nil && error.code == .policy {
+                    rejected += 1
+                    try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields)
+                }
+            }
+            return (total, inserted, duplicates, rejected)
+        }
+        try rejects?.close()
+        try workspace.checkpoint()
+        return ImportFileResult(
+            file: file, format: format, rows: result.rowsTotal, inserted: result.inserted, duplicates: result.duplicates, rejected: result.rejected,
+            seconds: Date().timeIntervalSince(started))
+    }
+
+    static func format(of url: URL) -> String {
+        switch url.pathExtension.lowercased() {
+        case "ndjson", "jsonl": "ndjson"
+        case "json": "json"
+        default: "csv"
+        }
+    }
+
+    static func fileSHA256(_ url: URL) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw CohortError(.notFound, "cannot read the data file", at: .init(file: url.path))
+        }
+        defer { try? handle.close() }
+        let hasher = SHA256Hasher()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
+        return Hex.encode(hasher.finalize())
+    }
+}
+
+/// Writes rejected rows: `line,field,reason,<original columns…>` (mode 0600: it holds raw values).
+final class RejectsWriter {
+    let handle: FileHandle
+    var wroteHeader = false
+
+    init(url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = FileHandle(forWritingAtPath: url.path) else {
+            throw CohortError(.system, "cannot write the rejects file", at: .init(file: url.path))
+        }
+        try handle.truncate(atOffset: 0)
+        self.handle = handle
+    }
+
+    func write(line: Int, field: String, reason: String, fields: [String: String]) throws {
+        if !wroteHeader {
+            try handle.write(contentsOf: Data(("line,field,reason," + RecordImporter.columns.joined(separator: ",") + "\r\n").utf8))
+            wroteHeader = true
+        }
+        let values = [String(line), field, reason] + RecordImporter.columns.map { fields[$0] ?? "" }
+        try handle.write(contentsOf: Data((values.map(CSVField.quote).joined(separator: ",") + "\r\n").utf8))
+    }
+
+    func close() throws { try handle.close() }
+}
+
+/// RFC 4180 quoting for one field.
+enum CSVField {
+    static func quote(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,211 @@
+import CohortCore
+import CohortCrypto
+import CohortStore
+public import Foundation
+
+/// One roster line or `participant enroll` call, as text, before validation.
+public struct RosterEntry: Sendable {
+    public var code: String
+    public var name: String
+    public var email: String?
+    public var phone: String?
+    public var birthDate: String?
+    public var sex: String?
+    public var address: String?
+    public var zip: String?
+    public var mrn: String?
+    public var timeZone: String
+    public var enrolledOn: String
+    public var devices: [String]
+
+    public init(
+        code: String, name: String, email: String? = nil, phone: String? = nil, birthDate: String? = nil, sex: String? = nil,
+        address: String? = nil, zip: String? = nil, mrn: String? = nil, timeZone: String, enrolledOn: String, devices: [String] = []
+    ) {
+        self.code = code
+        self.name = name
+        self.email = email
+        self.phone = phone
+        self.birthDate = birthDate
+        self.sex = sex
+        self.address = address
+        self.zip = zip
+        self.mrn = mrn
+        self.timeZone = timeZone
+        self.enrolledOn = enrolledOn
+        self.devices = devices
+    }
+
+    /// The roster CSV header, in order.
+    public static let csvHeader = ["code", "name", "email", "phone", "birth_date", "sex", "address", "zip", "mrn", "time_zone", "enrolled_on", "devices"]
+}
+
+/// A participant enrolled: their study code and the one-time withdrawal token, shown once.
+public struct EnrolledParticipant: Sendable, Codable {
+    public var code: String
+    public var id: UUID
+    /// Printed once at enrollment; only a salted hash is stored.
+    public var withdrawalToken: String
+
+    enum CodingKeys: String, CodingKey {
+        case code, id
+        case withdrawalToken = "withdrawal_token"
+    }
+}
+
+/// Enrollment and the roster import.
+public struct Roster: Sendable {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
+
+    static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)
+
+    /// An IANA zone name (`Region/City`, or `UTC`) that the system's tz database resolves. Foundation's
+    /// list of known names lags renames (it has Asia/Calcutta, not Asia/Kolkata), so resolution decides.
+    static func isIANAZone(_ name: String) -> Bool {
+        if name == "UTC" { return true }
+        guard name.contains("/"), !name.hasPrefix("GMT"), !name.hasPrefix("Etc/GMT"), TimeZone(identifier: name) != nil else { return false }
+        return true
+    }
+
+    /// Validates an entry; errors name the field and what was expected (never the value).
+    func validate(_ e: RosterEntry, file: String?, line: Int?) throws -> (Participant, ParticipantIdentity) {
+        func bad(_ field: String, _ message: String, hint: String? = nil) -> CohortError {
+            CohortError.invalid(message, file: file, line: line, field: field, hint: hint)
+        }
+        let code = e.code.trimmingCharacters(in: .whitespaces)
+        guard code.range(of: #"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"#, options: .regularExpression) != nil else {
+            throw bad("code", "expected a study code of letters, digits, '-' or '_' (at most 32), e.g. P-0001")
+        }
+        let name = e.name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw bad("name", "a name is required") }
+        let today = CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current)
+        let tzName = e.timeZone.trimmingCharacters(in: .whitespaces)
+        guard Self.isIANAZone(tzName) else {
+            throw bad("time_zone", "expected an IANA time zone such as Europe/Berlin or America/New_York",
+                hint: Suggest.closest(to: tzName, in: Array(Self.knownTimeZones)).map { "did you mean \($0)?" })
+        }
+        guard let enrolled = CivilDate(iso: e.enrolledOn.trimmingCharacters(in: .whitespaces)) else {
+            throw bad("enrolled_on", "expected an existing date YYYY-MM-DD")
+        }
+        guard enrolled <= today.adding(days: 1) else { throw bad("enrolled_on", "the enrollment date is in the future") }
+        var birth: CivilDate?
+        if let text = e.birthDate?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            guard let date = CivilDate(iso: text) else { throw bad("birth_date", "expected an existing date YYYY-MM-DD") }
+            guard date <= enrolled else { throw bad("birth_date", "the date of birth is after the enrollment date") }
+            guard date.age(on: enrolled) <= 125 else { throw bad("birth_date", "the date of birth gives an age over 125") }
+            birth = date
+        }
+        let sexText = e.sex ?? ""
+        guard let sex = Sex(lenient: sexText) else { throw bad("sex", "expected female, male, other or unknown") }
+        func optional(_ text: String?) -> String? {
+            guard let t = text?.trimmingCharacters(in: .whitespaces), !t.isEmpty else { return nil }
+            return t
+        }
+        let email = optional(e.email)
+        if let email, email.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, options: .regularExpression) == nil {
+            throw bad("email", "expected an email address like name@example.org")
+        }
+        let phone = optional(e.phone)
+        if let phone, phone.filter(\.isNumber).count < 7 || phone.range(of: #"^[0-9+() .\-]+$"#, options: .regularExpression) == nil {
+            throw bad("phone", "expected a phone number of digits, spaces, + ( ) . and -")
+        }
+        let zip = optional(e.zip)
+        if let zip, zip.range(of: #"^[0-9]{5}(-[0-9]{4})?$"#, options: .regularExpression) == nil {
+            throw bad("zip", "expected a 5-digit ZIP code (or ZIP+4)")
+        }
+        let participant = Participant(id: UUID(), code: code, sex: sex, timeZone: tzName, enrolledOn: enrolled)
+        let identity = ParticipantIdentity(
+            name: name, email: email, phone: phone, birthDate: birth, address: optional(e.address), zip: zip, mrn: optional(e.mrn),
+            devices: e.devices.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        return (participant, identity)
+    }
+
+    /// Makes a withdrawal token (128 random bits, base32 in groups of four) and its salted hash.
+    static func makeToken() throws -> (token: String, salt: [UInt8], hash: [UInt8]) {
+        let raw = Base32.encode(try SecureRandom.bytes(16))
+        var groups: [String] = []
+        var current = ""
+        for ch in raw {
+            current.append(ch)
+            if current.count == 4 {
+                groups.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { groups.append(current) }
+        let token = groups.joined(separator: "-")
+        let salt = try SecureRandom.bytes(16)
+        return (token, salt, tokenHash(token, salt: salt))
+    }
+
+    /// SHA-256(salt ‖ normalized token): tokens are compared case- and dash-insensitively.
+    static func tokenHash(_ token: String, salt: [UInt8]) -> [UInt8] {
+        let normalized = token.uppercased().filter { $0.isLetter || $0.isNumber }
+        return SHA256.hash(salt + Array(normalized.utf8))
+    }
+
+    /// Enrolls the entries in one transaction; returns each participant's one-time token.
+    public func enroll(_ entries: [(RosterEntry, line: Int?)], file: String?, source: String) throws -> [EnrolledParticipant] {
+        var seen: [String: Int] = [:]
+        var enrollments: [Enrollment] = []
+        var result: [EnrolledParticipant] = []
+        let existing = Set(try workspace.store.participants().map(\.participant.code))
+        for (entry, line) in entries {
+            let (participant, identity) = try validate(entry, file: file, line: line)
+            if let first = seen[participant.code] {
+                throw CohortError.invalid("study code \(participant.code) appears twice in this file (first on line \(first))", file: file, line: line, field: "code")
+            }
+            if existing.contains(participant.code) {
+                throw CohortError(.conflict, "participant \(participant.code) is already enrolled", at: .init(file: file, line: line, field: "code"),
+                    hint: "remove the line, or use another study code")
+            }
+            seen[participant.code] = line ?? 0
+            let (token, salt, hash) = try Self.makeToken()
+            enrollments.append(Enrollment(participant: participant, identity: identity, tokenSalt: salt, tokenHash: hash))
+            result.append(EnrolledParticipant(code: participant.code, id: participant.id, withdrawalToken: token))
+        }
+        _ = try workspace.currentProtocol()
+        try workspace.store.enroll(enrollments, actor: workspace.actor, source: source, at: workspace.now())
+        try workspace.checkpoint()
+        return result
+    }
+
+    /// Imports a roster CSV (header `RosterEntry.csvHeader`; `devices` separated by `;`).
+    /// All or nothing: any bad line stores nothing and names file, line and field.
+    public func importCSV(_ url: URL) throws -> [EnrolledParticipant] {
+        let reader = try CSVReader(url: url)
+        let file = url.path
+        guard let header = try reader.next() else {
+            throw CohortError.invalid("the roster file is empty", file: file, line: 1, hint: "the first line is the header: \(RosterEntry.csvHeader.joined(separator: ","))")
+        }
+        var index: [String: Int] = [:]
+        for (i, name) in header.fields.enumerated() {
+            let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard RosterEntry.csvHeader.contains(key) else {
+                throw CohortError.invalid("unknown column '\(key)' in the header", file: file, line: 1, field: key,
+                    hint: Suggest.closest(to: key, in: RosterEntry.csvHeader).map { "did you mean '\($0)'?" } ?? "columns: \(RosterEntry.csvHeader.joined(separator: ","))")
+            }
+            index[key] = i
+        }
+        for required in ["code", "name", "time_zone", "enrolled_on"] where index[required] == nil {
+            throw CohortError.invalid("the header lacks the required column '\(required)'", file: file, line: 1, field: required)
+        }
+        var entries: [(RosterEntry, line: Int?)] = []
+        while let row = try reader.next() {
+            guard row.fields.count == header.fields.count else {
+                throw CohortError.invalid("expected \(header.fields.count) fields, found \(row.fields.count)", file: file, line: row.line,
+                    hint: "quote fields that contain commas")
+            }
+            func v(_ key: String) -> String? { index[key].map { row.fields[$0] } }
+            let entry = RosterEntry(
+                code: v("code") ?? "", name: v("name") ?? "", email: v("email"), phone: v("phone"), birthDate: v("birth_date"), sex: v("sex"),
+                address: v("address"), zip: v("zip"), mrn: v("mrn"), timeZone: v("time_zone") ?? "", enrolledOn: v("enrolled_on") ?? "",
+                devices: (v("devices") ?? "").split(separator: ";").map(String.init))
+            entries.append((entry, row.line))
+        }
+        guard !entries.isEmpty else { throw CohortError.invalid("the roster has a header but no participants", file: file, line: 2) }
+        return try enroll(entries, file: file, source: "roster")
+    }
+}
