@@ -136,3 +136,18 @@ struct KeystoreTests {
         #expect(throws: CohortError.self) { try keystore.recipientKey(for: "") }
     }
 }
+
+extension KeystoreTests {
+    @Test func dumpShowsNoKeyMaterial() throws {
+        let keystore = try Keystore(
+            studySecret: [UInt8](repeating: 0x11, count: 32), piiKey: [UInt8](repeating: 0x22, count: 32),
+            signingKey: Ed25519PrivateKey(rawRepresentation: [UInt8](repeating: 0x33, count: 32)))
+        var dumped = ""
+        dump(keystore, to: &dumped)
+        dump(keystore.signingKey, to: &dumped)
+        #expect(dumped.contains("SHA256:"))
+        #expect(!dumped.contains("17\n"))
+        #expect(!dumped.contains("34\n"))
+        #expect(!dumped.contains("51\n"))
+    }
+}

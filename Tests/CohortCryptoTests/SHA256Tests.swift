@@ -37,3 +37,11 @@ struct SHA256Tests {
         #expect(Hex.encode(hasher.finalize()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 }
+
+extension SHA256Tests {
+    @Test func anyByteSequenceHashesLikeItsArray() {
+        let text = "protocol: cohort/protocol@1\n"
+        #expect(SHA256.hash(text.utf8) == SHA256.hash(Array(text.utf8)))
+        #expect(SHA256.hex(text.utf8.lazy.filter { $0 != 0x0a }) == SHA256.hex(Array(text.utf8.dropLast())))
+    }
+}
