@@ -19,7 +19,7 @@ extension Cohort {
                     Exits 0 when intact, 1 when broken.
 
                     Example:
-                      cohort -w my-study audit verify
+                      cohort audit verify -w my-study
                     """)
 
             @Option(help: "table or json.") var format: OutputFormat = .table

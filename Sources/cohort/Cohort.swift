@@ -23,9 +23,9 @@ struct Cohort: ParsableCommand {
             Examples:
               cohort demo                              # a demo study end to end
               cohort init --dir my-study --protocol protocols/axspa-wearables.yaml
-              cohort -w my-study participant import roster.csv
-              cohort -w my-study data import symptoms.csv heart_rate.ndjson
-              cohort -w my-study audit verify
+              cohort participant import roster.csv -w my-study
+              cohort data import symptoms.csv heart_rate.ndjson -w my-study
+              cohort audit verify -w my-study       # or: export COHORT_WORKSPACE=my-study
             """,
         version: version,
         subcommands: [

@@ -24,8 +24,8 @@ extension Cohort {
                     Re-importing a file is idempotent (same participant, kind, start and source = same record).
 
                     Examples:
-                      cohort -w my-study data import symptoms.csv wearable.ndjson
-                      cohort -w my-study data import --study axspa-wearables export.csv --rejects rejects.csv
+                      cohort data import symptoms.csv wearable.ndjson -w my-study
+                      cohort data import --study axspa-wearables export.csv --rejects rejects.csv -w my-study
                     """)
 
             @Argument(help: "Data files.") var files: [String]

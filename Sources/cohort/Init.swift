@@ -12,7 +12,7 @@ extension Cohort {
 
                 Examples:
                   cohort init --dir my-study --protocol protocols/axspa-wearables.yaml
-                  cohort init --dir my-study && cohort -w my-study protocol load protocols/minimal.yaml
+                  cohort init --dir my-study && cohort protocol load protocols/minimal.yaml -w my-study
                 """)
 
         @Option(help: "The workspace directory to create.")
@@ -34,7 +34,7 @@ extension Cohort {
             if let pinned = try workspace.store.currentProtocol() {
                 Console.print("  protocol   \(pinned.studyProtocol.id) revision \(pinned.studyProtocol.revision)  sha256 \(pinned.sha256)")
             } else {
-                Console.print("Next: cohort -w \(dir) protocol load protocols/<study>.yaml")
+                Console.print("Next: cohort protocol load protocols/<study>.yaml -w \(dir)")
             }
         }
     }

@@ -35,7 +35,7 @@ extension Cohort {
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Print key fingerprints (never the keys).",
-                discussion: "Examples:\n  cohort -w my-study keys show\n  cohort keys show --dir my-keys --format json")
+                discussion: "Examples:\n  cohort keys show -w my-study\n  cohort keys show --dir my-keys --format json")
 
             @Option(help: "The keystore directory (default: the workspace's keys/).")
             var dir: String?

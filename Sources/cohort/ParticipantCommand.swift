@@ -58,7 +58,7 @@ extension Cohort {
                     stores nothing and names file:line: field. Prints each participant's withdrawal token once.
 
                     Example:
-                      cohort -w my-study participant import roster.csv --format csv > tokens.csv
+                      cohort participant import roster.csv --format csv -w my-study > tokens.csv
                     """)
 
             @Argument(help: "The roster CSV.") var file: String

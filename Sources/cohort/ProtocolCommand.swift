@@ -95,7 +95,7 @@ extension Cohort {
                     amendment needs a higher revision number.
 
                     Example:
-                      cohort -w my-study protocol load protocols/axspa-wearables.yaml
+                      cohort protocol load protocols/axspa-wearables.yaml -w my-study
                     """)
 
             @Argument(help: "A protocol file.")

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests, end-to-end tests of the built `cohort` binary, and interop
+# checks with external validators (FHIR, Frictionless, BagIt, OpenSSL) from a pinned .venv.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -f scripts/setup-venv.sh ]; then
+  bash scripts/setup-venv.sh || { echo "error: could not set up the interop .venv" >&2; exit 1; }
+fi
+
+# Build everything first (the end-to-end tests run the built binary) and refuse warnings in our code.
+swift build --build-tests 2>&1 | tee /tmp/cohort-build.log | grep -E "error|warning: " | grep -v "/.build/" || true
+if [ "${PIPESTATUS[0]}" -ne 0 ]; then echo "error: the build failed" >&2; exit 1; fi
+if grep -E "^$(pwd)/(Sources|Tests)/.*warning:" /tmp/cohort-build.log >/dev/null; then
+  echo "error: the build has warnings in Sources/ or Tests/ (house style: none)" >&2
+  exit 1
+fi
+
+swift test 2>&1 | tee /tmp/cohort-test.log | grep -vE '^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write |^Emitting|^Linking'
+exit "${PIPESTATUS[0]}"
