@@ -1,0 +1,154 @@
+public import CohortCore
+import CohortCrypto
+public import Foundation
+import GRDB
+
+/// What a withdrawal affected, by count.
+public struct WithdrawalCounts: Sendable, Hashable, Codable {
+    public var records: Int
+    public var consents: Int
+    public var identifiersErased: Bool
+
+    public init(records: Int, consents: Int, identifiersErased: Bool) {
+        self.records = records
+        self.consents = consents
+        self.identifiersErased = identifiersErased
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case records, consents
+        case identifiersErased = "identifiers_erased"
+    }
+}
+
+/// A withdrawal as stored.
+public struct StoredWithdrawal: Sendable, Hashable, Codable {
+    public var id: UUID
+    public var mode: WithdrawalMode
+    public var at: Timestamp
+    /// `participant` or `staff`.
+    public var by: String
+    public var actor: String
+    public var reason: String?
+    public var consentVersion: String?
+    public var counts: WithdrawalCounts
+
+    enum CodingKeys: String, CodingKey {
+        case id, mode, at, by, actor, reason, counts
+        case consentVersion = "consent_version"
+    }
+}
+
+extension StudyStore {
+    /// Stores a consent row (the signature evidence encrypted) and marks `supersede` rows
+    /// superseded, in one transaction with its audit event.
+    public func recordConsent(_ consent: Consent, participantPK: Int64, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date) throws {
+        try write { db in
+            let id = consent.id.uuidString.lowercased()
+            let evidence = try signatureEvidence.map {
+                Data(try AESGCM.seal(Array($0.utf8), key: piiKey, authenticating: Array("consent:\(id):signature".utf8)))
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO consents (id, participant_pk, version, document_sha256, signed_at_ms, signed_offset, signature_kind, signature_enc,
+                        sharing, status, recorded_at_ms, recorded_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, participantPK, consent.version, consent.documentSHA256, consent.signedAt.epochMilliseconds, Int64(consent.signedAt.utcOffsetSeconds),
+                    consent.signatureKind.rawValue, evidence, consent.sharing.rawValue, consent.status.rawValue, consent.recordedAt.epochMilliseconds,
+                    Int64(consent.recordedAt.utcOffsetSeconds),
+                ])
+            for old in supersede {
+                try db.execute(
+                    sql: "UPDATE consents SET status = 'superseded' WHERE id = ? AND participant_pk = ? AND status = 'active'",
+                    arguments: [old.uuidString.lowercased(), participantPK])
+            }
+            try Self.appendEvent(
+                db, actor: actor, action: "consent.record", subject: consent.participantID.uuidString.lowercased(),
+                details: [
+                    "consent_id": id, "version": consent.version, "document_sha256": consent.documentSHA256, "sharing": consent.sharing.rawValue,
+                    "signature_kind": consent.signatureKind.rawValue, "superseded": String(supersede.count),
+                ], at: at)
+        }
+    }
+
+    static func consent(from row: Row, participantID: UUID) -> Consent {
+        Consent(
+            id: UUID(uuidString: row["id"]) ?? UUID(), participantID: participantID, version: row["version"], documentSHA256: row["document_sha256"],
+            signedAt: Timestamp(epochMilliseconds: row["signed_at_ms"], utcOffsetSeconds: row["signed_offset"]),
+            signatureKind: SignatureKind(rawValue: row["signature_kind"]) ?? .typed, sharing: SharingScope(rawValue: row["sharing"]) ?? .studyOnly,
+            status: ConsentStatus(rawValue: row["status"]) ?? .active,
+            recordedAt: Timestamp(epochMilliseconds: row["recorded_at_ms"], utcOffsetSeconds: row["recorded_offset"]))
+    }
+
+    /// The consent history of every participant, keyed by participant id, oldest first.
+    public func consentHistories() throws -> [UUID: [Consent]] {
+        try read { db in
+            var result: [UUID: [Consent]] = [:]
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT c.*, p.id AS pid FROM consents c JOIN participants p ON p.pk = c.participant_pk ORDER BY c.signed_at_ms, c.recorded_at_ms")
+            for row in rows {
+                guard let pid = UUID(uuidString: row["pid"]) else { continue }
+                result[pid, default: []].append(Self.consent(from: row, participantID: pid))
+            }
+            return result
+        }
+    }
+
+    /// The withdrawal of a participant, if any (the latest).
+    public func withdrawal(participantPK: Int64) throws -> StoredWithdrawal? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM withdrawals WHERE participant_pk = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1", arguments: [participantPK])
+            else { return nil }
+            let countsText: String = row["counts_json"]
+            return StoredWithdrawal(
+                id: UUID(uuidString: row["id"]) ?? UUID(), mode: WithdrawalMode(rawValue: row["mode"]) ?? .stop,
+                at: Timestamp(epochMilliseconds: row["at_ms"]), by: row["by_kind"], actor: row["actor"], reason: row["reason"],
+                consentVersion: row["consent_version"],
+                counts: (try? JSONDecoder().decode(WithdrawalCounts.self, from: Data(countsText.utf8))) ?? WithdrawalCounts(records: 0, consents: 0, identifiersErased: false))
+        }
+    }
+
+    /// Records a withdrawal in one transaction: participant status, the consent in force marked
+    /// withdrawn, and for `erase` the records and identifiers deleted (consent rows and audit events
+    /// stay). For an escalation the first withdrawal instant is kept.
+    @discardableResult
+    public func withdraw(
+        participantPK: Int64, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String, reason: String?,
+        consentVersion: String?, receiptID: UUID
+    ) throws -> WithdrawalCounts {
+        let counts = try write { db -> WithdrawalCounts in
+            let records = try Int.fetchOne(db, sql: "SELECT count(*) FROM records WHERE participant_pk = ?", arguments: [participantPK]) ?? 0
+            let consents = try Int.fetchOne(db, sql: "SELECT count(*) FROM consents WHERE participant_pk = ?", arguments: [participantPK]) ?? 0
+            let counts = WithdrawalCounts(records: records, consents: consents, identifiersErased: mode == .erase)
+            try db.execute(
+                sql: """
+                    UPDATE participants SET status = ?, withdrawn_at_ms = coalesce(withdrawn_at_ms, ?), withdrawn_offset = coalesce(withdrawn_offset, ?)
+                    WHERE pk = ?
+                    """, arguments: [mode.status.rawValue, at.epochMilliseconds, Int64(at.utcOffsetSeconds), participantPK])
+            try db.execute(sql: "UPDATE consents SET status = 'withdrawn' WHERE participant_pk = ? AND status = 'active'", arguments: [participantPK])
+            if mode == .erase {
+                try db.execute(sql: "DELETE FROM records WHERE participant_pk = ?", arguments: [participantPK])
+                let nulls = Self.identityColumns.map { "\($0) = NULL" }.joined(separator: ", ")
+                let erasedCode = "ERASED-" + participantID.uuidString.lowercased().prefix(8)
+                try db.execute(
+                    sql: "UPDATE participants SET \(nulls), code = ?, token_salt = NULL, token_hash = NULL WHERE pk = ?",
+                    arguments: [erasedCode, participantPK])
+                try db.execute(sql: "UPDATE consents SET signature_enc = NULL WHERE participant_pk = ?", arguments: [participantPK])
+            }
+            let countsJSON = String(decoding: try CanonicalJSON.encode(counts), as: UTF8.self)
+            try db.execute(
+                sql: "INSERT INTO withdrawals (id, participant_pk, mode, at_ms, by_kind, actor, reason, consent_version, counts_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [receiptID.uuidString.lowercased(), participantPK, mode.rawValue, at.epochMilliseconds, by, actor, reason, consentVersion, countsJSON])
+            var details = [
+                "mode": mode.rawValue, "by": by, "records": String(records), "consents": String(consents), "receipt_id": receiptID.uuidString.lowercased(),
+            ]
+            if let consentVersion { details["consent_version"] = consentVersion }
+            if let reason { details["reason"] = reason }
+            try Self.appendEvent(db, actor: actor, action: "participant.withdraw", subject: participantID.uuidString.lowercased(), details: details, at: at.date)
+            return counts
+        }
+        if mode == .erase { try checkpointAndTruncateLog() }
+        return counts
+    }
+}
