@@ -18,7 +18,7 @@ extension ComplianceReport {
         for entry in participants {
             for result in entry.rules {
                 rows.append([
-                    entry.label, entry.participantID?.uuidString.lowercased() ?? "", entry.status.rawValue, result.ruleID,
+                    entry.label, entry.participantID?.uuidString ?? "", entry.status.rawValue, result.ruleID,
                     String(result.daysMet), String(result.daysExpected), result.rate.map { Self.decimal($0) } ?? "NA",
                     result.compliant.map { String($0) } ?? "NA", String(result.missedLastClosedDay),
                     result.weeks.map { "\($0.daysMet)/\($0.daysExpected)" }.joined(separator: ";"),
@@ -52,7 +52,7 @@ extension ComplianceReport {
         for reminder in reminders {
             for item in reminder.rules {
                 rows.append([
-                    reminder.code, reminder.participantID.uuidString.lowercased(), item.ruleID, Self.decimal(item.rate),
+                    reminder.code, reminder.participantID.uuidString, item.ruleID, Self.decimal(item.rate),
                     Self.decimal(item.threshold), String(item.daysMissed), String(item.daysExpected), String(item.belowThreshold),
                     String(item.missedLastClosedDay),
                 ])

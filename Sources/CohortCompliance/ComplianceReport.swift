@@ -355,7 +355,7 @@ extension ComplianceReport {
     public static func parseRate(_ text: String) throws -> Double {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let isPercent = trimmed.hasSuffix("%")
-        let number = isPercent ? String(trimmed.dropLast()) : trimmed
+        let number = isPercent ? trimmed.dropLast().trimmingCharacters(in: .whitespaces) : trimmed
         guard let value = Double(number), value.isFinite else {
             throw CohortError.invalid(
                 "the rate is not a number", field: "below", hint: "give a fraction such as 0.8 or a percentage such as 80%")

@@ -117,7 +117,7 @@ public struct WithdrawalReceipt: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schema, forKey: .schema)
-        try c.encode(receiptID.uuidString.lowercased(), forKey: .receiptID)
+        try c.encode(receiptID, forKey: .receiptID)
         try c.encode(studyID, forKey: .studyID)
         try c.encode(protocolRevision, forKey: .protocolRevision)
         try c.encode(participantCode, forKey: .participantCode)
