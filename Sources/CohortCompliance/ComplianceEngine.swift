@@ -24,8 +24,9 @@ public struct ComplianceEngine: Sendable {
     private let rules: [ComplianceRule]
     /// For each record kind, the indices of the rules it counts towards.
     private let rulesByKind: [RecordKind: [Int]]
-    private var states: [UUID: ParticipantState] = [:]
-    private var order: [UUID] = []
+    /// Participants in the order added; `index` maps ids into it (in-place mutation, no copies).
+    private var states: [ParticipantState] = []
+    private var index: [UUID: Int] = [:]
     private var unmatchedRecords = 0
 
     /// Creates an engine for the rules of `studyProtocol`, judged at the instant `asOf`.
@@ -43,7 +44,7 @@ public struct ComplianceEngine: Sendable {
     /// Adds a participant. Throws when their time zone is unknown (the error names their code)
     /// or when the same participant is added twice.
     public mutating func add(participant subject: ComplianceSubject) throws {
-        guard states[subject.id] == nil else {
+        guard index[subject.id] == nil else {
             throw CohortError(
                 .conflict, "participant \(subject.code) was added to the compliance computation twice",
                 hint: "add each participant once")
@@ -69,11 +70,11 @@ public struct ComplianceEngine: Sendable {
         }
         let counted = max(0, lastDay - enrollDay + 1)
         let ongoing = subject.status == .active && subject.withdrawnAt == nil && studyEnd >= today
-        states[subject.id] = ParticipantState(
-            subject: subject, clock: DayClock(timeZone: zone), enrollDay: enrollDay, countedDays: counted, lastClosedDay: lastClosed,
-            windowEnd: windowEnd, ongoing: ongoing,
-            counters: Array(repeating: [UInt16](repeating: 0, count: counted), count: rules.count))
-        order.append(subject.id)
+        index[subject.id] = states.count
+        states.append(
+            ParticipantState(
+                subject: subject, clock: DayClock(timeZone: zone), enrollDay: enrollDay, countedDays: counted, lastClosedDay: lastClosed,
+                windowEnd: windowEnd, ongoing: ongoing, counters: [UInt16](repeating: 0, count: counted * rules.count)))
     }
 
     /// Counts one record. Records of kinds no rule counts, outside the participant's counted
@@ -81,27 +82,19 @@ public struct ComplianceEngine: Sendable {
     /// the last are tallied in `ComplianceReport.unmatchedRecords`.
     public mutating func add(recordOf participantID: UUID, kind: RecordKind, start: Timestamp) {
         guard let ruleIndices = rulesByKind[kind] else { return }
-        guard var state = states[participantID] else {
+        guard let position = index[participantID] else {
             unmatchedRecords += 1
             return
         }
-        let offset = state.clock.day(of: start) - state.enrollDay
-        if offset >= 0 && offset < state.countedDays {
-            for index in ruleIndices {
-                let value = state.counters[index][offset]
-                if value < UInt16.max { state.counters[index][offset] = value + 1 }
-            }
-        }
-        states[participantID] = state
+        states[position].count(start, ruleIndices: ruleIndices)
     }
 
     /// The report for everything added so far.
     public func report() -> ComplianceReport {
         var participants: [ComplianceReport.ParticipantCompliance] = []
         var reminders: [ComplianceReport.Reminder] = []
-        participants.reserveCapacity(order.count)
-        for id in order {
-            guard let state = states[id] else { continue }
+        participants.reserveCapacity(states.count)
+        for state in states {
             let entry = state.result(rules: rules)
             participants.append(entry)
             if let reminder = Self.reminder(for: entry, state: state, rules: rules) { reminders.append(reminder) }
@@ -178,17 +171,29 @@ struct ParticipantState: Sendable {
     let lastClosedDay: Int
     let windowEnd: ComplianceReport.WindowEnd
     let ongoing: Bool
-    var counters: [[UInt16]]
+    /// `counters[rule * countedDays + dayOffset]`: records of that rule's kinds on that day (saturating).
+    var counters: [UInt16]
+
+    /// Counts a record at `start` towards the rules at `ruleIndices`, if its local day is counted.
+    mutating func count(_ start: Timestamp, ruleIndices: [Int]) {
+        let offset = clock.day(of: start) - enrollDay
+        guard offset >= 0 && offset < countedDays else { return }
+        for rule in ruleIndices {
+            let slot = rule * countedDays + offset
+            if counters[slot] < UInt16.max { counters[slot] += 1 }
+        }
+    }
 
     func result(rules: [ComplianceRule]) -> ComplianceReport.ParticipantCompliance {
-        let results = zip(rules, counters).map { rule, days in
+        let results = rules.enumerated().map { ruleIndex, rule in
+            let days = counters[(ruleIndex * countedDays)..<((ruleIndex + 1) * countedDays)]
             let needed = max(1, rule.minPerDay)
             var weeks: [ComplianceReport.WeekResult] = []
             var met = 0
             var weekStart = 0
             while weekStart < countedDays {
                 let weekEnd = min(weekStart + 7, countedDays)
-                let weekMet = days[weekStart..<weekEnd].filter { Int($0) >= needed }.count
+                let weekMet = days[(days.startIndex + weekStart)..<(days.startIndex + weekEnd)].filter { Int($0) >= needed }.count
                 met += weekMet
                 weeks.append(
                     .init(
