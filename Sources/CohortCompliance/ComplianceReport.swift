@@ -160,7 +160,7 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
             case missedLastClosedDay = "missed_last_closed_day"
         }
 
-        // Encode `rate` and `compliant` as explicit nulls: a reader must see N/A, not a missing key.
+        /// Encodes `rate` and `compliant` as explicit nulls: a reader must see N/A, not a missing key.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ruleID, forKey: .ruleID)
@@ -257,6 +257,7 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
             case shareCompliant = "share_compliant"
         }
 
+        /// Encodes absent statistics as explicit nulls, so every summary has the same keys.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(ruleID, forKey: .ruleID)

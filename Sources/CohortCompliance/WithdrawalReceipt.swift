@@ -114,6 +114,7 @@ public struct WithdrawalReceipt: Sendable, Hashable, Codable {
         case consentVersion = "consent_version"
     }
 
+    /// Encodes every key, absent values as `null`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schema, forKey: .schema)
