@@ -81,6 +81,14 @@ public struct DemoRun: Sendable {
         log("Wrote synthetic roster and \(files.data.count) data files (\(files.records) records) to \(directory.path)/import")
         let enrolled = try Roster(workspace: workspace).importCSV(files.roster)
         log("Enrolled \(enrolled.count) participants from roster.csv")
+        let consents = ConsentService(workspace: workspace)
+        let people = cohort.people()
+        for person in people {
+            let signed = Timestamp.parse("\(person.enrolledOn)T10:00:00", defaultTimeZone: person.zone)
+            _ = try consents.record(code: person.code, version: "1.0", signedAt: signed, signature: "typed:\(person.entry.name)",
+                sharing: person.code.hasSuffix("3") ? .broad : .studyOnly)
+        }
+        log("Recorded consent 1.0 for all \(people.count) participants")
         var imported = 0
         var seconds = 0.0
         for file in files.data {
@@ -89,6 +97,33 @@ public struct DemoRun: Sendable {
             seconds += result.seconds
             log("Imported \(file.lastPathComponent): \(result.inserted) records")
         }
+        // One participant re-consents to the new version; one withdraws with their token (exclude);
+        // one is withdrawn by staff (erase).
+        var extra: [String] = []
+        if let first = people.first {
+            _ = try consents.record(code: first.code, version: "1.1", signedAt: nil, signature: "typed:\(first.entry.name)", sharing: .broad)
+            extra.append("  consent          \(people.count) signed 1.0; \(first.code) re-consented to 1.1 (broad sharing)")
+        }
+        let withdrawals = WithdrawalService(workspace: workspace)
+        if people.count >= 3 {
+            let excluded = people[1].code
+            let token = enrolled.first { $0.code == excluded }?.withdrawalToken ?? ""
+            let out = try withdrawals.withdraw(code: excluded, mode: .exclude, requester: .participant(token: token), dryRun: false)
+            if let text = out.receiptText {
+                let url = directory.appendingPathComponent("receipt-\(excluded).txt")
+                _ = FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+            }
+            let erased = people[2].code
+            let erasedOut = try withdrawals.withdraw(code: erased, mode: .erase, requester: .staff(reason: "participant asked by phone to delete their data"), dryRun: false)
+            extra.append("  withdrawals      \(excluded) withdrew with their token (exclude, receipt-\(excluded).txt); \(erased) erased by staff (\(erasedOut.records) records deleted)")
+        }
+        let compliance = try ComplianceService(workspace: workspace).report(asOf: now())
+        for rule in compliance.rules {
+            let mean = rule.meanRate.map { String(format: "%.0f%%", $0 * 100) } ?? "N/A"
+            let share = rule.shareCompliant.map { String(format: "%.0f%%", $0 * 100) } ?? "N/A"
+            extra.append("  compliance       \(rule.ruleID): mean \(mean), \(share) compliant (≥ \(Int(rule.threshold * 100))%), \(rule.notApplicable) N/A")
+        }
+        extra.append("  reminders        \(compliance.reminders.count) participant(s) to remind (`cohort reminders -w \(directory.path)`)")
         let audit = try workspace.store.verifyAudit(publicKey: workspace.keystore.publicKey)
         let lines = [
             "cohort demo — \(pinned.studyProtocol.title)",
@@ -96,6 +131,7 @@ public struct DemoRun: Sendable {
             "  protocol         \(pinned.studyProtocol.id) revision \(pinned.studyProtocol.revision), sha256 \(pinned.sha256.prefix(16))…",
             "  participants     \(enrolled.count) enrolled (synthetic identities, seed \(seed))",
             "  records          \(imported) imported from \(files.data.count) files in \(String(format: "%.1f", seconds)) s (\(seconds > 0 ? Int(Double(imported) / seconds) : 0) records/s)",
+        ] + extra + [
             "  audit trail      \(audit.isIntact ? "intact" : "BROKEN"): \(audit.events) events, \(audit.checkpoints) signed checkpoints",
         ]
         return Summary(

@@ -37,7 +37,14 @@ public struct ParticipantListing: Sendable {
     }
 }
 
-/// Consent state per participant, for listings (filled in by the consent feature).
+/// Consent state per participant, for listings.
 enum ConsentSummary {
-    static func states(workspace: Workspace) throws -> [UUID: String] { [:] }
+    static func states(workspace: Workspace) throws -> [UUID: String] {
+        var result: [UUID: String] = [:]
+        for row in try ConsentService(workspace: workspace).status() {
+            guard let version = row.version else { continue }
+            result[row.participantID] = version + (row.reconsentDue ? " (re-consent due)" : "") + (row.withdrawal.map { " (\($0.rawValue))" } ?? "")
+        }
+        return result
+    }
 }

@@ -1,3 +1,4 @@
+import CohortCompliance
 import CohortCore
 import CohortStore
 import Foundation
@@ -24,7 +25,7 @@ final class RecordValidator {
         self.studyProtocol = studyProtocol
         self.file = file
         self.nowMs = Int64(workspace.now().timeIntervalSince1970 * 1000)
-        self.gate = try ImportGate.make(workspace: workspace, studyProtocol: studyProtocol)
+        self.gate = try ImportGates.make(workspace: workspace, studyProtocol: studyProtocol)
         for stored in try workspace.store.participants() {
             let p = stored.participant
             guard let tz = TimeZone(identifier: p.timeZone) else { continue }
@@ -121,22 +122,27 @@ final class RecordValidator {
     }
 }
 
-/// Whether data may be imported for a participant at an instant: withdrawal (and, once
-/// recorded, consent) decide.
-enum ImportGate {
+/// Whether data may be imported for a participant at an instant: consent (none, or re-consent
+/// due) and withdrawal decide, through the compliance module's per-participant gates.
+enum ImportGates {
     static func make(workspace: Workspace, studyProtocol: StudyProtocol) throws -> (Participant, Timestamp) -> CohortError? {
+        let rules = ConsentRules(studyProtocol: studyProtocol)
+        let histories = try workspace.store.consentHistories()
+        var gates: [UUID: CohortCompliance.ImportGate] = [:]
+        for stored in try workspace.store.participants() {
+            let p = stored.participant
+            gates[p.id] = try? rules.importGate(for: ComplianceSubject(p), history: histories[p.id] ?? [])
+        }
         return { participant, start in
-            switch participant.status {
-            case .active:
-                return nil
-            case .erased:
-                return CohortError(.policy, "participant \(participant.code) withdrew and their data was erased; no data is accepted")
-            case .stopped, .excluded:
-                if let withdrawnAt = participant.withdrawnAt, start >= withdrawnAt {
-                    return CohortError(.policy, "participant \(participant.code) withdrew; data dated after the withdrawal is not accepted",
-                        hint: "remove these rows from the file")
-                }
-                return nil
+            guard let gate = gates[participant.id] else {
+                return CohortError(.invalidInput, "participant \(participant.code) has an unknown time zone")
+            }
+            switch gate.check(start) {
+            case .allowed: return nil
+            case let .refused(reason):
+                var error = reason.error()
+                error.message = "participant \(participant.code): " + error.message
+                return error
             }
         }
     }

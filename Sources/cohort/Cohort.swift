@@ -29,7 +29,8 @@ struct Cohort: ParsableCommand {
             """,
         version: version,
         subcommands: [
-            Init.self, Keys.self, ProtocolCommand.self, ParticipantCommand.self, DataCommand.self, Audit.self, Demo.self,
+            Init.self, Keys.self, ProtocolCommand.self, ParticipantCommand.self, ConsentCommand.self, DataCommand.self, Withdraw.self, Receipt.self,
+            Compliance.self, Reminders.self, Audit.self, Demo.self,
         ]
     )
 

@@ -1,0 +1,56 @@
+public import CohortCompliance
+import CohortCore
+import CohortStore
+public import Foundation
+
+/// Compliance over the store (streamed) and reminder messages.
+public struct ComplianceService: Sendable {
+    public let workspace: Workspace
+    public init(workspace: Workspace) { self.workspace = workspace }
+
+    /// Parses `--as-of`: a date (its 12:00 UTC is the current, open day) or an ISO instant.
+    public static func asOf(_ text: String?, now: Date) throws -> Date {
+        guard let text else { return now }
+        if let date = CivilDate(iso: text) {
+            return Date(timeIntervalSince1970: Double(date.daysSinceEpoch) * 86_400 + 43_200)
+        }
+        if let instant = Timestamp.parse(text, defaultTimeZone: nil) { return instant.date }
+        throw CohortError.invalid("expected a date YYYY-MM-DD or an ISO 8601 instant", field: "as-of")
+    }
+
+    /// The compliance report as of `asOf`, streaming every record's start once.
+    public func report(asOf: Date) throws -> ComplianceReport {
+        let p = try workspace.currentProtocol().studyProtocol
+        var engine = ComplianceEngine(studyProtocol: p, asOf: asOf)
+        var ids: [Int64: UUID] = [:]
+        for stored in try workspace.store.participants() where stored.participant.status != .erased {
+            try engine.add(participant: ComplianceSubject(stored.participant))
+            ids[stored.pk] = stored.participant.id
+        }
+        try workspace.store.forEachRecordStart { pk, kind, start in
+            if let id = ids[pk] { engine.add(recordOf: id, kind: kind, start: start) }
+        }
+        return engine.report()
+    }
+
+    /// One rendered reminder message per participant to remind: (code, text).
+    public func reminders(asOf: Date) throws -> [(code: String, text: String)] {
+        let pinned = try workspace.currentProtocol()
+        let p = pinned.studyProtocol
+        let report = try report(asOf: asOf)
+        let template = try p.compliance.reminderTemplate.map { try Templates.pinned($0, workspace: workspace) }
+            ?? "Hello,\n\nthis is a reminder from the {{title}} study team.\n{{#rules}}\n- {{description}}: {{days_met}} of {{days_expected}} days ({{rate}})\n{{/rules}}\n"
+        return try report.reminders.map { reminder in
+            var context = Templates.studyContext(p)
+            context["code"] = reminder.code
+            context["rules"] = reminder.rules.map { item -> [String: Any] in
+                let result = report.participants.first { $0.participantID == reminder.participantID }?.rules.first { $0.ruleID == item.ruleID }
+                return [
+                    "description": item.description, "rate": String(format: "%.0f%%", item.rate * 100), "days_met": result?.daysMet ?? 0,
+                    "days_expected": result?.daysExpected ?? 0, "missed_last_day": result?.missedLastClosedDay ?? false,
+                ]
+            }
+            return (reminder.code, try Templates.render(template, context, name: "reminder"))
+        }
+    }
+}
