@@ -19,7 +19,6 @@ struct ArchiveScan {
     /// The largest tag file kept in memory for the bag checks.
     static let maximumTagFileSize = 256 * 1024 * 1024
 
-    var fileExists = true
     var openProblem: String?
     var size: UInt64 = 0
     var sha256 = ""
@@ -41,7 +40,6 @@ struct ArchiveScan {
         do {
             file = try ReadableFile(path: archive.path)
         } catch let error as CohortError {
-            scan.fileExists = error.code != .notFound
             scan.openProblem = error.code == .notFound ? "archive file is missing" : error.message
             return scan
         } catch {

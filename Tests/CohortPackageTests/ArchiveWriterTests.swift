@@ -116,3 +116,21 @@ struct ArchiveWriterTests {
         #expect(try Data(contentsOf: fixture.archiveURL) == Data("old".utf8))
     }
 }
+
+extension ArchiveWriterTests {
+    @Test func largeFileStreamsThroughManyChunks() throws {
+        let fixture = try PackageFixture()
+        defer { fixture.cleanUp() }
+        // 1 MiB + 123 bytes of incompressible data: many 64 KiB chunks and a padded last block.
+        let bytes = try SecureRandom.bytes(1_048_576 + 123)
+        let url = fixture.bag.appendingPathComponent("data/blob.bin")
+        try Data(bytes).write(to: url)
+        try fixture.export()
+        #expect(fixture.verify().passed)
+        let out = fixture.root.appendingPathComponent("extract")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        #expect(try runTool("/usr/bin/tar", ["-xzf", fixture.archiveURL.path, "-C", out.path]).status == 0)
+        let extracted = try Data(contentsOf: out.appendingPathComponent("\(fixture.bagName)/data/blob.bin"))
+        #expect([UInt8](extracted) == bytes)
+    }
+}
