@@ -1,0 +1,183 @@
+import CohortCore
+import CohortCrypto
+import Foundation
+
+/// One streaming pass over an export archive: the file's SHA-256 and size, gzip integrity
+/// (CRC-32 and length of every member), tar structure, and — per member, without keeping
+/// payload in memory — each file's SHA-256, size and row count. Tag files (small) are kept for
+/// the bag checks. Optionally the bag is extracted to a temporary directory as it is read.
+struct ArchiveScan {
+    /// A regular file found in the bag.
+    struct Member {
+        var size: UInt64
+        var sha256: String
+        var rows: Int?
+        /// Why rows could not be counted (e.g. a bundle that is not JSON).
+        var rowsProblem: String?
+    }
+
+    /// The largest tag file kept in memory for the bag checks.
+    static let maximumTagFileSize = 256 * 1024 * 1024
+
+    var openProblem: String?
+    var size: UInt64 = 0
+    var sha256 = ""
+    var gzipProblem: String?
+    var tarProblems: [String] = []
+    /// The single top-level folder.
+    var bagName: String?
+    /// Regular files by bag-relative path.
+    var files: [String: Member] = [:]
+    /// Contents of files at the bag root (tag files).
+    var tagContents: [String: [UInt8]] = [:]
+    /// The extracted bag, when extraction was asked for and the archive read completely.
+    var extractedBag: URL?
+
+    /// Scans `archive`; when `extractTo` is given, writes the bag under it.
+    static func run(archive: URL, extractTo: URL?) -> ArchiveScan {
+        var scan = ArchiveScan()
+        let file: ReadableFile
+        do {
+            file = try ReadableFile(path: archive.path)
+        } catch let error as CohortError {
+            scan.openProblem = error.code == .notFound ? "archive file is missing" : error.message
+            return scan
+        } catch {
+            scan.openProblem = "archive file cannot be opened"
+            return scan
+        }
+        let hasher = SHA256Hasher()
+        var size: UInt64 = 0
+        var readProblem: String?
+        let rawSource: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
+            do {
+                let count = try file.read(into: buffer)
+                hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                size += UInt64(count)
+                return count
+            } catch {
+                readProblem = "archive file cannot be read"
+                throw error
+            }
+        }
+        var gzipProblem: String?
+        do {
+            let gzip = try GzipReader(name: archive.lastPathComponent, source: rawSource)
+            let gzipSource: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
+                do {
+                    return try gzip.read(into: buffer)
+                } catch let error as CohortError {
+                    gzipProblem = error.message + (error.underlying.map { " (\($0))" } ?? "")
+                    throw error
+                }
+            }
+            let tar = TarReader(source: gzipSource)
+            do {
+                try scan.readMembers(tar, extractTo: extractTo)
+            } catch let error as CohortError {
+                if gzipProblem == nil && readProblem == nil { scan.tarProblems.append(error.message) }
+            } catch {
+                if gzipProblem == nil && readProblem == nil { scan.tarProblems.append("tar could not be read") }
+            }
+            // Drain the gzip stream so its trailer (CRC-32, length) is checked even when the tar
+            // stopped early.
+            if gzipProblem == nil && readProblem == nil {
+                let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+                defer { sink.deallocate() }
+                while (try? gzipSource(sink)).map({ $0 > 0 }) ?? false {}
+            }
+        } catch {
+            gzipProblem = gzipProblem ?? "gzip stream cannot be started"
+        }
+        // Hash whatever the decompressor did not consume, so the digest covers the whole file.
+        if readProblem == nil {
+            let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+            defer { sink.deallocate() }
+            while (try? rawSource(sink)).map({ $0 > 0 }) ?? false {}
+        }
+        scan.size = size
+        scan.sha256 = Hex.encode(hasher.finalize())
+        scan.gzipProblem = readProblem ?? gzipProblem
+        if scan.gzipProblem != nil || !scan.tarProblems.isEmpty { scan.extractedBag = nil }
+        return scan
+    }
+
+    private mutating func readMembers(_ tar: TarReader, extractTo: URL?) throws {
+        var seen = Set<String>()
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { chunk.deallocate() }
+        while let entry = try tar.next() {
+            let components = entry.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard !entry.path.hasPrefix("/"), !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+                tarProblems.append("unsafe member path \(Self.quote(entry.path))")
+                continue
+            }
+            guard let top = components.first else { continue }
+            if bagName == nil { bagName = top }
+            guard top == bagName else {
+                tarProblems.append("member \(Self.quote(entry.path)) is outside the bag folder")
+                continue
+            }
+            guard seen.insert(entry.path).inserted else {
+                tarProblems.append("member \(Self.quote(entry.path)) appears twice")
+                continue
+            }
+            let relative = components.dropFirst().joined(separator: "/")
+            let target = extractTo.map { $0.appendingPathComponent(entry.path) }
+            switch entry.kind {
+            case .directory:
+                if let target { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) }
+            case .file:
+                guard !relative.isEmpty else {
+                    tarProblems.append("the bag folder is stored as a file")
+                    continue
+                }
+                try readFile(entry: entry, relative: relative, isTag: components.count == 2, target: target, tar: tar, chunk: chunk)
+            }
+        }
+        if bagName == nil { tarProblems.append("archive holds no bag") }
+        if let extractTo, let bagName { extractedBag = extractTo.appendingPathComponent(bagName) }
+    }
+
+    private mutating func readFile(
+        entry: TarReader.Entry, relative: String, isTag: Bool, target: URL?, tar: TarReader,
+        chunk: UnsafeMutableRawBufferPointer
+    ) throws {
+        let hasher = SHA256Hasher()
+        var counter = RowCounter(path: relative)
+        var kept: [UInt8]? = isTag && entry.size <= UInt64(Self.maximumTagFileSize) ? [] : nil
+        var output: Int32 = -1
+        if let target {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            output = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard output >= 0 else { throw FileSystem.error("cannot extract file", path: target.path) }
+        }
+        defer { if output >= 0 { close(output) } }
+        var size: UInt64 = 0
+        while true {
+            let count = try tar.read(into: chunk)
+            if count == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<count])
+            hasher.update(bytes)
+            counter?.update(bytes)
+            kept?.append(contentsOf: bytes)
+            if output >= 0, let path = target?.path { try FileSystem.write(bytes, to: output, path: path) }
+            size += UInt64(count)
+        }
+        var member = Member(size: size, sha256: Hex.encode(hasher.finalize()))
+        if let counter {
+            do {
+                member.rows = try counter.finish()
+            } catch let error as CohortError {
+                member.rowsProblem = error.message
+            }
+        }
+        files[relative] = member
+        if let kept { tagContents[relative] = kept }
+    }
+
+    /// A path for a report line (already free of record values: paths are pseudonymous).
+    static func quote(_ path: String) -> String {
+        "`" + path.replacingOccurrences(of: "\n", with: "\\n") + "`"
+    }
+}

@@ -1,0 +1,89 @@
+public import Foundation
+public import CohortCore
+import CohortCrypto
+
+/// Writes a bag directory as a reproducible `.tar.gz`: ustar/pax (``TarWriter``) into gzip
+/// (``GzipWriter``, zlib) into a file.
+///
+/// The archive's single top-level folder is the bag directory's name. Entries are sorted by
+/// path (a directory before its content), all stamped with `createdAt`, so the same bag and
+/// time always give byte-identical archives. The compressed bytes are hashed as they are
+/// written; the file is written under `.<name>.partial-<random>`, synced, and only then given
+/// its final name, so a failure never leaves a final-named archive behind.
+public enum ArchiveWriter {
+    /// Archives `bagDirectory` to `archiveURL` and moves it into place.
+    ///
+    /// Use ``ExportPackager`` to publish an archive together with its signed manifest; this
+    /// call publishes the archive alone.
+    ///
+    /// - Parameters:
+    ///   - level: gzip level (1 fastest, 6 default, 9 smallest).
+    /// - Throws: `.conflict` when `archiveURL` exists; `.invalidInput` for a bag holding
+    ///   something other than files and directories or a bad level; `.system` for I/O failures.
+    public static func write(bagDirectory: URL, to archiveURL: URL, createdAt: Timestamp, level: Int = 6) throws -> ArchiveResult {
+        let (file, result) = try writePartial(bagDirectory: bagDirectory, to: archiveURL, createdAt: createdAt, level: level)
+        try file.commit()
+        try FileSystem.syncDirectory(archiveURL.deletingLastPathComponent().path)
+        return result
+    }
+
+    /// Streams the tar form of `bagDirectory` (no compression) into `sink`.
+    public static func writeTar(
+        bagDirectory: URL, createdAt: Timestamp, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let root = bagDirectory.standardizedFileURL
+        let tar = TarWriter(modificationTime: floorSeconds(createdAt), sink: sink)
+        let name = root.lastPathComponent
+        guard case .directory = try FileSystem.kind(of: root.path) else {
+            throw CohortError(.invalidInput, "bag directory is not a directory", at: CohortError.Location(file: root.path))
+        }
+        try tar.addDirectory(path: name)
+        try addChildren(of: root.path, as: name, to: tar)
+        try tar.finish()
+    }
+
+    /// Writes the archive under its temporary name and syncs it, without publishing it.
+    /// `faultAfterBytes` (tests only) makes the file sink fail once that many bytes are written.
+    static func writePartial(
+        bagDirectory: URL, to archiveURL: URL, createdAt: Timestamp, level: Int, faultAfterBytes: UInt64? = nil
+    ) throws -> (PartialFile, ArchiveResult) {
+        let file = try PartialFile(finalURL: archiveURL)
+        let hasher = SHA256Hasher()
+        var size: UInt64 = 0
+        let gzip = try GzipWriter(level: level) { bytes in
+            if let limit = faultAfterBytes, size + UInt64(bytes.count) > limit {
+                throw CohortError(.system, "simulated write failure")
+            }
+            try file.write(bytes)
+            hasher.update(bytes)
+            size += UInt64(bytes.count)
+        }
+        try writeTar(bagDirectory: bagDirectory, createdAt: createdAt) { try gzip.write($0) }
+        try gzip.finish()
+        try file.syncAndClose()
+        return (file, ArchiveResult(url: archiveURL, sha256: Hex.encode(hasher.finalize()), size: size))
+    }
+
+    private static func addChildren(of directory: String, as archivePath: String, to tar: TarWriter) throws {
+        for child in try FileSystem.children(of: directory) {
+            let path = directory + "/" + child
+            let memberPath = archivePath + "/" + child
+            switch try FileSystem.kind(of: path) {
+            case .directory:
+                try tar.addDirectory(path: memberPath)
+                try addChildren(of: path, as: memberPath, to: tar)
+            case .regular:
+                try tar.addFile(path: memberPath, contentsOf: URL(fileURLWithPath: path))
+            case .other:
+                throw CohortError(
+                    .invalidInput, "bag holds something other than a regular file or directory",
+                    at: CohortError.Location(file: path), hint: "symbolic links and devices cannot be exported")
+            }
+        }
+    }
+
+    private static func floorSeconds(_ time: Timestamp) -> Int64 {
+        let ms = time.epochMilliseconds
+        return ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+    }
+}

@@ -1,0 +1,159 @@
+public import CohortCore
+
+/// The signed description of an export (`<name>.manifest.json`): what was exported, under which
+/// protocol and policy, by which tool and key, and the digest of every file.
+///
+/// Encoded with snake_case keys as canonical pretty JSON (sorted keys) plus a final newline —
+/// see ``encoded()`` — and signed byte for byte, so `openssl pkeyutl -verify -rawin` checks it.
+/// Exclusions carry reasons and counts only, never who was excluded.
+public struct ExportManifest: Sendable, Hashable, Codable {
+    /// The format identifier this version writes: `cohort/export-manifest@1`.
+    public static let currentFormat = "cohort/export-manifest@1"
+
+    /// The study exported.
+    public struct Study: Sendable, Hashable, Codable {
+        /// Study id.
+        public var id: String
+        /// Study title.
+        public var title: String
+
+        /// A study reference as given.
+        public init(id: String, title: String) {
+            self.id = id
+            self.title = title
+        }
+    }
+
+    /// The protocol revision the export was made under.
+    public struct ProtocolReference: Sendable, Hashable, Codable {
+        /// Protocol revision number.
+        public var revision: Int
+        /// Lowercase hex SHA-256 of the pinned protocol.
+        public var sha256: String
+
+        /// A protocol reference as given.
+        public init(revision: Int, sha256: String) {
+            self.revision = revision
+            self.sha256 = sha256
+        }
+    }
+
+    /// The `.tar.gz` the manifest describes.
+    public struct Archive: Sendable, Hashable, Codable {
+        /// File name (no directory).
+        public var fileName: String
+        /// Lowercase hex SHA-256 of the archive file.
+        public var sha256: String
+        /// Archive size in bytes.
+        public var size: UInt64
+
+        /// An archive reference as given.
+        public init(fileName: String, sha256: String, size: UInt64) {
+            self.fileName = fileName
+            self.sha256 = sha256
+            self.size = size
+        }
+
+        /// The reference for a written archive.
+        public init(_ result: ArchiveResult) {
+            self.init(fileName: result.fileName, sha256: result.sha256, size: result.size)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case sha256, size
+            case fileName = "file_name"
+        }
+    }
+
+    /// How many participants or records were left out, and why (no identities).
+    public struct Exclusion: Sendable, Hashable, Codable {
+        /// Why, e.g. `withdrawn_exclude` or `k_anonymity_suppressed`.
+        public var reason: String
+        /// How many.
+        public var count: Int
+
+        /// An exclusion as given.
+        public init(reason: String, count: Int) {
+            self.reason = reason
+            self.count = count
+        }
+    }
+
+    /// The key that signed the manifest.
+    public struct Signer: Sendable, Hashable, Codable {
+        /// Always `Ed25519`.
+        public var algorithm: String
+        /// `SHA256:` + hex SHA-256 of the raw public key (``Ed25519PublicKey/fingerprint``).
+        public var keyFingerprint: String
+
+        /// A signer as given.
+        public init(algorithm: String = "Ed25519", keyFingerprint: String) {
+            self.algorithm = algorithm
+            self.keyFingerprint = keyFingerprint
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case algorithm
+            case keyFingerprint = "key_fingerprint"
+        }
+    }
+
+    /// `cohort/export-manifest@1`.
+    public var format: String
+    /// The study.
+    public var study: Study
+    /// Protocol revision and hash.
+    public var protocolReference: ProtocolReference
+    /// Lowercase hex SHA-256 of the de-identification policy applied.
+    public var policySHA256: String
+    /// The recipient id the export was made for.
+    public var recipient: String
+    /// The cohort version that made the export.
+    public var toolVersion: String
+    /// When the export was made.
+    public var createdAt: Timestamp
+    /// The archive.
+    public var archive: Archive
+    /// Every file in the bag (payload and tag files), sorted by bag-relative path.
+    public var files: [BagFile]
+    /// Who or what was left out, as counts.
+    public var exclusions: [Exclusion]
+    /// The signing key.
+    public var signer: Signer
+    /// The audit-chain checkpoint at export time, signed by the study key.
+    public var auditCheckpoint: AuditCheckpoint
+
+    /// A manifest as given; `format` is ``currentFormat``.
+    public init(
+        study: Study, protocolReference: ProtocolReference, policySHA256: String, recipient: String, toolVersion: String,
+        createdAt: Timestamp, archive: Archive, files: [BagFile], exclusions: [Exclusion], signer: Signer,
+        auditCheckpoint: AuditCheckpoint
+    ) {
+        self.format = Self.currentFormat
+        self.study = study
+        self.protocolReference = protocolReference
+        self.policySHA256 = policySHA256
+        self.recipient = recipient
+        self.toolVersion = toolVersion
+        self.createdAt = createdAt
+        self.archive = archive
+        self.files = files
+        self.exclusions = exclusions
+        self.signer = signer
+        self.auditCheckpoint = auditCheckpoint
+    }
+
+    /// The exact manifest file bytes: canonical pretty JSON and a final newline.
+    public func encoded() throws -> [UInt8] {
+        Array(try CanonicalJSON.pretty(self)) + [UInt8(ascii: "\n")]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case format, study, recipient, archive, files, exclusions, signer
+        case protocolReference = "protocol"
+        case policySHA256 = "policy_sha256"
+        case toolVersion = "tool_version"
+        case createdAt = "created_at"
+        case auditCheckpoint = "audit_checkpoint"
+    }
+}

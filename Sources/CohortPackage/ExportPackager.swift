@@ -1,0 +1,62 @@
+public import Foundation
+public import CohortCore
+
+/// Archives a finished bag and publishes it with its signed manifest, all or nothing.
+///
+/// Order of work:
+/// 1. the archive is written to `.<X.tar.gz>.partial-<random>` (hashed as it is written) and synced;
+/// 2. the manifest is built from the archive's digest and size, encoded, signed, and written to
+///    `.<X.manifest.json>.partial-…` and `.<X.manifest.json.sig>.partial-…`, each synced;
+/// 3. the final names appear in this order: signature, manifest, archive (last), then the
+///    directory is synced.
+///
+/// So a final-named archive exists only when its manifest and signature do; a crash between the
+/// renames leaves a manifest without an archive, which `cohort verify` rejects ("archive
+/// missing"). On any error the temporary files — and any final name already created — are
+/// removed, and nothing final-named is left.
+public enum ExportPackager {
+    /// Archives `bagDirectory` to `archiveURL` and publishes it with `X.manifest.json(.sig)`.
+    ///
+    /// - Parameters:
+    ///   - makeManifest: builds the manifest once the archive's digest and size are known; its
+    ///     `signer` is set to `signer`'s key.
+    /// - Throws: `.conflict` when any of the three final names exists; errors from writing,
+    ///   signing, or `makeManifest`.
+    public static func publish(
+        bagDirectory: URL, archiveURL: URL, createdAt: Timestamp, level: Int = 6, signer: ManifestSigner,
+        makeManifest: (ArchiveResult) throws -> ExportManifest
+    ) throws -> PublishedExport {
+        try publish(
+            bagDirectory: bagDirectory, archiveURL: archiveURL, createdAt: createdAt, level: level, signer: signer,
+            faultAfterBytes: nil, makeManifest: makeManifest)
+    }
+
+    /// `faultAfterBytes` (tests only) makes the archive sink fail after that many bytes.
+    static func publish(
+        bagDirectory: URL, archiveURL: URL, createdAt: Timestamp, level: Int, signer: ManifestSigner,
+        faultAfterBytes: UInt64?, makeManifest: (ArchiveResult) throws -> ExportManifest
+    ) throws -> PublishedExport {
+        for url in [archiveURL, ManifestSigner.manifestURL(forArchive: archiveURL), ManifestSigner.signatureURL(forArchive: archiveURL)]
+        where FileManager.default.fileExists(atPath: url.path) {
+            throw CohortError(
+                .conflict, "output file already exists", at: CohortError.Location(file: url.path),
+                hint: "choose another output directory or remove the old export")
+        }
+        let (archiveFile, archive) = try ArchiveWriter.writePartial(
+            bagDirectory: bagDirectory, to: archiveURL, createdAt: createdAt, level: level, faultAfterBytes: faultAfterBytes)
+        let manifest = try makeManifest(archive)
+        let partial = try signer.writePartial(manifest, forArchive: archiveURL)
+        var published: [String] = []
+        do {
+            for file in [partial.signature, partial.manifest, archiveFile] {
+                try file.commit()
+                published.append(file.finalPath)
+            }
+            try FileSystem.syncDirectory(archiveURL.deletingLastPathComponent().path)
+        } catch {
+            for path in published.reversed() { unlink(path) }
+            throw error
+        }
+        return PublishedExport(archive: archive, signed: partial.result)
+    }
+}

@@ -1,0 +1,145 @@
+public import Foundation
+import CohortCore
+
+/// Counts the rows of a payload file, fed in chunks, for the export manifest and for
+/// verification.
+///
+/// - `.csv`: RFC 4180 records minus the header row. A line break inside a quoted field does not
+///   end a record; CRLF and LF both end one; blank lines are not records.
+/// - `.ndjson`: lines that contain anything other than white space.
+/// - `data/fhir/bundles/….json`: the number of items in the Bundle's `entry` array (0 when it
+///   has none). Bundles are per participant and small, so their bytes are collected and parsed
+///   with `JSONSerialization`; a bundle over 256 MiB is refused.
+/// - anything else: not counted (``init(path:)`` returns nil).
+public struct RowCounter: Sendable {
+    /// How a file's rows are counted.
+    public enum Kind: String, Sendable, Codable {
+        case csv
+        case ndjson
+        case fhirBundle = "fhir_bundle"
+    }
+
+    /// The largest FHIR bundle, in bytes, that is parsed to count entries.
+    public static let maximumBundleSize = 256 * 1024 * 1024
+
+    /// The rule for `path` (bag-relative, `/`-separated), or nil when such files are not counted.
+    public static func kind(forPath path: String) -> Kind? {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".csv") { return .csv }
+        if lower.hasSuffix(".ndjson") { return .ndjson }
+        if path.hasPrefix("data/fhir/bundles/"), lower.hasSuffix(".json") { return .fhirBundle }
+        return nil
+    }
+
+    /// The rule in use.
+    public let kind: Kind
+    private let path: String
+    // CSV state.
+    private var inQuotes = false
+    private var recordHasContent = false
+    // CSV and NDJSON: completed records / non-empty lines.
+    private var count = 0
+    // NDJSON state.
+    private var lineHasContent = false
+    // FHIR bundle bytes.
+    private var bundle: [UInt8] = []
+    private var bundleTooLarge = false
+
+    /// A counter for the file at bag-relative `path`, or nil when such files are not counted.
+    public init?(path: String) {
+        guard let kind = Self.kind(forPath: path) else { return nil }
+        self.kind = kind
+        self.path = path
+    }
+
+    /// Adds the next bytes of the file.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        switch kind {
+        case .csv:
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""):
+                    inQuotes.toggle()
+                    recordHasContent = true
+                case UInt8(ascii: "\n") where !inQuotes:
+                    if recordHasContent { count += 1 }
+                    recordHasContent = false
+                case UInt8(ascii: "\r") where !inQuotes:
+                    break
+                default:
+                    recordHasContent = true
+                }
+            }
+        case .ndjson:
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\n"):
+                    if lineHasContent { count += 1 }
+                    lineHasContent = false
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                    break
+                default:
+                    lineHasContent = true
+                }
+            }
+        case .fhirBundle:
+            guard !bundleTooLarge else { return }
+            if bundle.count + bytes.count > Self.maximumBundleSize {
+                bundleTooLarge = true
+                bundle = []
+            } else {
+                bundle.append(contentsOf: bytes)
+            }
+        }
+    }
+
+    /// Adds `bytes`.
+    public mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The row count of everything added.
+    ///
+    /// - Throws: `.invalidInput` when a FHIR bundle is not a JSON object, its `entry` is not an
+    ///   array, or it is too large; or when a CSV file ends inside a quoted field.
+    public func finish() throws -> Int {
+        let location = CohortError.Location(file: path)
+        switch kind {
+        case .csv:
+            guard !inQuotes else {
+                throw CohortError(.invalidInput, "CSV file ends inside a quoted field", at: location)
+            }
+            let records = count + (recordHasContent ? 1 : 0)
+            return max(records - 1, 0)
+        case .ndjson:
+            return count + (lineHasContent ? 1 : 0)
+        case .fhirBundle:
+            guard !bundleTooLarge else {
+                throw CohortError(.invalidInput, "FHIR bundle is too large to count its entries", at: location)
+            }
+            let object: Any
+            do {
+                object = try JSONSerialization.jsonObject(with: Data(bundle))
+            } catch {
+                throw CohortError(.invalidInput, "FHIR bundle is not valid JSON", at: location)
+            }
+            guard let dictionary = object as? [String: Any] else {
+                throw CohortError(.invalidInput, "FHIR bundle is not a JSON object", at: location)
+            }
+            guard let entry = dictionary["entry"] else { return 0 }
+            guard let entries = entry as? [Any] else {
+                throw CohortError(.invalidInput, "FHIR bundle `entry` is not an array", at: location)
+            }
+            return entries.count
+        }
+    }
+
+    /// The row count of the file at `url`, read in chunks, counted by the rule for the
+    /// bag-relative `path`; nil when such files are not counted.
+    public static func count(fileAt url: URL, path: String) throws -> Int? {
+        guard var counter = RowCounter(path: path) else { return nil }
+        let file = try ReadableFile(path: url.path)
+        try file.forEachChunk { counter.update($0) }
+        return try counter.finish()
+    }
+}

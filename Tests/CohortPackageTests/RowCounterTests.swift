@@ -1,0 +1,52 @@
+import Testing
+
+@testable import CohortPackage
+
+struct RowCounterTests {
+    private func count(_ path: String, _ text: String, chunk: Int = 3) throws -> Int? {
+        guard var counter = RowCounter(path: path) else { return nil }
+        let bytes = Array(text.utf8)
+        // Feed in small chunks so state carries across chunk boundaries.
+        var index = 0
+        while index < bytes.count {
+            counter.update(Array(bytes[index..<min(index + chunk, bytes.count)]))
+            index += chunk
+        }
+        return try counter.finish()
+    }
+
+    @Test(arguments: [
+        ("a,b\n1,2\n3,4\n", 2),
+        ("a,b\n1,2\n3,4", 2),
+        ("a,b\r\n1,\"x\r\ny\"\r\n", 1),
+        ("a,b\n\"multi\nline\nvalue\",2\n", 1),
+        ("a,b\n\"he said \"\"hi\"\"\nthere\",2\n3,4\n", 2),
+        ("a,b\n", 0),
+        ("", 0),
+        ("a,b\n1,2\n\n", 1),
+    ])
+    func csvCountsRecordsMinusHeader(text: String, expected: Int) throws {
+        #expect(try count("data/csv/x.csv", text) == expected)
+    }
+
+    @Test func csvEndingInsideQuotesIsRefused() {
+        #expect(throws: (any Error).self) { try count("data/csv/x.csv", "a\n\"open\n") }
+    }
+
+    @Test(arguments: [("{}\n{}\n", 2), ("{}\n\n  \n{}", 2), ("", 0), ("{}\r\n", 1)])
+    func ndjsonCountsNonEmptyLines(text: String, expected: Int) throws {
+        #expect(try count("data/fhir/Patient.ndjson", text) == expected)
+    }
+
+    @Test func bundleCountsEntries() throws {
+        #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle","entry":[{},{}]}"#) == 2)
+        #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle"}"#) == 0)
+        #expect(throws: (any Error).self) { try count("data/fhir/bundles/P1.json", "[1,2]") }
+    }
+
+    @Test func otherFilesAreNotCounted() throws {
+        #expect(RowCounter(path: "data/json/records.json") == nil)
+        #expect(RowCounter(path: "data/README.txt") == nil)
+        #expect(RowCounter(path: "bag-info.txt") == nil)
+    }
+}
