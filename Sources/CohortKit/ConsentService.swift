@@ -33,7 +33,7 @@ public struct ConsentService: Sendable {
             guard let data = FileManager.default.contents(atPath: parts[1]) else {
                 throw CohortError(.notFound, "cannot read the drawn signature file", at: .init(file: parts[1], field: "signature"))
             }
-            return (kind, "sha256:" + SHA256.hex(SHA256.hash(data)))
+            return (kind, "sha256:" + SHA256.hex(data))
         }
         return (kind, parts[1])
     }
@@ -49,7 +49,7 @@ public struct ConsentService: Sendable {
         let subject = ComplianceSubject(stored.participant)
         let zone = try subject.resolvedTimeZone()
         let draft = ConsentDraft(
-            version: version, documentSHA256: SHA256.hex(SHA256.hash(Array(text.utf8))), signedAt: signedAt ?? Timestamp(workspace.now(), in: zone),
+            version: version, documentSHA256: SHA256.hex(Array(text.utf8)), signedAt: signedAt ?? Timestamp(workspace.now(), in: zone),
             signatureKind: kind, sharing: sharing)
         let histories = try workspace.store.consentHistories()
         let change = try ConsentRules(studyProtocol: pinned.studyProtocol).validateNewConsent(

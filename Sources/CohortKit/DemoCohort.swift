@@ -53,7 +53,8 @@ public struct DemoCohort: Sendable {
             let code = "P-" + String(format: "%04d", i)
             let birth = CivilDate(daysSinceEpoch: -5478 + Int(rng.next() % 17000))
             let tzName = rng.pick(Self.zones)
-            let enrolled = lastDay.adding(days: -(days - 1) - Int(rng.next() % 5))
+            // Most started a full study period ago; every fifth joined two months ago and is still taking part.
+            let enrolled = i % 5 == 0 ? lastDay.adding(days: -min(59, days - 1)) : lastDay.adding(days: -(days - 1) - Int(rng.next() % 5))
             let device = rng.pick(Self.devices)
             let phone = String(format: "(%03d) %03d-%04d", 200 + Int(rng.next() % 700), 200 + Int(rng.next() % 700), Int(rng.next() % 10000))
             let entry = RosterEntry(

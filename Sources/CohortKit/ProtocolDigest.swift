@@ -3,5 +3,5 @@ public import Foundation
 
 /// The SHA-256 protocols are pinned by.
 public enum ProtocolDigest {
-    public static func sha256(_ canonicalJSON: Data) -> String { SHA256.hex(SHA256.hash(canonicalJSON)) }
+    public static func sha256(_ canonicalJSON: Data) -> String { SHA256.hex(canonicalJSON) }
 }

@@ -14,7 +14,7 @@ extension StudyStore {
         let prev: String = last?["hash"] ?? AuditEvent.genesisHash
         let instant = Timestamp(epochMilliseconds: Int64((at.timeIntervalSince1970 * 1000).rounded()), utcOffsetSeconds: 0).iso8601
         let input = try AuditEvent.hashInput(seq: seq, at: instant, actor: actor, action: action, subject: subject, details: details, prevHash: prev)
-        let hash = SHA256.hex(SHA256.hash(input))
+        let hash = SHA256.hex(input)
         let detailsJSON = String(decoding: try CanonicalJSON.encode(details), as: UTF8.self)
         try db.execute(
             sql: "INSERT INTO audit_events (seq, at, actor, action, subject, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -111,7 +111,7 @@ extension StudyStore {
                 }
                 let input = try AuditEvent.hashInput(
                     seq: seq, at: row["at"], actor: row["actor"], action: row["action"], subject: row["subject"], details: details, prevHash: prev)
-                let hash = SHA256.hex(SHA256.hash(input))
+                let hash = SHA256.hex(input)
                 let stored: String = row["hash"]
                 if hash != stored {
                     problem = "event \(seq): its content does not match its hash (edited?)"

@@ -17,7 +17,7 @@ extension StudyStore {
     @discardableResult
     public func pinProtocol(_ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date) throws -> PinnedProtocol {
         let json = try loaded.canonicalJSON()
-        let sha = SHA256.hex(SHA256.hash(json))
+        let sha = SHA256.hex(json)
         let p = loaded.studyProtocol
         return try write { db in
             if let study = try String.fetchOne(db, sql: "SELECT study_id FROM study"), study != p.id {
@@ -46,7 +46,7 @@ extension StudyStore {
             for (path, content) in templates.sorted(by: { $0.key < $1.key }) {
                 try db.execute(
                     sql: "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES (?, ?, ?, ?)",
-                    arguments: [sha, path, SHA256.hex(SHA256.hash(content)), content])
+                    arguments: [sha, path, SHA256.hex(content), content])
             }
             try Self.appendEvent(
                 db, actor: actor, action: "protocol.load", subject: p.id,

@@ -108,6 +108,10 @@ struct CLI {
                 + "P-0002,José García-López,jose@example.net,+1 555 987 6543,1950-07-01,male,\"7 Elm Road, Apt 2\",10027,MRN7654321,America/New_York,\(Self.day(-20)),\n")
         let r = try run(["participant", "import", roster, "-w", workspace])
         #expect(r.status == 0, "roster import failed: \(r.output)")
+        for code in ["P-0001", "P-0002"] {
+            let c = try run(["consent", "record", "--participant", code, "--version", "1.0", "--signed-at", "\(Self.day(-20))T12:00:00Z", "-w", workspace])
+            #expect(c.status == 0, "consent failed: \(c.output)")
+        }
     }
 
     /// Counts rows of a table with the sqlite3 tool.
