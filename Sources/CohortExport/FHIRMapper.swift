@@ -138,7 +138,9 @@ struct FHIRMapper: Sendable {
     func resource(_ r: DeidentifiedRecord, ordinal: Int, style: Style) -> any FHIRResource {
         let id = recordID(r, ordinal: ordinal)
         let subject = reference("Patient", patientID(r.pseudonym), style)
-        let notes = r.note.map { [FHIR.Annotation(text: $0)] }
+        // FHIR strings must not be empty: an empty note, name or label is the same as none.
+        let note = Self.nonEmpty(r.note), text = Self.nonEmpty(r.text), label = Self.nonEmpty(r.valueLabel)
+        let notes = note.map { [FHIR.Annotation(text: $0)] }
         let (dateTime, period) = effective(r)
         let quantity = r.value.flatMap { value in
             FHIR.decimal(value).map {
@@ -147,7 +149,7 @@ struct FHIRMapper: Sendable {
         }
         if r.kind == .medicationDose {
             let medication =
-                r.text.map { FHIR.CodeableConcept(coding: nil, text: $0) }
+                text.map { FHIR.CodeableConcept(coding: nil, text: $0) }
                 ?? FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
             return FHIR.MedicationStatement(
                 id: id, text: FHIR.Narrative("Medication dose taken"), medicationCodeableConcept: medication, subject: subject,
@@ -160,17 +162,17 @@ struct FHIRMapper: Sendable {
             category: Self.category(r.kind).map { [FHIR.CodeableConcept(coding: [$0])] },
             code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: coding.system, code: coding.code, display: coding.display)]),
             subject: subject, effectiveDateTime: dateTime, effectivePeriod: period, note: notes,
-            device: r.source.map { FHIR.Reference(reference: nil, display: $0) })
+            device: Self.nonEmpty(r.source).map { FHIR.Reference(reference: nil, display: $0) })
         if let quantity {
             observation.valueQuantity = quantity
-        } else if let label = r.valueLabel {
+        } else if let label {
             observation.valueString = label
         } else if r.kind.requiresValue {
             // The value was withheld by the de-identification policy.
             observation.dataAbsentReason = FHIR.CodeableConcept(
                 coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
         }
-        if r.kind == .migraineAttack, let text = r.text {
+        if r.kind == .migraineAttack, let text {
             let triggers = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if !triggers.isEmpty {
                 let code = FHIR.CodeableConcept(
@@ -212,6 +214,11 @@ struct FHIRMapper: Sendable {
         case "h": "h"
         default: ucum
         }
+    }
+
+    static func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        return text
     }
 
     /// Year text for a year-only FHIR date (`YYYY`).
