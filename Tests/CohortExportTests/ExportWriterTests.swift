@@ -233,29 +233,52 @@ struct ExportWriterTests {
 
     // MARK: - Interop
 
-    /// The Python validators (fhir.resources R4, JSON schema, FHIRPath invariants, frictionless,
-    /// strict RFC 4180) accept the export. Skipped when `.venv` is absent (scripts/setup-venv.sh).
-    @Test func pythonInteropChecksPass() throws {
+    /// Runs `Tests/interop/<script>` on `data` with the repository's `.venv`; nil when there is none.
+    static func runInterop(_ script: String, on data: URL) throws -> (status: Int32, output: String)? {
         let repo = ExportFixture.repositoryRoot
         let python = repo.appendingPathComponent(".venv/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             print("SKIP interop checks: \(python.path) not found; run scripts/setup-venv.sh")
-            return
+            return nil
         }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [repo.appendingPathComponent("Tests/interop/\(script)").path, data.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    /// The Python validators (fhir.resources R4, JSON schema, FHIRPath invariants, frictionless,
+    /// strict RFC 4180) accept the export. Skipped when `.venv` is absent (scripts/setup-venv.sh).
+    @Test func pythonInteropChecksPass() throws {
         let root = try ExportFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         try ExportFixture.export(to: root)
         for script in ["check_fhir.py", "check_csv.py"] {
-            let process = Process()
-            process.executableURL = python
-            process.arguments = [repo.appendingPathComponent("Tests/interop/\(script)").path, root.appendingPathComponent("data").path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(script) failed:\n\(output)")
+            guard let result = try Self.runInterop(script, on: root.appendingPathComponent("data")) else { return }
+            #expect(result.status == 0, "\(script) failed:\n\(result.output)")
         }
+    }
+
+    /// The same validators fail on a broken export, so a passing run means something.
+    @Test func pythonInteropChecksRejectBrokenExports() throws {
+        let root = try ExportFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try ExportFixture.export(to: root)
+        let data = root.appendingPathComponent("data")
+        try Data("pseudonym,kind\nK7QF2M4XRB6TNV3D,pain,extra\n".utf8).write(to: data.appendingPathComponent("csv/symptom_logs.csv"))
+        let bundleURL = data.appendingPathComponent("fhir/bundles/K7QF2M4XRB6TNV3D.json")
+        let bundle = String(decoding: try Data(contentsOf: bundleURL), as: UTF8.self)
+        try Data(bundle.replacingOccurrences(of: "\"subject\":", with: "\"subjekt\":").utf8).write(to: bundleURL)
+        guard let csv = try Self.runInterop("check_csv.py", on: data), let fhir = try Self.runInterop("check_fhir.py", on: data) else { return }
+        #expect(csv.status == 1)
+        #expect(csv.output.contains("bare LF"))
+        #expect(fhir.status == 1)
+        #expect(fhir.output.contains("fhir.resources (R4) rejects Observation"))
     }
 }
