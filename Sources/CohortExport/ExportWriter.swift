@@ -19,7 +19,8 @@ public final class ExportWriter {
     private let families: [DataType: TableWriter]
     private let fhir: FHIRWriter?
     private var current: String?
-    private var participantCount = 0
+    /// Pseudonyms already begun: a second beginParticipant would overwrite their Bundle.
+    private var seen: Set<String> = []
     private var finished = false
 
     /// Creates the folders for the chosen formats under `dataDirectory` (the bag's `data/`) and
@@ -78,7 +79,8 @@ public final class ExportWriter {
     /// their Bundle with Patient, ResearchSubject, Consent and Provenance.
     ///
     /// - Throws: `CohortError` (`invalidInput`) when a consent belongs to someone else or the
-    ///   pseudonym cannot name a file; (`system`) when a file cannot be written.
+    ///   pseudonym cannot name a file; (`conflict`) when the participant was already begun;
+    ///   (`system`) when a file cannot be written.
     public func beginParticipant(_ p: DeidentifiedParticipant, consents: [DeidentifiedConsent]) throws {
         try checkOpen()
         guard !p.pseudonym.isEmpty, p.pseudonym.utf8.allSatisfy({ Self.isFileNameSafe($0) }) else {
@@ -91,8 +93,12 @@ public final class ExportWriter {
                 .invalidInput, "a consent row was passed with another participant", at: .init(field: "pseudonym"),
                 hint: "pass each participant's own consents to beginParticipant")
         }
+        guard seen.insert(p.pseudonym).inserted else {
+            throw CohortError(
+                .conflict, "a participant was started twice in one export", at: .init(field: "pseudonym"),
+                hint: "stream each participant once, with all of their records grouped after beginParticipant")
+        }
         current = p.pseudonym
-        participantCount += 1
         let ordered = consents.sorted { ($0.signedAt?.epochMilliseconds ?? .min) < ($1.signedAt?.epochMilliseconds ?? .min) }
         if let participants { try participants.write(participants.layout.row(p)) }
         if let writer = self.consents {

@@ -158,7 +158,7 @@ struct FHIRMapper: Sendable {
         }
         let coding = r.kind.coding
         var observation = FHIR.Observation(
-            id: id, text: FHIR.Narrative(coding.display),
+            id: id, text: Self.narratives[r.kind] ?? FHIR.Narrative(coding.display),
             category: Self.category(r.kind).map { [FHIR.CodeableConcept(coding: [$0])] },
             code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: coding.system, code: coding.code, display: coding.display)]),
             subject: subject, effectiveDateTime: dateTime, effectivePeriod: period, note: notes,
@@ -187,6 +187,10 @@ struct FHIRMapper: Sendable {
         if let end = r.end { return (nil, FHIR.Period(start: r.start?.iso8601, end: end.iso8601)) }
         return (r.start?.iso8601, nil)
     }
+
+    /// Record narratives depend only on the kind; built once, not per record.
+    static let narratives: [RecordKind: FHIR.Narrative] = Dictionary(
+        uniqueKeysWithValues: RecordKind.allCases.map { ($0, FHIR.Narrative($0.coding.display)) })
 
     /// The observation category: vital signs, activity, or participant-reported (survey).
     static func category(_ kind: RecordKind) -> FHIR.Coding? {

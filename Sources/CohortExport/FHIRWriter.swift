@@ -52,10 +52,31 @@ final class FHIRWriter {
     }
 
     /// Writes a record's resource to its NDJSON file and to the current Bundle.
+    ///
+    /// A record resource's only reference is its subject, so it is built and encoded once and the
+    /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
+    /// (the golden files pin that both forms match what building each style separately gives).
     func write(_ r: DeidentifiedRecord) throws {
-        try writeEntry(mapper.resource(r, ordinal: recordOrdinal, style: .bundle))
-        try writeBulk(mapper.resource(r, ordinal: recordOrdinal, style: .bulk))
+        let resource = mapper.resource(r, ordinal: recordOrdinal, style: .bundle)
         recordOrdinal += 1
+        let json = try encode(resource)
+        try writeEntry(resource, json: json)
+        let patient = mapper.patientID(r.pseudonym)
+        let bulkJSON = Self.replacing(
+            Array("\"reference\":\"urn:uuid:\(patient)\"".utf8), with: Array("\"reference\":\"Patient/\(patient)\"".utf8), in: json)
+        try writeBulk(type: resource.resourceType, json: bulkJSON)
+    }
+
+    /// `data` with every occurrence of `pattern` replaced by `replacement`.
+    static func replacing(_ pattern: [UInt8], with replacement: [UInt8], in data: Data) -> Data {
+        let pattern = Data(pattern), replacement = Data(replacement)
+        var out = data
+        var from = out.startIndex
+        while let range = out.range(of: pattern, in: from..<out.endIndex) {
+            out.replaceSubrange(range, with: replacement)
+            from = range.lowerBound + replacement.count
+        }
+        return out
     }
 
     /// Closes every file, writes `manifest.json`, and describes what was written.
@@ -83,8 +104,11 @@ final class FHIRWriter {
     }
 
     private func writeEntry(_ resource: any FHIRResource) throws {
+        try writeEntry(resource, json: try encode(resource))
+    }
+
+    private func writeEntry(_ resource: any FHIRResource, json: Data) throws {
         guard let bundle else { return }
-        let json = try encode(resource)
         try bundle.write(bundleEntries == 0 ? "\n" : ",\n")
         try bundle.write("{\"fullUrl\":\"urn:uuid:\(resource.id)\",\"resource\":")
         try bundle.write(json)
@@ -93,7 +117,10 @@ final class FHIRWriter {
     }
 
     private func writeBulk(_ resource: any FHIRResource) throws {
-        let type = resource.resourceType
+        try writeBulk(type: resource.resourceType, json: try encode(resource))
+    }
+
+    private func writeBulk(type: String, json: Data) throws {
         let writer: BufferedFileWriter
         if let existing = bulk[type] {
             writer = existing
@@ -101,7 +128,7 @@ final class FHIRWriter {
             writer = try BufferedFileWriter(url: directory.appendingPathComponent(type + ".ndjson"), relativePath: "data/fhir/\(type).ndjson")
             bulk[type] = writer
         }
-        try writer.write(try encode(resource))
+        try writer.write(json)
         try writer.write("\n")
         bulkCounts[type, default: 0] += 1
     }

@@ -211,6 +211,15 @@ struct ExportWriterTests {
         #expect(error?.location?.field == "kind")
     }
 
+    @Test func participantStartedTwiceIsRejected() throws {
+        let root = try ExportFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let writer = try ExportWriter(dataDirectory: root.appendingPathComponent("data"), context: ExportFixture.context())
+        try writer.beginParticipant(DeidentifiedParticipant(pseudonym: "ABC234"), consents: [])
+        let error = #expect(throws: CohortError.self) { try writer.beginParticipant(DeidentifiedParticipant(pseudonym: "ABC234"), consents: []) }
+        #expect(error?.code == .conflict)
+    }
+
     /// A file that cannot be created fails with a `system` error naming it relative to the bag.
     @Test func unwritableDirectoryNamesTheFile() throws {
         let root = try ExportFixture.temporaryDirectory()
