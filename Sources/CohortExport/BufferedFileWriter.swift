@@ -1,0 +1,97 @@
+import CohortCore
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A write-only file with a 64 KiB buffer of its own, so rows can be written one by one without
+/// a system call each and without ever holding a whole table in memory.
+///
+/// Errors name the file by its path relative to the bag root (`data/csv/biometrics.csv`).
+final class BufferedFileWriter {
+    /// Bytes buffered before they are handed to the operating system.
+    static let capacity = 64 * 1024
+
+    /// The path relative to the bag root, used in errors and in `ExportedFile`.
+    let relativePath: String
+    /// Bytes written so far (buffered bytes included).
+    private(set) var bytesWritten = 0
+    private var file: UnsafeMutablePointer<FILE>?
+    private var buffer: [UInt8] = []
+
+    /// Creates (or truncates) the file at `url`.
+    init(url: URL, relativePath: String) throws {
+        self.relativePath = relativePath
+        guard let file = fopen(url.path, "wb") else {
+            throw Self.error("cannot create export file", relativePath, errno)
+        }
+        // Our own buffer does the batching; a second one in stdio would only copy.
+        setvbuf(file, nil, _IONBF, 0)
+        self.file = file
+        buffer.reserveCapacity(Self.capacity)
+    }
+
+    deinit {
+        if let file { fclose(file) }
+    }
+
+    /// Appends the UTF-8 bytes of `text`.
+    func write(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends `bytes`.
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// Appends `data`.
+    func write(_ data: Data) throws {
+        try data.withUnsafeBytes { try write($0) }
+    }
+
+    /// Appends the bytes in `raw`.
+    func write(_ raw: UnsafeRawBufferPointer) throws {
+        guard file != nil else { throw CohortError(.system, "export file written after it was closed", at: .init(file: relativePath)) }
+        bytesWritten += raw.count
+        if buffer.count + raw.count > Self.capacity { try flush() }
+        if raw.count >= Self.capacity {
+            try put(raw)
+        } else {
+            buffer.append(contentsOf: raw)
+        }
+    }
+
+    /// Hands the buffered bytes to the operating system.
+    func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes { try put($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes and closes the file. Closing twice is harmless.
+    func close() throws {
+        guard let file else { return }
+        defer { self.file = nil }
+        try flush()
+        if fclose(file) != 0 { throw Self.error("cannot finish writing export file", relativePath, errno) }
+    }
+
+    private func put(_ raw: UnsafeRawBufferPointer) throws {
+        guard let file, let base = raw.baseAddress, raw.count > 0 else { return }
+        let written = fwrite(base, 1, raw.count, file)
+        if written != raw.count { throw Self.error("cannot write export file", relativePath, errno) }
+    }
+
+    private static func error(_ message: String, _ path: String, _ code: Int32) -> CohortError {
+        CohortError(
+            .system, message, at: .init(file: path), hint: "check that the export directory exists, is writable and has free space",
+            underlying: String(cString: strerror(code)))
+    }
+}

@@ -1,0 +1,188 @@
+public import CohortCore
+public import Foundation
+
+/// Lays out the `data/` part of an export bag from a stream of de-identified rows:
+/// `csv/` (tables, codebook, datapackage.json), `json/` (NDJSON tables, study.json) and `fhir/`
+/// (Bulk Data NDJSON, manifest.json, one collection Bundle per participant).
+///
+/// Call `beginParticipant` for each participant, then `write` for each of that participant's
+/// records, then `finish` once. Memory stays flat: rows go straight to 64 KiB-buffered files and
+/// a participant's Bundle is streamed to its file entry by entry.
+public final class ExportWriter {
+    private let context: ExportContext
+    private let dataDirectory: URL
+    private let csvDirectory: URL?
+    private let jsonDirectory: URL?
+    private let layouts: [TableLayout]
+    private let participants: TableWriter?
+    private let consents: TableWriter?
+    private let families: [DataType: TableWriter]
+    private let fhir: FHIRWriter?
+    private var current: String?
+    /// Pseudonyms already begun: a second beginParticipant would overwrite their Bundle.
+    private var seen: Set<String> = []
+    private var finished = false
+
+    /// Creates the folders for the chosen formats under `dataDirectory` (the bag's `data/`) and
+    /// opens every table file with its header.
+    ///
+    /// - Throws: `CohortError` (`system`) naming the folder or file that could not be created.
+    public init(dataDirectory: URL, context: ExportContext) throws {
+        self.context = context
+        self.dataDirectory = dataDirectory
+        let formats = context.formats
+        func folder(_ name: String, _ wanted: Bool) throws -> URL? {
+            guard wanted else { return nil }
+            let url = dataDirectory.appendingPathComponent(name, isDirectory: true)
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw CohortError(
+                    .system, "cannot create export folder", at: .init(file: "data/\(name)"),
+                    hint: "check that the export directory is writable", underlying: (error as NSError).localizedDescription)
+            }
+            return url
+        }
+        csvDirectory = try folder("csv", formats.contains(.csv))
+        jsonDirectory = try folder("json", formats.contains(.json))
+        let fhirDirectory = try folder("fhir", formats.contains(.fhir))
+        _ = try folder("fhir/bundles", formats.contains(.fhir))
+
+        let policy = context.studyProtocol.deidentification
+        var layouts = [TableLayout.participants(policy: policy), TableLayout.consents(policy: policy)]
+        for type in context.studyProtocol.dataTypes.keys.sorted() {
+            layouts.append(TableLayout.family(type, kinds: context.studyProtocol.dataTypes[type] ?? [], policy: policy))
+        }
+        self.layouts = layouts
+        let tabular = csvDirectory != nil || jsonDirectory != nil
+        if tabular {
+            var writers: [TableWriter] = []
+            for layout in layouts {
+                writers.append(try TableWriter(layout: layout, csvDirectory: csvDirectory, jsonDirectory: jsonDirectory))
+            }
+            participants = writers[0]
+            consents = writers[1]
+            var families: [DataType: TableWriter] = [:]
+            for writer in writers.dropFirst(2) {
+                if let type = writer.layout.dataType { families[type] = writer }
+            }
+            self.families = families
+        } else {
+            participants = nil
+            consents = nil
+            families = [:]
+        }
+        fhir = try fhirDirectory.map { try FHIRWriter(directory: $0, context: context) }
+    }
+
+    /// Starts a participant: writes their participants row, their consent rows, and (FHIR) opens
+    /// their Bundle with Patient, ResearchSubject, Consent and Provenance.
+    ///
+    /// - Throws: `CohortError` (`invalidInput`) when a consent belongs to someone else or the
+    ///   pseudonym cannot name a file; (`conflict`) when the participant was already begun;
+    ///   (`system`) when a file cannot be written.
+    public func beginParticipant(_ p: DeidentifiedParticipant, consents: [DeidentifiedConsent]) throws {
+        try checkOpen()
+        guard !p.pseudonym.isEmpty, p.pseudonym.utf8.allSatisfy({ Self.isFileNameSafe($0) }) else {
+            throw CohortError(
+                .invalidInput, "a pseudonym contains characters that cannot be used in a file name", at: .init(field: "pseudonym"),
+                hint: "pseudonyms are base32 text; check the de-identification step")
+        }
+        guard consents.allSatisfy({ $0.pseudonym == p.pseudonym }) else {
+            throw CohortError(
+                .invalidInput, "a consent row was passed with another participant", at: .init(field: "pseudonym"),
+                hint: "pass each participant's own consents to beginParticipant")
+        }
+        guard seen.insert(p.pseudonym).inserted else {
+            throw CohortError(
+                .conflict, "a participant was started twice in one export", at: .init(field: "pseudonym"),
+                hint: "stream each participant once, with all of their records grouped after beginParticipant")
+        }
+        current = p.pseudonym
+        let ordered = consents.sorted { ($0.signedAt?.epochMilliseconds ?? .min) < ($1.signedAt?.epochMilliseconds ?? .min) }
+        if let participants { try participants.write(participants.layout.row(p)) }
+        if let writer = self.consents {
+            for consent in ordered { try writer.write(writer.layout.row(consent)) }
+        }
+        try fhir?.begin(p, consents: ordered)
+    }
+
+    /// Writes one record of the current participant to its family table and FHIR resources.
+    ///
+    /// - Throws: `CohortError` (`invalidInput`) when the record does not belong to the current
+    ///   participant or its kind is not collected by the protocol.
+    public func write(_ r: DeidentifiedRecord) throws {
+        try checkOpen()
+        guard let current, r.pseudonym == current else {
+            throw CohortError(
+                .invalidInput, "a record arrived outside its participant's group", at: .init(field: "pseudonym"),
+                hint: "call beginParticipant before writing that participant's records, and group records by participant")
+        }
+        guard context.studyProtocol.collects(r.kind) else {
+            throw CohortError(
+                .invalidInput, "a record of kind \(r.kind.rawValue) is not collected by the protocol", at: .init(field: "kind"),
+                hint: "records of kinds the protocol does not list cannot be exported")
+        }
+        if let writer = families[r.kind.dataType] { try writer.write(writer.layout.row(r)) }
+        try fhir?.write(r)
+    }
+
+    /// Writes the codebook, `datapackage.json`, `study.json` and the FHIR `manifest.json`, closes
+    /// every file, and returns what was written (paths relative to the bag root, sorted).
+    ///
+    /// - Parameter deidentificationSummary: counts from the de-identifier (rule → rows), copied
+    ///   into `study.json`.
+    public func finish(deidentificationSummary: [String: Int]?) throws -> [ExportedFile] {
+        try checkOpen()
+        finished = true
+        var files: [ExportedFile] = []
+        var tableRows: [String: Int] = [:]
+        for writer in [participants, consents].compactMap({ $0 }) + families.values.sorted(by: { $0.layout.name < $1.layout.name }) {
+            files += try writer.finish()
+            tableRows[writer.layout.name] = writer.rows
+        }
+        if let csvDirectory {
+            let codebook = try BufferedFileWriter(url: csvDirectory.appendingPathComponent("codebook.csv"), relativePath: "data/csv/codebook.csv")
+            try codebook.write(CSVText.record(Codebook.header))
+            let rows = Codebook.rows(layouts: layouts)
+            for row in rows { try codebook.write(CSVText.record(row)) }
+            try codebook.close()
+            files.append(ExportedFile(path: codebook.relativePath, rows: 0, bytes: codebook.bytesWritten))
+            files.append(try writeJSON(DataPackage(context: context, layouts: layouts), to: csvDirectory, name: "datapackage.json", folder: "csv"))
+        }
+        if let jsonDirectory {
+            let study = context.studyProtocol
+            let summary = StudySummary(
+                study: .init(id: study.id, title: study.title, institution: study.institution), protocolRevision: study.revision,
+                protocolSHA256: context.protocolSHA256, policySHA256: context.policySHA256, exportedAt: context.createdAt.iso8601,
+                recipient: context.recipient, toolVersion: context.toolVersion, formats: context.formats.map(\.rawValue).sorted(),
+                deidentification: deidentificationSummary, tables: tableRows, exclusions: context.exclusions)
+            files.append(try writeJSON(summary, to: jsonDirectory, name: "study.json", folder: "json"))
+        }
+        if let fhir { files += try fhir.finish() }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    private func writeJSON(_ value: some Encodable, to directory: URL, name: String, folder: String) throws -> ExportedFile {
+        let data: Data
+        do {
+            data = try CanonicalJSON.pretty(value) + Data("\n".utf8)
+        } catch {
+            throw CohortError(.system, "cannot encode export metadata", at: .init(file: "data/\(folder)/\(name)"))
+        }
+        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(name), relativePath: "data/\(folder)/\(name)")
+        try writer.write(data)
+        try writer.close()
+        return ExportedFile(path: writer.relativePath, rows: 0, bytes: writer.bytesWritten)
+    }
+
+    private func checkOpen() throws {
+        if finished {
+            throw CohortError(.conflict, "the export writer was used after finish", hint: "create a new ExportWriter for another export")
+        }
+    }
+
+    private static func isFileNameSafe(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
+    }
+}

@@ -1,0 +1,233 @@
+import CohortCore
+import Foundation
+
+/// Builds FHIR R4 resources from de-identified rows.
+///
+/// References are written in one of two styles: `urn:uuid:<id>` inside a participant's
+/// collection Bundle (where every target is an entry with that `fullUrl`), and `Type/<id>` in the
+/// Bulk Data NDJSON files.
+struct FHIRMapper: Sendable {
+    enum Style: Sendable {
+        case bundle
+        case bulk
+    }
+
+    let context: ExportContext
+    let studyResourceID: String
+    /// Whether the policy removed any participant field (Patient gets the REDACTED label).
+    let participantRedacted: Bool
+
+    init(context: ExportContext) {
+        self.context = context
+        studyResourceID = ResourceID.make(["ResearchStudy", context.studyProtocol.id])
+        let policy = context.studyProtocol.deidentification
+        participantRedacted = ParticipantField.allCases.contains { field in
+            field != .id && (policy.rule(table: "participant", field: field.rawValue).map { $0.transform == .drop } ?? true)
+        }
+    }
+
+    var studyID: String { context.studyProtocol.id }
+
+    func reference(_ type: String, _ id: String, _ style: Style, display: String? = nil) -> FHIR.Reference {
+        switch style {
+        case .bundle: FHIR.Reference(reference: "urn:uuid:\(id)", display: display)
+        case .bulk: FHIR.Reference(reference: "\(type)/\(id)", display: display)
+        }
+    }
+
+    // MARK: - Ids
+
+    func patientID(_ pseudonym: String) -> String { ResourceID.make(["Patient", studyID, pseudonym]) }
+    func subjectID(_ pseudonym: String) -> String { ResourceID.make(["ResearchSubject", studyID, pseudonym]) }
+    func provenanceID(_ pseudonym: String) -> String { ResourceID.make(["Provenance", studyID, pseudonym]) }
+    func bundleID(_ pseudonym: String) -> String { ResourceID.make(["Bundle", studyID, pseudonym]) }
+
+    func consentID(_ c: DeidentifiedConsent, ordinal: Int) -> String {
+        ResourceID.make(["Consent", studyID, c.pseudonym, String(ordinal), c.version ?? "", c.signedAt?.iso8601 ?? ""])
+    }
+
+    /// The record's id: its identifying content plus its position among the participant's
+    /// records, so two identical records still get distinct ids.
+    func recordID(_ r: DeidentifiedRecord, ordinal: Int) -> String {
+        ResourceID.make([
+            r.kind == .medicationDose ? "MedicationStatement" : "Observation", studyID, r.pseudonym, r.kind.rawValue,
+            r.start?.iso8601 ?? "", r.end?.iso8601 ?? "", String(ordinal),
+        ])
+    }
+
+    // MARK: - Study and participant
+
+    func researchStudy() -> FHIR.ResearchStudy {
+        FHIR.ResearchStudy(
+            id: studyResourceID, text: FHIR.Narrative("Research study \(context.studyProtocol.title)"),
+            identifier: [FHIR.Identifier(system: "\(FHIR.base)/sid/study", value: studyID)], title: context.studyProtocol.title)
+    }
+
+    func patient(_ p: DeidentifiedParticipant) -> FHIR.Patient {
+        var security = [FHIR.Coding(system: FHIR.observationValue, code: "PSEUDED", display: "pseudonymized")]
+        if participantRedacted { security.append(FHIR.Coding(system: FHIR.observationValue, code: "REDACTED", display: "redacted")) }
+        return FHIR.Patient(
+            id: patientID(p.pseudonym), meta: FHIR.Meta(security: security),
+            text: FHIR.Narrative("Pseudonymized study participant"),
+            identifier: [FHIR.Identifier(system: "\(FHIR.base)/sid/\(studyID)/pseudonym", value: p.pseudonym)],
+            gender: p.sex?.rawValue, birthDate: p.birthYear.map { Self.yearText($0) })
+    }
+
+    /// Consents ordered by signing time; a superseded consent ends when the next one was signed.
+    func consents(_ consents: [DeidentifiedConsent], of p: DeidentifiedParticipant, style: Style) -> [FHIR.Consent] {
+        let participantWithdrawn = p.status?.isWithdrawn ?? false
+        let patient = reference("Patient", patientID(p.pseudonym), style)
+        return consents.enumerated().map { ordinal, c in
+            let next = consents.dropFirst(ordinal + 1).first?.signedAt
+            let inactive = c.status == "superseded" || c.status == "withdrawn" || participantWithdrawn
+            var end: Timestamp?
+            if c.status == "superseded" { end = next }
+            if c.status == "withdrawn" || participantWithdrawn { end = p.withdrawnAt ?? end }
+            if let start = c.signedAt, let e = end, e < start { end = nil }
+            return FHIR.Consent(
+                id: consentID(c, ordinal: ordinal), text: FHIR.Narrative("Research consent, version \(c.version ?? "not exported")"),
+                status: inactive ? "inactive" : "active",
+                scope: FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.consentScope, code: "research", display: "Research")]),
+                category: [
+                    FHIR.CodeableConcept(coding: [FHIR.Coding(system: Coding.loincSystem, code: "59284-0", display: "Consent Document")])
+                ],
+                patient: patient, dateTime: c.signedAt?.iso8601,
+                policy: [FHIR.Consent.Policy(uri: "\(FHIR.base)/\(studyID)/consent/\(c.version ?? "unknown")")],
+                provision: FHIR.Consent.Provision(
+                    type: FHIR.consentActionPermit,
+                    period: c.signedAt.map { FHIR.Period(start: $0.iso8601, end: end?.iso8601) },
+                    purpose: [FHIR.Coding(system: FHIR.actReason, code: "HRESCH", display: "healthcare research")]))
+        }
+    }
+
+    func researchSubject(_ p: DeidentifiedParticipant, consentIDs: [String], consents: [DeidentifiedConsent], style: Style)
+        -> FHIR.ResearchSubject
+    {
+        let withdrawn = p.status?.isWithdrawn ?? false
+        let current = consents.lastIndex { $0.status == "active" } ?? (consentIDs.isEmpty ? nil : consentIDs.count - 1)
+        let period: FHIR.Period? =
+            p.enrolledOn == nil && p.withdrawnAt == nil
+            ? nil : FHIR.Period(start: p.enrolledOn?.description, end: withdrawn ? p.withdrawnAt?.iso8601 : nil)
+        return FHIR.ResearchSubject(
+            id: subjectID(p.pseudonym), text: FHIR.Narrative("Study participation"), status: withdrawn ? "withdrawn" : "on-study",
+            period: period, study: reference("ResearchStudy", studyResourceID, style),
+            individual: reference("Patient", patientID(p.pseudonym), style),
+            consent: current.map { reference("Consent", consentIDs[$0], style) })
+    }
+
+    func provenance(_ p: DeidentifiedParticipant, style: Style) -> FHIR.Provenance {
+        FHIR.Provenance(
+            id: provenanceID(p.pseudonym), text: FHIR.Narrative("De-identification of the participant's data for export"),
+            target: [reference("Patient", patientID(p.pseudonym), style)], recorded: context.createdAt.iso8601,
+            policy: ["urn:cohort:deidentification-policy:sha256:\(context.policySHA256)"],
+            reason: [FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.actReason, code: "HRESCH", display: "healthcare research")])],
+            activity: FHIR.CodeableConcept(
+                coding: [FHIR.Coding(system: FHIR.observationValue, code: "PSEUDED", display: "pseudonymized")],
+                text: "de-identification"),
+            agent: [
+                FHIR.Provenance.Agent(
+                    type: FHIR.CodeableConcept(
+                        coding: [FHIR.Coding(system: FHIR.provenanceParticipantType, code: "assembler", display: "Assembler")]),
+                    who: FHIR.Reference(reference: nil, display: "cohort \(context.toolVersion)"))
+            ])
+    }
+
+    // MARK: - Records
+
+    /// The resource for a record: MedicationStatement for medication doses, Observation otherwise.
+    func resource(_ r: DeidentifiedRecord, ordinal: Int, style: Style) -> any FHIRResource {
+        let id = recordID(r, ordinal: ordinal)
+        let subject = reference("Patient", patientID(r.pseudonym), style)
+        // FHIR strings must not be empty: an empty note, name or label is the same as none.
+        let note = Self.nonEmpty(r.note), text = Self.nonEmpty(r.text), label = Self.nonEmpty(r.valueLabel)
+        let notes = note.map { [FHIR.Annotation(text: $0)] }
+        let (dateTime, period) = effective(r)
+        let quantity = r.value.flatMap { value in
+            FHIR.decimal(value).map {
+                FHIR.Quantity(value: $0, unit: Self.unitDisplay(r.kind.canonicalUnit), system: FHIR.ucum, code: r.kind.canonicalUnit)
+            }
+        }
+        if r.kind == .medicationDose {
+            let medication =
+                text.map { FHIR.CodeableConcept(coding: nil, text: $0) }
+                ?? FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
+            return FHIR.MedicationStatement(
+                id: id, text: FHIR.Narrative("Medication dose taken"), medicationCodeableConcept: medication, subject: subject,
+                effectiveDateTime: dateTime, effectivePeriod: period, note: notes,
+                dosage: quantity.map { [FHIR.MedicationStatement.Dosage(doseAndRate: [.init(doseQuantity: $0)])] })
+        }
+        let coding = r.kind.coding
+        var observation = FHIR.Observation(
+            id: id, text: Self.narratives[r.kind] ?? FHIR.Narrative(coding.display),
+            category: Self.category(r.kind).map { [FHIR.CodeableConcept(coding: [$0])] },
+            code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: coding.system, code: coding.code, display: coding.display)]),
+            subject: subject, effectiveDateTime: dateTime, effectivePeriod: period, note: notes,
+            device: Self.nonEmpty(r.source).map { FHIR.Reference(reference: nil, display: $0) })
+        if let quantity {
+            observation.valueQuantity = quantity
+        } else if let label {
+            observation.valueString = label
+        } else if r.kind.requiresValue {
+            // The value was withheld by the de-identification policy.
+            observation.dataAbsentReason = FHIR.CodeableConcept(
+                coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
+        }
+        if r.kind == .migraineAttack, let text {
+            let triggers = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if !triggers.isEmpty {
+                let code = FHIR.CodeableConcept(
+                    coding: [FHIR.Coding(system: Coding.localSystem, code: "migraine_trigger", display: "Migraine trigger")])
+                observation.component = triggers.map { FHIR.Observation.Component(code: code, valueString: $0) }
+            }
+        }
+        return observation
+    }
+
+    private func effective(_ r: DeidentifiedRecord) -> (String?, FHIR.Period?) {
+        if let end = r.end { return (nil, FHIR.Period(start: r.start?.iso8601, end: end.iso8601)) }
+        return (r.start?.iso8601, nil)
+    }
+
+    /// Record narratives depend only on the kind; built once, not per record.
+    static let narratives: [RecordKind: FHIR.Narrative] = Dictionary(
+        uniqueKeysWithValues: RecordKind.allCases.map { ($0, FHIR.Narrative($0.coding.display)) })
+
+    /// The observation category: vital signs, activity, or participant-reported (survey).
+    static func category(_ kind: RecordKind) -> FHIR.Coding? {
+        switch kind {
+        case .heartRate, .restingHeartRate, .hrvSDNN, .spo2, .respiratoryRate, .bodyMass:
+            FHIR.Coding(system: FHIR.observationCategory, code: "vital-signs", display: "Vital Signs")
+        case .steps, .sleepDuration:
+            FHIR.Coding(system: FHIR.observationCategory, code: "activity", display: "Activity")
+        case .pain, .morningStiffness, .fatigue, .basdai, .stress, .hydration, .caffeine, .migraineAttack, .menstrualCycleDay, .flare:
+            FHIR.Coding(system: FHIR.observationCategory, code: "survey", display: "Survey")
+        case .barometricPressure, .ambientTemperature, .relativeHumidity, .medicationDose:
+            nil
+        }
+    }
+
+    /// A human unit for `Quantity.unit` (the UCUM code stays in `Quantity.code`).
+    static func unitDisplay(_ ucum: String) -> String {
+        switch ucum {
+        case "{score}": "score"
+        case "{steps}": "steps"
+        case "{cup}": "cups"
+        case "/min": "/min"
+        case "Cel": "°C"
+        case "d": "day"
+        case "h": "h"
+        default: ucum
+        }
+    }
+
+    static func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// Year text for a year-only FHIR date (`YYYY`).
+    static func yearText(_ year: Int) -> String {
+        let text = String(year)
+        return text.count >= 4 ? text : String(repeating: "0", count: 4 - text.count) + text
+    }
+}

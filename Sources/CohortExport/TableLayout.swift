@@ -1,0 +1,169 @@
+import CohortCore
+
+/// The columns of one exported table, decided by the de-identification policy: a column exists
+/// only when a rule names its field with a transform other than `drop`.
+struct TableLayout: Sendable {
+    /// The file name without extension (`participants`, `biometrics`).
+    var name: String
+    var description: String
+    var columns: [TableColumn]
+    /// The family for record tables, nil for participants and consents.
+    var dataType: DataType?
+    /// The kinds a record table holds (the protocol's collected kinds of its family).
+    var kinds: [RecordKind] = []
+
+    /// Whether the table has a column called `name`.
+    func has(_ name: String) -> Bool { columns.contains { $0.name == name } }
+
+    /// The transform behind column `name`, if the column exists.
+    func transform(of name: String) -> Transform? { columns.first { $0.name == name }?.transform }
+
+    // MARK: - Layouts
+
+    static func participants(policy: DeidentificationPolicy) -> TableLayout {
+        var columns = [pseudonymColumn(policy: policy, table: "participant", primary: true)]
+        func add(_ field: String, _ name: String, _ type: ColumnType, _ description: String, allowed: [String]? = nil) {
+            guard let transform = kept(policy, "participant", field) else { return }
+            columns.append(
+                TableColumn(
+                    name: name, type: type, transform: transform, description: description,
+                    allowedValues: transform == .generalize ? nil : allowed))
+        }
+        add("sex", "sex", .string, "Administrative sex recorded at enrollment", allowed: Sex.allCases.map(\.rawValue))
+        add("birth_date", "birth_year", .year, "Year of birth; empty for participants aged 90 or over")
+        add("age", "age_band", .string, "Age band at enrollment (90+ at the top)")
+        add("zip", "zip3", .string, "First three digits of the ZIP code (000 for restricted prefixes)")
+        add("enrolled_on", "enrolled_on", .date, "Enrollment date, shifted by the participant's date offset")
+        add("status", "status", .string, "Participation status", allowed: ParticipantStatus.allCases.map(\.rawValue))
+        if kept(policy, "participant", "status") != nil, let transform = kept(policy, "participant", "enrolled_on") {
+            columns.append(
+                TableColumn(
+                    name: "withdrawn_at", type: .datetime, transform: transform,
+                    description: "Withdrawal instant (ISO 8601 with offset), shifted like every date of the participant"))
+        }
+        add("time_zone", "time_zone", .string, "Time zone, generalized")
+        add("devices", "devices", .string, "Device groups, separated by ';' in CSV (an array in JSON)")
+        return TableLayout(name: "participants", description: "One row per exported participant", columns: columns)
+    }
+
+    static func consents(policy: DeidentificationPolicy) -> TableLayout {
+        var columns = [pseudonymColumn(policy: policy, table: "consent", primary: false)]
+        func add(_ field: String, _ type: ColumnType, _ description: String, allowed: [String]? = nil) {
+            guard let transform = kept(policy, "consent", field) else { return }
+            columns.append(
+                TableColumn(
+                    name: field, type: type, transform: transform, description: description,
+                    allowedValues: transform == .generalize ? nil : allowed))
+        }
+        add("version", .string, "Consent document version signed")
+        add("document_sha256", .string, "SHA-256 (hex) of the exact consent document text")
+        add("signed_at", .datetime, "Signing instant (ISO 8601 with offset), shifted")
+        add("sharing", .string, "Sharing scope agreed to", allowed: SharingScope.allCases.map(\.rawValue))
+        add("status", .string, "Consent status (history is kept: re-consent supersedes)", allowed: ConsentStatus.allCases.map(\.rawValue))
+        return TableLayout(name: "consents", description: "Consent history, one row per consent event", columns: columns)
+    }
+
+    static func family(_ type: DataType, kinds: [RecordKind], policy: DeidentificationPolicy) -> TableLayout {
+        let table = type.rawValue
+        let kinds = kinds.sorted()
+        var columns = [pseudonymColumn(policy: policy, table: table, primary: false)]
+        columns.append(
+            TableColumn(
+                name: "kind", type: .string, transform: policy.rule(table: table, field: "kind")?.transform ?? .keep,
+                description: "Record kind (see the kind rows of this codebook)", allowedValues: kinds.map(\.rawValue), required: true))
+        func add(_ field: String, _ name: String, _ type: ColumnType, _ description: String) {
+            guard let transform = kept(policy, table, field) else { return }
+            columns.append(TableColumn(name: name, type: type, transform: transform, description: description))
+        }
+        add("start", "start", .datetime, "Effective start (ISO 8601 with offset), shifted")
+        add("end", "end", .datetime, "Effective end (ISO 8601 with offset), shifted; empty for point measurements")
+        if let transform = kept(policy, table, "value") {
+            if transform == .generalize {
+                columns.append(
+                    TableColumn(name: "value_label", type: .string, transform: transform, description: "Value bin label (generalized)"))
+            } else {
+                let integral = !kinds.isEmpty && kinds.allSatisfy(\.isInteger)
+                columns.append(
+                    TableColumn(
+                        name: "value", type: integral ? .integer : .number, transform: transform,
+                        description: "Value in the kind's canonical UCUM unit",
+                        minimum: kinds.map(\.range.lowerBound).min(), maximum: kinds.map(\.range.upperBound).max()))
+            }
+        }
+        add("unit", "unit", .string, "UCUM unit of value")
+        add("text", "text", .string, type == .medicationLog ? "Medication name" : "Text value (e.g. migraine triggers separated by ';')")
+        add("source", "source", .string, "Data source (app or device group)")
+        add("note", "note", .string, "Free-text note with identifiers replaced by typed tokens")
+        return TableLayout(
+            name: type.tableName, description: "Records of the \(table) family, one row per record", columns: columns,
+            dataType: type, kinds: kinds)
+    }
+
+    private static func kept(_ policy: DeidentificationPolicy, _ table: String, _ field: String) -> Transform? {
+        guard let rule = policy.rule(table: table, field: field), rule.transform != .drop else { return nil }
+        return rule.transform
+    }
+
+    private static func pseudonymColumn(policy: DeidentificationPolicy, table: String, primary: Bool) -> TableColumn {
+        let transform =
+            policy.rule(table: table, field: "participant")?.transform ?? policy.rule(table: "participant", field: "id")?.transform
+            ?? .pseudonymize
+        return TableColumn(
+            name: "pseudonym", type: .string, transform: transform,
+            description: primary
+                ? "Participant pseudonym, specific to the recipient (stable across their exports)"
+                : "Participant pseudonym (foreign key to participants)", required: true)
+    }
+
+    // MARK: - Rows
+
+    func row(_ p: DeidentifiedParticipant) -> [Cell] {
+        columns.map { column in
+            switch column.name {
+            case "pseudonym": .string(p.pseudonym)
+            case "sex": p.sex.map { .string($0.rawValue) } ?? .null
+            case "birth_year": p.birthYear.map { .integer($0) } ?? .null
+            case "age_band": p.ageBand.map { .string($0) } ?? .null
+            case "zip3": p.zip3.map { .string($0) } ?? .null
+            case "enrolled_on": p.enrolledOn.map { .date($0) } ?? .null
+            case "status": p.status.map { .string($0.rawValue) } ?? .null
+            case "withdrawn_at": p.withdrawnAt.map { .timestamp($0) } ?? .null
+            case "time_zone": p.timeZone.map { .string($0) } ?? .null
+            case "devices": p.devices.map { .list($0) } ?? .null
+            default: .null
+            }
+        }
+    }
+
+    func row(_ c: DeidentifiedConsent) -> [Cell] {
+        columns.map { column in
+            switch column.name {
+            case "pseudonym": .string(c.pseudonym)
+            case "version": c.version.map { .string($0) } ?? .null
+            case "document_sha256": c.documentSHA256.map { .string($0) } ?? .null
+            case "signed_at": c.signedAt.map { .timestamp($0) } ?? .null
+            case "sharing": c.sharing.map { .string($0) } ?? .null
+            case "status": c.status.map { .string($0) } ?? .null
+            default: .null
+            }
+        }
+    }
+
+    func row(_ r: DeidentifiedRecord) -> [Cell] {
+        columns.map { column in
+            switch column.name {
+            case "pseudonym": .string(r.pseudonym)
+            case "kind": .string(r.kind.rawValue)
+            case "start": r.start.map { .timestamp($0) } ?? .null
+            case "end": r.end.map { .timestamp($0) } ?? .null
+            case "value": Cell.numeric(r.value, integral: column.type == .integer || r.kind.isInteger)
+            case "value_label": r.valueLabel.map { .string($0) } ?? .null
+            case "unit": r.unit.map { .string($0) } ?? .null
+            case "text": r.text.map { .string($0) } ?? .null
+            case "source": r.source.map { .string($0) } ?? .null
+            case "note": r.note.map { .string($0) } ?? .null
+            default: .null
+            }
+        }
+    }
+}
