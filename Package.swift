@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortExportTests", dependencies: ["CohortExport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortExportTests", dependencies: ["CohortExport"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortKitTests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),
         .testTarget(name: "CLITests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),
