@@ -1,0 +1,114 @@
+import COpenSSL
+import CohortCore
+
+/// AES-256-GCM authenticated encryption, through OpenSSL's `EVP_CIPHER` API.
+///
+/// The sealed form is `nonce (12 bytes) ‖ ciphertext ‖ tag (16 bytes)`, so a stored value
+/// carries everything but the key. Never reuse a nonce with the same key: leave `nonce` `nil`
+/// and a fresh random one is drawn for every seal.
+public enum AESGCM {
+    /// Key length in bytes (AES-256).
+    public static let keyByteCount = 32
+    /// Nonce length in bytes.
+    public static let nonceByteCount = 12
+    /// Authentication tag length in bytes.
+    public static let tagByteCount = 16
+
+    /// Encrypts and authenticates `plaintext` (and authenticates `aad` without encrypting it).
+    ///
+    /// - Parameters:
+    ///   - key: 32 bytes.
+    ///   - nonce: 12 bytes; `nil` draws 12 random bytes. Pass one only for known-answer tests.
+    ///   - aad: additional data bound to the ciphertext (e.g. a column name and row id).
+    /// - Returns: `nonce ‖ ciphertext ‖ tag`.
+    /// - Throws: `.invalidInput` for a wrong key or nonce length; `.system` when OpenSSL fails.
+    public static func seal(
+        _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]? = nil, authenticating aad: [UInt8] = []
+    ) throws -> [UInt8] {
+        try checkKey(key)
+        let nonce = try nonce ?? SecureRandom.bytes(nonceByteCount)
+        guard nonce.count == nonceByteCount else {
+            throw CohortError(.invalidInput, "AES-GCM nonce must be \(nonceByteCount) bytes")
+        }
+        let context = try CipherContext()
+        try OpenSSL.check(EVP_EncryptInit_ex(context.pointer, EVP_aes_256_gcm(), nil, nil, nil), "AES-GCM setup failed")
+        try OpenSSL.check(EVP_EncryptInit_ex(context.pointer, nil, nil, key, nonce), "AES-GCM key setup failed")
+        var length: Int32 = 0
+        if !aad.isEmpty {
+            try OpenSSL.check(
+                EVP_EncryptUpdate(context.pointer, nil, &length, aad, Int32(aad.count)), "AES-GCM failed on the additional data")
+        }
+        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
+        if !plaintext.isEmpty {
+            try OpenSSL.check(
+                EVP_EncryptUpdate(context.pointer, &ciphertext, &length, plaintext, Int32(plaintext.count)),
+                "AES-GCM encryption failed")
+            guard Int(length) == plaintext.count else { throw OpenSSL.systemError("AES-GCM produced a short ciphertext") }
+        }
+        var finalBlock = [UInt8](repeating: 0, count: 16)
+        try OpenSSL.check(EVP_EncryptFinal_ex(context.pointer, &finalBlock, &length), "AES-GCM finalization failed")
+        var tag = [UInt8](repeating: 0, count: tagByteCount)
+        try OpenSSL.check(
+            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), &tag), "AES-GCM tag failed")
+        return nonce + ciphertext + tag
+    }
+
+    /// Decrypts `nonce ‖ ciphertext ‖ tag` made by ``seal(_:key:nonce:authenticating:)``.
+    ///
+    /// - Throws: `.security` when the input is too short, the tag does not match, or the key or
+    ///   `aad` differ from those used to seal; `.invalidInput` for a wrong key length.
+    public static func open(_ combined: [UInt8], key: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
+        try checkKey(key)
+        guard combined.count >= nonceByteCount + tagByteCount else {
+            throw CohortError(.security, "encrypted value is truncated", hint: "the stored value is damaged or not AES-GCM sealed")
+        }
+        let nonce = Array(combined.prefix(nonceByteCount))
+        var tag = Array(combined.suffix(tagByteCount))
+        let ciphertext = Array(combined[nonceByteCount..<(combined.count - tagByteCount)])
+        let context = try CipherContext()
+        try OpenSSL.check(EVP_DecryptInit_ex(context.pointer, EVP_aes_256_gcm(), nil, nil, nil), "AES-GCM setup failed")
+        try OpenSSL.check(EVP_DecryptInit_ex(context.pointer, nil, nil, key, nonce), "AES-GCM key setup failed")
+        var length: Int32 = 0
+        if !aad.isEmpty {
+            try OpenSSL.check(
+                EVP_DecryptUpdate(context.pointer, nil, &length, aad, Int32(aad.count)), "AES-GCM failed on the additional data")
+        }
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        if !ciphertext.isEmpty {
+            try OpenSSL.check(
+                EVP_DecryptUpdate(context.pointer, &plaintext, &length, ciphertext, Int32(ciphertext.count)),
+                "AES-GCM decryption failed")
+        }
+        try OpenSSL.check(
+            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), &tag), "AES-GCM tag setup failed")
+        var finalBlock = [UInt8](repeating: 0, count: 16)
+        guard EVP_DecryptFinal_ex(context.pointer, &finalBlock, &length) == 1 else {
+            _ = OpenSSL.drainErrors()
+            OPENSSL_cleanse(&plaintext, plaintext.count)
+            throw CohortError(
+                .security, "encrypted value failed authentication",
+                hint: "the value was altered, or the key or associated data differ from those used to encrypt it")
+        }
+        return plaintext
+    }
+
+    private static func checkKey(_ key: [UInt8]) throws {
+        guard key.count == keyByteCount else {
+            throw CohortError(.invalidInput, "AES-256-GCM key must be \(keyByteCount) bytes", hint: "use the keystore's pii.key")
+        }
+    }
+}
+
+/// Owns an `EVP_CIPHER_CTX`.
+final class CipherContext {
+    let pointer: OpaquePointer
+
+    init() throws {
+        guard let context = EVP_CIPHER_CTX_new() else { throw OpenSSL.systemError("could not create a cipher context") }
+        pointer = context
+    }
+
+    deinit {
+        EVP_CIPHER_CTX_free(pointer)
+    }
+}

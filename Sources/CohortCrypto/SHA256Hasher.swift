@@ -1,0 +1,54 @@
+public import Foundation
+import COpenSSL
+
+/// An incremental SHA-256 computation over an OpenSSL `EVP_MD_CTX`.
+///
+/// Feed bytes with `update` as they arrive, then call ``finalize()``. Finalizing resets the
+/// hasher, so one instance can hash several inputs in turn. Not `Sendable`: use one per task.
+public final class SHA256Hasher {
+    private let context: OpaquePointer
+
+    /// Starts an empty SHA-256 computation.
+    public init() {
+        // Allocation is the only way this fails; like Swift's own allocations, that traps.
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed (out of memory)") }
+        self.context = context
+        Self.start(self.context)
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+    }
+
+    private static func start(_ context: OpaquePointer) {
+        let ok = EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        OpenSSL.require(ok == 1, "EVP_DigestInit_ex(SHA-256) failed")
+    }
+
+    /// Adds the bytes in `buffer` to the hash.
+    public func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        let ok = EVP_DigestUpdate(context, base, buffer.count)
+        OpenSSL.require(ok == 1, "EVP_DigestUpdate failed")
+    }
+
+    /// Adds `bytes` to the hash.
+    public func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Adds `data` to the hash.
+    public func update(_ data: Data) {
+        data.withUnsafeBytes { update($0) }
+    }
+
+    /// Returns the 32-byte digest of everything added so far and resets the hasher.
+    public func finalize() -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: SHA256.byteCount)
+        var length: UInt32 = 0
+        let ok = EVP_DigestFinal_ex(context, &digest, &length)
+        OpenSSL.require(ok == 1 && Int(length) == SHA256.byteCount, "EVP_DigestFinal_ex failed")
+        Self.start(context)
+        return digest
+    }
+}
