@@ -168,7 +168,7 @@ struct IdentifierIndex: Sendable {
                     for j in 1..<max(count, 1) where count > 1 {
                         let previous = tokens[i + j - 1]
                         let token = tokens[i + j]
-                        if token.key != phrase.keys[j] || previous.isPossessive
+                        if token.key != phrase.keys[j]
                             || !TextTokenizer.isPhraseGap(scalars, from: previous.end, to: token.start)
                         {
                             fits = false
@@ -228,9 +228,12 @@ struct IdentifierIndex: Sendable {
                 let start = i
                 while i < n, scalars[i].value >= 48, scalars[i].value <= 57 { i += 1 }
                 if let last = groups.last, !Self.isPhoneGap(scalars, from: last.end, to: start) { flush() }
-                if start > 0, Self.isLetter(scalars[start - 1]) { flush() }
+                // Digits glued to letters (an MRN `A1234567`, `14T08`) are not part of a phone number.
+                if (start > 0 && Self.isLetter(scalars[start - 1])) || (i < n && Self.isLetter(scalars[i])) {
+                    flush()
+                    continue
+                }
                 groups.append((start, i))
-                if i < n, Self.isLetter(scalars[i]) { flush() }
             } else {
                 i += 1
             }
