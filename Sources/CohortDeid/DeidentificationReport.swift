@@ -1,0 +1,139 @@
+public import CohortCore
+import CohortCrypto
+import Foundation
+
+/// The machine-readable de-identification report that goes into the bag
+/// (`data/reports/deidentification.json`): what was applied, dropped and found — never a key,
+/// an offset or an identifier value.
+public struct DeidentificationReport: Sendable, Hashable, Codable {
+    /// Schema identifier of this report format.
+    public static let schemaID = "cohort/deidentification-report@1"
+
+    /// One policy rule and how many values it transformed.
+    public struct RuleApplication: Sendable, Hashable, Codable {
+        /// The policy key (`symptom_log.note`, `records.start`).
+        public var field: String
+        public var transform: Transform
+        public var values: Int
+        public init(field: String, transform: Transform, values: Int) {
+            self.field = field
+            self.transform = transform
+            self.values = values
+        }
+    }
+
+    /// A field and a count of values.
+    public struct FieldCount: Sendable, Hashable, Codable {
+        public var field: String
+        public var values: Int
+        public init(field: String, values: Int) {
+            self.field = field
+            self.values = values
+        }
+    }
+
+    /// The configured date shift (the range, never an offset).
+    public struct DateShiftSettings: Sendable, Hashable, Codable {
+        public var maxDays: Int
+        public var wholeWeeks: Bool
+        enum CodingKeys: String, CodingKey {
+            case maxDays = "max_days"
+            case wholeWeeks = "whole_weeks"
+        }
+    }
+
+    /// The residual scan's outcome.
+    public struct ResidualScanSummary: Sendable, Hashable, Codable {
+        public var filesScanned: Int
+        public var findingsCount: Int
+        public var findings: [ResidualFinding]
+        enum CodingKeys: String, CodingKey {
+            case findings
+            case filesScanned = "files_scanned"
+            case findingsCount = "findings_count"
+        }
+    }
+
+    public var schema = DeidentificationReport.schemaID
+    public var studyID: String
+    public var protocolRevision: Int
+    /// SHA-256 (hex) of the canonical JSON of the policy.
+    public var policySHA256: String
+    public var recipient: String
+    /// Key name → fingerprint (never a key).
+    public var keyFingerprints: [String: String]
+    public var participants: Int
+    public var consents: Int
+    public var records: Int
+    /// Every rule of the policy with the values it transformed.
+    public var rules: [RuleApplication]
+    /// Fields no rule names: dropped, with the values that were dropped.
+    public var droppedUnruled: [FieldCount]
+    /// Fields whose rule's transform does not apply to them: dropped.
+    public var droppedUnsupported: [FieldCount]
+    /// Direct identifiers, removed whatever the policy says.
+    public var directIdentifiersRemoved: [FieldCount]
+    public var dateShift: DateShiftSettings
+    public var kAnonymity: KAnonymitySummary?
+    /// Scrub token (`NAME`) → replacements.
+    public var scrubTokens: [String: Int]
+    public var residualScan: ResidualScanSummary?
+    /// Policy choices below the Safe Harbor floor, and rules that were overridden.
+    public var warnings: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case schema, recipient, participants, consents, records, rules, warnings
+        case studyID = "study_id"
+        case protocolRevision = "protocol_revision"
+        case policySHA256 = "policy_sha256"
+        case keyFingerprints = "key_fingerprints"
+        case droppedUnruled = "dropped_unruled"
+        case droppedUnsupported = "dropped_unsupported"
+        case directIdentifiersRemoved = "direct_identifiers_removed"
+        case dateShift = "date_shift"
+        case kAnonymity = "k_anonymity"
+        case scrubTokens = "scrub_tokens"
+        case residualScan = "residual_scan"
+    }
+
+    /// SHA-256 (hex) of `CanonicalJSON.encode(policy)`.
+    public static func policySHA256(_ policy: DeidentificationPolicy) throws -> String {
+        SHA256.hex(SHA256.hash(Array(try CanonicalJSON.encode(policy))))
+    }
+
+    /// The report for an export made under `studyProtocol` for `recipient`, from the stats the
+    /// de-identifier accumulated. `policySHA256` defaults to ``policySHA256(_:)`` of the policy.
+    public init(
+        studyProtocol: StudyProtocol, recipient: String, stats: DeidentificationStats, policySHA256: String? = nil,
+        keyFingerprints: [String: String] = [:], kAnonymity: KAnonymitySummary? = nil, residualScan: ResidualScanResult? = nil
+    ) throws {
+        let policy = studyProtocol.deidentification
+        studyID = studyProtocol.id
+        protocolRevision = studyProtocol.revision
+        self.policySHA256 = try policySHA256 ?? Self.policySHA256(policy)
+        self.recipient = recipient
+        self.keyFingerprints = keyFingerprints
+        participants = stats.participants
+        consents = stats.consents
+        records = stats.records
+        rules = policy.fields.keys.sorted().compactMap { key in
+            guard let rule = policy.fields[key] else { return nil }
+            let values = stats.applied.values.filter { $0.rule == key }.reduce(0) { $0 + $1.values }
+            return RuleApplication(field: key, transform: rule.transform, values: values)
+        }
+        var unruled = stats.droppedUnruled
+        for field in policy.unruledFields(of: studyProtocol) where unruled[field] == nil { unruled[field] = 0 }
+        droppedUnruled = unruled.keys.sorted().map { FieldCount(field: $0, values: unruled[$0] ?? 0) }
+        droppedUnsupported = stats.droppedUnsupported.keys.sorted().map { FieldCount(field: $0, values: stats.droppedUnsupported[$0] ?? 0) }
+        directIdentifiersRemoved = Deidentifier.directIdentifiers.map {
+            FieldCount(field: $0, values: stats.directIdentifiersRemoved[$0] ?? 0)
+        }
+        dateShift = DateShiftSettings(maxDays: policy.dateShift.maxDays, wholeWeeks: policy.dateShift.wholeWeeks)
+        self.kAnonymity = kAnonymity
+        scrubTokens = stats.scrubTokens.byName
+        self.residualScan = residualScan.map {
+            ResidualScanSummary(filesScanned: $0.filesScanned, findingsCount: $0.findings.count, findings: $0.findings)
+        }
+        warnings = Deidentifier.warnings(for: studyProtocol)
+    }
+}

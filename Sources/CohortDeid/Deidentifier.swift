@@ -1,0 +1,378 @@
+public import CohortCore
+import Foundation
+
+/// Turns participants, consents and records into their de-identified rows under the protocol's
+/// allow-list policy, for one recipient.
+///
+/// Every field consults ``DeidentificationPolicy/rule(table:field:)``: no rule, or `drop`, leaves
+/// the field nil, and an unruled value is counted in ``stats`` (and the report) as dropped. A
+/// transform that does not apply to a field also drops it. Direct identifiers (study code, name,
+/// email, phone, address, MRN, consent signature) have no column in the de-identified rows and
+/// are always removed, whatever the policy says.
+///
+/// Field by field:
+/// - `participant.id` → pseudonym (the policy must say `pseudonymize`, checked at init);
+/// - `participant.birth_date` (`year`, `keep`, `shift`) → birth year; nil when the participant
+///   is 90 or older on the enrollment date or on `referenceDate`, and the age band is then `90+`;
+/// - `participant.age` (`age_band`, `generalize` with `bins`; `keep` → the number) → the age at
+///   enrollment, banded; `90+` for 90 and over (at enrollment or on `referenceDate`);
+/// - `participant.zip` (`zip3`, `keep`) → ZIP3, `000` for restricted prefixes; `generalize`
+///   maps the ZIP3 through `map`;
+/// - `participant.enrolled_on` (`shift`, `year` → 1 January, `keep`); the withdrawal instant
+///   follows the same rule;
+/// - `participant.sex`, `participant.status` (`keep`, `generalize`);
+/// - `participant.time_zone`, `participant.devices` (`generalize` via `map`/`other`, `scrub`;
+///   device names under `keep` are scrubbed: they are identifiers);
+/// - `consent.version`, `document_sha256`, `sharing`, `status` (`keep`, `generalize`);
+///   `consent.signed_at` like dates;
+/// - records (table = the kind's data type, falling back to `records.*`): `start`/`end` (`shift`,
+///   `year` → 1 January 00:00 at the same offset, `keep`), `value` (`keep`, `generalize` with
+///   `bins` → label `5–<10`), `unit` (`keep`), `text`/`source`/`note` (`keep`, `scrub`,
+///   `generalize`).
+///
+/// A value type; the row methods are `mutating` because they add to ``stats``.
+public struct Deidentifier: Sendable {
+    /// Fields that are removed whatever the policy says: the de-identified rows have no place
+    /// for them.
+    public static let directIdentifiers = [
+        "participant.code", "participant.name", "participant.email", "participant.phone", "participant.address",
+        "participant.mrn", "consent.signature",
+    ]
+
+    public let studyProtocol: StudyProtocol
+    public let recipient: String
+    /// The day ages are also checked on (the export date): nobody 90 or older then gets a birth
+    /// year or an age below `90+`.
+    public let referenceDate: CivilDate
+    /// What this de-identifier has done so far.
+    public private(set) var stats = DeidentificationStats()
+
+    let policy: DeidentificationPolicy
+    let pseudonymizer: Pseudonymizer
+    let shifter: DateShifter
+    /// The scrubber built from the roster.
+    public let scrubber: Scrubber
+
+    /// Throws when the policy does not pseudonymize `participant.id`, the recipient key is
+    /// shorter than 16 bytes, or the date-shift settings are invalid.
+    public init(studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], roster: [Participant], referenceDate: CivilDate)
+        throws
+    {
+        let policy = studyProtocol.deidentification
+        guard policy.rule(table: "participant", field: "id")?.transform == .pseudonymize else {
+            throw CohortError(
+                .policy, "the de-identification policy does not pseudonymize participant.id",
+                at: .init(field: "deidentification.fields.participant.id"),
+                hint: "add `participant.id: pseudonymize`: exported rows are linked by the pseudonym")
+        }
+        guard recipientKey.count >= 16 else {
+            throw CohortError(.security, "the recipient key is too short", hint: "derive it with Keystore.recipientKey(for:)")
+        }
+        self.studyProtocol = studyProtocol
+        self.recipient = recipient
+        self.referenceDate = referenceDate
+        self.policy = policy
+        pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
+        shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
+        scrubber = try Scrubber(roster: roster)
+    }
+
+    /// The participant's pseudonym for this recipient.
+    public func pseudonym(of participant: Participant) -> String { pseudonymizer.pseudonym(for: participant.id) }
+
+    // MARK: Rows
+
+    /// The de-identified participant row.
+    public mutating func participant(_ p: Participant) -> DeidentifiedParticipant {
+        stats.participants += 1
+        var row = DeidentifiedParticipant(pseudonym: pseudonymizer.pseudonym(for: p.id))
+        countApplied("participant", "id")
+        let offset = shifter.offset(for: p.id)
+        let identity = p.identity
+
+        removeDirect("participant.code", present: true)
+        removeDirect("participant.name", present: identity != nil)
+        removeDirect("participant.email", present: identity?.email != nil)
+        removeDirect("participant.phone", present: identity?.phone != nil)
+        removeDirect("participant.address", present: identity?.address != nil)
+        removeDirect("participant.mrn", present: identity?.mrn != nil)
+
+        let birthDate = identity?.birthDate
+        var over89 = false
+        var ageAtEnrollment: Int?
+        if let birthDate {
+            let age = birthDate.age(on: p.enrolledOn)
+            ageAtEnrollment = age
+            over89 = max(age, birthDate.age(on: referenceDate)) >= 90
+        }
+        if let rule = rule("participant", "birth_date", present: birthDate != nil), let birthDate {
+            switch rule.transform {
+            case .year, .keep, .shift:
+                if over89 {
+                    row.ageBand = SafeHarbor.topAgeBand
+                } else {
+                    row.birthYear = rule.transform == .shift ? birthDate.adding(days: offset).year : birthDate.year
+                }
+                countApplied("participant", "birth_date")
+            default: unsupported("participant.birth_date")
+            }
+        }
+        if let rule = rule("participant", "age", present: ageAtEnrollment != nil), let age = ageAtEnrollment {
+            switch rule.transform {
+            case .ageBand, .generalize:
+                row.ageBand = over89 ? SafeHarbor.topAgeBand : SafeHarbor.ageBand(age, bins: rule.bins)
+                countApplied("participant", "age")
+            case .keep:
+                row.ageBand = over89 ? SafeHarbor.topAgeBand : String(age)
+                countApplied("participant", "age")
+            default: unsupported("participant.age")
+            }
+        }
+        let zip = identity?.zip
+        if let rule = rule("participant", "zip", present: zip != nil), let zip {
+            switch rule.transform {
+            case .zip3, .keep:
+                row.zip3 = SafeHarbor.zip3(zip)
+                countApplied("participant", "zip")
+            case .generalize:
+                row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, rule) }
+                countApplied("participant", "zip")
+            default: unsupported("participant.zip")
+            }
+        }
+        if let rule = rule("participant", "sex", present: true) {
+            switch rule.transform {
+            case .keep:
+                row.sex = p.sex
+                countApplied("participant", "sex")
+            case .generalize:
+                row.sex = Sex(rawValue: generalize(p.sex.rawValue, rule)) ?? .other
+                countApplied("participant", "sex")
+            default: unsupported("participant.sex")
+            }
+        }
+        if let rule = rule("participant", "enrolled_on", present: true) {
+            if let date = civilDate(p.enrolledOn, rule, offset: offset, field: "participant.enrolled_on") {
+                row.enrolledOn = date
+                row.withdrawnAt = p.withdrawnAt.flatMap { timestamp($0, rule, offset: offset, field: nil) }
+                countApplied("participant", "enrolled_on")
+            }
+        }
+        if let rule = rule("participant", "status", present: true) {
+            switch rule.transform {
+            case .keep:
+                row.status = p.status
+                countApplied("participant", "status")
+            case .generalize:
+                row.status = ParticipantStatus(rawValue: generalize(p.status.rawValue, rule))
+                countApplied("participant", "status")
+            default: unsupported("participant.status")
+            }
+        }
+        if let rule = rule("participant", "time_zone", present: true) {
+            row.timeZone = text(p.timeZone, rule, field: "participant.time_zone")
+        }
+        let devices = identity?.devices ?? []
+        if let rule = rule("participant", "devices", present: !devices.isEmpty), !devices.isEmpty {
+            var effective = rule
+            if rule.transform == .keep { effective.transform = .scrub }  // device names are identifiers
+            var out: [String] = []
+            for device in devices {
+                guard let value = text(device, effective, field: nil) else { continue }
+                if !out.contains(value) { out.append(value) }
+            }
+            if !out.isEmpty {
+                row.devices = out
+                countApplied("participant", "devices")
+            }
+        }
+        return row
+    }
+
+    /// The de-identified consent row of participant `p`.
+    public mutating func consent(_ c: Consent, of p: Participant) -> DeidentifiedConsent {
+        stats.consents += 1
+        var row = DeidentifiedConsent(pseudonym: pseudonymizer.pseudonym(for: p.id))
+        removeDirect("consent.signature", present: true)
+        if let rule = rule("consent", "version", present: true) { row.version = text(c.version, rule, field: "consent.version") }
+        if let rule = rule("consent", "document_sha256", present: true) {
+            if rule.transform == .keep {
+                row.documentSHA256 = c.documentSHA256
+                countApplied("consent", "document_sha256")
+            } else {
+                unsupported("consent.document_sha256")
+            }
+        }
+        if let rule = rule("consent", "signed_at", present: true) {
+            row.signedAt = timestamp(c.signedAt, rule, offset: shifter.offset(for: p.id), field: "consent.signed_at")
+        }
+        if let rule = rule("consent", "sharing", present: true) { row.sharing = text(c.sharing.rawValue, rule, field: "consent.sharing") }
+        if let rule = rule("consent", "status", present: true) { row.status = text(c.status.rawValue, rule, field: "consent.status") }
+        return row
+    }
+
+    /// The de-identified record row of participant `p`.
+    public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord {
+        stats.records += 1
+        let table = r.kind.dataType.rawValue
+        var row = DeidentifiedRecord(pseudonym: pseudonymizer.pseudonym(for: p.id), kind: r.kind)
+        let offset = shifter.offset(for: p.id)
+        if let rule = rule(table, "start", present: true) {
+            row.start = timestamp(r.start, rule, offset: offset, field: "\(table).start")
+        }
+        if let rule = rule(table, "end", present: r.end != nil), let end = r.end {
+            row.end = timestamp(end, rule, offset: offset, field: "\(table).end")
+        }
+        if let rule = rule(table, "value", present: r.value != nil), let value = r.value {
+            switch rule.transform {
+            case .keep:
+                row.value = value
+                countApplied(table, "value")
+            case .generalize where rule.bins?.isEmpty == false:
+                row.valueLabel = SafeHarbor.label(value, edges: rule.bins ?? [])
+                countApplied(table, "value")
+            default: unsupported("\(table).value")
+            }
+        }
+        if let rule = rule(table, "unit", present: true) {
+            if rule.transform == .keep {
+                row.unit = r.unit
+                countApplied(table, "unit")
+            } else {
+                unsupported("\(table).unit")
+            }
+        }
+        if let rule = rule(table, "text", present: r.text != nil), let value = r.text {
+            row.text = text(value, rule, field: "\(table).text")
+        }
+        if let rule = rule(table, "source", present: r.source != nil), let value = r.source {
+            row.source = text(value, rule, field: "\(table).source")
+        }
+        if let rule = rule(table, "note", present: r.note != nil), let value = r.note {
+            row.note = text(value, rule, field: "\(table).note")
+        }
+        return row
+    }
+
+    // MARK: Transforms
+
+    /// The rule for `table.field`, or nil (dropped) — counting an unruled present value.
+    private mutating func rule(_ table: String, _ field: String, present: Bool) -> FieldRule? {
+        guard let rule = policy.rule(table: table, field: field) else {
+            if present { stats.droppedUnruled["\(table).\(field)", default: 0] += 1 }
+            return nil
+        }
+        if rule.transform == .drop {
+            if present { countApplied(table, field) }
+            return nil
+        }
+        return rule
+    }
+
+    private mutating func countApplied(_ table: String, _ field: String) {
+        let key = "\(table).\(field)"
+        let ruleKey = policy.fields[key] != nil ? key : "records.\(field)"
+        guard let rule = policy.fields[ruleKey] else { return }
+        stats.countApplied(key, rule: ruleKey, transform: rule.transform)
+    }
+
+    private mutating func removeDirect(_ field: String, present: Bool) {
+        if present { stats.directIdentifiersRemoved[field, default: 0] += 1 }
+    }
+
+    private mutating func unsupported(_ field: String) {
+        stats.droppedUnsupported[field, default: 0] += 1
+    }
+
+    private func split(_ field: String) -> (String, String) {
+        guard let dot = field.firstIndex(of: ".") else { return (field, "") }
+        return (String(field[..<dot]), String(field[field.index(after: dot)...]))
+    }
+
+    /// Text through `keep`, `scrub` or `generalize`; counts under `field` when given.
+    private mutating func text(_ value: String, _ rule: FieldRule, field: String?) -> String? {
+        let result: String?
+        switch rule.transform {
+        case .keep: result = value
+        case .scrub: result = scrubber.scrub(value, counts: &stats.scrubTokens)
+        case .generalize: result = generalize(value, rule)
+        default: result = nil
+        }
+        if let field {
+            let (table, name) = split(field)
+            if result == nil { unsupported(field) } else { countApplied(table, name) }
+        }
+        return result
+    }
+
+    /// `value` mapped through the rule's `map` (exact, then case-insensitive), else `other`.
+    private func generalize(_ value: String, _ rule: FieldRule) -> String {
+        let fallback = rule.other ?? "other"
+        guard let map = rule.map else { return fallback }
+        if let mapped = map[value] { return mapped }
+        let folded = value.lowercased()
+        for (key, mapped) in map where key.lowercased() == folded { return mapped }
+        return fallback
+    }
+
+    private mutating func timestamp(_ value: Timestamp, _ rule: FieldRule, offset: Int, field: String?) -> Timestamp? {
+        let result: Timestamp?
+        switch rule.transform {
+        case .shift: result = value.adding(days: offset)
+        case .keep: result = value
+        case .year:
+            let offsetSeconds = Int64(value.utcOffsetSeconds)
+            let january = CivilDate(year: value.localDate.year, month: 1, day: 1) ?? value.localDate
+            result = Timestamp(
+                epochMilliseconds: Int64(january.daysSinceEpoch) * 86_400_000 - offsetSeconds * 1000,
+                utcOffsetSeconds: value.utcOffsetSeconds)
+        default: result = nil
+        }
+        if let field {
+            let (table, name) = split(field)
+            if result == nil { unsupported(field) } else { countApplied(table, name) }
+        }
+        return result
+    }
+
+    private mutating func civilDate(_ value: CivilDate, _ rule: FieldRule, offset: Int, field: String) -> CivilDate? {
+        switch rule.transform {
+        case .shift: return value.adding(days: offset)
+        case .keep: return value
+        case .year: return CivilDate(year: value.year, month: 1, day: 1)
+        default:
+            unsupported(field)
+            return nil
+        }
+    }
+
+    // MARK: Policy warnings
+
+    /// Policy choices below the Safe Harbor floor, and rules this de-identifier overrides.
+    public static func warnings(for studyProtocol: StudyProtocol) -> [String] {
+        let policy = studyProtocol.deidentification
+        var result: [String] = []
+        for key in policy.fields.keys.sorted() {
+            guard let rule = policy.fields[key] else { continue }
+            let field = key.split(separator: ".").last.map(String.init) ?? key
+            if directIdentifiers.contains(key), rule.transform != .drop {
+                result.append("\(key): `\(rule.transform.rawValue)` ignored; direct identifiers are always removed")
+            }
+            guard rule.transform == .keep else { continue }
+            switch field {
+            case "enrolled_on", "signed_at", "start", "end":
+                result.append("\(key): `keep` exports real dates; Safe Harbor requires `shift` or `year`")
+            case "birth_date": result.append("\(key): `keep` is exported as the birth year")
+            case "zip": result.append("\(key): `keep` is exported as ZIP3")
+            case "devices": result.append("\(key): `keep` is applied as `scrub`; device names are identifiers")
+            case "note", "text", "source":
+                result.append("\(key): free text kept unscrubbed; only the residual scan guards it")
+            default: break
+            }
+        }
+        if policy.dateShift.maxDays == 0, policy.fields.values.contains(where: { $0.transform == .shift }) {
+            result.append("date_shift.max_days is 0: `shift` leaves dates unchanged")
+        }
+        return result
+    }
+}

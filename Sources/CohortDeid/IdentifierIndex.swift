@@ -1,0 +1,316 @@
+import Foundation
+import CohortCore
+
+/// Every identifier of a roster in matchable form: word-key phrases (names, emails, addresses,
+/// device names, MRNs, codes, written-out birth dates), phone digits and birth dates.
+///
+/// Built once; lookups are hash-set probes per word, so the cost does not grow with the roster.
+struct IdentifierIndex: Sendable {
+    /// What the index is for: the scrubber replaces every name word of 3+ letters; the residual
+    /// scanner flags full names and last-name words of 4+ letters (first names alone are too
+    /// common to fail an export on).
+    enum Mode: Sendable {
+        case scrubber
+        case scanner
+    }
+
+    struct Phrase: Sendable {
+        var keys: [String]
+        var kind: IdentifierKind
+        /// Matched only when the first word is capitalized in the text (nicknames).
+        var requiresCapital: Bool
+    }
+
+    struct Match: Sendable {
+        var firstToken: Int
+        var lastToken: Int
+        var kind: IdentifierKind
+    }
+
+    /// First word key → phrases starting with it, longest first.
+    private(set) var phrases: [String: [Phrase]] = [:]
+    /// Last 10 digits of every roster phone with 10 or more digits.
+    private(set) var phones10: Set<String> = []
+    /// Every roster phone's last 7 digits (the local form).
+    private(set) var phones7: Set<String> = []
+    /// Birth dates: month·100 + day → full years and two-digit years.
+    private(set) var birthDays: [Int: Set<Int>] = [:]
+    private(set) var birthDaysShortYear: [Int: Set<Int>] = [:]
+
+    init(roster: [Participant], mode: Mode) {
+        for participant in roster {
+            add(participant, mode: mode)
+        }
+        for key in phrases.keys {
+            phrases[key]?.sort { $0.keys.count > $1.keys.count }
+        }
+    }
+
+    var isEmpty: Bool { phrases.isEmpty && phones10.isEmpty && phones7.isEmpty && birthDays.isEmpty }
+
+    private mutating func insert(_ keys: [String], _ kind: IdentifierKind, requiresCapital: Bool = false) {
+        guard let first = keys.first else { return }
+        var list = phrases[first] ?? []
+        if list.contains(where: { $0.keys == keys && $0.kind == kind }) { return }
+        list.append(Phrase(keys: keys, kind: kind, requiresCapital: requiresCapital))
+        phrases[first] = list
+    }
+
+    private mutating func add(_ participant: Participant, mode: Mode) {
+        let codeKeys = TextTokenizer.keys(participant.code)
+        if !codeKeys.isEmpty { insert(codeKeys, .code) }
+        guard let identity = participant.identity else { return }
+
+        let nameTokens = TextTokenizer.tokens(Array(identity.name.unicodeScalars))
+        let nameKeys = nameTokens.map(\.key)
+        if !nameKeys.isEmpty {
+            insert(nameKeys, .name)
+            if nameKeys.count >= 2, let first = nameKeys.first, let last = nameKeys.last {
+                insert([first, last], .name)
+                insert([last, first], .name)
+                insert(Array(nameKeys.dropFirst()) + [first], .name)
+            }
+            for (index, token) in nameTokens.enumerated() {
+                switch mode {
+                case .scrubber:
+                    if token.letterCount >= 3 { insert([token.key], .name) }
+                case .scanner:
+                    if index > 0, token.letterCount >= 4 { insert([token.key], .name) }
+                }
+            }
+            if mode == .scrubber, let first = nameKeys.first {
+                for nickname in Nicknames.diminutives(of: first) { insert([nickname], .name, requiresCapital: true) }
+            }
+        }
+        if let email = identity.email {
+            let keys = TextTokenizer.keys(email)
+            if !keys.isEmpty { insert(keys, .email) }
+        }
+        if let phone = identity.phone {
+            let digits = phone.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map { Character($0) }
+            if digits.count >= 10 { phones10.insert(String(digits.suffix(10))) }
+            if digits.count >= 7 { phones7.insert(String(digits.suffix(7))) }
+        }
+        if let birthDate = identity.birthDate {
+            let monthDay = birthDate.month * 100 + birthDate.day
+            birthDays[monthDay, default: []].insert(birthDate.year)
+            birthDaysShortYear[monthDay, default: []].insert(birthDate.year % 100)
+            let year = String(birthDate.year)
+            let day = String(birthDate.day)
+            for month in Self.monthNames(birthDate.month) {
+                insert([month, day, year], .birthDate)
+                insert([day, month, year], .birthDate)
+            }
+        }
+        if let address = identity.address {
+            let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" })
+            if let line = parts.first {
+                let keys = TextTokenizer.keys(String(line))
+                if keys.count >= 2 { insert(keys, .address) }
+            }
+            if mode == .scrubber, parts.count >= 2 {
+                // The city (second part) is a geographic subdivision smaller than a state.
+                let city = TextTokenizer.tokens(Array(String(parts[1]).unicodeScalars))
+                if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
+                    insert(city.map(\.key), .address, requiresCapital: true)
+                }
+            }
+        }
+        if mode == .scrubber, let zip = identity.zip {
+            let keys = TextTokenizer.keys(zip)
+            if let first = keys.first, first.count == 5 { insert([first], .address) }
+        }
+        if let mrn = identity.mrn {
+            let keys = TextTokenizer.keys(mrn)
+            if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn) }
+        }
+        for device in identity.devices {
+            let tokens = TextTokenizer.tokens(Array(device.unicodeScalars))
+            guard !tokens.isEmpty else { continue }
+            if mode == .scanner {
+                // A model name ("Apple Watch Series 9") is not an identifier; a personal name or a
+                // serial number in it is.
+                let personal = tokens.contains { $0.isPossessive || nameKeys.contains($0.key) }
+                let serial = tokens.contains { $0.key.count >= 6 && $0.letterCount > 0 && $0.letterCount < $0.key.count }
+                guard personal || serial else { continue }
+            }
+            insert(tokens.map(\.key), .device)
+        }
+    }
+
+    static func monthNames(_ month: Int) -> [String] {
+        let names = [
+            "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+        ]
+        guard (1...12).contains(month) else { return [] }
+        let full = names[month - 1]
+        var result = [full, String(full.prefix(3))]
+        if month == 9 { result.append("sept") }
+        return result
+    }
+
+    /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps).
+    func matches(in scalars: [Unicode.Scalar], tokens: [TextToken], skip: (Int) -> Bool = { _ in false }) -> [Match] {
+        var result: [Match] = []
+        var i = 0
+        while i < tokens.count {
+            if skip(i) {
+                i += 1
+                continue
+            }
+            var matched = false
+            if let candidates = phrases[tokens[i].key] {
+                for phrase in candidates {
+                    if phrase.requiresCapital, !tokens[i].isCapitalized { continue }
+                    let count = phrase.keys.count
+                    guard i + count <= tokens.count else { continue }
+                    var fits = true
+                    for j in 1..<max(count, 1) where count > 1 {
+                        let previous = tokens[i + j - 1]
+                        let token = tokens[i + j]
+                        if token.key != phrase.keys[j]
+                            || !TextTokenizer.isPhraseGap(scalars, from: previous.end, to: token.start)
+                        {
+                            fits = false
+                            break
+                        }
+                    }
+                    if fits {
+                        result.append(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind))
+                        i += count
+                        matched = true
+                        break
+                    }
+                }
+            }
+            if !matched { i += 1 }
+        }
+        return result
+    }
+
+    /// Runs of digits (with phone separators between them) that carry a roster phone number,
+    /// as scalar ranges.
+    func phoneRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        guard !phones10.isEmpty || !phones7.isEmpty else { return [] }
+        var result: [Range<Int>] = []
+        var groups: [(start: Int, end: Int)] = []
+        func flush() {
+            defer { groups.removeAll(keepingCapacity: true) }
+            guard !groups.isEmpty else { return }
+            var g = 0
+            while g < groups.count {
+                var digits = ""
+                var found: Int?
+                var h = g
+                while h < groups.count {
+                    for k in groups[h].start..<groups[h].end { digits.unicodeScalars.append(scalars[k]) }
+                    if digits.count > 15 { break }
+                    if (digits.count == 7 && phones7.contains(digits))
+                        || (digits.count >= 10 && phones10.contains(String(digits.suffix(10))))
+                    {
+                        found = h
+                    }
+                    h += 1
+                }
+                if let found {
+                    result.append(groups[g].start..<groups[found].end)
+                    g = found + 1
+                } else {
+                    g += 1
+                }
+            }
+        }
+        let n = scalars.count
+        var i = 0
+        while i < n {
+            let s = scalars[i]
+            if s.value >= 48 && s.value <= 57 {
+                let start = i
+                while i < n, scalars[i].value >= 48, scalars[i].value <= 57 { i += 1 }
+                if let last = groups.last, !Self.isPhoneGap(scalars, from: last.end, to: start) { flush() }
+                // Digits glued to letters (an MRN `A1234567`, `14T08`) are not part of a phone number.
+                if (start > 0 && Self.isLetter(scalars[start - 1])) || (i < n && Self.isLetter(scalars[i])) {
+                    flush()
+                    continue
+                }
+                groups.append((start, i))
+            } else {
+                i += 1
+            }
+        }
+        flush()
+        return result
+    }
+
+    private static func isLetter(_ s: Unicode.Scalar) -> Bool { s.properties.isAlphabetic }
+
+    private static func isPhoneGap(_ scalars: [Unicode.Scalar], from: Int, to: Int) -> Bool {
+        guard to - from >= 1, to - from <= 3 else { return to == from }
+        for i in from..<to {
+            switch scalars[i] {
+            case " ", "-", ".", "(", ")", "+", "\u{00A0}", "/": continue
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// Numeric dates (`1980-03-14`, `03/14/1980`, `14.03.1980`, `3/14/80`) equal to a roster
+    /// birth date, as scalar ranges.
+    func birthDateRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        guard !birthDays.isEmpty else { return [] }
+        var result: [Range<Int>] = []
+        let n = scalars.count
+        func number(at i: Int) -> (value: Int, length: Int)? {
+            var j = i
+            var value = 0
+            while j < n, j - i < 5, scalars[j].value >= 48, scalars[j].value <= 57 {
+                value = value * 10 + Int(scalars[j].value - 48)
+                j += 1
+            }
+            return j > i ? (value, j - i) : nil
+        }
+        var i = 0
+        while i < n {
+            let isDigit = scalars[i].value >= 48 && scalars[i].value <= 57
+            if !isDigit || (i > 0 && scalars[i - 1].value >= 48 && scalars[i - 1].value <= 57) {
+                i += 1
+                continue
+            }
+            guard let a = number(at: i), a.length <= 4, i + a.length < n else {
+                i += 1
+                continue
+            }
+            let sep = scalars[i + a.length]
+            guard sep == "/" || sep == "-" || sep == ".", let b = number(at: i + a.length + 1), b.length <= 2 else {
+                i += 1
+                continue
+            }
+            let cStart = i + a.length + 1 + b.length
+            guard cStart < n, scalars[cStart] == sep, let c = number(at: cStart + 1), c.length <= 4 else {
+                i += 1
+                continue
+            }
+            let end = cStart + 1 + c.length
+            if end < n, scalars[end].value >= 48, scalars[end].value <= 57 {
+                i += 1
+                continue
+            }
+            var candidates: [(Int, Int, Int)] = []
+            if a.length == 4 {
+                candidates.append((a.value, b.value, c.value))
+            } else if c.length == 4 || c.length == 2 {
+                candidates.append((c.value, a.value, b.value))
+                candidates.append((c.value, b.value, a.value))
+            }
+            let shortYear = c.length == 2 && a.length != 4
+            let hit = candidates.contains { year, month, day in
+                let monthDay = month * 100 + day
+                return shortYear ? birthDaysShortYear[monthDay]?.contains(year) == true : birthDays[monthDay]?.contains(year) == true
+            }
+            if hit { result.append(i..<end) }
+            i = end
+        }
+        return result
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The identifier patterns free text is searched for regardless of the roster: emails, URLs,
+/// MRN-like ids, SSNs, IP addresses, dates, phone numbers, street addresses and study-code-like
+/// ids. One alternation, compiled once; the first alternative that matches at a position wins,
+/// so the order below matters (an email before a URL, an SSN before a phone).
+enum PatternDetectors {
+    static let month =
+        "(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?"
+    static let ordinal = "(?i:st|nd|rd|th)?"
+    static let streetSuffix =
+        "(?i:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|place|pl|way|terrace|ter|circle|cir|parkway|pkwy|highway|hwy|square|sq|trail|trl|alley|row|crescent|close)"
+    static let states =
+        "(?:A[KLRZ]|C[AOT]|D[CE]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|S[CD]|T[NX]|UT|V[AT]|W[AIVY])"
+
+    /// (token, pattern) in priority order; patterns use no capturing groups.
+    static let alternatives: [(ScrubToken, String)] = [
+        (.email, "<?(?:mailto:)?[\\p{L}\\p{N}._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.\\p{L}{2,}>?"),
+        (.url, "(?i:\\b(?:https?|ftp)://|\\bwww\\.)[^\\s<>\"']*[^\\s<>\"'.,;:!?)\\]]"),
+        (
+            .mrn,
+            "\\b(?i:mrn|medical\\s+record(?:\\s+(?:number|no\\.?|#))?|patient\\s+id|chart\\s+(?:number|no\\.?|#))\\s*[:#]?\\s*#?\\s*[A-Za-z]{0,3}-?\\d[A-Za-z0-9-]{3,}"
+        ),
+        (
+            .ssn,
+            "\\b(?i:ssn|social\\s+security(?:\\s+(?:number|no\\.?|#))?)\\s*[:#]?\\s*\\d{3}[\\s-]?\\d{2}[\\s-]?\\d{4}\\b|\\b\\d{3}-\\d{2}-\\d{4}\\b|\\b\\d{3} \\d{2} \\d{4}\\b"
+        ),
+        (
+            .ip,
+            "\\b(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\b|(?<![\\w:])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|(?=[0-9A-Fa-f:]*::)(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?![\\w:])"
+        ),
+        (
+            .date,
+            "\\b\\d{4}[-/.]\\d{1,2}[-/.]\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?(?!\\d)"
+                + "|\\b\\d{1,2}[-/.]\\d{1,2}[-/.](?:\\d{4}|\\d{2})\\b"
+                + "|\\b\\d{1,2}\(ordinal)\\s+(?i:of\\s+)?\(month)(?:,?\\s+\\d{4})?\\b"
+                + "|\\b\(month)\\s+\\d{1,2}\(ordinal)(?:,?\\s+\\d{4})?\\b"
+                + "|\\b\(month),?\\s+\\d{4}\\b"
+        ),
+        (
+            .phone,
+            "(?<![\\w+])(?:\\+?1[\\s.-]?)?(?:\\(\\d{3}\\)\\s?|\\d{3}[\\s.-])\\d{3}[\\s.-]\\d{4}(?!\\w)"
+                + "|(?<![\\w+])\\+\\d{1,3}(?:[\\s.-]?\\d){6,14}(?!\\w)"
+                + "|(?<![\\d\\w])1?\\d{10}(?![\\d\\w])"
+        ),
+        (
+            .address,
+            "\\b\\d{1,6}[A-Za-z]?\\s+(?:[NSEWnsew]\\.?\\s+)?(?:[\\p{Lu}\\d][\\p{L}\\d'’.-]*\\s+){1,3}\(streetSuffix)\\b\\.?"
+                + "(?:,?\\s*(?i:apt|apartment|suite|ste|unit|fl|floor|#)\\.?\\s*#?\\s*[\\p{L}\\d-]+)?"
+                + "|\\b(?i:p\\.?\\s?o\\.?\\s*box)\\s+\\d+\\b"
+                + "|\\b\(states)\\s+\\d{5}(?:-\\d{4})?\\b"
+        ),
+        (.id, "\\b[A-Z]{1,4}-\\d{3,6}\\b"),
+    ]
+
+    static func compile() throws -> NSRegularExpression {
+        let pattern = alternatives.map { "(\($0.1))" }.joined(separator: "|")
+        return try NSRegularExpression(pattern: pattern, options: [])
+    }
+
+    /// Whether any detector can match: all need a digit, `@`, `://` or `www.`. Skipping the
+    /// regular expression for the (many) notes without them keeps scrubbing fast.
+    static func mayMatch(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        var ws = 0
+        for byte in text.utf8 {
+            if (byte >= 48 && byte <= 57) || byte == 64 { return true }
+            if byte == 58 || (byte == 47 && previous == 47) { return true }  // ':' (IPv6, URLs)
+            if byte == 119 || byte == 87 { ws += 1 } else if byte == 46 && ws >= 3 { return true } else { ws = 0 }
+            previous = byte
+        }
+        return false
+    }
+}

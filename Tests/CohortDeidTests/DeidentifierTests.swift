@@ -1,0 +1,157 @@
+import CohortCore
+import Foundation
+import Testing
+
+@testable import CohortDeid
+
+struct DeidentifierTests {
+    static let reference = Fixtures.date("2025-06-01")
+
+    static func make(_ studyProtocol: StudyProtocol = Fixtures.studyProtocol(), roster: [Participant] = PlantedRoster.participants)
+        throws -> Deidentifier
+    {
+        try Deidentifier(
+            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, roster: roster, referenceDate: reference)
+    }
+
+    static func withBirth(_ birth: String, enrolled: String = "2025-01-06") -> Participant {
+        var p = PlantedRoster.participants[0]
+        p.identity?.birthDate = Fixtures.date(birth)
+        p.enrolledOn = Fixtures.date(enrolled)
+        return p
+    }
+
+    @Test func policyWithoutPseudonymizedIDIsRefused() {
+        var fields = Fixtures.allFields
+        fields["participant.id"] = FieldRule(.keep)
+        #expect(throws: CohortError.self) { try Self.make(Fixtures.studyProtocol(fields: fields)) }
+        fields["participant.id"] = nil
+        #expect(throws: CohortError.self) { try Self.make(Fixtures.studyProtocol(fields: fields)) }
+    }
+
+    @Test func ageEightyNineKeepsBirthYearNinetyDoesNot() throws {
+        var deid = try Self.make()
+        let eightyNine = deid.participant(Self.withBirth("1935-07-01"))  // 89 at enrollment and on the reference date
+        #expect(eightyNine.birthYear == 1935)
+        #expect(eightyNine.ageBand == "65–<90")
+        let ninety = deid.participant(Self.withBirth("1934-12-01"))  // 90 at enrollment
+        #expect(ninety.birthYear == nil)
+        #expect(ninety.ageBand == "90+")
+        let turnsNinety = deid.participant(Self.withBirth("1935-05-01"))  // 89 at enrollment, 90 by the reference date
+        #expect(turnsNinety.birthYear == nil)
+        #expect(turnsNinety.ageBand == "90+")
+    }
+
+    @Test func participantRow() throws {
+        var deid = try Self.make()
+        var p = PlantedRoster.participants[1]
+        p.status = .stopped
+        p.withdrawnAt = Timestamp(epochMilliseconds: 1_740_000_000_000, utcOffsetSeconds: -21_600)
+        let row = deid.participant(p)
+        let offset = try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: p.id)
+        #expect(row.pseudonym == Pseudonymizer(recipientKey: Fixtures.key).pseudonym(for: p.id))
+        #expect(row.birthYear == 1975)
+        #expect(row.ageBand == "45–<65")
+        #expect(row.zip3 == "625")
+        #expect(row.sex == .female)
+        #expect(row.status == .stopped)
+        #expect(row.enrolledOn == p.enrolledOn.adding(days: offset))
+        #expect(row.withdrawnAt == p.withdrawnAt?.adding(days: offset))
+        #expect(row.timeZone == "US-Central")
+        #expect(row.devices == ["wearable"])
+    }
+
+    @Test func restrictedZIPBecomesZeros() throws {
+        var deid = try Self.make()
+        var p = PlantedRoster.participants[0]
+        p.identity?.zip = "89301"
+        #expect(deid.participant(p).zip3 == "000")
+    }
+
+    @Test func directIdentifiersNeverAppearEvenWhenThePolicySaysKeep() throws {
+        var fields = Fixtures.allFields
+        for field in ["name", "email", "phone", "address", "mrn", "code"] { fields["participant.\(field)"] = FieldRule(.keep) }
+        fields["participant.devices"] = FieldRule(.keep)
+        var deid = try Self.make(Fixtures.studyProtocol(fields: fields))
+        for p in PlantedRoster.participants {
+            let json = String(decoding: try CanonicalJSON.encode(deid.participant(p)), as: UTF8.self)
+            let folded = PlantedRoster.fold(json)
+            for fragment in PlantedRoster.forbiddenFragments where fragment.count >= 3 {
+                #expect(!folded.contains(PlantedRoster.fold(fragment)), "\(json)")
+            }
+        }
+        #expect(deid.stats.directIdentifiersRemoved["participant.name"] == 4)
+        let warnings = Deidentifier.warnings(for: Fixtures.studyProtocol(fields: fields))
+        #expect(warnings.contains { $0.hasPrefix("participant.name:") && $0.contains("always removed") })
+        #expect(warnings.contains { $0.hasPrefix("participant.devices:") })
+    }
+
+    @Test func fieldWithoutRuleIsDroppedAndReported() throws {
+        var fields = Fixtures.allFields
+        fields["symptom_log.note"] = nil
+        let studyProtocol = Fixtures.studyProtocol(fields: fields)
+        var deid = try Self.make(studyProtocol)
+        let p = PlantedRoster.participants[0]
+        let record = Record(
+            participantID: p.id, kind: .pain, start: Timestamp(epochMilliseconds: 1_741_940_000_000), value: 4,
+            note: "José García felt bad")
+        let row = deid.record(record, of: p)
+        #expect(row.note == nil)
+        #expect(row.value == 4)
+        let report = try DeidentificationReport(studyProtocol: studyProtocol, recipient: "analyst", stats: deid.stats)
+        #expect(report.droppedUnruled.contains(.init(field: "symptom_log.note", values: 1)))
+        #expect(report.droppedUnruled.contains { $0.field == "biometric.note" })
+        #expect(!report.rules.contains { $0.field == "symptom_log.note" })
+    }
+
+    @Test func recordFields() throws {
+        var fields = Fixtures.allFields
+        fields["biometric.value"] = FieldRule(.generalize, bins: [0, 5, 10])
+        fields["medication_log.source"] = FieldRule(.scrub)
+        fields["records.start"] = FieldRule(.year)
+        var deid = try Self.make(Fixtures.studyProtocol(fields: fields))
+        let p = PlantedRoster.participants[0]
+        let start = Timestamp(epochMilliseconds: 1_741_940_000_000, utcOffsetSeconds: 3_600)
+        let bio = deid.record(Record(participantID: p.id, kind: .steps, start: start, value: 7, source: "Apple Watch"), of: p)
+        #expect(bio.value == nil)
+        #expect(bio.valueLabel == "5–<10")
+        #expect(bio.unit == "{steps}")
+        #expect(bio.source == "smartwatch")
+        #expect(bio.start?.iso8601 == "2025-01-01T00:00:00+01:00")
+        let med = deid.record(
+            Record(participantID: p.id, kind: .medicationDose, start: start, value: 200, text: "ibuprofen", source: "José's iPhone"),
+            of: p)
+        #expect(med.text == "ibuprofen")
+        #expect(med.source == "[DEVICE]")
+        #expect(med.value == 200)
+        #expect(deid.stats.scrubTokens[.device] == 1)
+    }
+
+    @Test func consentRow() throws {
+        var deid = try Self.make()
+        let p = PlantedRoster.participants[2]
+        let signed = Timestamp(epochMilliseconds: 1_736_150_400_000, utcOffsetSeconds: -21_600)
+        let consent = Consent(
+            id: UUID(), participantID: p.id, version: "1.0", documentSHA256: String(repeating: "a", count: 64), signedAt: signed,
+            signatureKind: .typed, sharing: .broad, status: .active, recordedAt: signed)
+        let row = deid.consent(consent, of: p)
+        let offset = try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: p.id)
+        #expect(row.signedAt == signed.adding(days: offset))
+        #expect(row.version == "1.0" && row.sharing == "broad" && row.status == "active")
+        #expect(row.documentSHA256 == nil)  // no rule names it
+        #expect(deid.stats.droppedUnruled["consent.document_sha256"] == 1)
+    }
+
+    @Test func previewShowsBeforeAndAfterWithoutCounting() throws {
+        let deid = try Self.make()
+        let p = PlantedRoster.participants[0]
+        let record = Record(
+            participantID: p.id, kind: .pain, start: Timestamp(epochMilliseconds: 1_741_940_000_000), value: 4,
+            note: "José called from (555) 123-4567")
+        let rows = deid.preview(p, records: [record])
+        #expect(rows.contains(.init(field: "participant.name", before: "José García", after: nil)))
+        #expect(rows.contains(.init(field: "participant.zip", before: "62704", after: "627")))
+        #expect(rows.contains(.init(field: "symptom_log.note", before: record.note, after: "[NAME] called from [PHONE]")))
+        #expect(deid.stats == DeidentificationStats())
+    }
+}
