@@ -98,7 +98,7 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
 
     /// SHA-256 (hex) of `CanonicalJSON.encode(policy)`.
     public static func policySHA256(_ policy: DeidentificationPolicy) throws -> String {
-        SHA256.hex(SHA256.hash(Array(try CanonicalJSON.encode(policy))))
+        SHA256.hex(Array(try CanonicalJSON.encode(policy)))
     }
 
     /// The report for an export made under `studyProtocol` for `recipient`, from the stats the

@@ -1,0 +1,206 @@
+import CohortCompliance
+public import CohortCore
+import CohortCrypto
+public import CohortDeid
+import CohortExport
+public import CohortPackage
+import CohortStore
+public import Foundation
+
+/// What `cohort export` is asked to do.
+public struct ExportOptions: Sendable {
+    public var recipient: String
+    /// Formats to write (default: the protocol's).
+    public var formats: Set<ExportFormat>?
+    public var outDirectory: URL
+    /// The export's creation instant (fixes archive times for reproducible output); default now.
+    public var createdAt: Date?
+    /// Write the signed archive (default) or leave the bag directory.
+    public var archive: Bool
+    /// zlib level: 1 (fast), 6 (default), 9 (best).
+    public var compressionLevel: Int
+
+    public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
+        self.recipient = recipient
+        self.formats = formats
+        self.outDirectory = outDirectory
+        self.createdAt = createdAt
+        self.archive = archive
+        self.compressionLevel = compressionLevel
+    }
+}
+
+/// What an export produced.
+public struct ExportOutcome: Sendable {
+    public var bagName: String
+    /// The archive (nil with `archive: false`).
+    public var archive: ArchiveResult?
+    public var manifestURL: URL?
+    public var signatureURL: URL?
+    /// The bag directory (only with `archive: false`).
+    public var bagDirectory: URL?
+    public var participants: Int
+    public var records: Int
+    public var exclusions: [String: Int]
+    public var files: [BagFile]
+    public var report: DeidentificationReport
+}
+
+/// `cohort export`: store → de-identifier → writers → reports → residual-PII scan → BagIt bag →
+/// tar.gz → signed manifest. Streams records one participant at a time; publishes nothing
+/// unless every step succeeded.
+public struct ExportJob: Sendable {
+    public let workspace: Workspace
+    public var options: ExportOptions
+    /// Progress: participants done so far.
+    public var progress: (@Sendable (Int, Int) -> Void)?
+
+    public init(workspace: Workspace, options: ExportOptions, progress: (@Sendable (Int, Int) -> Void)? = nil) {
+        self.workspace = workspace
+        self.options = options
+        self.progress = progress
+    }
+
+    public func run() throws -> ExportOutcome {
+        let pinned = try workspace.currentProtocol()
+        let p = pinned.studyProtocol
+        let recipient = options.recipient.trimmingCharacters(in: .whitespaces)
+        guard recipient.range(of: #"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$"#, options: .regularExpression) != nil else {
+            throw CohortError.invalid("expected a recipient name of letters, digits, space, '.', '_' or '-' (at most 64)", field: "recipient")
+        }
+        let formats = options.formats ?? Set(p.export.formats)
+        for format in formats where !p.export.formats.contains(format) {
+            throw CohortError(.policy, "the protocol does not allow \(format.rawValue) exports", hint: "allowed: \(p.export.formats.map(\.rawValue).joined(separator: ", "))")
+        }
+        let created = options.createdAt ?? workspace.now()
+        let createdAt = Timestamp(epochMilliseconds: Int64(created.timeIntervalSince1970.rounded(.down)) * 1000)
+        let fm = FileManager.default
+        try fm.createDirectory(at: options.outDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let bagName = BagWriter.bagName(studyID: p.id, createdAt: createdAt)
+        let finalBag = options.outDirectory.appendingPathComponent(bagName, isDirectory: true)
+        let archiveURL = options.outDirectory.appendingPathComponent(bagName + ".tar.gz")
+        for url in [finalBag, archiveURL] where fm.fileExists(atPath: url.path) {
+            throw CohortError(.conflict, "the export already exists", at: .init(file: url.path), hint: "choose another --out, or another --created-at")
+        }
+        // Everything is built in a hidden staging folder and only published when complete.
+        let staging = options.outDirectory.appendingPathComponent(".\(bagName).partial-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        let bag = staging.appendingPathComponent(bagName, isDirectory: true)
+        try fm.createDirectory(at: bag.appendingPathComponent("data", isDirectory: true), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? fm.removeItem(at: staging) }
+
+        let roster = try workspace.store.participants(withIdentities: true)
+        let recipientKey = try workspace.keystore.recipientKey(for: recipient)
+        var deid = try Deidentifier(
+            studyProtocol: p, recipient: recipient, recipientKey: recipientKey, roster: roster.map(\.participant), referenceDate: createdAt.localDate)
+        var exclusions: [String: Int] = [:]
+        var included: [StoredParticipant] = []
+        for stored in roster {
+            switch stored.participant.status {
+            case .excluded: exclusions["withdrawn (exclude)", default: 0] += 1
+            case .erased: exclusions["withdrawn (erase)", default: 0] += 1
+            case .active, .stopped: included.append(stored)
+            }
+        }
+        // Participants are few: de-identify them all first, for k-anonymity over the cohort.
+        var rows = included.map { deid.participant($0.participant) }
+        var kSummary: KAnonymitySummary?
+        if let anonymizer = try KAnonymizer(policy: p.deidentification) {
+            let result = anonymizer.apply(rows)
+            rows = result.participants
+            kSummary = result.summary
+        }
+        let histories = try workspace.store.consentHistories()
+        let context = ExportContext(
+            studyProtocol: p, protocolSHA256: pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
+            recipient: recipient, createdAt: createdAt, toolVersion: CohortVersion.string, exclusions: exclusions, formats: formats)
+        let writer = try ExportWriter(dataDirectory: bag.appendingPathComponent("data", isDirectory: true), context: context)
+        var records = 0
+        for (index, stored) in included.enumerated() {
+            let participant = stored.participant
+            let consents = (histories[participant.id] ?? []).map { deid.consent($0, of: participant) }
+            try writer.beginParticipant(rows[index], consents: consents)
+            try workspace.store.forEachRecord(participantPK: stored.pk, participantID: participant.id) { record in
+                try writer.write(deid.record(record, of: participant))
+                records += 1
+            }
+            progress?(index + 1, included.count)
+        }
+        _ = try writer.finish(deidentificationSummary: ["participants": included.count, "records": records])
+
+        // Reports and README.
+        let reports = bag.appendingPathComponent("data/reports", isDirectory: true)
+        try fm.createDirectory(at: reports, withIntermediateDirectories: true)
+        let pseudonyms = Dictionary(uniqueKeysWithValues: zip(included.map(\.participant.id), rows.map(\.pseudonym)))
+        let compliance = try ComplianceService(workspace: workspace).report(asOf: created).forExport { pseudonyms[$0] }
+        try compliance.jsonData().write(to: reports.appendingPathComponent("compliance.json"))
+        let readme = try Templates.render(
+            Templates.builtIn("export-readme.mustache", fallback: "{{title}}\nDe-identified export for {{recipient}}\n"),
+            Templates.studyContext(p).merging(
+                [
+                    "recipient": recipient, "protocol_sha256": pinned.sha256, "created_at": createdAt.iso8601, "tool_version": CohortVersion.string,
+                    "participants": included.count, "excluded": exclusions.values.reduce(0, +), "records": records, "bag_name": bagName,
+                ], uniquingKeysWith: { $1 }), name: "export-readme.mustache")
+        try Data(readme.utf8).write(to: bag.appendingPathComponent("data/README.txt"))
+
+        // The residual-PII scan over everything written so far; any hit publishes nothing.
+        let scanner = ResidualScanner(roster: roster.map(\.participant))
+        let scan = try scanner.scan(directory: bag.appendingPathComponent("data", isDirectory: true))
+        if !scan.findings.isEmpty {
+            _ = try? workspace.store.appendEvent(
+                actor: workspace.actor, action: "export.refused", details: ["reason": "residual identifiers", "findings": String(scan.findings.count)],
+                at: workspace.now())
+            throw CohortError(
+                .policy, "the residual-PII scan found identifiers in the export; nothing was published",
+                hint: scan.findings.prefix(10).map(\.description).joined(separator: "; ") + " — fix the policy (scrub or drop these fields)")
+        }
+        var fingerprints = ["signing": workspace.keystore.fingerprints.signing, "study_secret": workspace.keystore.fingerprints.studySecret]
+        fingerprints["recipient_key"] = "SHA256:" + SHA256.hex(Array("cohort/fingerprint/recipient/v1".utf8) + [0] + recipientKey)
+        let report = try DeidentificationReport(
+            studyProtocol: p, recipient: recipient, stats: deid.stats, keyFingerprints: fingerprints, kAnonymity: kSummary, residualScan: scan)
+        let reportURL = reports.appendingPathComponent("deidentification.json")
+        try CanonicalJSON.pretty(report).write(to: reportURL)
+        if !(try scanner.scan(files: [reportURL])).isEmpty {
+            throw CohortError(.policy, "the de-identification report itself contains an identifier; nothing was published")
+        }
+
+        // The bag, then (by default) the archive and its signed manifest.
+        let contents = try BagWriter.write(
+            bagDirectory: bag,
+            metadata: BagMetadata(
+                sourceOrganization: p.institution, studyID: p.id, createdAt: createdAt, toolVersion: "cohort \(CohortVersion.string)",
+                protocolRevision: p.revision, protocolSHA256: pinned.sha256, recipient: recipient))
+        guard let checkpoint = try workspace.checkpoint() else {
+            throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
+        }
+        var outcome = ExportOutcome(
+            bagName: bagName, participants: included.count, records: records, exclusions: exclusions, files: contents.allFiles, report: report)
+        if options.archive {
+            let published = try ExportPackager.publish(
+                bagDirectory: bag, archiveURL: archiveURL, createdAt: createdAt, level: options.compressionLevel,
+                signer: ManifestSigner(key: workspace.keystore.signingKey)
+            ) { archive in
+                ExportManifest(
+                    study: .init(id: p.id, title: p.title), protocolReference: .init(revision: p.revision, sha256: pinned.sha256),
+                    policySHA256: context.policySHA256, recipient: recipient, toolVersion: CohortVersion.string, createdAt: createdAt,
+                    archive: .init(archive), files: contents.allFiles,
+                    exclusions: exclusions.keys.sorted().map { .init(reason: $0, count: exclusions[$0] ?? 0) },
+                    signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint), auditCheckpoint: checkpoint)
+            }
+            outcome.archive = published.archive
+            outcome.manifestURL = published.signed.manifestURL
+            outcome.signatureURL = published.signed.signatureURL
+        } else {
+            try fm.moveItem(at: bag, to: finalBag)
+            outcome.bagDirectory = finalBag
+        }
+        try workspace.store.appendEvent(
+            actor: workspace.actor, action: "export.create", subject: p.id,
+            details: [
+                "recipient": recipient, "formats": formats.map(\.rawValue).sorted().joined(separator: ","), "participants": String(included.count),
+                "records": String(records), "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": outcome.archive?.sha256 ?? "none",
+                "bag": bagName, "checkpoint_seq": String(checkpoint.seq),
+            ], at: workspace.now())
+        try workspace.checkpoint()
+        return outcome
+    }
+}
