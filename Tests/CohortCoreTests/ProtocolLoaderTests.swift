@@ -64,6 +64,26 @@ struct ProtocolLoaderTests {
         #expect(problems.first?.message.contains("malformed YAML") == true)
     }
 
+    @Test func duplicateKeysAreAnError() {
+        let problems = ProtocolFixture.problems(ProtocolFixture.text([31: "    participant.sex: keep\n    participant.sex: drop"]))
+        #expect(problems.count == 1)
+        #expect(problems.first?.line == 31)
+        #expect(problems.first?.message.contains("duplicate keys: participant.sex") == true)
+    }
+
+    @Test func emptyValuesAreErrors() {
+        let problems = ProtocolFixture.problems(ProtocolFixture.text([4: "title:", 5: "institution: ~"]))
+        #expect(problems.errors(at: "title").first?.line == 4)
+        #expect(problems.errors(at: "title").first?.message == "must not be empty")
+        #expect(problems.errors(at: "institution").first?.line == 5)
+    }
+
+    @Test func topLevelMustBeAMapping() {
+        let problems = ProtocolFixture.problems("- a\n- b\n")
+        #expect(problems.first?.line == 1)
+        #expect(problems.first?.message.contains("expected a mapping") == true)
+    }
+
     @Test func emptyFileIsAnError() {
         let problems = ProtocolFixture.problems("# nothing here\n")
         #expect(problems.first?.message.contains("empty") == true)
