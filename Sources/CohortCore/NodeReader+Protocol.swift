@@ -278,10 +278,26 @@ extension NodeReader {
     }
 
     func checkTemplates(_ p: StudyProtocol, root: URL, node: Node) {
-        var paths = p.consent.documents.map { ($0.template, "consent.documents") }
+        var paths = p.consent.documents.enumerated().map { ($1.template, "consent.documents[\($0)].template") }
         if let reminder = p.compliance.reminderTemplate { paths.append((reminder, "compliance.reminder_template")) }
         for (path, key) in paths where !FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) {
-            error(nil, key, "template '\(path)' does not exist under \(root.path)", hint: "create it, or fix the path")
+            error(self.node(at: key, in: node), key, "template '\(path)' does not exist under \(root.path)", hint: "create it, or fix the path")
         }
+    }
+
+    /// The node at a key path such as `consent.documents[0].template`, so a problem found after
+    /// reading (a missing template) still names its line.
+    func node(at keyPath: String, in root: Node) -> Node? {
+        var current: Node? = root
+        for part in keyPath.split(separator: ".") {
+            guard let open = part.firstIndex(of: "["), part.hasSuffix("]") else {
+                current = current?[String(part)]
+                continue
+            }
+            current = current?[String(part[..<open])]
+            guard let index = Int(part[part.index(after: open)..<part.index(before: part.endIndex)]) else { return nil }
+            current = current?[index]
+        }
+        return current
     }
 }

@@ -110,7 +110,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
                         i += 1
                     }
                     guard digits > 0 else { return nil }
-                    for _ in digits..<3 where digits < 3 { frac *= 10 }
+                    // More than three digits are truncated to milliseconds; fewer are scaled up.
+                    if digits < 3 { for _ in digits..<3 { frac *= 10 } }
                     millis = frac
                 }
             }
