@@ -15,7 +15,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// The instant `date` written at the offset `timeZone` has at that instant.
     public init(_ date: Date, in timeZone: TimeZone) {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.towardZero))
         self.init(epochMilliseconds: ms, utcOffsetSeconds: Int32(timeZone.secondsFromGMT(for: date)))
     }
 

@@ -33,7 +33,7 @@ struct StudyStoreAuditTests {
                 let input = try AuditEvent.hashInput(
                     seq: event.seq, at: event.at, actor: event.actor, action: event.action, subject: event.subject, details: event.details,
                     prevHash: event.prevHash)
-                #expect(SHA256.hex(SHA256.hash(input)) == event.hash)
+                #expect(SHA256.hex(input) == event.hash)
             }
             #expect(events.first?.at == "2025-03-14T08:31:00.500Z")
             let verification = try Self.verify(fixture)
@@ -124,7 +124,7 @@ struct StudyStoreAuditTests {
                 let input = try AuditEvent.hashInput(
                     seq: event.seq, at: event.at, actor: event.actor, action: event.action, subject: event.subject, details: event.details,
                     prevHash: prev)
-                let hash = SHA256.hex(SHA256.hash(input))
+                let hash = SHA256.hex(input)
                 let details = String(decoding: try CanonicalJSON.encode(event.details), as: UTF8.self)
                 statements.append("UPDATE audit_events SET details = '\(details)', prev_hash = '\(prev)', hash = '\(hash)' WHERE seq = \(event.seq);")
                 prev = hash
