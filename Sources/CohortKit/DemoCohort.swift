@@ -150,7 +150,7 @@ public struct DemoCohort: Sendable {
                     try json("sleep_duration", at(0), at(7), ((7 + rng.normal(mean: 0, sd: 0.8)) * 10).rounded() / 10, "h")
                     try json("steps", at(0), at(23, 59), max(0, (6500 + rng.normal(mean: 0, sd: 2200) - (flare ? 2500 : 0)).rounded()), "{steps}")
                     if hourlyHeartRate {
-                        for hour in 7..<23 { try json("heart_rate", at(hour), nil, (rhr + 15 + rng.normal(mean: 0, sd: 9)).rounded(), "/min") }
+                        for hour in stride(from: 8, to: 23, by: 3) { try json("heart_rate", at(hour), nil, (rhr + 15 + rng.normal(mean: 0, sd: 9)).rounded(), "/min") }
                     }
                 }
                 if hasNSAID, rng.unit() < 0.8 { try csv(meds, [p.code, "medication_dose", at(9), "", "500", "mg", "naproxen", "AxSpA app", ""]) }

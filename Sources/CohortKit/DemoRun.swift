@@ -55,6 +55,7 @@ public struct DemoRun: Sendable {
         public var importSeconds: Double
         public var auditEvents: Int
         public var auditIntact: Bool
+        public var exportVerified: Bool
         public var lines: [String]
     }
 
@@ -124,6 +125,32 @@ public struct DemoRun: Sendable {
             extra.append("  compliance       \(rule.ruleID): mean \(mean), \(share) compliant (≥ \(Int(rule.threshold * 100))%), \(rule.notApplicable) N/A")
         }
         extra.append("  reminders        \(compliance.reminders.count) participant(s) to remind (`cohort reminders -w \(directory.path)`)")
+        // The main job: a signed, de-identified export for a named recipient, then verified.
+        let recipient = "Example Analytics Core"
+        let exportDir = directory.appendingPathComponent("exports", isDirectory: true)
+        log("Exporting for \(recipient) (CSV, JSON, FHIR R4) …")
+        let export = try ExportJob(workspace: workspace, options: ExportOptions(recipient: recipient, outDirectory: exportDir)).run()
+        let publicKey = directory.appendingPathComponent("signing.pub.pem")
+        _ = FileManager.default.createFile(atPath: publicKey.path, contents: Data(workspace.keystore.publicKey.pemRepresentation.utf8),
+            attributes: [.posixPermissions: 0o644])
+        var verified = false
+        var checks = 0
+        if let archive = export.archive {
+            let report = try VerifyService.verify(archive: archive.url, manifest: export.manifestURL, publicKey: workspace.keystore.publicKey, workspace: workspace)
+            verified = report.passed
+            checks = report.checks.count
+            let excluded = export.exclusions.values.reduce(0, +)
+            extra.append("  export           \(export.participants) participants, \(export.records) records for \(recipient) (\(excluded) left out after withdrawal); k = \(export.report.kAnonymity?.achievedK.map(String.init) ?? "n/a"); residual PII scan clean")
+            extra.append("    archive        \(archive.url.path) (\(archive.size / 1024) KiB)")
+            extra.append("    manifest       \(export.manifestURL?.path ?? "")  (+ .sig)")
+            extra.append("  verify           \(verified ? "passed" : "FAILED"): \(report.checks.filter(\.passed).count) of \(checks) checks (signature, digests, gzip/tar, BagIt, rows, audit checkpoint, residual PII)")
+            extra.append("")
+            extra.append("Verify it yourself with stock tools:")
+            extra.append("  openssl pkeyutl -verify -pubin -inkey \(publicKey.path) -rawin \\")
+            extra.append("    -in \(export.manifestURL?.path ?? "") -sigfile \(export.signatureURL?.path ?? "")")
+            extra.append("  cohort verify \(archive.url.path) --public-key \(publicKey.path)")
+            extra.append("")
+        }
         let audit = try workspace.store.verifyAudit(publicKey: workspace.keystore.publicKey)
         let lines = [
             "cohort demo — \(pinned.studyProtocol.title)",
@@ -137,6 +164,6 @@ public struct DemoRun: Sendable {
         return Summary(
             workspace: directory.path, studyID: pinned.studyProtocol.id, protocolRevision: pinned.studyProtocol.revision, protocolSHA256: pinned.sha256,
             participants: enrolled.count, filesImported: files.data.count, recordsImported: imported, importSeconds: seconds, auditEvents: audit.events,
-            auditIntact: audit.isIntact, lines: lines)
+            auditIntact: audit.isIntact, exportVerified: verified, lines: lines)
     }
 }

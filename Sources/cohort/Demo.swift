@@ -11,7 +11,10 @@ extension Cohort {
                 Creates the workspace (default ./cohort-demo; a previous demo there is replaced), loads the
                 axial spondyloarthritis protocol, enrolls synthetic participants with realistic fake
                 identities, writes 90 days of synthetic app and wearable data as CSV/NDJSON files and imports
-                them through the same path `cohort data import` uses, then verifies the audit trail.
+                them through the same path `cohort data import` uses, records consent (one participant
+                re-consents to a new version), withdraws one participant with their token (exclude) and one
+                by staff (erase), computes compliance, exports a signed de-identified archive for a named
+                recipient, verifies it, and verifies the audit trail.
 
                 Examples:
                   swift run cohort demo
@@ -39,7 +42,7 @@ extension Cohort {
             let summary = try demo.run()
             Console.print("")
             for line in summary.lines { Console.print(line) }
-            if !summary.auditIntact { throw ExitCode(1) }
+            if !summary.auditIntact || !summary.exportVerified { throw ExitCode(1) }
         }
     }
 }
