@@ -26,6 +26,9 @@ public enum AESGCM {
         _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]? = nil, authenticating aad: [UInt8] = []
     ) throws -> [UInt8] {
         try checkKey(key)
+        guard plaintext.count <= Int(Int32.max) - 16, aad.count <= Int(Int32.max) else {
+            throw CohortError(.invalidInput, "value is too large to encrypt in one piece")
+        }
         let nonce = try nonce ?? SecureRandom.bytes(nonceByteCount)
         guard nonce.count == nonceByteCount else {
             throw CohortError(.invalidInput, "AES-GCM nonce must be \(nonceByteCount) bytes")
@@ -62,6 +65,9 @@ public enum AESGCM {
         guard combined.count >= nonceByteCount + tagByteCount else {
             throw CohortError(.security, "encrypted value is truncated", hint: "the stored value is damaged or not AES-GCM sealed")
         }
+        guard combined.count <= Int(Int32.max), aad.count <= Int(Int32.max) else {
+            throw CohortError(.invalidInput, "value is too large to decrypt in one piece")
+        }
         let nonce = Array(combined.prefix(nonceByteCount))
         var tag = Array(combined.suffix(tagByteCount))
         let ciphertext = Array(combined[nonceByteCount..<(combined.count - tagByteCount)])
@@ -96,19 +102,5 @@ public enum AESGCM {
         guard key.count == keyByteCount else {
             throw CohortError(.invalidInput, "AES-256-GCM key must be \(keyByteCount) bytes", hint: "use the keystore's pii.key")
         }
-    }
-}
-
-/// Owns an `EVP_CIPHER_CTX`.
-final class CipherContext {
-    let pointer: OpaquePointer
-
-    init() throws {
-        guard let context = EVP_CIPHER_CTX_new() else { throw OpenSSL.systemError("could not create a cipher context") }
-        pointer = context
-    }
-
-    deinit {
-        EVP_CIPHER_CTX_free(pointer)
     }
 }

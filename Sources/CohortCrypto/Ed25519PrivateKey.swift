@@ -5,7 +5,7 @@ import CohortCore
 ///
 /// OpenSSL objects are created per operation, so the key is a plain `Sendable` value. Its
 /// `description` never shows key material, only the public key fingerprint.
-public struct Ed25519PrivateKey: Sendable, CustomStringConvertible {
+public struct Ed25519PrivateKey: Sendable, CustomStringConvertible, CustomReflectable {
     /// The 32-byte private seed. Keep it secret: never log, export, or put it in an error.
     public let rawRepresentation: [UInt8]
     /// The matching public key.
@@ -51,5 +51,10 @@ public struct Ed25519PrivateKey: Sendable, CustomStringConvertible {
     /// Redacted: shows only the public key fingerprint.
     public var description: String {
         "Ed25519PrivateKey(public: \(publicKey.fingerprint))"
+    }
+
+    /// Redacted for `dump` and debuggers: the public key fingerprint only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["publicKey": publicKey.fingerprint], displayStyle: .struct)
     }
 }

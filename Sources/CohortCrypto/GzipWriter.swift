@@ -6,7 +6,8 @@ import CohortCore
 /// The gzip header is written here rather than by zlib so that it is fixed: no file name,
 /// `MTIME = 0`, `OS = 255` (unknown), `XFL` from the level. The same input and level therefore
 /// always give byte-identical output, whatever the machine or clock — what a reproducible export
-/// archive needs. The body is raw deflate; the trailer is CRC-32 and length mod 2³², both
+/// archive needs. Input is staged into fixed 128 KiB blocks before it reaches zlib, so how the
+/// caller splits its writes does not change the output either (it would at level 0 otherwise). The body is raw deflate; the trailer is CRC-32 and length mod 2³², both
 /// little-endian. `gzip -t` / `gzip -d` read the result.
 ///
 /// Compressed bytes go to `sink` as they are produced (copy them: the buffer is reused).
@@ -15,6 +16,9 @@ import CohortCore
 public final class GzipWriter {
     private let stream: UnsafeMutablePointer<z_stream>
     private let output: UnsafeMutableRawBufferPointer
+    /// Input waiting to be compressed; handed to zlib only when full (or at `finish`).
+    private let staging: UnsafeMutableRawBufferPointer
+    private var staged = 0
     private let sink: (UnsafeRawBufferPointer) throws -> Void
     private var crc: UInt32 = 0
     private var inputSize: UInt32 = 0
@@ -34,6 +38,7 @@ public final class GzipWriter {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         output = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        staging = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
         self.sink = sink
         // Negative window bits: raw deflate, no zlib or gzip wrapper (we write our own).
         let result = deflateInit2_(
@@ -54,6 +59,7 @@ public final class GzipWriter {
         stream.deinitialize(count: 1)
         stream.deallocate()
         output.deallocate()
+        staging.deallocate()
     }
 
     /// Compresses the bytes in `bytes`.
@@ -62,17 +68,17 @@ public final class GzipWriter {
     ///   throws.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try checkWritable()
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard bytes.count > 0 else { return }
         crc = CRC32.checksum(bytes, initial: crc)
         inputSize = inputSize &+ UInt32(truncatingIfNeeded: bytes.count)
-        // avail_in is 32-bit: feed very large buffers in slices.
         var offset = 0
         while offset < bytes.count {
-            let count = min(bytes.count - offset, 1 << 30)
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: (base + offset).assumingMemoryBound(to: Bytef.self))
-            stream.pointee.avail_in = uInt(count)
-            try pump(flush: Z_NO_FLUSH)
+            let count = min(bytes.count - offset, staging.count - staged)
+            UnsafeMutableRawBufferPointer(rebasing: staging[staged..<(staged + count)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+            staged += count
             offset += count
+            if staged == staging.count { try compressStaged(flush: Z_NO_FLUSH) }
         }
     }
 
@@ -87,9 +93,7 @@ public final class GzipWriter {
     ///   throws.
     public func finish() throws {
         try checkWritable()
-        stream.pointee.next_in = nil
-        stream.pointee.avail_in = 0
-        try pump(flush: Z_FINISH)
+        try compressStaged(flush: Z_FINISH)
         finished = true
         var trailer = [UInt8]()
         trailer.reserveCapacity(8)
@@ -102,6 +106,14 @@ public final class GzipWriter {
     private func checkWritable() throws {
         guard !finished else { throw CohortError(.invalidInput, "gzip stream is already finished") }
         guard !failed else { throw CohortError(.system, "gzip stream failed earlier and cannot continue") }
+    }
+
+    /// Hands the staged input to zlib and empties the staging buffer.
+    private func compressStaged(flush: Int32) throws {
+        stream.pointee.next_in = staging.baseAddress?.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_in = uInt(staged)
+        try pump(flush: flush)
+        staged = 0
     }
 
     /// Runs deflate until it has consumed all input (or, for `Z_FINISH`, ended the stream),

@@ -14,7 +14,7 @@ import CohortCore
 /// that does not match the private key. Files are created already 0600 and renamed into place,
 /// so a key is never readable by others, even briefly. No secret appears in this type's
 /// `description`, in its errors, or in ``fingerprints``.
-public struct Keystore: Sendable, CustomStringConvertible {
+public struct Keystore: Sendable, CustomStringConvertible, CustomReflectable {
     /// File name of the study secret.
     public static let studySecretFileName = "study.secret"
     /// File name of the identifier-encryption key.
@@ -79,6 +79,11 @@ public struct Keystore: Sendable, CustomStringConvertible {
     public var description: String {
         let prints = fingerprints
         return "Keystore(studySecret: \(prints.studySecret), piiKey: \(prints.piiKey), signing: \(prints.signing))"
+    }
+
+    /// Redacted for `dump` and debuggers: fingerprints only.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["fingerprints": fingerprints], displayStyle: .struct)
     }
 
     // MARK: - Files

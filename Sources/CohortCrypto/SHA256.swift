@@ -25,6 +25,19 @@ public enum SHA256 {
         return hasher.finalize()
     }
 
+    /// The 32-byte SHA-256 digest of any byte sequence (e.g. `text.utf8`).
+    public static func hash<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> [UInt8] {
+        let hasher = SHA256Hasher()
+        let contiguous: Void? = bytes.withContiguousStorageIfAvailable { hasher.update(UnsafeRawBufferPointer($0)) }
+        if contiguous == nil { hasher.update(Array(bytes)) }
+        return hasher.finalize()
+    }
+
+    /// The SHA-256 digest of any byte sequence as 64 lowercase hexadecimal characters.
+    public static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        Hex.encode(hash(bytes))
+    }
+
     /// The SHA-256 digest of `bytes` as 64 lowercase hexadecimal characters.
     public static func hex(_ bytes: [UInt8]) -> String {
         Hex.encode(hash(bytes))
