@@ -14,6 +14,7 @@ public import Foundation
 /// `[NAME]` and pseudonyms (one 16-character word) do not match.
 public struct ResidualScanner: Sendable {
     private let index: IdentifierIndex
+    private static let markers = Set(ScrubToken.allCases.map(\.rawValue))
 
     /// A scanner for the identifiers of everyone on `roster`.
     public init(roster: [Participant]) {
@@ -64,7 +65,7 @@ public struct ResidualScanner: Sendable {
         if !index.phoneRanges(in: scalars).isEmpty { result.insert(.phone) }
         if !index.birthDateRanges(in: scalars).isEmpty { result.insert(.birthDate) }
         let tokens = TextTokenizer.tokens(scalars)
-        let markers = Set(ScrubToken.allCases.map(\.rawValue))
+        let markers = Self.markers
         let matches = index.matches(in: scalars, tokens: tokens) { t in
             let token = tokens[t]
             return token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
