@@ -139,8 +139,8 @@ public struct DemoRun: Sendable {
             let report = try VerifyService.verify(archive: archive.url, manifest: export.manifestURL, publicKey: workspace.keystore.publicKey, workspace: workspace)
             verified = report.passed
             checks = report.checks.count
-            let excluded = export.exclusions.values.reduce(0, +)
-            extra.append("  export           \(export.participants) participants, \(export.records) records for \(recipient) (\(excluded) left out after withdrawal); k = \(export.report.kAnonymity?.achievedK.map(String.init) ?? "n/a"); residual PII scan clean")
+            let excluded = export.exclusions.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            extra.append("  export           \(export.participants) participants, \(export.records) records for \(recipient) (left out: \(excluded.isEmpty ? "none" : excluded)); k = \(export.report.kAnonymity?.achievedK.map(String.init) ?? "n/a"); residual PII scan clean")
             extra.append("    archive        \(archive.url.path) (\(archive.size / 1024) KiB)")
             extra.append("    manifest       \(export.manifestURL?.path ?? "")  (+ .sig)")
             extra.append("  verify           \(verified ? "passed" : "FAILED"): \(report.checks.filter(\.passed).count) of \(checks) checks (signature, digests, gzip/tar, BagIt, rows, audit checkpoint, residual PII)")

@@ -106,8 +106,22 @@ public struct ExportJob: Sendable {
         var kSummary: KAnonymitySummary?
         if let anonymizer = try KAnonymizer(policy: p.deidentification) {
             let result = anonymizer.apply(rows)
-            rows = result.participants
             kSummary = result.summary
+            // Participants whose quasi-identifiers could not be suppressed enough are left out
+            // entirely (records and consents too), and counted.
+            let kept = Dictionary(result.participants.map { ($0.pseudonym, $0) }, uniquingKeysWith: { a, _ in a })
+            var keptParticipants: [StoredParticipant] = []
+            var keptRows: [DeidentifiedParticipant] = []
+            for (stored, row) in zip(included, rows) {
+                if let adjusted = kept[row.pseudonym], !result.suppressedPseudonyms.contains(row.pseudonym) {
+                    keptParticipants.append(stored)
+                    keptRows.append(adjusted)
+                } else {
+                    exclusions["suppressed for k-anonymity", default: 0] += 1
+                }
+            }
+            included = keptParticipants
+            rows = keptRows
         }
         let histories = try workspace.store.consentHistories()
         let context = ExportContext(
