@@ -1,0 +1,482 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// End to end: `cohort export`, `cohort verify`, `cohort deid scan|preview`, checked against the
+/// binary and against stock tools (openssl, gzip, tar) and the Python validators in `.venv`.
+@Suite(.serialized)
+struct ExportCLITests {
+    /// The venv interpreter `scripts/setup-venv.sh` creates.
+    static let python = CLI.repoRoot.appendingPathComponent(".venv/bin/python").path
+    static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: python) }
+
+    /// An export's three published files.
+    struct Published {
+        var archive: String
+        var manifest: String
+        var signature: String
+        var outDirectory: String
+        var name: String { URL(fileURLWithPath: archive).lastPathComponent.replacingOccurrences(of: ".tar.gz", with: "") }
+    }
+
+    // MARK: helpers
+
+    /// A demo workspace (`cohort demo`): P-0002 excluded, P-0003 erased, the others consented with data.
+    /// Seed 1 is a cohort where k-anonymity suppresses nobody (see `kAnonymitySuppressionDoesNotBreakExport`).
+    func demo(participants: Int = 6, seed: Int = 1) throws -> CLI {
+        let cli = try CLI()
+        let r = try cli.run(["demo", "--dir", cli.workspace, "--participants", String(participants), "--seed", String(seed)])
+        try #require(r.status == 0, "demo failed: \(r.output)")
+        return cli
+    }
+
+    /// Runs `cohort export` and parses the archive/manifest/signature paths it prints.
+    func export(_ cli: CLI, recipient: String = "Lab A", out: String = "out", _ extra: [String] = []) throws -> (CLI.Result, Published?) {
+        let outDirectory = cli.path(out)
+        let r = try cli.run(["export", "--recipient", recipient, "--out", outDirectory] + extra + ["-w", cli.workspace])
+        var paths: [String: String] = [:]
+        for line in r.stdout.split(whereSeparator: \.isNewline) {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            if words.count >= 2, ["archive", "manifest", "signature"].contains(String(words[0])) { paths[String(words[0])] = String(words[1]) }
+        }
+        guard let archive = paths["archive"], let manifest = paths["manifest"], let signature = paths["signature"] else { return (r, nil) }
+        return (r, Published(archive: archive, manifest: manifest, signature: signature, outDirectory: outDirectory))
+    }
+
+    /// A successful archived export (fails the test otherwise).
+    func exported(_ cli: CLI, recipient: String = "Lab A", out: String = "out", _ extra: [String] = []) throws -> Published {
+        let (r, published) = try export(cli, recipient: recipient, out: out, extra)
+        #expect(r.status == 0, "export failed: \(r.output)")
+        return try #require(published, "export printed no archive/manifest/signature paths: \(r.output)")
+    }
+
+    /// Extracts an archive with `tar -xzf` into a new folder; returns the bag folder.
+    func extract(_ archive: String, into directory: String) throws -> URL {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (status, out) = try CLI.tool("/usr/bin/tar", ["-xzf", archive, "-C", directory])
+        #expect(status == 0, "tar -xzf: \(out)")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(entries.count == 1, "the archive must hold exactly one top-level folder: \(entries)")
+        return URL(fileURLWithPath: directory).appendingPathComponent(try #require(entries.first))
+    }
+
+    func text(_ path: String) throws -> String { String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self) }
+
+    func sha256(_ path: String) throws -> String {
+        let (status, out) = try CLI.tool("/usr/bin/sha256sum", [path])
+        #expect(status == 0)
+        return String(out.prefix(64))
+    }
+
+    /// Data records (CRLF-terminated, header excluded) of a CSV without embedded line breaks.
+    func dataRows(_ path: String) throws -> [String] {
+        Array(try text(path).components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty })
+    }
+
+    /// Names of entries in `directory` that look published (anything not hidden).
+    func finalNamed(in directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { !$0.hasPrefix(".") }
+    }
+
+    /// Roster identifiers by study code, from `participant list --show-identifiers --format csv`.
+    func roster(_ cli: CLI) throws -> [String: [String: String]] {
+        let r = try cli.ws("participant", "list", "--show-identifiers", "--format", "csv")
+        #expect(r.status == 0, "\(r.output)")
+        let lines = r.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        let header = try #require(lines.first).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        var result: [String: [String: String]] = [:]
+        for line in lines.dropFirst() where !line.contains("\"") {
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard cells.count == header.count else { continue }
+            let row = Dictionary(uniqueKeysWithValues: zip(header, cells))
+            if let code = row["code"] { result[code] = row }
+        }
+        return result
+    }
+
+    /// Copies the three published files into `folder` (same names) for tampering.
+    func copy(_ published: Published, to folder: String, in cli: CLI) throws -> Published {
+        let fm = FileManager.default
+        let dir = cli.path(folder)
+        try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func moved(_ path: String) throws -> String {
+            let target = URL(fileURLWithPath: dir).appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent).path
+            try fm.copyItem(atPath: path, toPath: target)
+            return target
+        }
+        return Published(archive: try moved(published.archive), manifest: try moved(published.manifest), signature: try moved(published.signature), outDirectory: dir)
+    }
+
+    func verify(_ cli: CLI, _ published: Published) throws -> CLI.Result {
+        try cli.run(["verify", published.archive, "-w", cli.workspace])
+    }
+
+    /// The ✘ line of a check in `cohort verify` output.
+    func failed(_ r: CLI.Result, _ check: String) -> Bool {
+        r.stdout.split(whereSeparator: \.isNewline).contains { $0.hasPrefix("✘ \(check)  ") }
+    }
+
+    func passed(_ r: CLI.Result, _ check: String) -> Bool {
+        r.stdout.split(whereSeparator: \.isNewline).contains { $0.hasPrefix("✔ \(check)  ") }
+    }
+
+    // MARK: 1. export → verify
+
+    @Test func exportPublishesThreeFilesThatVerify() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let (r, maybe) = try export(cli)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.stdout.contains("Exported 4 participants"), "\(r.stdout)")
+        #expect(r.stdout.contains("left out: 1 withdrawn (erase), 1 withdrawn (exclude)"), "\(r.stdout)")
+        let published = try #require(maybe, "\(r.output)")
+        let fm = FileManager.default
+        for path in [published.archive, published.manifest, published.signature] {
+            #expect(fm.fileExists(atPath: path), "missing \(path)")
+            #expect(URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path == URL(fileURLWithPath: published.outDirectory).standardizedFileURL.path)
+        }
+        #expect(published.manifest == published.archive.replacingOccurrences(of: ".tar.gz", with: ".manifest.json"))
+        #expect(published.signature == published.manifest + ".sig")
+        #expect(try fm.contentsOfDirectory(atPath: published.outDirectory).sorted() == [published.archive, published.manifest, published.signature].map { URL(fileURLWithPath: $0).lastPathComponent }.sorted(),
+                "only the three files, no hidden .partial leftovers")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: published.signature)).count == 64, "raw Ed25519 signature")
+
+        let v = try verify(cli, published)
+        #expect(v.status == 0, "\(v.output)")
+        let lines = v.stdout.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("✔") || $0.hasPrefix("✘") }
+        #expect(lines.count >= 14, "\(v.stdout)")
+        #expect(lines.allSatisfy { $0.hasPrefix("✔") }, "\(v.stdout)")
+        for check in ["signature", "archive digest", "gzip integrity", "tar structure", "bag manifest", "signed files", "unlisted files", "residual PII scan", "audit checkpoint in chain"] {
+            #expect(passed(v, check), "no ✔ \(check): \(v.stdout)")
+        }
+
+        // An auditor without the workspace: only the public key.
+        let pub = try cli.run(["verify", published.archive, "--public-key", cli.workspace + "/keys/signing.pub.pem"])
+        #expect(pub.status == 0, "\(pub.output)")
+        #expect(!pub.stdout.contains("✘"), "\(pub.stdout)")
+
+        let json = try cli.run(["verify", published.archive, "--public-key", cli.workspace + "/keys/signing.pub.pem", "--format", "json"])
+        #expect(json.status == 0, "\(json.output)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["passed"] as? Bool == true, "\(json.stdout)")
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(!checks.isEmpty && checks.allSatisfy { $0["passed"] as? Bool == true })
+    }
+
+    // MARK: 2. stock tools
+
+    @Test func stockToolsAcceptTheExport() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let published = try exported(cli)
+        let (sig, sigOut) = try CLI.tool("/usr/bin/openssl", [
+            "pkeyutl", "-verify", "-pubin", "-inkey", cli.workspace + "/keys/signing.pub.pem", "-rawin",
+            "-in", published.manifest, "-sigfile", published.signature,
+        ])
+        #expect(sig == 0 && sigOut.contains("Signature Verified Successfully"), "openssl: \(sigOut)")
+        let (gz, gzOut) = try CLI.tool("/usr/bin/gzip", ["-t", published.archive])
+        #expect(gz == 0, "gzip -t: \(gzOut)")
+        let (tar, listing) = try CLI.tool("/usr/bin/tar", ["-tzf", published.archive])
+        #expect(tar == 0, "tar -tzf: \(listing)")
+        let names = listing.split(whereSeparator: \.isNewline)
+        #expect(names.allSatisfy { $0.hasPrefix(published.name + "/") }, "one top-level bag folder named like the archive")
+        #expect(names.contains { $0 == "\(published.name)/bagit.txt" })
+        // The archive's digest is the one in the signed manifest.
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: published.manifest))) as? [String: Any])
+        let archive = try #require(manifest["archive"] as? [String: Any])
+        #expect(archive["sha256"] as? String == (try sha256(published.archive)))
+        #expect((archive["size"] as? Int).map(UInt64.init) == (try FileManager.default.attributesOfItem(atPath: published.archive)[.size] as? UInt64))
+    }
+
+    @Test(.enabled(if: ExportCLITests.hasPython, "no .venv/bin/python: run scripts/setup-venv.sh"))
+    func pythonValidatorsAcceptTheExport() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let published = try exported(cli)
+        let bag = try extract(published.archive, into: cli.path("extracted"))
+        #expect(bag.lastPathComponent == published.name)
+
+        let (bagit, bagitOut) = try CLI.tool(Self.python, ["-m", "bagit", "--validate", bag.path])
+        print("bagit.py --validate:\n\(bagitOut)")
+        #expect(bagit == 0 && bagitOut.contains("is valid"), "bagit: \(bagitOut)")
+
+        let (fhir, fhirOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_fhir.py").path, bag.appendingPathComponent("data/fhir").path])
+        print("check_fhir.py:\n\(fhirOut)")
+        #expect(fhir == 0 && fhirOut.contains("OK: FHIR R4 checks passed"), "check_fhir: \(fhirOut)")
+        #expect(fhirOut.contains("Patient 4") || fhirOut.contains("Patient 8"), "4 exported patients (NDJSON and bundles): \(fhirOut)")
+
+        let (csv, csvOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_csv.py").path, bag.appendingPathComponent("data/csv").path])
+        print("check_csv.py:\n\(csvOut)")
+        #expect(csv == 0 && csvOut.contains("OK: CSV checks passed"), "check_csv: \(csvOut)")
+        #expect(csvOut.contains("rfc4180 participants.csv: 4 rows"), "\(csvOut)")
+    }
+
+    // MARK: 3. reproducible, recipient-specific
+
+    @Test func sameRecipientAndInstantGiveIdenticalArchives() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let at = ["--created-at", "2026-11-01T00:00:00Z"]
+        let first = try exported(cli, recipient: "Lab A", out: "one", at)
+        let second = try exported(cli, recipient: "Lab A", out: "two", at)
+        let other = try exported(cli, recipient: "Lab B", out: "three", at)
+        #expect(first.name == "axspa-wearables-20261101T000000Z")
+        #expect(try sha256(first.archive) == (try sha256(second.archive)), "same store, keys, recipient and instant: byte-identical archive")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first.archive)) == (try Data(contentsOf: URL(fileURLWithPath: second.archive))))
+        #expect(try sha256(first.archive) != (try sha256(other.archive)))
+
+        let a = try extract(first.archive, into: cli.path("x-one"))
+        let b = try extract(other.archive, into: cli.path("x-three"))
+        let rowsA = try dataRows(a.appendingPathComponent("data/csv/participants.csv").path)
+        let rowsB = try dataRows(b.appendingPathComponent("data/csv/participants.csv").path)
+        #expect(rowsA.count == rowsB.count && rowsA.count == 4)
+        #expect(rowsA != rowsB, "another recipient must get other pseudonyms")
+        let pseudonymsA = Set(rowsA.compactMap { $0.split(separator: ",").first.map(String.init) })
+        let pseudonymsB = Set(rowsB.compactMap { $0.split(separator: ",").first.map(String.init) })
+        #expect(pseudonymsA.count == 4 && pseudonymsA.isDisjoint(with: pseudonymsB), "exports to two recipients must be unlinkable")
+    }
+
+    // MARK: 4. withdrawn participants
+
+    @Test func excludedAndErasedParticipantsAreLeftOut() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let published = try exported(cli)
+        let bag = try extract(published.archive, into: cli.path("extracted"))
+        let rows = try dataRows(bag.appendingPathComponent("data/csv/participants.csv").path)
+        #expect(rows.count == 6 - 2, "6 enrolled, 1 excluded, 1 erased: \(rows)")
+
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: published.manifest))) as? [String: Any])
+        let exclusions = try #require(manifest["exclusions"] as? [[String: Any]])
+        let byReason = Dictionary(uniqueKeysWithValues: exclusions.compactMap { e in (e["reason"] as? String).map { ($0, e["count"] as? Int ?? -1) } })
+        #expect(byReason == ["withdrawn (exclude)": 1, "withdrawn (erase)": 1], "\(exclusions)")
+
+        // The excluded participant's pseudonym for this recipient appears nowhere in the bag.
+        func pseudonym(_ code: String) throws -> String {
+            let r = try cli.ws("deid", "preview", "--participant", code, "--recipient", "Lab A", "--format", "json")
+            #expect(r.status == 0, "\(r.output)")
+            let preview = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: String]])
+            return try #require(preview.first { $0["field"] == "participant.id" }?["after"])
+        }
+        let excluded = try pseudonym("P-0002")
+        let included = try pseudonym("P-0001")
+        #expect(rows.contains { $0.hasPrefix(included + ",") }, "positive control: P-0001 is exported as \(included)")
+        #expect(!rows.contains { $0.hasPrefix(excluded + ",") })
+        let (grep, hits) = try CLI.tool("/usr/bin/grep", ["-rl", excluded, bag.path])
+        #expect(grep == 1 && hits.isEmpty, "the excluded participant's pseudonym is in: \(hits)")
+    }
+
+    // MARK: 5. tampering
+
+    @Test func verifyCatchesTampering() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let published = try exported(cli)
+
+        // One byte flipped in the middle of the archive.
+        let flipped = try copy(published, to: "flipped", in: cli)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: flipped.archive))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: flipped.archive))
+        var r = try verify(cli, flipped)
+        #expect(r.status == 1 && failed(r, "archive digest"), "\(r.output)")
+        #expect(passed(r, "signature"), "the manifest itself is intact: \(r.stdout)")
+
+        // Archive truncated to half.
+        let truncated = try copy(published, to: "truncated", in: cli)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: truncated.archive))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: truncated.archive))
+        r = try verify(cli, truncated)
+        #expect(r.status == 1 && failed(r, "archive size") && failed(r, "gzip integrity"), "\(r.output)")
+
+        // Manifest edited: another recipient.
+        let edited = try copy(published, to: "edited", in: cli)
+        let manifestText = try text(edited.manifest)
+        #expect(manifestText.contains("\"recipient\" : \"Lab A\""))
+        try Data(manifestText.replacingOccurrences(of: "\"recipient\" : \"Lab A\"", with: "\"recipient\" : \"Lab X\"").utf8).write(to: URL(fileURLWithPath: edited.manifest))
+        r = try verify(cli, edited)
+        #expect(r.status == 1 && failed(r, "signature"), "\(r.output)")
+
+        // Manifest signed by another key (valid Ed25519, wrong signer).
+        let resigned = try copy(published, to: "resigned", in: cli)
+        let k2 = cli.path("K2")
+        let keys = try cli.run(["keys", "init", "--dir", k2])
+        #expect(keys.status == 0, "\(keys.output)")
+        try FileManager.default.removeItem(atPath: resigned.signature)
+        let (sign, signOut) = try CLI.tool("/usr/bin/openssl", ["pkeyutl", "-sign", "-inkey", k2 + "/signing.pem", "-rawin", "-in", resigned.manifest, "-out", resigned.signature])
+        #expect(sign == 0, "openssl sign: \(signOut)")
+        let (check, checkOut) = try CLI.tool("/usr/bin/openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", k2 + "/signing.pub.pem", "-rawin", "-in", resigned.manifest, "-sigfile", resigned.signature])
+        #expect(check == 0, "control: the forged signature is valid for K2: \(checkOut)")
+        r = try verify(cli, resigned)
+        #expect(r.status == 1 && failed(r, "signature"), "\(r.output)")
+        #expect(passed(r, "archive digest"), "\(r.stdout)")
+
+        // Untouched copy still verifies (the copies above are what changed).
+        let intact = try copy(published, to: "intact", in: cli)
+        #expect(try verify(cli, intact).status == 0)
+    }
+
+    @Test func deidScanNamesFileLineAndKindButNotTheName() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let (r, _) = try export(cli, ["--no-archive"])
+        #expect(r.status == 0, "\(r.output)")
+        let out = cli.path("out")
+        let bags = finalNamed(in: out)
+        #expect(bags.count == 1 && !bags[0].hasSuffix(".tar.gz"), "\(bags)")
+        let data = URL(fileURLWithPath: out).appendingPathComponent(try #require(bags.first)).appendingPathComponent("data")
+
+        let clean = try cli.ws("deid", "scan", data.path)
+        #expect(clean.status == 0 && clean.stdout.contains("✔ no identifiers found"), "\(clean.output)")
+
+        let name = try #require(try roster(cli)["P-0004"]?["name"])
+        let csv = data.appendingPathComponent("csv/symptom_logs.csv")
+        var content = try text(csv.path)
+        let line = content.components(separatedBy: "\r\n").count  // the appended record's line number
+        content += "ABCDEFGHIJKLMNOP,pain,2026-04-01T08:00:00Z,,3,{score},,app,met \(name) at the clinic\r\n"
+        try Data(content.utf8).write(to: csv)
+        let dirty = try cli.ws("deid", "scan", data.path)
+        #expect(dirty.status == 1, "\(dirty.output)")
+        #expect(dirty.stdout.contains("symptom_logs.csv:\(line): name"), "\(dirty.stdout)")
+        #expect(!dirty.output.contains(name), "the scan must not print the identifier")
+        for part in name.split(separator: " ") where part.count >= 3 { #expect(!dirty.output.contains(part)) }
+    }
+
+    // MARK: 6. SIGKILL mid-way
+
+    @Test func killedExportLeavesNoFinalNamedFile() throws {
+        let cli = try demo(participants: 30, seed: 1)
+        defer { cli.cleanup() }
+        // Kill 0.3 s after staging starts; should the export already be done, kill at once next time.
+        for (attempt, delay) in [0.3, 0.0].enumerated() {
+            let out = cli.path("killed-\(attempt)")
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["export", "--recipient", "Lab A", "--out", out, "-w", cli.workspace]
+            process.currentDirectoryURL = CLI.repoRoot
+            var env = ProcessInfo.processInfo.environment
+            env["COHORT_WORKSPACE"] = nil
+            process.environment = env
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            var staged = false
+            while Date() < deadline, process.isRunning {
+                let entries = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+                if entries.contains(where: { $0.hasPrefix(".") && $0.contains(".partial-") }) {
+                    staged = true
+                    break
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            #expect(staged, "no .partial staging folder appeared")
+            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            guard process.terminationReason == .uncaughtSignal else {
+                // Finished before the kill: that run proves nothing; try again.
+                #expect(process.terminationStatus == 0)
+                continue
+            }
+            #expect(process.terminationStatus == SIGKILL)
+            #expect(finalNamed(in: out).isEmpty, "a killed export left final-named files: \(finalNamed(in: out))")
+            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+            #expect(leftovers.allSatisfy { $0.hasPrefix(".") && $0.contains(".partial-") }, "\(leftovers)")
+            return
+        }
+        Issue.record("the export finished before it could be killed on every attempt")
+    }
+
+    // MARK: 7. residual scan refusal
+
+    @Test func residualIdentifiersRefuseTheExport() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        // A protocol that keeps notes verbatim (and asks no k-anonymity: a one-person cohort).
+        let fm = FileManager.default
+        let protocols = cli.directory.appendingPathComponent("protocols")
+        try fm.createDirectory(at: protocols, withIntermediateDirectories: true)
+        try fm.createSymbolicLink(at: cli.directory.appendingPathComponent("templates"), withDestinationURL: CLI.repoRoot.appendingPathComponent("templates"))
+        let original = try text(CLI.repoRoot.appendingPathComponent("protocols/axspa-wearables.yaml").path)
+        #expect(original.contains("    records.note: scrub\n") && original.contains("  k_anonymity:\n    k: 3\n"))
+        var lines = original.replacingOccurrences(of: "    records.note: scrub\n", with: "    records.note: keep\n").components(separatedBy: "\n")
+        if let k = lines.firstIndex(of: "  k_anonymity:") { lines.removeSubrange(k...(k + 2)) }
+        let protocolFile = protocols.appendingPathComponent("keep-notes.yaml")
+        try Data(lines.joined(separator: "\n").utf8).write(to: protocolFile)
+        let initialized = try cli.run(["init", "--dir", cli.workspace, "--protocol", protocolFile.path])
+        try #require(initialized.status == 0, "\(initialized.output)")
+
+        let name = "Zoë O'Brien"
+        let enrolled = try cli.ws("participant", "enroll", "--code", "P-0001", "--name", name, "--birth-date", "1980-02-29", "--sex", "female",
+                                  "--zip", "02139", "--time-zone", "Europe/Berlin", "--enrolled-on", CLI.day(-10))
+        #expect(enrolled.status == 0, "\(enrolled.output)")
+        let consent = try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
+        #expect(consent.status == 0, "\(consent.output)")
+        let records = try cli.write("notes.csv", "participant,kind,start,value,note\nP-0001,pain,\(CLI.day(-2))T12:00:00Z,3,talked to \(name) about the pain\n")
+        let imported = try cli.ws("data", "import", records)
+        #expect(imported.status == 0, "\(imported.output)")
+
+        let (r, published) = try export(cli)
+        #expect(r.status == 8, "\(r.output)")
+        #expect(published == nil)
+        #expect(r.stderr.contains("residual-PII scan found identifiers"), "\(r.stderr)")
+        #expect(r.stderr.contains("csv/symptom_logs.csv:2: name"), "names the file, line and kind: \(r.stderr)")
+        #expect(!r.output.contains(name) && !r.output.contains("O'Brien") && !r.output.contains("Zoë"), "the identifier leaked into the error: \(r.output)")
+        let out = cli.path("out")
+        #expect(finalNamed(in: out).isEmpty, "\(finalNamed(in: out))")
+        #expect(((try? fm.contentsOfDirectory(atPath: out)) ?? []).isEmpty, "staging must be removed after a refusal")
+        let audit = try cli.ws("audit", "show", "--format", "json")
+        #expect(audit.stdout.contains("export.refused"), "the refusal is audited")
+        #expect(!audit.stdout.contains(name))
+    }
+
+    // MARK: 8. preview
+
+    @Test func previewShowsBeforeAndAfterWithoutTheName() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let identifiers = try #require(try roster(cli)["P-0001"])
+        let name = try #require(identifiers["name"])
+        let table = try cli.ws("deid", "preview", "--participant", "P-0001")
+        #expect(table.status == 0, "\(table.output)")
+        let header = table.stdout.split(whereSeparator: \.isNewline).first.map { $0.split(separator: " ").map(String.init) }
+        #expect(header == ["field", "before", "after"], "\(table.stdout)")
+        #expect(table.stdout.contains(name), "the coordinator sees the name in the before column")
+
+        let json = try cli.ws("deid", "preview", "--participant", "P-0001", "--format", "json")
+        #expect(json.status == 0, "\(json.output)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]])
+        #expect(rows.contains { $0["field"] == "participant.name" && $0["before"] == name && $0["after"] == nil }, "name dropped")
+        #expect(rows.contains { $0["field"]?.hasSuffix(".note") == true && $0["before"] != $0["after"] }, "a scrubbed note is shown")
+        let parts = [name] + name.split(separator: " ").map(String.init).filter { $0.count >= 3 }
+        for row in rows {
+            guard let after = row["after"] else { continue }
+            for part in parts {
+                #expect(after.range(of: "\\b\(NSRegularExpression.escapedPattern(for: part))\\b", options: .regularExpression) == nil,
+                        "after column of \(row["field"] ?? "?") contains a name: \(after)")
+            }
+            for field in ["email", "phone", "mrn"] {
+                if let value = identifiers[field], !value.isEmpty { #expect(!after.contains(value), "after column contains the \(field)") }
+            }
+        }
+    }
+
+    // MARK: known bugs (ExportJob + KAnonymizer)
+
+    /// `cohort demo --participants 6 --seed 5`: k-anonymity (k = 3) suppresses a participant, and the
+    /// export then fails (or traps) because `ExportJob` indexes the shortened rows by roster position.
+    @Test func kAnonymitySuppressionDoesNotBreakExport() throws {
+        let cli = try demo(participants: 6, seed: 5)
+        defer { cli.cleanup() }
+        let (r, _) = try export(cli)
+        withKnownIssue("ExportJob.swift:121 uses rows[index] after KAnonymizer removed participants") {
+            #expect(r.status == 0, "\(r.output)")
+            #expect(!r.output.contains("Fatal error"))
+        }
+        #expect(finalNamed(in: cli.path("out")).allSatisfy { !$0.contains("partial") })
+    }
+}
