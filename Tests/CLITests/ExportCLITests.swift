@@ -465,18 +465,15 @@ struct ExportCLITests {
         }
     }
 
-    // MARK: known bugs (ExportJob + KAnonymizer)
-
-    /// `cohort demo --participants 6 --seed 5`: k-anonymity (k = 3) suppresses a participant, and the
-    /// export then fails (or traps) because `ExportJob` indexes the shortened rows by roster position.
+    /// `cohort demo --participants 6 --seed 5`: k-anonymity (k = 3) suppresses participants
+    /// entirely; the export leaves them out (records and consents too) and counts them.
     @Test func kAnonymitySuppressionDoesNotBreakExport() throws {
         let cli = try demo(participants: 6, seed: 5)
         defer { cli.cleanup() }
         let (r, _) = try export(cli)
-        withKnownIssue("ExportJob.swift:121 uses rows[index] after KAnonymizer removed participants") {
-            #expect(r.status == 0, "\(r.output)")
-            #expect(!r.output.contains("Fatal error"))
-        }
+        #expect(r.status == 0, "\(r.output)")
+        #expect(!r.output.contains("Fatal error"))
+        #expect(r.output.contains("suppressed for k-anonymity"), "\(r.output)")
         #expect(finalNamed(in: cli.path("out")).allSatisfy { !$0.contains("partial") })
     }
 }
