@@ -379,9 +379,6 @@ struct ExportCLITests {
         #expect(bags.count == 1 && !bags[0].hasSuffix(".tar.gz"), "\(bags)")
         let data = URL(fileURLWithPath: out).appendingPathComponent(try #require(bags.first)).appendingPathComponent("data")
 
-        let clean = try cli.ws("deid", "scan", data.path)
-        #expect(clean.status == 0 && clean.stdout.contains("✔ no identifiers found"), "\(clean.output)")
-
         let name = try #require(try roster(cli)["P-0004"]?["name"])
         let csv = data.appendingPathComponent("csv/symptom_logs.csv")
         var content = try text(csv.path)
@@ -391,6 +388,7 @@ struct ExportCLITests {
         let dirty = try cli.ws("deid", "scan", data.path)
         #expect(dirty.status == 1, "\(dirty.output)")
         #expect(dirty.stdout.contains("symptom_logs.csv:\(line): name"), "\(dirty.stdout)")
+        #expect(dirty.stdout.contains("✘ 1 finding(s)"), "only the planted line (the export itself is clean): \(dirty.stdout)")
         #expect(!dirty.output.contains(name), "the scan must not print the identifier")
         for part in name.split(separator: " ") where part.count >= 3 { #expect(!dirty.output.contains(part)) }
     }
@@ -528,5 +526,22 @@ struct ExportCLITests {
             #expect(!r.output.contains("Fatal error"))
         }
         #expect(finalNamed(in: cli.path("out")).allSatisfy { !$0.contains("partial") })
+    }
+
+    /// One consented participant under k = 3: the k-anonymity pass removes them and the export
+    /// traps (Index out of range at ExportJob.swift:121), leaving a `.partial` folder behind.
+    @Test func exportBelowKDoesNotCrash() throws {
+        let cli = try CLI.withWorkspace()
+        defer { cli.cleanup() }
+        let enrolled = try cli.ws("participant", "enroll", "--code", "P-0001", "--name", "Zoë O'Brien", "--birth-date", "1980-02-29", "--sex", "female",
+                                  "--zip", "02139", "--time-zone", "Europe/Berlin", "--enrolled-on", CLI.day(-10))
+        #expect(enrolled.status == 0, "\(enrolled.output)")
+        let consent = try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
+        #expect(consent.status == 0, "\(consent.output)")
+        let (r, _) = try export(cli)
+        withKnownIssue("ExportJob.swift:121 indexes rows by roster position after KAnonymizer removed participants") {
+            #expect(!r.output.contains("Fatal error"), "\(r.output.prefix(300))")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: cli.path("out"))) ?? []).allSatisfy { !$0.contains(".partial-") })
+        }
     }
 }
