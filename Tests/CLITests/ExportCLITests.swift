@@ -110,8 +110,9 @@ struct ExportCLITests {
         return Published(archive: try moved(published.archive), manifest: try moved(published.manifest), signature: try moved(published.signature), outDirectory: dir)
     }
 
+    /// `cohort verify` as an auditor runs it: with the public key only.
     func verify(_ cli: CLI, _ published: Published) throws -> CLI.Result {
-        try cli.run(["verify", published.archive, "-w", cli.workspace])
+        try cli.run(["verify", published.archive, "--public-key", cli.workspace + "/keys/signing.pub.pem"])
     }
 
     /// The ✘ line of a check in `cohort verify` output.
@@ -144,7 +145,7 @@ struct ExportCLITests {
                 "only the three files, no hidden .partial leftovers")
         #expect(try Data(contentsOf: URL(fileURLWithPath: published.signature)).count == 64, "raw Ed25519 signature")
 
-        let v = try verify(cli, published)
+        let v = try cli.run(["verify", published.archive, "-w", cli.workspace])
         #expect(v.status == 0, "\(v.output)")
         let lines = v.stdout.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("✔") || $0.hasPrefix("✘") }
         #expect(lines.count >= 14, "\(v.stdout)")
@@ -191,6 +192,48 @@ struct ExportCLITests {
         #expect((archive["size"] as? Int).map(UInt64.init) == (try FileManager.default.attributesOfItem(atPath: published.archive)[.size] as? UInt64))
     }
 
+    /// A small workspace made from a demo's own import files: the demo's exported participants
+    /// (P-0001, P-0004–P-0006 of seed 1) with their first `perFile` records of every file, so the FHIR
+    /// validator (a few ms per resource) checks every resource type in seconds, not minutes.
+    func miniWorkspace(from demo: CLI, perFile: Int = 12) throws -> CLI {
+        let cli = try CLI.withWorkspace()
+        let codes: Set<String> = ["P-0001", "P-0004", "P-0005", "P-0006"]
+        let imports = URL(fileURLWithPath: demo.workspace).appendingPathComponent("import")
+        func code(of line: String) -> String? {
+            if line.hasPrefix("{") {
+                guard let range = line.range(of: #""participant":"[^"]*""#, options: .regularExpression) else { return nil }
+                return String(line[range].dropFirst(15).dropLast())
+            }
+            return line.split(separator: ",", maxSplits: 1).first.map(String.init)
+        }
+        let rosterLines = try text(imports.appendingPathComponent("roster.csv").path).split(whereSeparator: \.isNewline).map(String.init)
+        let kept = rosterLines.dropFirst().filter { code(of: $0).map(codes.contains) ?? false }
+        try #require(kept.count == codes.count && !kept.contains { $0.contains("\"") })
+        let roster = try cli.write("roster.csv", ([rosterLines[0]] + kept).joined(separator: "\n") + "\n")
+        let enrolled = try cli.ws("participant", "import", roster)
+        try #require(enrolled.status == 0, "\(enrolled.output)")
+        for line in kept {
+            let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let consent = try cli.ws("consent", "record", "--participant", cells[0], "--version", "1.0", "--signed-at", "\(cells[10])T10:00:00Z")
+            try #require(consent.status == 0, "\(consent.output)")
+        }
+        var files: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: imports.path).sorted() where name != "roster.csv" {
+            let lines = try text(imports.appendingPathComponent(name).path).split(whereSeparator: \.isNewline).map(String.init)
+            var counts: [String: Int] = [:]
+            var out = name.hasSuffix(".csv") ? [lines[0]] : []
+            for line in lines.dropFirst(name.hasSuffix(".csv") ? 1 : 0) {
+                guard let c = code(of: line), codes.contains(c), counts[c, default: 0] < perFile else { continue }
+                counts[c, default: 0] += 1
+                out.append(line)
+            }
+            files.append(try cli.write(name, out.joined(separator: "\n") + "\n"))
+        }
+        let imported = try cli.run(["data", "import"] + files + ["-w", cli.workspace])
+        try #require(imported.status == 0, "\(imported.output)")
+        return cli
+    }
+
     @Test(.enabled(if: ExportCLITests.hasPython, "no .venv/bin/python: run scripts/setup-venv.sh"))
     func pythonValidatorsAcceptTheExport() throws {
         let cli = try demo()
@@ -200,18 +243,25 @@ struct ExportCLITests {
         #expect(bag.lastPathComponent == published.name)
 
         let (bagit, bagitOut) = try CLI.tool(Self.python, ["-m", "bagit", "--validate", bag.path])
-        print("bagit.py --validate:\n\(bagitOut)")
-        #expect(bagit == 0 && bagitOut.contains("is valid"), "bagit: \(bagitOut)")
-
-        let (fhir, fhirOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_fhir.py").path, bag.appendingPathComponent("data/fhir").path])
-        print("check_fhir.py:\n\(fhirOut)")
-        #expect(fhir == 0 && fhirOut.contains("OK: FHIR R4 checks passed"), "check_fhir: \(fhirOut)")
-        #expect(fhirOut.contains("Patient 4") || fhirOut.contains("Patient 8"), "4 exported patients (NDJSON and bundles): \(fhirOut)")
+        print("bagit.py --validate: " + (bagitOut.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""))
+        #expect(bagit == 0 && bagitOut.hasSuffix("\(bag.path) is valid\n"), "bagit: \(bagitOut)")
 
         let (csv, csvOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_csv.py").path, bag.appendingPathComponent("data/csv").path])
         print("check_csv.py:\n\(csvOut)")
         #expect(csv == 0 && csvOut.contains("OK: CSV checks passed"), "check_csv: \(csvOut)")
         #expect(csvOut.contains("rfc4180 participants.csv: 4 rows"), "\(csvOut)")
+
+        // FHIR: the same people and kinds of data, fewer records (see miniWorkspace).
+        let mini = try miniWorkspace(from: cli)
+        defer { mini.cleanup() }
+        let small = try exported(mini)
+        let smallBag = try extract(small.archive, into: mini.path("extracted"))
+        let (fhir, fhirOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_fhir.py").path, smallBag.appendingPathComponent("data/fhir").path])
+        print("check_fhir.py:\n\(fhirOut)")
+        #expect(fhir == 0 && fhirOut.contains("OK: FHIR R4 checks passed"), "check_fhir: \(fhirOut)")
+        for resource in ["Bundle 4", "Patient 8", "ResearchSubject 8", "MedicationStatement", "Observation", "Consent", "Provenance"] {
+            #expect(fhirOut.contains(resource), "\(resource) checked: \(fhirOut)")
+        }
     }
 
     // MARK: 3. reproducible, recipient-specific
@@ -329,9 +379,6 @@ struct ExportCLITests {
         #expect(bags.count == 1 && !bags[0].hasSuffix(".tar.gz"), "\(bags)")
         let data = URL(fileURLWithPath: out).appendingPathComponent(try #require(bags.first)).appendingPathComponent("data")
 
-        let clean = try cli.ws("deid", "scan", data.path)
-        #expect(clean.status == 0 && clean.stdout.contains("✔ no identifiers found"), "\(clean.output)")
-
         let name = try #require(try roster(cli)["P-0004"]?["name"])
         let csv = data.appendingPathComponent("csv/symptom_logs.csv")
         var content = try text(csv.path)
@@ -341,6 +388,7 @@ struct ExportCLITests {
         let dirty = try cli.ws("deid", "scan", data.path)
         #expect(dirty.status == 1, "\(dirty.output)")
         #expect(dirty.stdout.contains("symptom_logs.csv:\(line): name"), "\(dirty.stdout)")
+        #expect(dirty.stdout.contains("✘ 1 finding(s)"), "only the planted line (the export itself is clean): \(dirty.stdout)")
         #expect(!dirty.output.contains(name), "the scan must not print the identifier")
         for part in name.split(separator: " ") where part.count >= 3 { #expect(!dirty.output.contains(part)) }
     }
@@ -475,5 +523,22 @@ struct ExportCLITests {
         #expect(!r.output.contains("Fatal error"))
         #expect(r.output.contains("suppressed for k-anonymity"), "\(r.output)")
         #expect(finalNamed(in: cli.path("out")).allSatisfy { !$0.contains("partial") })
+    }
+
+    /// One consented participant under k = 3: the k-anonymity pass removes them and the export
+    /// traps (Index out of range at ExportJob.swift:121), leaving a `.partial` folder behind.
+    @Test func exportBelowKDoesNotCrash() throws {
+        let cli = try CLI.withWorkspace()
+        defer { cli.cleanup() }
+        let enrolled = try cli.ws("participant", "enroll", "--code", "P-0001", "--name", "Zoë O'Brien", "--birth-date", "1980-02-29", "--sex", "female",
+                                  "--zip", "02139", "--time-zone", "Europe/Berlin", "--enrolled-on", CLI.day(-10))
+        #expect(enrolled.status == 0, "\(enrolled.output)")
+        let consent = try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
+        #expect(consent.status == 0, "\(consent.output)")
+        let (r, _) = try export(cli)
+        withKnownIssue("ExportJob.swift:121 indexes rows by roster position after KAnonymizer removed participants") {
+            #expect(!r.output.contains("Fatal error"), "\(r.output.prefix(300))")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: cli.path("out"))) ?? []).allSatisfy { !$0.contains(".partial-") })
+        }
     }
 }
