@@ -38,6 +38,8 @@ public enum VerifyService {
                             : (chain.firstProblem ?? "event \(seq) of the workspace's chain does not have the manifest's head hash"))
                 })
         }
-        return Verifier.verify(archive: archive, manifest: manifest, publicKey: publicKey, extraChecks: extra)
+        // With an explicit manifest, its signature is `<manifest>.sig` beside it.
+        let signature = manifest.map { URL(fileURLWithPath: $0.path + ".sig") }
+        return Verifier.verify(archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra)
     }
 }
