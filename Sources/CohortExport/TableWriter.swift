@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 
 /// Writes one table as CSV and/or NDJSON, row by row.

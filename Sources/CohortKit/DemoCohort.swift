@@ -87,7 +87,7 @@ public struct DemoCohort: Sendable {
             let e = p.entry
             let cells = [e.code, e.name, e.email ?? "", e.phone ?? "", e.birthDate ?? "", e.sex ?? "", e.address ?? "", e.zip ?? "", e.mrn ?? "",
                 e.timeZone, e.enrolledOn, e.devices.joined(separator: ";")]
-            text += cells.map(CSVField.quote).joined(separator: ",") + "\r\n"
+            text += cells.map(CSVText.field).joined(separator: ",") + "\r\n"
         }
         try Data(text.utf8).write(to: roster)
         var rng = SeededRandom(seed: seed &+ 1)
@@ -104,7 +104,7 @@ public struct DemoCohort: Sendable {
             "email me at {email} if the app breaks", "flare started after the long drive on 03/14", "", "", "", "",
         ]
         func csv(_ f: LineFile, _ cells: [String]) throws {
-            try f.write(cells.map(CSVField.quote).joined(separator: ",") + "\r\n")
+            try f.write(cells.map(CSVText.field).joined(separator: ",") + "\r\n")
             count += 1
         }
         for p in people {

@@ -114,16 +114,8 @@ final class RejectsWriter {
             wroteHeader = true
         }
         let values = [String(line), field, reason] + RecordImporter.columns.map { fields[$0] ?? "" }
-        try handle.write(contentsOf: Data((values.map(CSVField.quote).joined(separator: ",") + "\r\n").utf8))
+        try handle.write(contentsOf: Data((values.map(CSVText.field).joined(separator: ",") + "\r\n").utf8))
     }
 
     func close() throws { try handle.close() }
-}
-
-/// RFC 4180 quoting for one field.
-enum CSVField {
-    static func quote(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }

@@ -12,7 +12,7 @@ extension StudyStore {
         let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
         let seq: Int64 = (last?["seq"] as Int64? ?? 0) + 1
         let prev: String = last?["hash"] ?? AuditEvent.genesisHash
-        let instant = Timestamp(epochMilliseconds: Int64((at.timeIntervalSince1970 * 1000).rounded()), utcOffsetSeconds: 0).iso8601
+        let instant = isoNow(at)
         let input = try AuditEvent.hashInput(seq: seq, at: instant, actor: actor, action: action, subject: subject, details: details, prevHash: prev)
         let hash = SHA256.hex(input)
         let detailsJSON = String(decoding: try CanonicalJSON.encode(details), as: UTF8.self)
@@ -41,7 +41,7 @@ extension StudyStore {
                 return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
             }
             let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            let instant = Timestamp(epochMilliseconds: Int64((at.timeIntervalSince1970 * 1000).rounded())).iso8601
+            let instant = Self.isoNow(at)
             try db.execute(
                 sql: "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (?, ?, ?, ?)",
                 arguments: [seq, hash, signature, instant])

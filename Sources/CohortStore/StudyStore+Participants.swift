@@ -121,6 +121,6 @@ extension StudyStore {
     }
 
     static func isoNow(_ date: Date) -> String {
-        Timestamp(epochMilliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())).iso8601
+        Timestamp(date, in: .gmt).iso8601
     }
 }

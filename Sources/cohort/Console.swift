@@ -1,3 +1,6 @@
+import CohortCompliance
+import CohortCore
+import CohortCrypto
 import Foundation
 
 #if canImport(Glibc)
@@ -44,22 +47,23 @@ enum Console {
     }
 }
 
-/// Renders rows as an aligned text table, CSV, or JSON.
+/// Renders rows as an aligned text table or as RFC 4180 CSV.
 enum TableRenderer {
     static func table(_ header: [String], _ rows: [[String]]) -> String {
-        var widths = header.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }
-        return ([line(header), widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")] + rows.map(line)).joined(separator: "\n")
+        TextTable(header: header, rows: rows).render()
     }
 
     static func csv(_ header: [String], _ rows: [[String]]) -> String {
-        func quote(_ t: String) -> String {
-            t.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : t
+        ([header] + rows).map(CSVText.record).joined()
+    }
+}
+
+/// Reads the study's Ed25519 public key from a PEM file (`--public-key`).
+enum PublicKeyFile {
+    static func load(_ path: String) throws -> Ed25519PublicKey {
+        guard let pem = FileManager.default.contents(atPath: path) else {
+            throw CohortError(.notFound, "cannot read the public key", at: .init(file: path))
         }
-        return ([header] + rows).map { $0.map(quote).joined(separator: ",") }.joined(separator: "\r\n")
+        return try Ed25519PublicKey(pemRepresentation: String(decoding: pem, as: UTF8.self))
     }
 }

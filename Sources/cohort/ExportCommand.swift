@@ -118,10 +118,7 @@ extension Cohort {
             let ws = try workspace.map { try Workspace.open(at: URL(fileURLWithPath: $0), actor: "verifier") }
             let key: Ed25519PublicKey
             if let publicKey {
-                guard let pem = FileManager.default.contents(atPath: publicKey) else {
-                    throw CohortError(.notFound, "cannot read the public key", at: .init(file: publicKey))
-                }
-                key = try Ed25519PublicKey(pemRepresentation: String(decoding: pem, as: UTF8.self))
+                key = try PublicKeyFile.load(publicKey)
             } else if let ws {
                 key = ws.keystore.publicKey
             } else {

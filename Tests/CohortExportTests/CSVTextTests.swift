@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CohortExport
+import CohortCore
 
 struct CSVTextTests {
     @Test(arguments: [
