@@ -8,8 +8,8 @@ import CohortCore
 ///   end a record; CRLF and LF both end one; blank lines are not records.
 /// - `.ndjson`: lines that contain anything other than white space.
 /// - `data/fhir/bundles/….json`: the number of items in the Bundle's `entry` array (0 when it
-///   has none). Bundles are per participant and small, so their bytes are collected and parsed
-///   with `JSONSerialization`; a bundle over 256 MiB is refused.
+///   has none), found by a streaming scan of the JSON structure (``BundleEntryCounter``), so a
+///   bundle of any size is counted in constant memory.
 /// - anything else: not counted (``init(path:)`` returns nil).
 public struct RowCounter: Sendable {
     /// How a file's rows are counted.
@@ -18,9 +18,6 @@ public struct RowCounter: Sendable {
         case ndjson
         case fhirBundle = "fhir_bundle"
     }
-
-    /// The largest FHIR bundle, in bytes, that is parsed to count entries.
-    public static let maximumBundleSize = 256 * 1024 * 1024
 
     /// The rule for `path` (bag-relative, `/`-separated), or nil when such files are not counted.
     public static func kind(forPath path: String) -> Kind? {
@@ -41,9 +38,8 @@ public struct RowCounter: Sendable {
     private var count = 0
     // NDJSON state.
     private var lineHasContent = false
-    // FHIR bundle bytes.
-    private var bundle: [UInt8] = []
-    private var bundleTooLarge = false
+    // FHIR bundle state.
+    private var bundle = BundleEntryCounter()
 
     /// A counter for the file at bag-relative `path`, or nil when such files are not counted.
     public init?(path: String) {
@@ -83,13 +79,7 @@ public struct RowCounter: Sendable {
                 }
             }
         case .fhirBundle:
-            guard !bundleTooLarge else { return }
-            if bundle.count + bytes.count > Self.maximumBundleSize {
-                bundleTooLarge = true
-                bundle = []
-            } else {
-                bundle.append(contentsOf: bytes)
-            }
+            bundle.update(bytes)
         }
     }
 
@@ -100,8 +90,8 @@ public struct RowCounter: Sendable {
 
     /// The row count of everything added.
     ///
-    /// - Throws: `.invalidInput` when a FHIR bundle is not a JSON object, its `entry` is not an
-    ///   array, or it is too large; or when a CSV file ends inside a quoted field.
+    /// - Throws: `.invalidInput` when a FHIR bundle is not a well-formed JSON object or its
+    ///   `entry` is not an array; or when a CSV file ends inside a quoted field.
     public func finish() throws -> Int {
         let location = CohortError.Location(file: path)
         switch kind {
@@ -114,23 +104,11 @@ public struct RowCounter: Sendable {
         case .ndjson:
             return count + (lineHasContent ? 1 : 0)
         case .fhirBundle:
-            guard !bundleTooLarge else {
-                throw CohortError(.invalidInput, "FHIR bundle is too large to count its entries", at: location)
-            }
-            let object: Any
             do {
-                object = try JSONSerialization.jsonObject(with: Data(bundle))
+                return try bundle.finish()
             } catch {
-                throw CohortError(.invalidInput, "FHIR bundle is not valid JSON", at: location)
+                throw CohortError(.invalidInput, "FHIR bundle \(error.rawValue)", at: location)
             }
-            guard let dictionary = object as? [String: Any] else {
-                throw CohortError(.invalidInput, "FHIR bundle is not a JSON object", at: location)
-            }
-            guard let entry = dictionary["entry"] else { return 0 }
-            guard let entries = entry as? [Any] else {
-                throw CohortError(.invalidInput, "FHIR bundle `entry` is not an array", at: location)
-            }
-            return entries.count
         }
     }
 

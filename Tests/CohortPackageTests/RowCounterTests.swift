@@ -44,6 +44,43 @@ struct RowCounterTests {
         #expect(throws: (any Error).self) { try count("data/fhir/bundles/P1.json", "[1,2]") }
     }
 
+    @Test(arguments: [
+        (#"{"entry":[]}"#, 0),
+        (#"{"entry" : [ {"a":[1,2,{"entry":[9,9,9]}]} , "x" , 3 , null ] }"#, 4),
+        (#"{"id":"a]},[\"entry\":[1,2]","entry":[{"s":"}]\\"},{}]}"#, 2),
+        (#"{"meta":{"entry":[1,2,3]},"entry":[{}]}"#, 1),
+        (#"{"entries":[1,2,3],"entr":[1],"entry":[[],[[]]]}"#, 2),
+        ("\n{\n\"entry\":[\n{\"fullUrl\":\"urn:uuid:x\"},\n{}\n]}\n", 2),
+    ])
+    func bundleEntriesAreCountedByStructure(text: String, expected: Int) throws {
+        for chunk in [1, 2, 7, 1000] {
+            #expect(try count("data/fhir/bundles/P1.json", text, chunk: chunk) == expected)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"entry":{"a":1}}"#, #"{"entry":"x"}"#, #"{"entry":null}"#, #"{"entry":[{}]"#, #"{"entry":[}]}"#,
+        #"{"a":"unterminated}"#, #"{} {}"#, "", "   ", #""text""#,
+    ])
+    func malformedBundlesAreRefused(text: String) {
+        #expect(throws: (any Error).self) { try count("data/fhir/bundles/P1.json", text) }
+    }
+
+    @Test func largeBundleIsCountedInChunks() throws {
+        guard var counter = RowCounter(path: "data/fhir/bundles/P9.json") else {
+            Issue.record("bundle path not counted")
+            return
+        }
+        counter.update(Array(#"{"resourceType":"Bundle","type":"collection","entry":["#.utf8))
+        let entry = Array(#"{"fullUrl":"urn:uuid:0","resource":{"resourceType":"Observation","valueQuantity":{"value":72}}}"#.utf8)
+        for index in 0..<300_000 {
+            if index > 0 { counter.update([UInt8(ascii: ","), UInt8(ascii: "\n")]) }
+            counter.update(entry)
+        }
+        counter.update(Array("]}\n".utf8))
+        #expect(try counter.finish() == 300_000)
+    }
+
     @Test func otherFilesAreNotCounted() throws {
         #expect(RowCounter(path: "data/json/records.json") == nil)
         #expect(RowCounter(path: "data/README.txt") == nil)
