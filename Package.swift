@@ -88,7 +88,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "cohort-bench",
-            dependencies: ["CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CohortKit", "CohortCore", "CohortCompliance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),

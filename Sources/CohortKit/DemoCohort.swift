@@ -10,8 +10,9 @@ public struct DemoCohort: Sendable {
     public var days: Int
     /// The last day with data (yesterday, UTC).
     public var lastDay: CivilDate
-    /// Hourly heart rate samples (the bulk of a wearable study's data).
-    public var hourlyHeartRate: Bool = true
+    /// Local hours of the day with a heart-rate sample (the bulk of a wearable study's data):
+    /// every 3 hours from 08:00 for the demo; every hour for the benchmark.
+    public var heartRateHours: [Int] = Array(stride(from: 8, to: 23, by: 3))
 
     public init(seed: UInt64, participants: Int, days: Int, lastDay: CivilDate) {
         self.seed = seed
@@ -149,9 +150,7 @@ public struct DemoCohort: Sendable {
                     try json("hrv_sdnn", at(7), nil, (45 + rng.normal(mean: 0, sd: 8) - (flare ? 8 : 0)).rounded(), "ms")
                     try json("sleep_duration", at(0), at(7), ((7 + rng.normal(mean: 0, sd: 0.8)) * 10).rounded() / 10, "h")
                     try json("steps", at(0), at(23, 59), max(0, (6500 + rng.normal(mean: 0, sd: 2200) - (flare ? 2500 : 0)).rounded()), "{steps}")
-                    if hourlyHeartRate {
-                        for hour in stride(from: 8, to: 23, by: 3) { try json("heart_rate", at(hour), nil, (rhr + 15 + rng.normal(mean: 0, sd: 9)).rounded(), "/min") }
-                    }
+                    for hour in heartRateHours { try json("heart_rate", at(hour), nil, (rhr + 15 + rng.normal(mean: 0, sd: 9)).rounded(), "/min") }
                 }
                 if hasNSAID, rng.unit() < 0.8 { try csv(meds, [p.code, "medication_dose", at(9), "", "500", "mg", "naproxen", "AxSpA app", ""]) }
                 if d % 14 == 3 { try csv(meds, [p.code, "medication_dose", at(19), "", "40", "mg", "adalimumab", "AxSpA app", ""]) }

@@ -1,0 +1,25 @@
+/// A benchmark cohort size: how many synthetic participants, each with 90 days of symptom logs,
+/// hourly heart rate, resting heart rate, HRV, steps, sleep, medication doses, weather and
+/// free-text notes with planted identifiers (about 3,000 records per participant).
+enum BenchSize: String, CaseIterable, Sendable {
+    case s = "S"
+    case m = "M"
+    case l = "L"
+
+    /// Participants for the size (~100k, ~1M, ~5M records).
+    var participants: Int {
+        switch self {
+        case .s: 34
+        case .m: 334
+        case .l: 1_668
+        }
+    }
+
+    var approximateRecords: String {
+        switch self {
+        case .s: "~100k"
+        case .m: "~1M"
+        case .l: "~5M"
+        }
+    }
+}

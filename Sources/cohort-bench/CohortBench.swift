@@ -1,0 +1,146 @@
+import ArgumentParser
+import CohortCore
+import CohortKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `cohort-bench`: import → export → verify on a deterministic synthetic cohort, with the
+/// reference commands timed in the same run.
+@main
+struct CohortBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cohort-bench",
+        abstract: "Benchmark import, export and verify on a synthetic cohort, against gzip references timed in the same run.",
+        discussion: """
+            For each size, writes a deterministic synthetic cohort (90 days per participant of symptom logs,
+            hourly heart rate, resting heart rate, HRV, steps, sleep, medication doses, weather and
+            free-text notes with planted identifiers) as CSV and NDJSON files, enrolls the roster and
+            records consent (not timed), then measures, each in its own process:
+              import       the files through `cohort data import`'s code path
+              export       CSV, JSON and FHIR R4 into the signed archive (with the residual-PII scan)
+              verify       signature, digests, gzip/tar, bag manifests, rows (no scan)
+              verify-scan  the same plus the residual-PII scan against the roster
+            and the references on the same files: `gzip -N` compressing the uncompressed bag payload
+            (the compression-bound floor of an export) and `gzip -dc ARCHIVE | sha256sum` (the floor of
+            verify). Prints records/s, MB/s, peak resident memory and sizes, the ratios, and the targets.
+            Build in release mode: debug figures are meaningless.
+
+            Sizes: S ≈ 100k records (34 participants), M ≈ 1M (334), L ≈ 5M (1,668).
+
+            Examples:
+              swift run -c release cohort-bench                 # size S
+              swift run -c release cohort-bench --size M
+              swift run -c release cohort-bench --size M,L --json > bench.json
+              swift run -c release cohort-bench --size S --compression fast --keep --dir /tmp/bench
+
+            Exit codes: 0 measured (targets are reported, not enforced), 1 a phase failed, 64 bad usage.
+            """,
+        subcommands: [Run.self, PhaseCommand.self],
+        defaultSubcommand: Run.self)
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the benchmark (the default).")
+
+        @Option(help: "Sizes to run, comma-separated: S, M, L.") var size: String = "S"
+        @Option(help: "Participants (overrides the size's count; the size is then named 'custom').") var participants: Int?
+        @Option(help: "Seed for the synthetic cohort.") var seed: UInt64 = 42
+        @Option(help: "Working folder (a previous benchmark there is replaced).") var dir: String = "cohort-bench-data"
+        @Option(help: "Export compression: fast, default or best (zlib 1, 6, 9); the gzip reference uses the same level.")
+        var compression: CompressionChoice = .default
+        @Flag(help: "Keep the generated workspace, files and archive.") var keep = false
+        @Flag(help: "Print JSON instead of tables.") var json = false
+
+        func validate() throws {
+            for name in sizeNames where BenchSize(rawValue: name) == nil {
+                throw ValidationError("unknown size '\(name)': expected S, M or L")
+            }
+            if let participants, !(1...20_000).contains(participants) {
+                throw ValidationError("--participants must be between 1 and 20000")
+            }
+        }
+
+        var sizeNames: [String] { size.uppercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+
+        func run() throws {
+            let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            guard let root = DemoRun.findProjectRoot(from: [cwd, BenchRunner.executable.deletingLastPathComponent()]) else {
+                throw CohortError(.notFound, "cannot find \(DemoRun.protocolPath)", hint: "run cohort-bench from the cohort source folder")
+            }
+            let base = URL(fileURLWithPath: dir, isDirectory: true)
+            let log: @Sendable (String) -> Void = { line in
+                if isatty(2) == 1 { FileHandle.standardError.write(Data(("· " + line + "\n").utf8)) }
+            }
+            var reports: [SizeReport] = []
+            let runs: [(String, Int)] = participants.map { [("custom", $0)] } ?? sizeNames.compactMap { name in
+                BenchSize(rawValue: name).map { (name, $0.participants) }
+            }
+            for (name, count) in runs {
+                let bench = BenchWorkspace(root: base.appendingPathComponent(name, isDirectory: true))
+                let report = try BenchRunner(
+                    size: name, participants: count, seed: seed, bench: bench, compression: compression, projectRoot: root, log: log
+                ).run()
+                if !keep { try? FileManager.default.removeItem(at: bench.root) }
+                reports.append(report)
+                if !json { print(report.render()) }
+            }
+            if !keep, (try? FileManager.default.contentsOfDirectory(atPath: base.path))?.isEmpty == true {
+                try? FileManager.default.removeItem(at: base)
+            }
+            let flatness = Self.flatness(reports)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                let document = BenchDocument(tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness)
+                print(String(decoding: try encoder.encode(document), as: UTF8.self))
+            } else if let flatness {
+                print(String(format: "memory: L peak / M peak = %.2f (goal ≤ 1.10: %@)", flatness, flatness <= 1.10 ? "met" : "NOT met"))
+            }
+            if reports.contains(where: { $0.phases.contains { !$0.passed } }) { throw ExitCode(1) }
+        }
+
+        /// L's peak resident memory over M's, when both ran.
+        static func flatness(_ reports: [SizeReport]) -> Double? {
+            guard let m = reports.first(where: { $0.size == "M" }), let l = reports.first(where: { $0.size == "L" }), m.peakMemory > 0 else { return nil }
+            return Double(l.peakMemory) / Double(m.peakMemory)
+        }
+    }
+
+    /// Runs one phase in this process and prints its result as a JSON line (used by `run`).
+    struct PhaseCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "phase", abstract: "Run one measured phase in this process (used by `run`).", shouldDisplay: false)
+
+        @Argument(help: "import, export, verify or verify-scan") var phase: String
+        @Option(help: "The size's folder.") var dir: String
+        @Option(help: "Export compression.") var compression: CompressionChoice = .default
+
+        func run() throws {
+            guard let phase = BenchPhase(rawValue: phase) else { throw ValidationError("unknown phase '\(phase)'") }
+            do {
+                let result = try phase.run(in: BenchWorkspace(root: URL(fileURLWithPath: dir, isDirectory: true)), compressionLevel: compression.level)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            } catch let error as CohortError {
+                FileHandle.standardError.write(Data("error: \(error.message)\(error.hint.map { " — " + $0 } ?? "")\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+/// `--json` output.
+struct BenchDocument: Encodable, Sendable {
+    var tool: String
+    var cores: Int
+    var sizes: [SizeReport]
+    var memoryGrowthLOverM: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case tool, cores, sizes
+        case memoryGrowthLOverM = "memory_growth_l_over_m"
+    }
+}

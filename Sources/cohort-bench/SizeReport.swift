@@ -1,0 +1,127 @@
+import CohortCompliance
+import Foundation
+
+/// Everything measured for one size, the ratios against the references, and the targets.
+struct SizeReport: Encodable, Sendable {
+    var size: String
+    var participants: Int
+    var recordsGenerated: Int
+    var compression: String
+    var phases: [PhaseResult]
+    var references: [ReferenceResult]
+
+    enum CodingKeys: String, CodingKey {
+        case size, participants, compression, phases, references, ratios, targets
+        case recordsGenerated = "records_generated"
+    }
+
+    /// The targets on a 2-core machine.
+    static let exportRatioTarget = 1.5
+    static let verifyRatioTarget = 1.5
+    static let importRateTarget = 250_000.0
+    static let peakMemoryTarget = 200 * 1024 * 1024
+
+    func phase(_ phase: BenchPhase) -> PhaseResult? { phases.first { $0.phase == phase.rawValue } }
+    func reference(_ name: String) -> ReferenceResult? { references.first { $0.name == name } }
+
+    /// Export time / `gzip -N` time over the same payload.
+    var exportRatio: Double? {
+        guard let export = phase(.export), let gzip = reference("gzip_compress"), gzip.seconds > 0 else { return nil }
+        return export.seconds / gzip.seconds
+    }
+
+    /// Verify time (no scan) / `gzip -dc | sha256sum` time over the same archive.
+    var verifyRatio: Double? {
+        guard let verify = phase(.verify), let digest = reference("gzip_inflate_sha256"), digest.seconds > 0 else { return nil }
+        return verify.seconds / digest.seconds
+    }
+
+    var importRate: Double? {
+        guard let p = phase(.import), p.seconds > 0 else { return nil }
+        return Double(p.records) / p.seconds
+    }
+
+    var peakMemory: Int { phases.map(\.peakRSSBytes).max() ?? 0 }
+
+    /// One line per target: name, measured, goal, met.
+    var targets: [Target] {
+        var targets: [Target] = []
+        if let rate = importRate {
+            targets.append(Target(name: "import records/s", measured: String(format: "%.0f", rate), goal: "≥ 250000", met: rate >= Self.importRateTarget))
+        }
+        if let ratio = exportRatio {
+            targets.append(Target(name: "export / gzip reference", measured: String(format: "%.2f", ratio), goal: "≤ 1.5", met: ratio <= Self.exportRatioTarget))
+        }
+        if let ratio = verifyRatio {
+            targets.append(Target(name: "verify / inflate+sha256 reference", measured: String(format: "%.2f", ratio), goal: "≤ 1.5", met: ratio <= Self.verifyRatioTarget))
+        }
+        targets.append(
+            Target(name: "peak resident memory", measured: Self.megabytes(peakMemory), goal: "≤ 200 MB", met: peakMemory <= Self.peakMemoryTarget))
+        return targets
+    }
+
+    struct Target: Codable, Sendable {
+        var name: String
+        var measured: String
+        var goal: String
+        var met: Bool
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(size, forKey: .size)
+        try container.encode(participants, forKey: .participants)
+        try container.encode(recordsGenerated, forKey: .recordsGenerated)
+        try container.encode(compression, forKey: .compression)
+        try container.encode(phases, forKey: .phases)
+        try container.encode(references, forKey: .references)
+        try container.encode(["export_over_gzip": exportRatio, "verify_over_inflate_sha256": verifyRatio, "import_records_per_second": importRate], forKey: .ratios)
+        try container.encode(targets, forKey: .targets)
+    }
+
+    /// The human-readable table.
+    func render() -> String {
+        var text = "size \(size): \(participants) participants × 90 days, \(Self.grouped(recordsGenerated)) records generated, compression \(compression)\n\n"
+        var table = TextTable(
+            header: ["phase", "records", "seconds", "records/s", "MB/s", "peak RSS", "output"],
+            alignments: [.left, .right, .right, .right, .right, .right, .left])
+        for p in phases {
+            guard let phase = BenchPhase(rawValue: p.phase) else { continue }
+            let records = phase == .import || phase == .export ? p.records : (self.phase(.export)?.records ?? 0)
+            let rate = p.seconds > 0 ? Double(records) / p.seconds : 0
+            let bytes = phase == .export ? p.payloadBytes : p.inputBytes
+            let output: String
+            switch phase {
+            case .import: output = "study.db \(Self.megabytes(p.outputBytes)) from \(Self.megabytes(p.inputBytes)) of files"
+            case .export: output = "archive \(Self.megabytes(p.outputBytes)), payload \(Self.megabytes(p.payloadBytes)); \(p.detail)"
+            case .verify, .verifyScan: output = (p.passed ? "" : "FAILED: ") + p.detail
+            }
+            table.append([
+                phase.title, Self.grouped(records), String(format: "%.2f", p.seconds), Self.grouped(Int(rate)),
+                String(format: "%.1f", Double(bytes) / 1_048_576 / max(p.seconds, 1e-9)), Self.megabytes(p.peakRSSBytes), output,
+            ])
+        }
+        for r in references {
+            table.append([
+                "reference: " + r.command, "", String(format: "%.2f", r.seconds), "", String(format: "%.1f", Double(r.inputBytes) / 1_048_576 / max(r.seconds, 1e-9)),
+                "", Self.megabytes(r.inputBytes) + " in",
+            ])
+        }
+        text += table.render() + "\n"
+        var goals = TextTable(header: ["target", "measured", "goal", "met"])
+        for t in targets { goals.append([t.name, t.measured, t.goal, t.met ? "yes" : "NO"]) }
+        return text + goals.render()
+    }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return out
+    }
+}
