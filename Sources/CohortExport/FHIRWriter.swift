@@ -134,6 +134,12 @@ final class FHIRWriter {
     }
 
     private func encode(_ resource: any FHIRResource) throws -> Data {
+        // Record resources (one or two per record) take the fast writer; the rest are few.
+        if let writable = resource as? any FHIRJSONWritable {
+            var json = FHIRJSON()
+            writable.write(to: &json)
+            return Data(json.bytes)
+        }
         do {
             return try encoder.encode(resource)
         } catch {
