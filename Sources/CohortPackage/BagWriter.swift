@@ -7,7 +7,7 @@ import CohortCrypto
 /// Writes `bagit.txt`, `bag-info.txt` (standard labels plus `Cohort-Protocol-Revision`,
 /// `Cohort-Protocol-SHA256` and `Cohort-Recipient`), `manifest-sha256.txt` and
 /// `tagmanifest-sha256.txt`. Payload files are hashed (and their rows counted) in 64 KiB chunks,
-/// so memory stays flat however large they are.
+/// so memory stays flat however large they are, several files at once on a multi-core machine.
 public enum BagWriter {
     /// The tag files a cohort bag has, in the order the tag manifest lists them (by path).
     public static let tagFileNames = ["bag-info.txt", "bagit.txt", "manifest-sha256.txt", "tagmanifest-sha256.txt"]
@@ -35,8 +35,11 @@ public enum BagWriter {
     public static func write(bagDirectory: URL, metadata: BagMetadata) throws -> BagContents {
         let root = bagDirectory.standardizedFileURL.path
         try checkRoot(root)
-        var payload: [BagFile] = []
-        try collect(directory: root + "/data", relative: "data", into: &payload)
+        var found: [(path: String, relative: String, size: UInt64)] = []
+        try collect(directory: root + "/data", relative: "data", into: &found)
+        // Files are hashed on every core, largest first; the result does not depend on the order.
+        found.sort { $0.size > $1.size }
+        var payload = try Parallel.map(found.map { [$0.path, $0.relative] }) { try hash(path: $0[0], relative: $0[1]) }
         payload.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
 
         var tags: [BagFile] = []
@@ -94,15 +97,15 @@ public enum BagWriter {
         }
     }
 
-    private static func collect(directory: String, relative: String, into files: inout [BagFile]) throws {
+    private static func collect(directory: String, relative: String, into files: inout [(path: String, relative: String, size: UInt64)]) throws {
         for name in try FileSystem.children(of: directory) {
             let path = directory + "/" + name
             let relativePath = relative + "/" + name
             switch try FileSystem.kind(of: path) {
             case .directory:
                 try collect(directory: path, relative: relativePath, into: &files)
-            case .regular:
-                files.append(try hash(path: path, relative: relativePath))
+            case .regular(let size):
+                files.append((path, relativePath, size))
             case .other:
                 throw CohortError(
                     .invalidInput, "bag payload holds something other than a regular file or directory",
