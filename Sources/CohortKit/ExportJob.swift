@@ -44,6 +44,9 @@ public struct ExportOutcome: Sendable {
     public var exclusions: [String: Int]
     public var files: [BagFile]
     public var report: DeidentificationReport
+    /// Wall-clock seconds of each stage, in order: write (store → de-identify → files), scan
+    /// (residual PII), bag (digests and row counts), archive (tar.gz, manifest, signature).
+    public var stages: [(name: String, seconds: Double)] = []
 }
 
 /// `cohort export`: store → de-identifier → writers → reports → residual-PII scan → BagIt bag →
@@ -127,6 +130,15 @@ public struct ExportJob: Sendable {
         let context = ExportContext(
             studyProtocol: p, protocolSHA256: pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
             recipient: recipient, createdAt: createdAt, toolVersion: CohortVersion.string, exclusions: exclusions, formats: formats)
+        let clock = ContinuousClock()
+        var stageStart = clock.now
+        var stages: [(name: String, seconds: Double)] = []
+        func endStage(_ name: String) {
+            let now = clock.now
+            let elapsed = (now - stageStart).components
+            stages.append((name, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18))
+            stageStart = now
+        }
         let writer = try ExportWriter(dataDirectory: bag.appendingPathComponent("data", isDirectory: true), context: context)
         var records = 0
         for (index, stored) in included.enumerated() {
@@ -156,6 +168,7 @@ public struct ExportJob: Sendable {
                 ], uniquingKeysWith: { $1 }), name: "export-readme.mustache")
         try Data(readme.utf8).write(to: bag.appendingPathComponent("data/README.txt"))
 
+        endStage("write")
         // The residual-PII scan over everything written so far; any hit publishes nothing.
         let scanner = ResidualScanner(roster: roster.map(\.participant))
         let scan = try scanner.scan(directory: bag.appendingPathComponent("data", isDirectory: true))
@@ -177,6 +190,7 @@ public struct ExportJob: Sendable {
             throw CohortError(.policy, "the de-identification report itself contains an identifier; nothing was published")
         }
 
+        endStage("scan")
         // The bag, then (by default) the archive and its signed manifest.
         let contents = try BagWriter.write(
             bagDirectory: bag,
@@ -186,6 +200,7 @@ public struct ExportJob: Sendable {
         guard let checkpoint = try workspace.checkpoint() else {
             throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
         }
+        endStage("bag")
         var outcome = ExportOutcome(
             bagName: bagName, participants: included.count, records: records, exclusions: exclusions, files: contents.allFiles, report: report)
         if options.archive {
@@ -207,6 +222,8 @@ public struct ExportJob: Sendable {
             try fm.moveItem(at: bag, to: finalBag)
             outcome.bagDirectory = finalBag
         }
+        endStage("archive")
+        outcome.stages = stages
         try workspace.store.appendEvent(
             actor: workspace.actor, action: "export.create", subject: p.id,
             details: [
