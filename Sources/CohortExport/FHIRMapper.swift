@@ -135,9 +135,11 @@ struct FHIRMapper: Sendable {
     // MARK: - Records
 
     /// The resource for a record: MedicationStatement for medication doses, Observation otherwise.
-    func resource(_ r: DeidentifiedRecord, ordinal: Int, style: Style) -> any FHIRResource {
+    /// `patientID`: the record's Patient id when the caller already has it (it is the same for
+    /// all of a participant's records).
+    func resource(_ r: DeidentifiedRecord, ordinal: Int, style: Style, patientID knownPatientID: String? = nil) -> any FHIRResource {
         let id = recordID(r, ordinal: ordinal)
-        let subject = reference("Patient", patientID(r.pseudonym), style)
+        let subject = reference("Patient", knownPatientID ?? patientID(r.pseudonym), style)
         // FHIR strings must not be empty: an empty note, name or label is the same as none.
         let note = Self.nonEmpty(r.note), text = Self.nonEmpty(r.text), label = Self.nonEmpty(r.valueLabel)
         let notes = note.map { [FHIR.Annotation(text: $0)] }

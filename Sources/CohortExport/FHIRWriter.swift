@@ -14,6 +14,10 @@ final class FHIRWriter {
     private var bundleEntries = 0
     private var bundleFiles: [ExportedFile] = []
     private var recordOrdinal = 0
+    /// The current participant's Patient id, and its reference in each style.
+    private var patientID = ""
+    private var bundleReference: [UInt8] = []
+    private var bulkReference: [UInt8] = []
 
     init(directory: URL, context: ExportContext) throws {
         self.directory = directory
@@ -29,6 +33,9 @@ final class FHIRWriter {
     func begin(_ p: DeidentifiedParticipant, consents: [DeidentifiedConsent]) throws {
         try closeBundle()
         recordOrdinal = 0
+        patientID = mapper.patientID(p.pseudonym)
+        bundleReference = Array("\"reference\":\"urn:uuid:\(patientID)\"".utf8)
+        bulkReference = Array("\"reference\":\"Patient/\(patientID)\"".utf8)
         let name = "bundles/\(p.pseudonym).json"
         let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
         try writer.write(
@@ -57,13 +64,11 @@ final class FHIRWriter {
     /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
     /// (the golden files pin that both forms match what building each style separately gives).
     func write(_ r: DeidentifiedRecord) throws {
-        let resource = mapper.resource(r, ordinal: recordOrdinal, style: .bundle)
+        let resource = mapper.resource(r, ordinal: recordOrdinal, style: .bundle, patientID: patientID)
         recordOrdinal += 1
         let json = try encode(resource)
         try writeEntry(resource, json: json)
-        let patient = mapper.patientID(r.pseudonym)
-        let bulkJSON = Self.replacing(
-            Array("\"reference\":\"urn:uuid:\(patient)\"".utf8), with: Array("\"reference\":\"Patient/\(patient)\"".utf8), in: json)
+        let bulkJSON = Self.replacing(bundleReference, with: bulkReference, in: json)
         try writeBulk(type: resource.resourceType, json: bulkJSON)
     }
 

@@ -2,6 +2,10 @@
 enum JSONText {
     /// `text` as a JSON string literal (quotes included; `/` is not escaped).
     static func string(_ text: String) -> String {
+        // Most values need no escape at all.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {

@@ -12,12 +12,23 @@ enum ResourceID {
     /// The UUID (lowercase, hyphenated) for `parts`.
     static func make(_ parts: [String]) -> String {
         // The unit separator cannot occur in pseudonyms, kinds or timestamps, so joins are unambiguous.
-        var digest = SHA256.hash(namespace + Array(parts.joined(separator: "\u{1F}").utf8))
+        var input = namespace
+        input.reserveCapacity(namespace.count + parts.reduce(0) { $0 + $1.utf8.count + 1 })
+        for (index, part) in parts.enumerated() {
+            if index > 0 { input.append(0x1F) }
+            input.append(contentsOf: part.utf8)
+        }
+        var digest = SHA256.hash(input)
         digest[6] = (digest[6] & 0x0F) | 0x50
         digest[8] = (digest[8] & 0x3F) | 0x80
-        let hex = Hex.encode(Array(digest[0..<16]))
-        let c = Array(hex)
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-"
-            + String(c[20..<32])
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for index in 0..<16 {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(digest[index] >> 4)])
+            text.append(hex[Int(digest[index] & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -7,9 +7,12 @@ final class TableWriter {
     private let csv: BufferedFileWriter?
     private let ndjson: BufferedFileWriter?
     private(set) var rows = 0
+    /// `"name":` for each column, with the separator before it, built once.
+    private let jsonKeys: [String]
 
     init(layout: TableLayout, csvDirectory: URL?, jsonDirectory: URL?) throws {
         self.layout = layout
+        jsonKeys = layout.columns.enumerated().map { ($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":" }
         if let csvDirectory {
             let writer = try BufferedFileWriter(
                 url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv")
@@ -31,10 +34,10 @@ final class TableWriter {
         rows += 1
         if let csv { try csv.write(CSVText.record(cells.map(\.csvText))) }
         if let ndjson {
-            var line = "{"
-            for (index, column) in layout.columns.enumerated() {
-                if index > 0 { line += "," }
-                line += JSONText.string(column.name) + ":" + cells[index].jsonText
+            var line = ""
+            for index in jsonKeys.indices {
+                line += jsonKeys[index]
+                line += cells[index].jsonText
             }
             line += "}\n"
             try ndjson.write(line)
