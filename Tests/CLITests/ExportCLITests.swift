@@ -264,6 +264,64 @@ struct ExportCLITests {
         }
     }
 
+    /// The second example study, end to end through every validator: migraine attacks with
+    /// triggers (Observation components), medications, biometrics, the menstrual cycle and the
+    /// daily check-in, under k = 5 (six look-alike participants, so nobody is suppressed).
+    @Test(.enabled(if: ExportCLITests.hasPython, "no .venv/bin/python: run scripts/setup-venv.sh"))
+    func migraineStudyExportPassesEveryValidator() throws {
+        let cli = try CLI.withWorkspace(protocolFile: "protocols/migraine-risk.yaml")
+        defer { cli.cleanup() }
+        let enrolled = CLI.day(-10)
+        var roster = CLI.rosterHeader
+        let names = ["Ilse Vandermeer", "Oskar Brandtner", "Greta Hollingsworth", "Wanda Kesselring", "Petra Lindgrenova", "Nadia Ferrantelli"]
+        for i in 1...6 {
+            roster += "M-\(i),\(names[i - 1]),person\(i)@example.net,(555) 201-00\(10 + i),1990-0\(i)-1\(i),female,\(i) Cedar Lane,02139,MRN00000\(i),Europe/Berlin,\(enrolled),\n"
+        }
+        let imported = try cli.ws("participant", "import", try cli.write("roster.csv", roster))
+        try #require(imported.status == 0, "\(imported.output)")
+        var rows = "participant,kind,start,end,value,unit,text,source,note\n"
+        for i in 1...6 {
+            for d in 0..<3 {
+                let day = CLI.day(-9 + d)
+                let consent = d == 0 ? try cli.ws("consent", "record", "--participant", "M-\(i)", "--version", "1.0", "--signed-at", "\(enrolled)T09:00:00Z") : nil
+                if let consent { try #require(consent.status == 0, "\(consent.output)") }
+                rows += "M-\(i),migraine_attack,\(day)T14:00:00,\(day)T18:30:00,\(3 + d),{score},stress;sleep,MigraineRisk app,started after a long meeting\n"
+                rows += "M-\(i),medication_dose,\(day)T14:30:00,,50,mg,sumatriptan,MigraineRisk app,\n"
+                rows += "M-\(i),sleep_duration,\(day)T00:00:00,\(day)T07:00:00,6.5,h,,,\n"
+                rows += "M-\(i),hrv_sdnn,\(day)T07:00:00,,41,ms,,,\n"
+                rows += "M-\(i),resting_heart_rate,\(day)T07:00:00,,61,/min,,,\n"
+                rows += "M-\(i),steps,\(day)T00:00:00,\(day)T23:59:00,8200,{steps},,,\n"
+                rows += "M-\(i),menstrual_cycle_day,\(day)T08:00:00,,\(12 + d),d,,,\n"
+                rows += "M-\(i),stress,\(day)T20:00:00,,\(2 + d),{score},,,\n"
+                rows += "M-\(i),hydration,\(day)T20:00:00,,4,{score},,,\n"
+                rows += "M-\(i),caffeine,\(day)T20:00:00,,2,{cup},,,\n"
+            }
+        }
+        let data = try cli.run(["data", "import", try cli.write("migraine.csv", rows), "-w", cli.workspace])
+        try #require(data.status == 0, "\(data.output)")
+        let published = try exported(cli)
+        let bag = try extract(published.archive, into: cli.path("extracted"))
+
+        let (bagit, bagitOut) = try CLI.tool(Self.python, ["-m", "bagit", "--validate", bag.path])
+        #expect(bagit == 0 && bagitOut.hasSuffix("\(bag.path) is valid\n"), "bagit: \(bagitOut)")
+        let (csv, csvOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_csv.py").path, bag.appendingPathComponent("data/csv").path])
+        print("check_csv.py (migraine-risk):\n\(csvOut)")
+        #expect(csv == 0 && csvOut.contains("OK: CSV checks passed"), "check_csv: \(csvOut)")
+        #expect(csvOut.contains("rfc4180 participants.csv: 6 rows"), "\(csvOut)")
+        let (fhir, fhirOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_fhir.py").path, bag.appendingPathComponent("data/fhir").path])
+        print("check_fhir.py (migraine-risk):\n\(fhirOut)")
+        #expect(fhir == 0 && fhirOut.contains("OK: FHIR R4 checks passed"), "check_fhir: \(fhirOut)")
+        for resource in ["Bundle 6", "Patient 12", "MedicationStatement", "Observation", "Consent", "Provenance", "ResearchStudy"] {
+            #expect(fhirOut.contains(resource), "\(resource) checked: \(fhirOut)")
+        }
+        // Triggers become Observation components; the note is scrubbed text, the name is nowhere.
+        let observations = try text(bag.appendingPathComponent("data/fhir/Observation.ndjson").path)
+        #expect(observations.contains(#""valueString":"sleep""#), "migraine triggers as components")
+        #expect(!observations.contains("Vandermeer"))
+        let verified = try verify(cli, published)
+        #expect(verified.status == 0, "\(verified.output)")
+    }
+
     // MARK: 3. reproducible, recipient-specific
 
     @Test func sameRecipientAndInstantGiveIdenticalArchives() throws {
