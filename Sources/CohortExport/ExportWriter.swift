@@ -8,6 +8,11 @@ public import Foundation
 /// Call `beginParticipant` for each participant, then `write` for each of that participant's
 /// records, then `finish` once. Memory stays flat: rows go straight to 64 KiB-buffered files and
 /// a participant's Bundle is streamed to its file entry by entry.
+///
+/// Both cores are used: arguments are checked on the caller's thread, then rows travel in small
+/// batches to two worker threads — one writes the CSV and NDJSON tables, the other the FHIR
+/// files — each in arrival order, so the output is the same as writing them one after the other.
+/// A worker's error comes back from the next call.
 public final class ExportWriter {
     private let context: ExportContext
     private let dataDirectory: URL
@@ -18,6 +23,11 @@ public final class ExportWriter {
     private let consents: TableWriter?
     private let families: [DataType: TableWriter]
     private let fhir: FHIRWriter?
+    private let tableSink: TableSink?
+    private let tableWorker: SerialWorker?
+    private let fhirWorker: SerialWorker?
+    private var pending: [ExportEvent] = []
+    private static let batchSize = 256
     private var current: String?
     /// Pseudonyms already begun: a second beginParticipant would overwrite their Bundle.
     private var seen: Set<String> = []
@@ -73,6 +83,19 @@ public final class ExportWriter {
             families = [:]
         }
         fhir = try fhirDirectory.map { try FHIRWriter(directory: $0, context: context) }
+        if let participants, let consents {
+            tableSink = TableSink(participants: participants, consents: consents, families: families)
+            tableWorker = SerialWorker(name: "cohort-export-tables")
+        } else {
+            tableSink = nil
+            tableWorker = nil
+        }
+        fhirWorker = fhir.map { _ in SerialWorker(name: "cohort-export-fhir") }
+    }
+
+    deinit {
+        tableWorker?.cancel()
+        fhirWorker?.cancel()
     }
 
     /// Starts a participant: writes their participants row, their consent rows, and (FHIR) opens
@@ -100,11 +123,7 @@ public final class ExportWriter {
         }
         current = p.pseudonym
         let ordered = consents.sorted { ($0.signedAt?.epochMilliseconds ?? .min) < ($1.signedAt?.epochMilliseconds ?? .min) }
-        if let participants { try participants.write(participants.layout.row(p)) }
-        if let writer = self.consents {
-            for consent in ordered { try writer.write(writer.layout.row(consent)) }
-        }
-        try fhir?.begin(p, consents: ordered)
+        try enqueue(.participant(p, ordered))
     }
 
     /// Writes one record of the current participant to its family table and FHIR resources.
@@ -123,8 +142,21 @@ public final class ExportWriter {
                 .invalidInput, "a record of kind \(r.kind.rawValue) is not collected by the protocol", at: .init(field: "kind"),
                 hint: "records of kinds the protocol does not list cannot be exported")
         }
-        if let writer = families[r.kind.dataType] { try writer.write(writer.layout.row(r)) }
-        try fhir?.write(r)
+        try enqueue(.record(r))
+    }
+
+    private func enqueue(_ event: ExportEvent) throws {
+        pending.append(event)
+        if pending.count >= Self.batchSize { try flush() }
+    }
+
+    /// Hands the pending batch to both workers.
+    private func flush() throws {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending.removeAll(keepingCapacity: true)
+        if let tableWorker, let tableSink { try tableWorker.submit { try tableSink.consume(batch) } }
+        if let fhirWorker, let fhir { try fhirWorker.submit { try fhir.consume(batch) } }
     }
 
     /// Writes the codebook, `datapackage.json`, `study.json` and the FHIR `manifest.json`, closes
@@ -135,6 +167,9 @@ public final class ExportWriter {
     public func finish(deidentificationSummary: [String: Int]?) throws -> [ExportedFile] {
         try checkOpen()
         finished = true
+        try flush()
+        try tableWorker?.finish()
+        try fhirWorker?.finish()
         var files: [ExportedFile] = []
         var tableRows: [String: Int] = [:]
         for writer in [participants, consents].compactMap({ $0 }) + families.values.sorted(by: { $0.layout.name < $1.layout.name }) {

@@ -3,7 +3,10 @@ import Foundation
 
 /// Writes the FHIR part of an export: Bulk Data NDJSON (one resource type per file), one
 /// collection Bundle per participant streamed entry by entry, and `manifest.json`.
-final class FHIRWriter {
+///
+/// Used by one thread at a time (the export's FHIR worker, handed over through its lock), hence
+/// `@unchecked Sendable`.
+final class FHIRWriter: @unchecked Sendable {
     private let directory: URL
     private let bundlesDirectory: URL
     private let mapper: FHIRMapper
@@ -54,6 +57,16 @@ final class FHIRWriter {
             let resources: [any FHIRResource] = [patient, subject] + consentResources + [provenance]
             for resource in resources {
                 if style == .bundle { try writeEntry(resource) } else { try writeBulk(resource) }
+            }
+        }
+    }
+
+    /// Writes a batch of participants and records, in order.
+    func consume(_ events: [ExportEvent]) throws {
+        for event in events {
+            switch event {
+            case .participant(let p, let consents): try begin(p, consents: consents)
+            case .record(let r): try write(r)
             }
         }
     }

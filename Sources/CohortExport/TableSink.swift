@@ -1,0 +1,37 @@
+import CohortCore
+
+/// What flows from the export's reader to its writers, in order.
+enum ExportEvent: Sendable {
+    /// A participant starts: their row, and their consents (sorted by signing time).
+    case participant(DeidentifiedParticipant, [DeidentifiedConsent])
+    case record(DeidentifiedRecord)
+}
+
+/// The CSV and NDJSON tables of an export, fed batches of events.
+///
+/// Used by one thread at a time (the export's table worker, handed over through its lock; the
+/// export writer reads the tables again only after that worker has finished), hence
+/// `@unchecked Sendable`.
+final class TableSink: @unchecked Sendable {
+    private let participants: TableWriter
+    private let consents: TableWriter
+    private let families: [DataType: TableWriter]
+
+    init(participants: TableWriter, consents: TableWriter, families: [DataType: TableWriter]) {
+        self.participants = participants
+        self.consents = consents
+        self.families = families
+    }
+
+    func consume(_ events: [ExportEvent]) throws {
+        for event in events {
+            switch event {
+            case .participant(let p, let ordered):
+                try participants.write(participants.layout.row(p))
+                for consent in ordered { try consents.write(consents.layout.row(consent)) }
+            case .record(let r):
+                if let writer = families[r.kind.dataType] { try writer.write(writer.layout.row(r)) }
+            }
+        }
+    }
+}
