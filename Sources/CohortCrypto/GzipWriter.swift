@@ -1,25 +1,54 @@
 import CZlib
 import CohortCore
+import Foundation
 
-/// A streaming, reproducible gzip (RFC 1952) compressor over zlib.
+/// A streaming, reproducible gzip (RFC 1952) compressor over zlib that uses several cores.
 ///
 /// The gzip header is written here rather than by zlib so that it is fixed: no file name,
-/// `MTIME = 0`, `OS = 255` (unknown), `XFL` from the level. The same input and level therefore
-/// always give byte-identical output, whatever the machine or clock — what a reproducible export
-/// archive needs. Input is staged into fixed 128 KiB blocks before it reaches zlib, so how the
-/// caller splits its writes does not change the output either (it would at level 0 otherwise). The body is raw deflate; the trailer is CRC-32 and length mod 2³², both
-/// little-endian. `gzip -t` / `gzip -d` read the result.
+/// `MTIME = 0`, `OS = 255` (unknown), `XFL` from the level. The trailer is CRC-32 and length
+/// mod 2³², both little-endian. `gzip -t` / `gzip -d` read the result: one gzip member.
 ///
-/// Compressed bytes go to `sink` as they are produced (copy them: the buffer is reused).
-/// Call ``finish()`` exactly once at the end; a writer that is never finished has produced an
-/// incomplete stream. Not `Sendable`: one writer per task.
+/// Like pigz, the input is cut into ``blockSize`` blocks at fixed byte offsets, and each block
+/// is raw-deflated on its own (on worker threads), primed with the last 32 KiB of the previous
+/// block as a dictionary so the ratio stays close to a single stream's. Every block but the
+/// last ends with a sync flush (byte-aligned, not final), so the blocks' outputs concatenate
+/// into one deflate stream. A block's output depends only on its bytes, its dictionary and the
+/// level — not on the thread count, scheduling, or how the caller split its writes — so the same
+/// input and level always give byte-identical output, which a reproducible export needs.
+///
+/// Compressed bytes go to `sink` in order, always on the calling thread, from within ``write(_:)``
+/// and ``finish()`` (copy them: the buffer is reused). At most twice as many blocks as threads
+/// are in flight; a write waits when they are all busy, so memory stays bounded. Call
+/// ``finish()`` exactly once at the end; a writer that is never finished has produced an
+/// incomplete stream. After any error the writer refuses further writes. Not `Sendable`: one
+/// writer per task.
 public final class GzipWriter {
-    private let stream: UnsafeMutablePointer<z_stream>
-    private let output: UnsafeMutableRawBufferPointer
-    /// Input waiting to be compressed; handed to zlib only when full (or at `finish`).
-    private let staging: UnsafeMutableRawBufferPointer
-    private var staged = 0
+    /// Bytes of input per independently compressed block (the last block may be shorter).
+    public static let blockSize = 128 * 1024
+
+    /// The thread count used when none is given: the active processors, between 1 and 4.
+    public static var defaultThreadCount: Int {
+        min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4)
+    }
+
+    /// More threads than this gain nothing and only cost memory.
+    static let maximumThreadCount = 32
+
+    private let level: Int
+    private let threads: Int
+    private let maximumInFlight: Int
     private let sink: (UnsafeRawBufferPointer) throws -> Void
+    /// Compresses on the calling thread when there are no workers (one thread, or input that
+    /// fits in a single block).
+    private let engine: ParallelDeflateEngine
+    /// Started with the first full block when `threads > 1`.
+    private var pool: ParallelDeflatePool?
+    /// The block being filled by `write`.
+    private var current = ParallelDeflateBlock(blockSize: GzipWriter.blockSize)
+    /// Submitted blocks in stream order, not yet handed to the sink.
+    private var inFlight: [ParallelDeflateBlock] = []
+    /// Emitted blocks kept for reuse.
+    private var spare: [ParallelDeflateBlock] = []
     private var crc: UInt32 = 0
     private var inputSize: UInt32 = 0
     private var finished = false
@@ -29,25 +58,27 @@ public final class GzipWriter {
     ///
     /// - Parameters:
     ///   - level: zlib compression level, 0 (store) to 9 (smallest); 6 is gzip's default.
-    ///   - sink: receives the compressed bytes in order; errors it throws propagate.
-    /// - Throws: `.invalidInput` for a level outside 0...9; `.system` when zlib cannot start.
-    public init(level: Int = 6, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
+    ///   - threads: compression threads (1 compresses on the calling thread); the output is the
+    ///     same for every value. Values above 32 are treated as 32.
+    ///   - sink: receives the compressed bytes in order, on the calling thread; errors it throws
+    ///     propagate unchanged.
+    /// - Throws: `.invalidInput` for a level outside 0...9 or fewer than one thread; `.system`
+    ///   when zlib cannot start.
+    public init(
+        level: Int = 6, threads: Int = GzipWriter.defaultThreadCount,
+        sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         guard (0...9).contains(level) else {
             throw CohortError(.invalidInput, "gzip level must be between 0 and 9")
         }
-        stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        output = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        staging = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
-        self.sink = sink
-        // Negative window bits: raw deflate, no zlib or gzip wrapper (we write our own).
-        let result = deflateInit2_(
-            stream, Int32(level), Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
-            Int32(MemoryLayout<z_stream>.size))
-        guard result == Z_OK else {
-            failed = true
-            throw CohortError(.system, "zlib could not start compressing", underlying: zlibMessage(result))
+        guard threads >= 1 else {
+            throw CohortError(.invalidInput, "gzip needs at least one compression thread")
         }
+        self.level = level
+        self.threads = min(threads, Self.maximumThreadCount)
+        maximumInFlight = 2 * self.threads
+        self.sink = sink
+        engine = try ParallelDeflateEngine(level: level)
         // XFL: 2 = maximum compression, 4 = fastest, as gzip(1) sets it.
         let extraFlags: UInt8 = level == 9 ? 2 : (level == 1 ? 4 : 0)
         let header: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, extraFlags, 255]
@@ -55,30 +86,30 @@ public final class GzipWriter {
     }
 
     deinit {
-        deflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
-        output.deallocate()
-        staging.deallocate()
+        pool?.stop()
     }
 
     /// Compresses the bytes in `bytes`.
     ///
-    /// - Throws: `.invalidInput` after ``finish()``; `.system` when zlib fails; whatever `sink`
-    ///   throws.
+    /// - Throws: `.invalidInput` after ``finish()``; `.system` when zlib fails or the writer
+    ///   failed earlier; whatever `sink` throws.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try checkWritable()
         guard bytes.count > 0 else { return }
-        crc = CRC32.checksum(bytes, initial: crc)
         inputSize = inputSize &+ UInt32(truncatingIfNeeded: bytes.count)
-        var offset = 0
-        while offset < bytes.count {
-            let count = min(bytes.count - offset, staging.count - staged)
-            UnsafeMutableRawBufferPointer(rebasing: staging[staged..<(staged + count)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
-            staged += count
-            offset += count
-            if staged == staging.count { try compressStaged(flush: Z_NO_FLUSH) }
+        do {
+            var offset = 0
+            while offset < bytes.count {
+                let count = min(bytes.count - offset, Self.blockSize - current.count)
+                UnsafeMutableRawBufferPointer(rebasing: current.input[current.count..<(current.count + count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+                current.count += count
+                offset += count
+                if current.count == Self.blockSize { try submitCurrent(isLast: false) }
+            }
+        } catch {
+            fail()
+            throw error
         }
     }
 
@@ -87,20 +118,28 @@ public final class GzipWriter {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
-    /// Flushes the remaining compressed data and writes the CRC-32 and length trailer.
+    /// Compresses the remaining input, hands all output to the sink, and writes the CRC-32 and
+    /// length trailer.
     ///
-    /// - Throws: `.invalidInput` when called twice; `.system` when zlib fails; whatever `sink`
-    ///   throws.
+    /// - Throws: `.invalidInput` when called twice; `.system` when zlib fails or the writer
+    ///   failed earlier; whatever `sink` throws.
     public func finish() throws {
         try checkWritable()
-        try compressStaged(flush: Z_FINISH)
-        finished = true
-        var trailer = [UInt8]()
-        trailer.reserveCapacity(8)
-        for value in [crc, inputSize] {
-            for shift in stride(from: 0, to: 32, by: 8) { trailer.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        do {
+            try submitCurrent(isLast: true)
+            pool?.stop()
+            pool = nil
+            finished = true
+            var trailer = [UInt8]()
+            trailer.reserveCapacity(8)
+            for value in [crc, inputSize] {
+                for shift in stride(from: 0, to: 32, by: 8) { trailer.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+            }
+            try trailer.withUnsafeBytes { try sink($0) }
+        } catch {
+            fail()
+            throw error
         }
-        try trailer.withUnsafeBytes { try sink($0) }
     }
 
     private func checkWritable() throws {
@@ -108,43 +147,56 @@ public final class GzipWriter {
         guard !failed else { throw CohortError(.system, "gzip stream failed earlier and cannot continue") }
     }
 
-    /// Hands the staged input to zlib and empties the staging buffer.
-    private func compressStaged(flush: Int32) throws {
-        stream.pointee.next_in = staging.baseAddress?.assumingMemoryBound(to: Bytef.self)
-        stream.pointee.avail_in = uInt(staged)
-        try pump(flush: flush)
-        staged = 0
+    private func fail() {
+        failed = true
+        pool?.stop()
+        pool = nil
     }
 
-    /// Runs deflate until it has consumed all input (or, for `Z_FINISH`, ended the stream),
-    /// handing each full or final output buffer to the sink.
-    private func pump(flush: Int32) throws {
-        do {
-            while true {
-                stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.pointee.avail_out = uInt(output.count)
-                let result = deflate(stream, flush)
-                guard result == Z_OK || result == Z_STREAM_END || result == Z_BUF_ERROR else {
-                    throw CohortError(.system, "zlib compression failed", underlying: zlibMessage(result))
-                }
-                let produced = output.count - Int(stream.pointee.avail_out)
-                if produced > 0 { try sink(UnsafeRawBufferPointer(rebasing: output[0..<produced])) }
-                if flush == Z_FINISH {
-                    if result == Z_STREAM_END { return }
-                } else if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 {
-                    return
-                }
+    /// Sends the current block off to be compressed (the last one waits for every block), starts
+    /// a fresh block primed with its tail, and hands finished blocks to the sink in order.
+    private func submitCurrent(isLast: Bool) throws {
+        let block = current
+        block.isLast = isLast
+        if !isLast {
+            let next = spare.popLast() ?? ParallelDeflateBlock(blockSize: Self.blockSize)
+            next.reset(after: block)
+            current = next
+            if pool == nil && threads > 1 {
+                let engines = try (0..<threads).map { _ in try ParallelDeflateEngine(level: level) }
+                pool = ParallelDeflatePool(engines: engines)
             }
-        } catch {
-            failed = true
-            throw error
+        }
+        inFlight.append(block)
+        if let pool {
+            pool.submit(block)
+        } else {
+            engine.compress(block)
+            block.isDone = true
+        }
+        try emitFinishedBlocks(keepingAtMost: isLast ? 0 : maximumInFlight)
+    }
+
+    /// Hands every finished block at the head of the queue to the sink, waiting for the head
+    /// while more than `limit` blocks are in flight.
+    private func emitFinishedBlocks(keepingAtMost limit: Int) throws {
+        while let head = inFlight.first {
+            let wait = inFlight.count > limit
+            guard pool?.isDone(head, wait: wait) ?? head.isDone else { return }
+            inFlight.removeFirst()
+            if let error = head.error { throw error }
+            crc = UInt32(truncatingIfNeeded: crc32_combine(uLong(crc), uLong(head.crc), .init(head.count)))
+            if head.outputCount > 0 {
+                try sink(UnsafeRawBufferPointer(rebasing: head.output[0..<head.outputCount]))
+            }
+            spare.append(head)
         }
     }
 
     /// Gzip-compresses `bytes` in one call.
-    public static func compress(_ bytes: [UInt8], level: Int = 6) throws -> [UInt8] {
+    public static func compress(_ bytes: [UInt8], level: Int = 6, threads: Int = GzipWriter.defaultThreadCount) throws -> [UInt8] {
         var result: [UInt8] = []
-        let writer = try GzipWriter(level: level) { result.append(contentsOf: $0) }
+        let writer = try GzipWriter(level: level, threads: threads) { result.append(contentsOf: $0) }
         try writer.write(bytes)
         try writer.finish()
         return result
