@@ -30,14 +30,35 @@ public final class CSVReader {
 
     deinit { try? handle.close() }
 
+    /// The unescaped bytes of the current row's fields, one after another.
+    private var rowBytes: [UInt8] = []
+    /// Where each field of the current row ends in `rowBytes`.
+    private var fieldEnds: [Int] = []
+    /// The line the current row starts on (1-based; 0 before the first row).
+    public private(set) var rowLine = 0
+
     /// The next row, or nil at the end of the file. Blank lines are skipped.
     public func next() throws -> CSVRow? {
+        guard try advance() else { return nil }
+        var fields: [String] = []
+        fields.reserveCapacity(fieldEnds.count)
+        var start = 0
+        for end in fieldEnds {
+            fields.append(String(decoding: rowBytes[start..<end], as: UTF8.self))
+            start = end
+        }
+        return CSVRow(line: rowLine, fields: fields)
+    }
+
+    /// Reads the next row without making strings: its fields are then available through
+    /// `withCurrentRow`, its line as `rowLine`. False at the end of the file. Blank lines are skipped.
+    public func advance() throws -> Bool {
         while true {
-            guard try ensure(1) else { return nil }
+            guard try ensure(1) else { return false }
             if !startedBOMCheck {
                 startedBOMCheck = true
                 if try ensure(3), buffer[position] == 0xEF, buffer[position + 1] == 0xBB, buffer[position + 2] == 0xBF { position += 3 }
-                guard try ensure(1) else { return nil }
+                guard try ensure(1) else { return false }
             }
             // Skip blank lines.
             if buffer[position] == 0x0A {
@@ -50,72 +71,119 @@ public final class CSVReader {
                 line += 1
                 continue
             }
-            return try readRow()
+            try readRow()
+            return true
         }
     }
 
-    private func readRow() throws -> CSVRow {
+    /// The number of fields of the current row.
+    public var fieldCount: Int { fieldEnds.count }
+
+    /// Calls `body` with the current row's unescaped field bytes, one field after another, and
+    /// where each field ends in them (field `i` spans `ends[i - 1]..<ends[i]`, the first starts
+    /// at 0). The bytes are valid only inside `body`.
+    public func withCurrentRow<R>(_ body: (_ bytes: UnsafeBufferPointer<UInt8>, _ ends: [Int]) throws -> R) rethrows -> R {
+        try rowBytes.withUnsafeBufferPointer { try body($0, fieldEnds) }
+    }
+
+    private func readRow() throws {
         let startLine = line
-        var fields: [String] = []
-        var field: [UInt8] = []
+        rowBytes.removeAll(keepingCapacity: true)
+        fieldEnds.removeAll(keepingCapacity: true)
+        var fieldStart = 0
         var quoted = false
         var inQuotes = false
         var afterQuote = false
         while true {
-            guard try ensure(1) else {
-                if inQuotes {
-                    throw CohortError.invalid("a quoted field is not closed before the end of the file", file: file, line: startLine,
-                        hint: "close the quote, or double quotes inside a field (\"\")")
+            if position == buffer.count {
+                guard try ensure(1) else {
+                    if inQuotes {
+                        throw CohortError.invalid("a quoted field is not closed before the end of the file", file: file, line: startLine,
+                            hint: "close the quote, or double quotes inside a field (\"\")")
+                    }
+                    fieldEnds.append(rowBytes.count)
+                    rowLine = startLine
+                    return
                 }
-                fields.append(String(decoding: field, as: UTF8.self))
-                return CSVRow(line: startLine, fields: fields)
+            }
+            // Copy a run of ordinary bytes in one go: up to the next quote inside quotes, else up
+            // to the next comma, line end or quote.
+            let runEnd = scanRun(inQuotes: inQuotes)
+            if runEnd > position {
+                if inQuotes {
+                    line += countLineFeeds(position..<runEnd)
+                } else if afterQuote {
+                    throw CohortError.invalid("text follows a closing quote", file: file, line: line,
+                        hint: "a quoted field must end at a comma or line end")
+                }
+                rowBytes.append(contentsOf: buffer[position..<runEnd])
+                position = runEnd
+                continue
             }
             let byte = buffer[position]
             position += 1
             if inQuotes {
-                if byte == 0x22 {
-                    if try ensure(1), buffer[position] == 0x22 {
-                        field.append(0x22)
-                        position += 1
-                    } else {
-                        inQuotes = false
-                        afterQuote = true
-                    }
+                // `byte` is a quote: doubled, it stands for one quote; alone, it closes the field.
+                if try ensure(1), buffer[position] == 0x22 {
+                    rowBytes.append(0x22)
+                    position += 1
                 } else {
-                    if byte == 0x0A { line += 1 }
-                    field.append(byte)
+                    inQuotes = false
+                    afterQuote = true
                 }
                 continue
             }
             switch byte {
             case 0x2C:
-                fields.append(String(decoding: field, as: UTF8.self))
-                field.removeAll(keepingCapacity: true)
+                fieldEnds.append(rowBytes.count)
+                fieldStart = rowBytes.count
                 quoted = false
                 afterQuote = false
             case 0x0A:
                 line += 1
-                fields.append(String(decoding: field, as: UTF8.self))
-                return CSVRow(line: startLine, fields: fields)
+                fieldEnds.append(rowBytes.count)
+                rowLine = startLine
+                return
             case 0x0D:
                 if try ensure(1), buffer[position] == 0x0A { position += 1 }
                 line += 1
-                fields.append(String(decoding: field, as: UTF8.self))
-                return CSVRow(line: startLine, fields: fields)
-            case 0x22:
-                guard field.isEmpty, !quoted else {
+                fieldEnds.append(rowBytes.count)
+                rowLine = startLine
+                return
+            default:  // a quote
+                guard rowBytes.count == fieldStart, !quoted else {
                     throw CohortError.invalid("a quote appears inside an unquoted field", file: file, line: line,
                         hint: "quote the whole field and double the inner quote (\"\")")
                 }
                 quoted = true
                 inQuotes = true
-            default:
-                if afterQuote {
-                    throw CohortError.invalid("text follows a closing quote", file: file, line: line,
-                        hint: "a quoted field must end at a comma or line end")
-                }
-                field.append(byte)
             }
+        }
+    }
+
+    /// The end of the run of ordinary bytes starting at `position` in the buffer.
+    private func scanRun(inQuotes: Bool) -> Int {
+        buffer.withUnsafeBufferPointer { b in
+            var i = position
+            let n = b.count
+            if inQuotes {
+                while i < n, b[i] != 0x22 { i += 1 }
+            } else {
+                while i < n {
+                    let c = b[i]
+                    if c == 0x2C || c == 0x0A || c == 0x0D || c == 0x22 { break }
+                    i += 1
+                }
+            }
+            return i
+        }
+    }
+
+    private func countLineFeeds(_ range: Range<Int>) -> Int {
+        buffer.withUnsafeBufferPointer { b in
+            var count = 0
+            for i in range where b[i] == 0x0A { count += 1 }
+            return count
         }
     }
 
