@@ -63,7 +63,7 @@ public struct RecordImporter: Sendable {
                     if try inserter.insert(record, participantPK: pk) { inserted += 1 } else { duplicates += 1 }
                 } catch let error as CohortError where rejects != nil && error.code == .invalidInput || rejects != nil && error.code == .policy {
                     rejected += 1
-                    try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields)
+                    try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line))
                 }
             }
             return (total, inserted, duplicates, rejected)
