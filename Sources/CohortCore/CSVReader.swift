@@ -86,104 +86,142 @@ public final class CSVReader {
         try rowBytes.withUnsafeBufferPointer { try body($0, fieldEnds) }
     }
 
-    private func readRow() throws {
-        let startLine = line
-        rowBytes.removeAll(keepingCapacity: true)
-        fieldEnds.removeAll(keepingCapacity: true)
+    /// How a pass over the buffered bytes ended.
+    private enum Scan {
+        case row
+        case endOfFile
+        /// Needs this many unread bytes (a quote or CR at the end of the buffer needs the next byte).
+        case more(Int)
+        case quoteInsideField
+        case textAfterQuote
+    }
+
+    /// The state of a row being read, kept across buffer refills.
+    private struct RowState {
         var fieldStart = 0
         var quoted = false
         var inQuotes = false
         var afterQuote = false
+    }
+
+    private func readRow() throws {
+        let startLine = line
+        // Work on local copies (no per-byte access to the object's properties), put back at the end.
+        var out: [UInt8] = []
+        var ends: [Int] = []
+        swap(&out, &rowBytes)
+        swap(&ends, &fieldEnds)
+        defer {
+            swap(&out, &rowBytes)
+            swap(&ends, &fieldEnds)
+        }
+        out.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        var state = RowState()
         while true {
-            if position == buffer.count {
-                guard try ensure(1) else {
-                    if inQuotes {
-                        throw CohortError.invalid("a quoted field is not closed before the end of the file", file: file, line: startLine,
-                            hint: "close the quote, or double quotes inside a field (\"\")")
-                    }
-                    fieldEnds.append(rowBytes.count)
-                    rowLine = startLine
-                    return
-                }
+            var i = position
+            var currentLine = line
+            let final = eof
+            let scan = buffer.withUnsafeBufferPointer { b in
+                Self.scan(b, from: &i, line: &currentLine, final: final, state: &state, out: &out, ends: &ends)
             }
-            // Copy a run of ordinary bytes in one go: up to the next quote inside quotes, else up
-            // to the next comma, line end or quote.
-            let runEnd = scanRun(inQuotes: inQuotes)
-            if runEnd > position {
-                if inQuotes {
-                    line += countLineFeeds(position..<runEnd)
-                } else if afterQuote {
-                    throw CohortError.invalid("text follows a closing quote", file: file, line: line,
-                        hint: "a quoted field must end at a comma or line end")
-                }
-                rowBytes.append(contentsOf: buffer[position..<runEnd])
-                position = runEnd
-                continue
-            }
-            let byte = buffer[position]
-            position += 1
-            if inQuotes {
-                // `byte` is a quote: doubled, it stands for one quote; alone, it closes the field.
-                if try ensure(1), buffer[position] == 0x22 {
-                    rowBytes.append(0x22)
-                    position += 1
-                } else {
-                    inQuotes = false
-                    afterQuote = true
-                }
-                continue
-            }
-            switch byte {
-            case 0x2C:
-                fieldEnds.append(rowBytes.count)
-                fieldStart = rowBytes.count
-                quoted = false
-                afterQuote = false
-            case 0x0A:
-                line += 1
-                fieldEnds.append(rowBytes.count)
+            position = i
+            line = currentLine
+            switch scan {
+            case .row:
                 rowLine = startLine
                 return
-            case 0x0D:
-                if try ensure(1), buffer[position] == 0x0A { position += 1 }
-                line += 1
-                fieldEnds.append(rowBytes.count)
+            case .endOfFile:
+                if state.inQuotes {
+                    throw CohortError.invalid("a quoted field is not closed before the end of the file", file: file, line: startLine,
+                        hint: "close the quote, or double quotes inside a field (\"\")")
+                }
+                ends.append(out.count)
                 rowLine = startLine
                 return
-            default:  // a quote
-                guard rowBytes.count == fieldStart, !quoted else {
-                    throw CohortError.invalid("a quote appears inside an unquoted field", file: file, line: line,
-                        hint: "quote the whole field and double the inner quote (\"\")")
-                }
-                quoted = true
-                inQuotes = true
+            case let .more(count):
+                _ = try ensure(count)
+            case .quoteInsideField:
+                throw CohortError.invalid("a quote appears inside an unquoted field", file: file, line: line,
+                    hint: "quote the whole field and double the inner quote (\"\")")
+            case .textAfterQuote:
+                throw CohortError.invalid("text follows a closing quote", file: file, line: line,
+                    hint: "a quoted field must end at a comma or line end")
             }
         }
     }
 
-    /// The end of the run of ordinary bytes starting at `position` in the buffer.
-    private func scanRun(inQuotes: Bool) -> Int {
-        buffer.withUnsafeBufferPointer { b in
-            var i = position
-            let n = b.count
-            if inQuotes {
-                while i < n, b[i] != 0x22 { i += 1 }
-            } else {
-                while i < n {
-                    let c = b[i]
-                    if c == 0x2C || c == 0x0A || c == 0x0D || c == 0x22 { break }
+    /// Reads row bytes from `b` starting at `i` until the row ends, the buffer runs out or an
+    /// error is found. `final`: no bytes follow `b` in the file.
+    private static func scan(
+        _ b: UnsafeBufferPointer<UInt8>, from i: inout Int, line: inout Int, final: Bool, state: inout RowState, out: inout [UInt8],
+        ends: inout [Int]
+    ) -> Scan {
+        let n = b.count
+        while true {
+            if i == n { return final ? .endOfFile : .more(1) }
+            if state.inQuotes {
+                // Up to the next quote, counting line breaks.
+                var j = i
+                while j < n, b[j] != 0x22 {
+                    if b[j] == 0x0A { line += 1 }
+                    j += 1
+                }
+                if j > i {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<j]))
+                    i = j
+                    continue
+                }
+                // A quote: doubled, it stands for one quote; alone, it closes the field.
+                if i + 1 == n, !final { return .more(2) }
+                if i + 1 < n, b[i + 1] == 0x22 {
+                    out.append(0x22)
+                    i += 2
+                } else {
+                    state.inQuotes = false
+                    state.afterQuote = true
                     i += 1
                 }
+                continue
             }
-            return i
-        }
-    }
-
-    private func countLineFeeds(_ range: Range<Int>) -> Int {
-        buffer.withUnsafeBufferPointer { b in
-            var count = 0
-            for i in range where b[i] == 0x0A { count += 1 }
-            return count
+            // Up to the next comma, line end or quote.
+            var j = i
+            while j < n {
+                let c = b[j]
+                if c == 0x2C || c == 0x0A || c == 0x0D || c == 0x22 { break }
+                j += 1
+            }
+            if j > i {
+                if state.afterQuote { return .textAfterQuote }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<j]))
+                i = j
+                continue
+            }
+            switch b[i] {
+            case 0x2C:
+                ends.append(out.count)
+                state.fieldStart = out.count
+                state.quoted = false
+                state.afterQuote = false
+                i += 1
+            case 0x0A:
+                line += 1
+                ends.append(out.count)
+                i += 1
+                return .row
+            case 0x0D:
+                if i + 1 == n, !final { return .more(2) }
+                i += 1
+                if i < n, b[i] == 0x0A { i += 1 }
+                line += 1
+                ends.append(out.count)
+                return .row
+            default:  // a quote
+                guard out.count == state.fieldStart, !state.quoted else { return .quoteInsideField }
+                state.quoted = true
+                state.inQuotes = true
+                i += 1
+            }
         }
     }
 

@@ -10,9 +10,11 @@ import Foundation
 /// per row is kept small: fields are read as bytes, the last participant and each kind's facts
 /// are looked up once, and strings are made only for what is stored.
 final class RecordValidator {
+    /// What validation needs of a participant.
     struct Subject {
         var pk: Int64
-        var participant: Participant
+        var id: UUID
+        var code: String
         var timeZone: TimeZone
         var firstMs: Int64
         var lastMs: Int64
@@ -20,27 +22,31 @@ final class RecordValidator {
         var gate: ImportGate?
     }
 
-    /// What validation needs to know about a kind, computed once per kind.
+    /// What validation needs to know about a kind, computed once per kind (no references, so
+    /// reading it costs no retains).
     struct KindFacts {
         var kind: RecordKind
-        var name: [UInt8]
         var collected: Bool
-        var canonicalUnit: [UInt8]
         var range: ClosedRange<Double>
         var isInteger: Bool
         var requiresValue: Bool
         var requiresText: Bool
-        var textVocabulary: Set<String>?
     }
 
     let studyProtocol: StudyProtocol
     let file: String
     let nowMs: Int64
-    var subjects: [String: Subject] = [:]
+    /// Participants, and their index by study code.
+    let subjects: [Subject]
+    let subjectIndex: [String: Int]
+    /// Kinds in `RecordKind.allCases` order: facts, names, canonical units, text vocabularies.
     let kinds: [KindFacts]
+    let kindNames: [[UInt8]]
+    let canonicalUnits: [[UInt8]]
+    let vocabularies: [Set<String>?]
     /// The last row's participant code and subject (rows usually come grouped by participant).
     private var lastCode: [UInt8] = []
-    private var lastSubject: Subject?
+    private var lastSubject = -1
     /// The last row's kind, an index into `kinds`.
     private var lastKind = 0
 
@@ -49,6 +55,8 @@ final class RecordValidator {
         self.file = file
         self.nowMs = Int64(workspace.now().timeIntervalSince1970 * 1000)
         let gates = try ImportGates.make(workspace: workspace, studyProtocol: studyProtocol)
+        var subjects: [Subject] = []
+        var subjectIndex: [String: Int] = [:]
         for stored in try workspace.store.participants() {
             let p = stored.participant
             guard let tz = TimeZone(identifier: p.timeZone) else { continue }
@@ -56,13 +64,27 @@ final class RecordValidator {
             let lastLocal = Int64(p.enrolledOn.adding(days: studyProtocol.durationDays).daysSinceEpoch) * 86_400_000
             let first = firstLocal - Int64(Timestamp.resolveOffset(localMs: firstLocal, in: tz)) * 1000
             let last = lastLocal - Int64(Timestamp.resolveOffset(localMs: lastLocal, in: tz)) * 1000
-            subjects[p.code] = Subject(pk: stored.pk, participant: p, timeZone: tz, firstMs: first, lastMs: last, gate: gates[p.id])
+            subjectIndex[p.code] = subjects.count
+            subjects.append(Subject(pk: stored.pk, id: p.id, code: p.code, timeZone: tz, firstMs: first, lastMs: last, gate: gates[p.id]))
         }
+        self.subjects = subjects
+        self.subjectIndex = subjectIndex
         kinds = RecordKind.allCases.map { kind in
             KindFacts(
-                kind: kind, name: Array(kind.rawValue.utf8), collected: studyProtocol.collects(kind), canonicalUnit: Array(kind.canonicalUnit.utf8),
-                range: kind.range, isInteger: kind.isInteger, requiresValue: kind.requiresValue, requiresText: kind.requiresText,
-                textVocabulary: kind.textVocabulary)
+                kind: kind, collected: studyProtocol.collects(kind), range: kind.range, isInteger: kind.isInteger, requiresValue: kind.requiresValue,
+                requiresText: kind.requiresText)
+        }
+        kindNames = RecordKind.allCases.map { Array($0.rawValue.utf8) }
+        canonicalUnits = RecordKind.allCases.map { Array($0.canonicalUnit.utf8) }
+        vocabularies = RecordKind.allCases.map(\.textVocabulary)
+    }
+
+    /// Whether `bytes` are exactly `name`.
+    static func same(_ name: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count == bytes.count else { return false }
+        return name.withUnsafeBufferPointer { named in
+            guard let a = named.baseAddress, let b = bytes.baseAddress else { return true }  // both empty
+            return memcmp(a, b, bytes.count) == 0
         }
     }
 
@@ -70,40 +92,40 @@ final class RecordValidator {
         CohortError.invalid(message, file: file, line: line, field: field, hint: hint)
     }
 
-    /// The subject whose study code is `code`.
-    private func subject(_ code: UnsafeBufferPointer<UInt8>) -> Subject? {
-        if let lastSubject, lastCode.elementsEqual(code) { return lastSubject }
-        guard let found = subjects[String(decoding: code, as: UTF8.self)] else { return nil }
+    /// The index of the subject whose study code is `code`.
+    private func subject(_ code: UnsafeBufferPointer<UInt8>) -> Int? {
+        if lastSubject >= 0, Self.same(lastCode, code) { return lastSubject }
+        guard let found = subjectIndex[String(decoding: code, as: UTF8.self)] else { return nil }
         lastCode = Array(code)
         lastSubject = found
         return found
     }
 
-    /// The facts of the kind named `name`, nil for an unknown kind.
-    private func kindFacts(_ name: UnsafeBufferPointer<UInt8>) -> KindFacts? {
-        if kinds[lastKind].name.elementsEqual(name) { return kinds[lastKind] }
-        if let index = kinds.firstIndex(where: { $0.name.elementsEqual(name) }) {
+    /// The index of the kind named `name`, nil for an unknown kind.
+    private func kindIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+        if Self.same(kindNames[lastKind], name) { return lastKind }
+        if let index = kindNames.firstIndex(where: { Self.same($0, name) }) {
             lastKind = index
-            return kinds[index]
+            return index
         }
         // Not byte-equal to a kind name: decide as the string comparison of `RecordKind(rawValue:)` does.
-        guard let kind = RecordKind(rawValue: String(decoding: name, as: UTF8.self)), let index = kinds.firstIndex(where: { $0.kind == kind }) else {
-            return nil
-        }
-        return kinds[index]
+        guard let kind = RecordKind(rawValue: String(decoding: name, as: UTF8.self)) else { return nil }
+        return kinds.firstIndex { $0.kind == kind }
     }
 
     func validate(_ fields: RecordFields, line: Int) throws -> (Int64, Record) {
         guard let code = fields[.participant] else { throw fail(line, "participant", "a participant study code is required") }
-        guard let subject = subject(code) else {
+        guard let subjectIndex = subject(code) else {
             throw fail(line, "participant", "no enrolled participant has this study code", hint: "enroll them first (`cohort participant enroll`)")
         }
         guard let kindBytes = fields[.kind] else { throw fail(line, "kind", "a record kind is required") }
-        guard let facts = kindFacts(kindBytes) else {
+        guard let kindIndex = kindIndex(kindBytes) else {
             let kindText = String(decoding: kindBytes, as: UTF8.self)
             throw fail(line, "kind", "unknown record kind",
                 hint: Suggest.closest(to: kindText, in: RecordKind.allCases.map(\.rawValue)).map { "did you mean '\($0)'?" } ?? "see the README for record kinds")
         }
+        let subject = subjects[subjectIndex]
+        let facts = kinds[kindIndex]
         let kind = facts.kind
         guard facts.collected else {
             throw fail(line, "kind", "the protocol does not collect \(kind.rawValue)", hint: "collected: \(studyProtocol.collectedKinds.map(\.rawValue).sorted().joined(separator: ", "))")
@@ -133,7 +155,7 @@ final class RecordValidator {
         if let valueBytes = fields[.value] {
             guard let raw = Self.number(valueBytes), raw.isFinite else { throw fail(line, "value", "expected a number") }
             let converted: Double
-            if let unit = fields[.unit], !unit.elementsEqual(facts.canonicalUnit) {
+            if let unit = fields[.unit], !Self.same(canonicalUnits[kindIndex], unit) {
                 guard let c = Units.toCanonical(raw, unit: String(decoding: unit, as: UTF8.self), kind: kind) else {
                     throw fail(line, "unit", "unit not accepted for \(kind.rawValue)", hint: "use one of: \(Units.accepted(for: kind).joined(separator: ", ")) (UCUM)")
                 }
@@ -156,7 +178,7 @@ final class RecordValidator {
         }
         var text = fields.string(.text)
         if facts.requiresText, text == nil { throw fail(line, "text", "\(kind.rawValue) needs a text (e.g. the medication name)") }
-        if let vocabulary = facts.textVocabulary, let t = text {
+        if let vocabulary = vocabularies[kindIndex], let t = text {
             let items = t.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
             for item in items where !vocabulary.contains(item) {
                 throw fail(line, "text", "unknown \(kind.rawValue) trigger", hint: "use: \(vocabulary.sorted().joined(separator: ", ")) separated by ';'")
@@ -168,9 +190,9 @@ final class RecordValidator {
         let note = fields.string(.note)
         if let note, note.utf8.count > 5000, note.count > 5000 { throw fail(line, "note", "note longer than 5000 characters") }
         let record = Record(
-            participantID: subject.participant.id, kind: kind, start: start, end: end, value: value, text: text, source: fields.string(.source),
+            participantID: subject.id, kind: kind, start: start, end: end, value: value, text: text, source: fields.string(.source),
             note: note)
-        if let refusal = ImportGates.refusal(subject.gate, participant: subject.participant, at: start) {
+        if let refusal = ImportGates.refusal(subject.gate, code: subject.code, at: start) {
             var error = refusal
             error.location = .init(file: file, line: line, field: "participant")
             throw error
@@ -240,16 +262,16 @@ enum ImportGates {
         return gates
     }
 
-    /// Why `participant` may not have data at `start` under `gate`, nil when allowed.
-    static func refusal(_ gate: ImportGate?, participant: Participant, at start: Timestamp) -> CohortError? {
+    /// Why participant `code` may not have data at `start` under `gate`, nil when allowed.
+    static func refusal(_ gate: ImportGate?, code: String, at start: Timestamp) -> CohortError? {
         guard let gate else {
-            return CohortError(.invalidInput, "participant \(participant.code) has an unknown time zone")
+            return CohortError(.invalidInput, "participant \(code) has an unknown time zone")
         }
         switch gate.check(start) {
         case .allowed: return nil
         case let .refused(reason):
             var error = reason.error()
-            error.message = "participant \(participant.code): " + error.message
+            error.message = "participant \(code): " + error.message
             return error
         }
     }
