@@ -30,14 +30,35 @@ public final class CSVReader {
 
     deinit { try? handle.close() }
 
+    /// The unescaped bytes of the current row's fields, one after another.
+    private var rowBytes: [UInt8] = []
+    /// Where each field of the current row ends in `rowBytes`.
+    private var fieldEnds: [Int] = []
+    /// The line the current row starts on (1-based; 0 before the first row).
+    public private(set) var rowLine = 0
+
     /// The next row, or nil at the end of the file. Blank lines are skipped.
     public func next() throws -> CSVRow? {
+        guard try advance() else { return nil }
+        var fields: [String] = []
+        fields.reserveCapacity(fieldEnds.count)
+        var start = 0
+        for end in fieldEnds {
+            fields.append(String(decoding: rowBytes[start..<end], as: UTF8.self))
+            start = end
+        }
+        return CSVRow(line: rowLine, fields: fields)
+    }
+
+    /// Reads the next row without making strings: its fields are then available through
+    /// `withCurrentRow`, its line as `rowLine`. False at the end of the file. Blank lines are skipped.
+    public func advance() throws -> Bool {
         while true {
-            guard try ensure(1) else { return nil }
+            guard try ensure(1) else { return false }
             if !startedBOMCheck {
                 startedBOMCheck = true
                 if try ensure(3), buffer[position] == 0xEF, buffer[position + 1] == 0xBB, buffer[position + 2] == 0xBF { position += 3 }
-                guard try ensure(1) else { return nil }
+                guard try ensure(1) else { return false }
             }
             // Skip blank lines.
             if buffer[position] == 0x0A {
@@ -50,71 +71,156 @@ public final class CSVReader {
                 line += 1
                 continue
             }
-            return try readRow()
+            try readRow()
+            return true
         }
     }
 
-    private func readRow() throws -> CSVRow {
-        let startLine = line
-        var fields: [String] = []
-        var field: [UInt8] = []
+    /// The number of fields of the current row.
+    public var fieldCount: Int { fieldEnds.count }
+
+    /// Calls `body` with the current row's unescaped field bytes, one field after another, and
+    /// where each field ends in them (field `i` spans `ends[i - 1]..<ends[i]`, the first starts
+    /// at 0). The bytes are valid only inside `body`.
+    public func withCurrentRow<R>(_ body: (_ bytes: UnsafeBufferPointer<UInt8>, _ ends: [Int]) throws -> R) rethrows -> R {
+        try rowBytes.withUnsafeBufferPointer { try body($0, fieldEnds) }
+    }
+
+    /// How a pass over the buffered bytes ended.
+    private enum Scan {
+        case row
+        case endOfFile
+        /// Needs this many unread bytes (a quote or CR at the end of the buffer needs the next byte).
+        case more(Int)
+        case quoteInsideField
+        case textAfterQuote
+    }
+
+    /// The state of a row being read, kept across buffer refills.
+    private struct RowState {
+        var fieldStart = 0
         var quoted = false
         var inQuotes = false
         var afterQuote = false
+    }
+
+    private func readRow() throws {
+        let startLine = line
+        // Work on local copies (no per-byte access to the object's properties), put back at the end.
+        var out: [UInt8] = []
+        var ends: [Int] = []
+        swap(&out, &rowBytes)
+        swap(&ends, &fieldEnds)
+        defer {
+            swap(&out, &rowBytes)
+            swap(&ends, &fieldEnds)
+        }
+        out.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        var state = RowState()
         while true {
-            guard try ensure(1) else {
-                if inQuotes {
+            var i = position
+            var currentLine = line
+            let final = eof
+            let scan = buffer.withUnsafeBufferPointer { b in
+                Self.scan(b, from: &i, line: &currentLine, final: final, state: &state, out: &out, ends: &ends)
+            }
+            position = i
+            line = currentLine
+            switch scan {
+            case .row:
+                rowLine = startLine
+                return
+            case .endOfFile:
+                if state.inQuotes {
                     throw CohortError.invalid("a quoted field is not closed before the end of the file", file: file, line: startLine,
                         hint: "close the quote, or double quotes inside a field (\"\")")
                 }
-                fields.append(String(decoding: field, as: UTF8.self))
-                return CSVRow(line: startLine, fields: fields)
+                ends.append(out.count)
+                rowLine = startLine
+                return
+            case let .more(count):
+                _ = try ensure(count)
+            case .quoteInsideField:
+                throw CohortError.invalid("a quote appears inside an unquoted field", file: file, line: line,
+                    hint: "quote the whole field and double the inner quote (\"\")")
+            case .textAfterQuote:
+                throw CohortError.invalid("text follows a closing quote", file: file, line: line,
+                    hint: "a quoted field must end at a comma or line end")
             }
-            let byte = buffer[position]
-            position += 1
-            if inQuotes {
-                if byte == 0x22 {
-                    if try ensure(1), buffer[position] == 0x22 {
-                        field.append(0x22)
-                        position += 1
-                    } else {
-                        inQuotes = false
-                        afterQuote = true
-                    }
+        }
+    }
+
+    /// Reads row bytes from `b` starting at `i` until the row ends, the buffer runs out or an
+    /// error is found. `final`: no bytes follow `b` in the file.
+    private static func scan(
+        _ b: UnsafeBufferPointer<UInt8>, from i: inout Int, line: inout Int, final: Bool, state: inout RowState, out: inout [UInt8],
+        ends: inout [Int]
+    ) -> Scan {
+        let n = b.count
+        while true {
+            if i == n { return final ? .endOfFile : .more(1) }
+            if state.inQuotes {
+                // Up to the next quote, counting line breaks.
+                var j = i
+                while j < n, b[j] != 0x22 {
+                    if b[j] == 0x0A { line += 1 }
+                    j += 1
+                }
+                if j > i {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<j]))
+                    i = j
+                    continue
+                }
+                // A quote: doubled, it stands for one quote; alone, it closes the field.
+                if i + 1 == n, !final { return .more(2) }
+                if i + 1 < n, b[i + 1] == 0x22 {
+                    out.append(0x22)
+                    i += 2
                 } else {
-                    if byte == 0x0A { line += 1 }
-                    field.append(byte)
+                    state.inQuotes = false
+                    state.afterQuote = true
+                    i += 1
                 }
                 continue
             }
-            switch byte {
+            // Up to the next comma, line end or quote.
+            var j = i
+            while j < n {
+                let c = b[j]
+                if c == 0x2C || c == 0x0A || c == 0x0D || c == 0x22 { break }
+                j += 1
+            }
+            if j > i {
+                if state.afterQuote { return .textAfterQuote }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<j]))
+                i = j
+                continue
+            }
+            switch b[i] {
             case 0x2C:
-                fields.append(String(decoding: field, as: UTF8.self))
-                field.removeAll(keepingCapacity: true)
-                quoted = false
-                afterQuote = false
+                ends.append(out.count)
+                state.fieldStart = out.count
+                state.quoted = false
+                state.afterQuote = false
+                i += 1
             case 0x0A:
                 line += 1
-                fields.append(String(decoding: field, as: UTF8.self))
-                return CSVRow(line: startLine, fields: fields)
+                ends.append(out.count)
+                i += 1
+                return .row
             case 0x0D:
-                if try ensure(1), buffer[position] == 0x0A { position += 1 }
+                if i + 1 == n, !final { return .more(2) }
+                i += 1
+                if i < n, b[i] == 0x0A { i += 1 }
                 line += 1
-                fields.append(String(decoding: field, as: UTF8.self))
-                return CSVRow(line: startLine, fields: fields)
-            case 0x22:
-                guard field.isEmpty, !quoted else {
-                    throw CohortError.invalid("a quote appears inside an unquoted field", file: file, line: line,
-                        hint: "quote the whole field and double the inner quote (\"\")")
-                }
-                quoted = true
-                inQuotes = true
-            default:
-                if afterQuote {
-                    throw CohortError.invalid("text follows a closing quote", file: file, line: line,
-                        hint: "a quoted field must end at a comma or line end")
-                }
-                field.append(byte)
+                ends.append(out.count)
+                return .row
+            default:  // a quote
+                guard out.count == state.fieldStart, !state.quoted else { return .quoteInsideField }
+                state.quoted = true
+                state.inQuotes = true
+                i += 1
             }
         }
     }

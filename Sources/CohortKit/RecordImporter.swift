@@ -54,19 +54,22 @@ public struct RecordImporter: Sendable {
         let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: format)
         let progress = self.progress
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
-            var total = 0, inserted = 0, duplicates = 0, rejected = 0
+            var total = 0, accepted = 0, rejected = 0
             try RowSource.forEachRow(url: url, format: format) { line, fields in
                 total += 1
                 if total % 50_000 == 0 { progress?(total) }
                 do {
                     let (pk, record) = try validator.validate(fields, line: line)
-                    if try inserter.insert(record, participantPK: pk) { inserted += 1 } else { duplicates += 1 }
+                    // Queued and written in groups; a row that is already stored counts as a duplicate.
+                    try inserter.add(record, participantPK: pk)
+                    accepted += 1
                 } catch let error as CohortError where rejects != nil && error.code == .invalidInput || rejects != nil && error.code == .policy {
                     rejected += 1
-                    try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields)
+                    try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line))
                 }
             }
-            return (total, inserted, duplicates, rejected)
+            try inserter.flush()
+            return (total, inserter.insertedCount, accepted - inserter.insertedCount, rejected)
         }
         try rejects?.close()
         try workspace.checkpoint()

@@ -5,27 +5,58 @@ import Foundation
 
 /// Turns one row of text fields into a validated record, or an error naming the field and what
 /// was expected. Error messages never repeat the value itself.
+///
+/// The checks and their order are those of the record rules (README, "Data import"); the work
+/// per row is kept small: fields are read as bytes, the last participant and each kind's facts
+/// are looked up once, and strings are made only for what is stored.
 final class RecordValidator {
+    /// What validation needs of a participant.
     struct Subject {
         var pk: Int64
-        var participant: Participant
+        var id: UUID
+        var code: String
         var timeZone: TimeZone
         var firstMs: Int64
         var lastMs: Int64
+        /// Consent and withdrawal gate; nil when the participant's zone is unknown to it.
+        var gate: ImportGate?
+    }
+
+    /// What validation needs to know about a kind, computed once per kind (no references, so
+    /// reading it costs no retains).
+    struct KindFacts {
+        var kind: RecordKind
+        var collected: Bool
+        var range: ClosedRange<Double>
+        var isInteger: Bool
+        var requiresValue: Bool
+        var requiresText: Bool
     }
 
     let studyProtocol: StudyProtocol
     let file: String
     let nowMs: Int64
-    var subjects: [String: Subject] = [:]
-    /// Extra checks on a participant and instant (consent, withdrawal), nil when allowed.
-    let gate: (Participant, Timestamp) -> CohortError?
+    /// Participants, and their index by study code.
+    let subjects: [Subject]
+    let subjectIndex: [String: Int]
+    /// Kinds in `RecordKind.allCases` order: facts, names, canonical units, text vocabularies.
+    let kinds: [KindFacts]
+    let kindNames: [[UInt8]]
+    let canonicalUnits: [[UInt8]]
+    let vocabularies: [Set<String>?]
+    /// The last row's participant code and subject (rows usually come grouped by participant).
+    private var lastCode: [UInt8] = []
+    private var lastSubject = -1
+    /// The last row's kind, an index into `kinds`.
+    private var lastKind = 0
 
     init(workspace: Workspace, studyProtocol: StudyProtocol, file: String) throws {
         self.studyProtocol = studyProtocol
         self.file = file
         self.nowMs = Int64(workspace.now().timeIntervalSince1970 * 1000)
-        self.gate = try ImportGates.make(workspace: workspace, studyProtocol: studyProtocol)
+        let gates = try ImportGates.make(workspace: workspace, studyProtocol: studyProtocol)
+        var subjects: [Subject] = []
+        var subjectIndex: [String: Int] = [:]
         for stored in try workspace.store.participants() {
             let p = stored.participant
             guard let tz = TimeZone(identifier: p.timeZone) else { continue }
@@ -33,7 +64,27 @@ final class RecordValidator {
             let lastLocal = Int64(p.enrolledOn.adding(days: studyProtocol.durationDays).daysSinceEpoch) * 86_400_000
             let first = firstLocal - Int64(Timestamp.resolveOffset(localMs: firstLocal, in: tz)) * 1000
             let last = lastLocal - Int64(Timestamp.resolveOffset(localMs: lastLocal, in: tz)) * 1000
-            subjects[p.code] = Subject(pk: stored.pk, participant: p, timeZone: tz, firstMs: first, lastMs: last)
+            subjectIndex[p.code] = subjects.count
+            subjects.append(Subject(pk: stored.pk, id: p.id, code: p.code, timeZone: tz, firstMs: first, lastMs: last, gate: gates[p.id]))
+        }
+        self.subjects = subjects
+        self.subjectIndex = subjectIndex
+        kinds = RecordKind.allCases.map { kind in
+            KindFacts(
+                kind: kind, collected: studyProtocol.collects(kind), range: kind.range, isInteger: kind.isInteger, requiresValue: kind.requiresValue,
+                requiresText: kind.requiresText)
+        }
+        kindNames = RecordKind.allCases.map { Array($0.rawValue.utf8) }
+        canonicalUnits = RecordKind.allCases.map { Array($0.canonicalUnit.utf8) }
+        vocabularies = RecordKind.allCases.map(\.textVocabulary)
+    }
+
+    /// Whether `bytes` are exactly `name`.
+    static func same(_ name: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count == bytes.count else { return false }
+        return name.withUnsafeBufferPointer { named in
+            guard let a = named.baseAddress, let b = bytes.baseAddress else { return true }  // both empty
+            return memcmp(a, b, bytes.count) == 0
         }
     }
 
@@ -41,26 +92,51 @@ final class RecordValidator {
         CohortError.invalid(message, file: file, line: line, field: field, hint: hint)
     }
 
-    func validate(_ fields: [String: String], line: Int) throws -> (Int64, Record) {
-        guard let code = fields["participant"] else { throw fail(line, "participant", "a participant study code is required") }
-        guard let subject = subjects[code] else {
+    /// The index of the subject whose study code is `code`.
+    private func subject(_ code: UnsafeBufferPointer<UInt8>) -> Int? {
+        if lastSubject >= 0, Self.same(lastCode, code) { return lastSubject }
+        guard let found = subjectIndex[String(decoding: code, as: UTF8.self)] else { return nil }
+        lastCode = Array(code)
+        lastSubject = found
+        return found
+    }
+
+    /// The index of the kind named `name`, nil for an unknown kind.
+    private func kindIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+        if Self.same(kindNames[lastKind], name) { return lastKind }
+        if let index = kindNames.firstIndex(where: { Self.same($0, name) }) {
+            lastKind = index
+            return index
+        }
+        // Not byte-equal to a kind name: decide as the string comparison of `RecordKind(rawValue:)` does.
+        guard let kind = RecordKind(rawValue: String(decoding: name, as: UTF8.self)) else { return nil }
+        return kinds.firstIndex { $0.kind == kind }
+    }
+
+    func validate(_ fields: RecordFields, line: Int) throws -> (Int64, Record) {
+        guard let code = fields[.participant] else { throw fail(line, "participant", "a participant study code is required") }
+        guard let subjectIndex = subject(code) else {
             throw fail(line, "participant", "no enrolled participant has this study code", hint: "enroll them first (`cohort participant enroll`)")
         }
-        guard let kindText = fields["kind"] else { throw fail(line, "kind", "a record kind is required") }
-        guard let kind = RecordKind(rawValue: kindText) else {
+        guard let kindBytes = fields[.kind] else { throw fail(line, "kind", "a record kind is required") }
+        guard let kindIndex = kindIndex(kindBytes) else {
+            let kindText = String(decoding: kindBytes, as: UTF8.self)
             throw fail(line, "kind", "unknown record kind",
                 hint: Suggest.closest(to: kindText, in: RecordKind.allCases.map(\.rawValue)).map { "did you mean '\($0)'?" } ?? "see the README for record kinds")
         }
-        guard studyProtocol.collects(kind) else {
+        let subject = subjects[subjectIndex]
+        let facts = kinds[kindIndex]
+        let kind = facts.kind
+        guard facts.collected else {
             throw fail(line, "kind", "the protocol does not collect \(kind.rawValue)", hint: "collected: \(studyProtocol.collectedKinds.map(\.rawValue).sorted().joined(separator: ", "))")
         }
-        guard let startText = fields["start"] else { throw fail(line, "start", "a start instant is required") }
-        guard let start = Timestamp.parse(startText, defaultTimeZone: subject.timeZone) else {
+        guard let startBytes = fields[.start] else { throw fail(line, "start", "a start instant is required") }
+        guard let start = Timestamp.parse(startBytes, defaultTimeZone: subject.timeZone) else {
             throw fail(line, "start", "expected an ISO 8601 date-time such as 2025-03-14T08:30:00+01:00 (without an offset it is read in the participant's time zone)")
         }
         var end: Timestamp?
-        if let endText = fields["end"] {
-            guard let parsed = Timestamp.parse(endText, defaultTimeZone: subject.timeZone) else {
+        if let endBytes = fields[.end] {
+            guard let parsed = Timestamp.parse(endBytes, defaultTimeZone: subject.timeZone) else {
                 throw fail(line, "end", "expected an ISO 8601 date-time such as 2025-03-14T23:00:00+01:00")
             }
             guard parsed >= start else { throw fail(line, "end", "the end is before the start") }
@@ -76,45 +152,94 @@ final class RecordValidator {
             throw fail(line, "start", "the record is dated in the future")
         }
         var value: Double?
-        if let valueText = fields["value"] {
-            guard let raw = Double(valueText), raw.isFinite else { throw fail(line, "value", "expected a number") }
-            let unit = fields["unit"] ?? ""
-            guard let converted = Units.toCanonical(raw, unit: unit, kind: kind) else {
-                throw fail(line, "unit", "unit not accepted for \(kind.rawValue)", hint: "use one of: \(Units.accepted(for: kind).joined(separator: ", ")) (UCUM)")
+        if let valueBytes = fields[.value] {
+            guard let raw = Self.number(valueBytes), raw.isFinite else { throw fail(line, "value", "expected a number") }
+            let converted: Double
+            if let unit = fields[.unit], !Self.same(canonicalUnits[kindIndex], unit) {
+                guard let c = Units.toCanonical(raw, unit: String(decoding: unit, as: UTF8.self), kind: kind) else {
+                    throw fail(line, "unit", "unit not accepted for \(kind.rawValue)", hint: "use one of: \(Units.accepted(for: kind).joined(separator: ", ")) (UCUM)")
+                }
+                converted = c
+            } else {
+                converted = raw  // no unit, or the canonical one
             }
-            let range = kind.range
+            let range = facts.range
             guard range.contains(converted) else {
                 throw fail(line, "value", "out of range for \(kind.rawValue): expected \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) \(kind.canonicalUnit)")
             }
-            if kind.isInteger, converted.rounded() != converted {
+            if facts.isInteger, converted.rounded() != converted {
                 throw fail(line, "value", "expected a whole number for \(kind.rawValue)")
             }
             value = converted
-        } else if kind.requiresValue {
+        } else if facts.requiresValue {
             throw fail(line, "value", "a value is required for \(kind.rawValue)")
-        } else if let unit = fields["unit"], Units.toCanonical(0, unit: unit, kind: kind) == nil {
+        } else if let unit = fields.string(.unit), Units.toCanonical(0, unit: unit, kind: kind) == nil {
             throw fail(line, "unit", "unit not accepted for \(kind.rawValue)", hint: "use one of: \(Units.accepted(for: kind).joined(separator: ", "))")
         }
-        var text = fields["text"]
-        if kind.requiresText, text == nil { throw fail(line, "text", "\(kind.rawValue) needs a text (e.g. the medication name)") }
-        if let vocabulary = kind.textVocabulary, let t = text {
+        var text = fields.string(.text)
+        if facts.requiresText, text == nil { throw fail(line, "text", "\(kind.rawValue) needs a text (e.g. the medication name)") }
+        if let vocabulary = vocabularies[kindIndex], let t = text {
             let items = t.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
             for item in items where !vocabulary.contains(item) {
                 throw fail(line, "text", "unknown \(kind.rawValue) trigger", hint: "use: \(vocabulary.sorted().joined(separator: ", ")) separated by ';'")
             }
             text = items.joined(separator: ";")
         }
-        if let t = text, t.count > 500 { throw fail(line, "text", "text longer than 500 characters") }
-        if let note = fields["note"], note.count > 5000 { throw fail(line, "note", "note longer than 5000 characters") }
+        // A string never has more characters than UTF-8 bytes: count characters only when needed.
+        if let t = text, t.utf8.count > 500, t.count > 500 { throw fail(line, "text", "text longer than 500 characters") }
+        let note = fields.string(.note)
+        if let note, note.utf8.count > 5000, note.count > 5000 { throw fail(line, "note", "note longer than 5000 characters") }
         let record = Record(
-            participantID: subject.participant.id, kind: kind, start: start, end: end, value: value, text: text, source: fields["source"],
-            note: fields["note"])
-        if let refusal = gate(subject.participant, start) {
+            participantID: subject.id, kind: kind, start: start, end: end, value: value, text: text, source: fields.string(.source),
+            note: note)
+        if let refusal = ImportGates.refusal(subject.gate, code: subject.code, at: start) {
             var error = refusal
             error.location = .init(file: file, line: line, field: "participant")
             throw error
         }
         return (subject.pk, record)
+    }
+
+    /// Powers of ten that are exact doubles.
+    private static let powersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { r, _ in r * 10 } }
+
+    /// The number `bytes` spell, exactly as `Double(String)` reads it. Plain decimals of up to 15
+    /// digits (`-12.5`) are read directly: the digits make an exact integer below 2^53 and the
+    /// power of ten is exact, so one division gives the correctly rounded result, as `strtod`
+    /// does. Anything else (exponents, `inf`, hex, long numbers) goes to `Double(String)`.
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let n = bytes.count
+        var negative = false
+        if i < n, bytes[i] == 0x2D || bytes[i] == 0x2B {
+            negative = bytes[i] == 0x2D
+            i += 1
+        }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var sawPoint = false
+        var plain = i < n
+        while i < n {
+            let c = bytes[i]
+            if c >= 0x30, c <= 0x39 {
+                mantissa = mantissa &* 10 &+ Int64(c &- 0x30)
+                digits += 1
+                if sawPoint { fractionDigits += 1 }
+            } else if c == 0x2E, !sawPoint {
+                sawPoint = true
+            } else {
+                plain = false
+                break
+            }
+            i += 1
+        }
+        // Require digits on both sides of a point ("5." and ".5" go the general way).
+        if plain, digits > 0, digits <= 15, !sawPoint || (fractionDigits > 0 && fractionDigits < digits) {
+            let magnitude = Double(mantissa) / powersOfTen[fractionDigits]
+            return negative ? -magnitude : magnitude
+        }
+        return Double(String(decoding: bytes, as: UTF8.self))
     }
 
     static func format(_ value: Double) -> String {
@@ -125,25 +250,29 @@ final class RecordValidator {
 /// Whether data may be imported for a participant at an instant: consent (none, or re-consent
 /// due) and withdrawal decide, through the compliance module's per-participant gates.
 enum ImportGates {
-    static func make(workspace: Workspace, studyProtocol: StudyProtocol) throws -> (Participant, Timestamp) -> CohortError? {
+    /// Each participant's gate, by internal id (absent when their zone is unknown).
+    static func make(workspace: Workspace, studyProtocol: StudyProtocol) throws -> [UUID: ImportGate] {
         let rules = ConsentRules(studyProtocol: studyProtocol)
         let histories = try workspace.store.consentHistories()
-        var gates: [UUID: CohortCompliance.ImportGate] = [:]
+        var gates: [UUID: ImportGate] = [:]
         for stored in try workspace.store.participants() {
             let p = stored.participant
             gates[p.id] = try? rules.importGate(for: ComplianceSubject(p), history: histories[p.id] ?? [])
         }
-        return { participant, start in
-            guard let gate = gates[participant.id] else {
-                return CohortError(.invalidInput, "participant \(participant.code) has an unknown time zone")
-            }
-            switch gate.check(start) {
-            case .allowed: return nil
-            case let .refused(reason):
-                var error = reason.error()
-                error.message = "participant \(participant.code): " + error.message
-                return error
-            }
+        return gates
+    }
+
+    /// Why participant `code` may not have data at `start` under `gate`, nil when allowed.
+    static func refusal(_ gate: ImportGate?, code: String, at start: Timestamp) -> CohortError? {
+        guard let gate else {
+            return CohortError(.invalidInput, "participant \(code) has an unknown time zone")
+        }
+        switch gate.check(start) {
+        case .allowed: return nil
+        case let .refused(reason):
+            var error = reason.error()
+            error.message = "participant \(code): " + error.message
+            return error
         }
     }
 }

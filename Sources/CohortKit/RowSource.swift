@@ -1,9 +1,10 @@
 import CohortCore
 import Foundation
 
-/// Reads record rows from CSV, NDJSON or a JSON array as column → text, with line numbers.
+/// Reads record rows from CSV, NDJSON or a JSON array, with line numbers. Rows come as byte
+/// slices (`RecordFields`), not a dictionary of strings per row: this is the import hot path.
 enum RowSource {
-    static func forEachRow(url: URL, format: String, _ body: (Int, [String: String]) throws -> Void) throws {
+    static func forEachRow(url: URL, format: String, _ body: (Int, RecordFields) throws -> Void) throws {
         switch format {
         case "ndjson": try ndjson(url: url, body)
         case "json": try jsonArray(url: url, body)
@@ -19,7 +20,7 @@ enum RowSource {
         }
     }
 
-    static func csv(url: URL, _ body: (Int, [String: String]) throws -> Void) throws {
+    static func csv(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
         let reader = try CSVReader(url: url)
         guard let header = try reader.next() else {
@@ -32,15 +33,24 @@ enum RowSource {
             throw CohortError.invalid("the header lacks the required column '\(required)'", file: file, line: 1, field: required,
                 hint: "header: \(RecordImporter.columns.joined(separator: ","))")
         }
-        while let row = try reader.next() {
-            guard row.fields.count == names.count else {
-                throw CohortError.invalid("expected \(names.count) fields, found \(row.fields.count)", file: file, line: row.line,
+        // Field i of a row → its column's span slots.
+        let slots = names.compactMap(RecordFields.Column.init(name:)).map { 2 * $0.rawValue }
+        var spans = [Int](repeating: -1, count: 2 * RecordFields.Column.allCases.count)
+        while try reader.advance() {
+            guard reader.fieldCount == names.count else {
+                throw CohortError.invalid("expected \(names.count) fields, found \(reader.fieldCount)", file: file, line: reader.rowLine,
                     hint: "quote fields that contain commas")
             }
-            var fields: [String: String] = [:]
-            fields.reserveCapacity(names.count)
-            for (i, name) in names.enumerated() where !row.fields[i].isEmpty { fields[name] = row.fields[i] }
-            try body(row.line, fields)
+            try reader.withCurrentRow { bytes, ends in
+                var start = 0
+                for (slot, end) in zip(slots, ends) {
+                    // An empty field is an absent value.
+                    spans[slot] = end > start ? start : -1
+                    spans[slot + 1] = end
+                    start = end
+                }
+                try spans.withUnsafeBufferPointer { try body(reader.rowLine, RecordFields(bytes: bytes, spans: $0)) }
+            }
         }
     }
 
@@ -66,34 +76,57 @@ enum RowSource {
         return fields
     }
 
-    static func ndjson(url: URL, _ body: (Int, [String: String]) throws -> Void) throws {
+    static func ndjson(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
         guard let handle = FileHandle(forReadingAtPath: file) else { throw CohortError(.notFound, "cannot open the file", at: .init(file: file)) }
         defer { try? handle.close() }
-        var buffer = Data()
-        var line = 0
+        var buffer: [UInt8] = []
+        var position = 0
         var eof = false
-        while !eof {
-            let chunk = try handle.read(upToCount: 1 << 18) ?? Data()
-            if chunk.isEmpty { eof = true } else { buffer.append(chunk) }
-            while let newline = buffer.firstIndex(of: 0x0A) ?? (eof && !buffer.isEmpty ? buffer.endIndex : nil) {
-                let lineData = buffer[buffer.startIndex..<newline]
-                buffer = newline < buffer.endIndex ? Data(buffer[(newline + 1)...]) : Data()
-                line += 1
-                let trimmed = lineData.filter { $0 != 0x0D }
-                if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+        var line = 0
+        var parser = NDJSONLineParser()
+        while true {
+            let lineEnd: Int
+            if let newline = buffer.withUnsafeBufferPointer({ Self.firstLineFeed(in: $0, from: position) }) {
+                lineEnd = newline
+            } else if eof {
+                if position == buffer.count { return }
+                lineEnd = buffer.count
+            } else {
+                // Keep the unfinished line, read on.
+                buffer.removeFirst(position)
+                position = 0
+                let chunk = try handle.read(upToCount: 1 << 18) ?? Data()
+                if chunk.isEmpty { eof = true } else { buffer.append(contentsOf: chunk) }
+                continue
+            }
+            line += 1
+            try buffer.withUnsafeBufferPointer { whole in
+                let bytes = UnsafeBufferPointer(rebasing: whole[position..<lineEnd])
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+                if try parser.parse(bytes, { try body(line, $0) }) { return }
+                // Anything the fast parser does not take (escapes, non-ASCII text, exponents,
+                // true/false, nesting, errors…) goes through JSONSerialization, as it always did.
                 let object: Any
                 do {
-                    object = try JSONSerialization.jsonObject(with: Data(trimmed))
+                    object = try JSONSerialization.jsonObject(with: Data(bytes.filter { $0 != 0x0D }))
                 } catch {
                     throw CohortError.invalid("the line is not valid JSON", file: file, line: line, hint: "each line of an NDJSON file is one JSON object")
                 }
-                try body(line, try fields(of: object, file: file, line: line))
+                try RecordFields.with(try fields(of: object, file: file, line: line)) { try body(line, $0) }
             }
+            position = min(lineEnd + 1, buffer.count)
         }
     }
 
-    static func jsonArray(url: URL, _ body: (Int, [String: String]) throws -> Void) throws {
+    static func firstLineFeed(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < buffer.count, let base = buffer.baseAddress,
+            let found = memchr(base + start, 0x0A, buffer.count - start)
+        else { return nil }
+        return UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+    }
+
+    static func jsonArray(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
         guard let data = FileManager.default.contents(atPath: file) else { throw CohortError(.notFound, "cannot open the file", at: .init(file: file)) }
         let object: Any
@@ -107,7 +140,7 @@ enum RowSource {
         }
         for (i, item) in array.enumerated() {
             // JSON arrays have no line numbers of their own: name the element (1-based).
-            try body(i + 1, try fields(of: item, file: "\(file)[\(i + 1)]", line: i + 1))
+            try RecordFields.with(try fields(of: item, file: "\(file)[\(i + 1)]", line: i + 1)) { try body(i + 1, $0) }
         }
     }
 }

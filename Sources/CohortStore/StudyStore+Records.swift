@@ -1,6 +1,7 @@
 public import CohortCore
 public import Foundation
 import GRDB
+import GRDBSQLite
 
 /// What an import batch stored.
 public struct ImportBatchResult: Sendable, Codable, Hashable {
@@ -25,32 +26,148 @@ public struct ImportBatchResult: Sendable, Codable, Hashable {
     }
 }
 
-/// Inserts records inside an import transaction through one prepared statement.
+/// Inserts records inside an import transaction through prepared statements.
+///
+/// The hot path of `cohort data import`. `add` queues rows and writes them `batchSize` at a time
+/// with one multi-row `INSERT … ON CONFLICT DO NOTHING` (SQLite handles the rows in order, so a
+/// duplicate of an earlier row of the same group is caught as well); `insert` writes one row at
+/// once. Values are bound straight to the SQLite statement (no per-row `StatementArguments`,
+/// text bound without copies) and the statement is stepped directly: that is safe here because
+/// it runs inside the transaction `importBatch` opened, the store registers no transaction
+/// observers, and the statement is reset after every use.
 public final class RecordInserter {
-    let statement: Statement
+    /// Rows per multi-row statement.
+    static let batchSize = 32
+    static let columnCount = 11
+
+    /// One queued row; its text columns are ranges in `text`.
+    struct Row {
+        var participantPK: Int64
+        var kind: Range<Int>
+        var startMs: Int64
+        var startOffset: Int64
+        var endMs: Int64?
+        var endOffset: Int64?
+        var value: Double?
+        var text: Range<Int>?
+        var source: Range<Int>
+        var note: Range<Int>?
+    }
+
+    let single: Statement
+    let batch: Statement
     let batchID: Int64
     let db: Database
+    /// Rows queued by `add`, not yet written.
+    private var queue: [Row] = []
+    /// The UTF-8 of the queued rows' text columns, one after another.
+    private var text: [UInt8] = []
+    /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
+    public private(set) var insertedCount = 0
 
     init(db: Database, batchID: Int64) throws {
         self.db = db
         self.batchID = batchID
-        statement = try db.makeStatement(
-            sql: """
-                INSERT INTO records (participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note, batch_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """)
+        let head = "INSERT INTO records (participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note, batch_id) VALUES "
+        let tuple = "(" + Array(repeating: "?", count: Self.columnCount).joined(separator: ", ") + ")"
+        single = try db.makeStatement(sql: head + tuple + " ON CONFLICT DO NOTHING")
+        batch = try db.makeStatement(sql: head + Array(repeating: tuple, count: Self.batchSize).joined(separator: ", ") + " ON CONFLICT DO NOTHING")
+        queue.reserveCapacity(Self.batchSize)
+        text.reserveCapacity(4096)
     }
 
-    /// Inserts `record` for participant row `participantPK`; false when the same record (same
-    /// participant, kind, start and source) is already stored.
+    /// Inserts `record` for participant row `participantPK` now; false when the same record (same
+    /// participant, kind, start and source) is already stored. Writes queued rows first.
     public func insert(_ record: CohortCore.Record, participantPK: Int64) throws -> Bool {
-        statement.setUncheckedArguments([
-            participantPK, record.kind.rawValue, record.start.epochMilliseconds, Int64(record.start.utcOffsetSeconds),
-            record.end?.epochMilliseconds, record.end.map { Int64($0.utcOffsetSeconds) }, record.value, record.text, record.source ?? "",
-            record.note, batchID,
-        ])
-        try statement.execute()
-        return db.changesCount > 0
+        try flush()
+        enqueue(record, participantPK: participantPK)
+        defer {
+            queue.removeAll(keepingCapacity: true)
+            text.removeAll(keepingCapacity: true)
+        }
+        return try execute(single, rows: 0..<1) > 0
+    }
+
+    /// Queues `record` for participant row `participantPK`; rows are written in groups. Call
+    /// `flush()` after the last one, then read `insertedCount`.
+    public func add(_ record: CohortCore.Record, participantPK: Int64) throws {
+        enqueue(record, participantPK: participantPK)
+        if queue.count == Self.batchSize { try flush() }
+    }
+
+    /// Writes every queued row.
+    public func flush() throws {
+        guard !queue.isEmpty else { return }
+        defer {
+            queue.removeAll(keepingCapacity: true)
+            text.removeAll(keepingCapacity: true)
+        }
+        if queue.count == Self.batchSize {
+            insertedCount += try execute(batch, rows: 0..<Self.batchSize)
+        } else {
+            for i in queue.indices { insertedCount += try execute(single, rows: i..<(i + 1)) }
+        }
+    }
+
+    private func enqueue(_ record: CohortCore.Record, participantPK: Int64) {
+        queue.append(
+            Row(
+                participantPK: participantPK, kind: append(record.kind.rawValue), startMs: record.start.epochMilliseconds,
+                startOffset: Int64(record.start.utcOffsetSeconds), endMs: record.end?.epochMilliseconds,
+                endOffset: record.end.map { Int64($0.utcOffsetSeconds) }, value: record.value, text: record.text.map { append($0) },
+                source: append(record.source ?? ""), note: record.note.map { append($0) }))
+    }
+
+    /// Appends `string`'s UTF-8 to `text`; its range there.
+    private func append(_ string: String) -> Range<Int> {
+        let start = text.count
+        text.append(contentsOf: string.utf8)
+        return start..<text.count
+    }
+
+    /// Binds queued `rows` to `statement` (which has that many value tuples) and runs it; the
+    /// number of rows stored.
+    private func execute(_ statement: Statement, rows: Range<Int>) throws -> Int {
+        let stmt = statement.sqliteStatement
+        let connection = db.sqliteConnection
+        let code: CInt = text.withUnsafeBufferPointer { buffer in
+            func bind(_ range: Range<Int>?, at index: CInt) {
+                guard let range, let base = buffer.baseAddress else {
+                    sqlite3_bind_null(stmt, index)
+                    return
+                }
+                // SQLITE_STATIC (nil destructor): the buffer outlives the step below.
+                (base + range.lowerBound).withMemoryRebound(to: CChar.self, capacity: range.count) {
+                    _ = sqlite3_bind_text(stmt, index, $0, CInt(range.count), nil)
+                }
+            }
+            func bind(_ value: Int64?, at index: CInt) {
+                if let value { sqlite3_bind_int64(stmt, index, value) } else { sqlite3_bind_null(stmt, index) }
+            }
+            for (n, i) in rows.enumerated() {
+                let row = queue[i]
+                let first = CInt(n * Self.columnCount)
+                sqlite3_bind_int64(stmt, first + 1, row.participantPK)
+                bind(row.kind, at: first + 2)
+                sqlite3_bind_int64(stmt, first + 3, row.startMs)
+                sqlite3_bind_int64(stmt, first + 4, row.startOffset)
+                bind(row.endMs, at: first + 5)
+                bind(row.endOffset, at: first + 6)
+                if let value = row.value { sqlite3_bind_double(stmt, first + 7, value) } else { sqlite3_bind_null(stmt, first + 7) }
+                bind(row.text, at: first + 8)
+                bind(row.source, at: first + 9)
+                bind(row.note, at: first + 10)
+                sqlite3_bind_int64(stmt, first + 11, batchID)
+            }
+            let code = sqlite3_step(stmt)
+            sqlite3_reset(stmt)
+            return code
+        }
+        guard code == SQLITE_DONE else {
+            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+        }
+        return connection.map { Int(sqlite3_changes($0)) } ?? 0
     }
 }
 
@@ -68,7 +185,8 @@ public struct ImportBatchInfo: Sendable {
 
 extension StudyStore {
     /// Runs `body` inside one transaction with an inserter for a new import batch: if `body`
-    /// throws, nothing from the file is stored. Appends the `data.import` audit event.
+    /// throws, nothing from the file is stored. Appends the `data.import` audit event. Rows
+    /// `body` queued with `add` are written before the transaction ends.
     public func importBatch(
         _ info: ImportBatchInfo, actor: String, at: Date, body: (RecordInserter) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
     ) throws -> ImportBatchResult {
@@ -79,6 +197,7 @@ extension StudyStore {
             let batchID = db.lastInsertedRowID
             let inserter = try RecordInserter(db: db, batchID: batchID)
             let counts = try body(inserter)
+            try inserter.flush()
             try db.execute(
                 sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ? WHERE id = ?",
                 arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, batchID])

@@ -143,3 +143,27 @@ struct CSVReaderTests {
         }
     }
 }
+
+struct CSVReaderByteRowTests {
+    @Test(arguments: CSVReaderTests.chunkSizes)
+    func advanceGivesTheSameFieldsAsNextWithoutStrings(chunkSize: Int) throws {
+        let text = "\u{FEFF}a,b,c\r\n1,\"x, \"\"y\"\"\",\n\n,\"two\nlines\",Zoë\n3,,last"
+        let expected = try CSVReaderTests.rows(text, chunkSize: chunkSize)
+        try withTemporaryDirectory { directory in
+            let url = directory.appendingPathComponent("input.csv")
+            try Data(text.utf8).write(to: url)
+            let reader = try CSVReader(url: url, chunkSize: chunkSize)
+            var rows: [CSVRow] = []
+            while try reader.advance() {
+                let fields = reader.withCurrentRow { bytes, ends in
+                    zip([0] + ends.dropLast(), ends).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0..<$1]), as: UTF8.self) }
+                }
+                #expect(fields.count == reader.fieldCount)
+                rows.append(CSVRow(line: reader.rowLine, fields: fields))
+            }
+            #expect(rows.map(\.fields) == expected.map(\.fields))
+            #expect(rows.map(\.line) == expected.map(\.line))
+            #expect(rows.map(\.line) == [1, 2, 4, 6])
+        }
+    }
+}
