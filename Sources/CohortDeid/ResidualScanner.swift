@@ -12,22 +12,34 @@ public import Foundation
 /// JSON-unescaped first, so `Jos\u00e9` is found as `José`. Files are read line by line with a
 /// fixed buffer. Findings name file, line and kind, never the value. Typed tokens such as
 /// `[NAME]` and pseudonyms (one 16-character word) do not match.
+///
+/// Lines are matched as UTF-8 bytes widened to scalars in reused buffers; every word is one
+/// hash probe into a table of first words, so the cost per byte does not depend on the roster
+/// size. Large files are cut at line boundaries into pieces scanned on `threads` threads;
+/// findings come back in path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
     private let index: IdentifierIndex
-    private static let markers = Set(ScrubToken.allCases.map(\.rawValue))
+    /// How many threads ``scan(files:)`` and ``scan(directory:)`` use.
+    public let threads: Int
+    /// Files are cut into pieces of about this many bytes (at line ends) for the threads.
+    static let pieceSize = 4 << 20
+    private static let markers: [[UInt32]] = ScrubToken.allCases.map { $0.rawValue.unicodeScalars.map(\.value) }
 
-    /// A scanner for the identifiers of everyone on `roster`.
+    /// A scanner for the identifiers of everyone on `roster`, scanning on up to two threads.
     public init(roster: [Participant]) {
+        self.init(roster: roster, threads: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)))
+    }
+
+    /// A scanner for the identifiers of everyone on `roster`, scanning on `threads` threads
+    /// (at least one); the findings do not depend on the thread count.
+    public init(roster: [Participant], threads: Int) {
         index = IdentifierIndex(roster: roster, mode: .scanner)
+        self.threads = max(1, threads)
     }
 
     /// Scans `files`; paths in findings are the files' paths as given.
     public func scan(files: [URL]) throws -> [ResidualFinding] {
-        var findings: [ResidualFinding] = []
-        for file in files {
-            findings += try scan(file: file, reportedAs: file.path)
-        }
-        return findings
+        try scan(files.map { ($0.path, $0) })
     }
 
     /// Scans every regular file under `directory` (recursively, in path order); paths in findings
@@ -50,41 +62,157 @@ public struct ResidualScanner: Sendable {
             files.append((relative, url))
         }
         files.sort { $0.relative < $1.relative }
-        var findings: [ResidualFinding] = []
-        for file in files {
-            findings += try scan(file: file.url, reportedAs: file.relative)
-        }
+        let findings = try scan(files.map { ($0.relative, $0.url) })
         return ResidualScanResult(filesScanned: files.count, findings: findings)
     }
 
     /// The kinds of identifier in one line of text (`isJSON`: unescape JSON strings first).
     public func kinds(inLine line: String, isJSON: Bool = false) -> Set<IdentifierKind> {
+        var workspace = LineWorkspace()
+        workspace.load(line)
+        return Self.kinds(kindMask(&workspace, isJSON: isJSON))
+    }
+
+    static func kinds(_ mask: UInt16) -> Set<IdentifierKind> {
         var result: Set<IdentifierKind> = []
-        let text = isJSON ? Self.unescapeJSON(line) : line
-        let scalars = Array(text.unicodeScalars)
-        if !index.phoneRanges(in: scalars).isEmpty { result.insert(.phone) }
-        if !index.birthDateRanges(in: scalars).isEmpty { result.insert(.birthDate) }
-        let tokens = TextTokenizer.tokens(scalars)
-        let markers = Self.markers
-        let matches = index.matches(in: scalars, tokens: tokens) { t in
-            let token = tokens[t]
-            return token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
-                && markers.contains(String(String.UnicodeScalarView(scalars[token.start..<token.end])))
-        }
-        for match in matches { result.insert(match.kind) }
+        for (bit, kind) in IdentifierKind.allCases.enumerated() where mask & (1 << bit) != 0 { result.insert(kind) }
         return result
     }
 
-    private func scan(file: URL, reportedAs name: String) throws -> [ResidualFinding] {
-        let ext = file.pathExtension.lowercased()
-        let isJSON = ext == "json" || ext == "ndjson" || ext == "jsonl"
-        var findings: [ResidualFinding] = []
-        try LineReader.forEachLine(of: file) { number, line in
-            for kind in kinds(inLine: line, isJSON: isJSON).sorted() {
-                findings.append(ResidualFinding(file: name, line: number, kind: kind))
+    @inline(__always)
+    private static func bit(_ kind: IdentifierKind) -> UInt16 {
+        switch kind {
+        case .name: 1 << 0
+        case .email: 1 << 1
+        case .phone: 1 << 2
+        case .birthDate: 1 << 3
+        case .mrn: 1 << 4
+        case .address: 1 << 5
+        case .device: 1 << 6
+        case .code: 1 << 7
+        }
+    }
+
+    /// The kinds in the line loaded in `workspace`, one bit per kind in `IdentifierKind.allCases`
+    /// order.
+    func kindMask(_ workspace: inout LineWorkspace, isJSON: Bool) -> UInt16 {
+        if isJSON { workspace.unescapeJSON() }
+        let scalars = workspace.scalars
+        var mask: UInt16 = 0
+        let index = self.index
+        scalars.withUnsafeBufferPointer { s in
+            if !index.phoneRanges(scalars: s, groups: &workspace.groups, firstOnly: true).isEmpty { mask |= Self.bit(.phone) }
+            if !index.birthDateRanges(scalars: s, firstOnly: true).isEmpty { mask |= Self.bit(.birthDate) }
+            TextTokenizer.tokenize(s, into: &workspace)
+            let tokens = workspace.tokens
+            index.matches(
+                scalars: s, workspace: workspace,
+                skip: { t in Self.isMarker(tokens[t], in: s) }
+            ) { match in mask |= Self.bit(match.kind) }
+        }
+        return mask
+    }
+
+    /// Whether the word is a typed token such as `[NAME]`.
+    static func isMarker(_ token: PackedToken, in s: UnsafeBufferPointer<UInt32>) -> Bool {
+        guard token.start > 0, s[token.start - 1] == 0x5B, token.end < s.count, s[token.end] == 0x5D else { return false }
+        let length = token.end - token.start
+        return markers.contains { marker in
+            marker.count == length && marker.indices.allSatisfy { marker[$0] == s[token.start + $0] }
+        }
+    }
+
+    /// One piece of work: a byte range of a file (cut after a line end).
+    private struct Piece: Sendable {
+        var file: Int
+        var range: Range<Int>
+    }
+
+    private struct PieceResult: Sendable {
+        var findings: [(line: Int, mask: UInt16)] = []
+        var lines = 0
+    }
+
+    private func scan(_ files: [(name: String, url: URL)]) throws -> [ResidualFinding] {
+        var planned: [Piece] = []
+        for (number, file) in files.enumerated() {
+            let bounds = try LineReader.pieces(of: file.url, size: Self.pieceSize)
+            planned += bounds.map { Piece(file: number, range: $0) }
+        }
+        let pieces = planned
+        let results = PieceResults(count: pieces.count)
+        let workers = min(threads, pieces.count)
+        let work: @Sendable (Int) -> Void = { _ in
+            var workspace = LineWorkspace()
+            while let next = results.claim() {
+                let piece = pieces[next]
+                let file = files[piece.file]
+                let ext = file.url.pathExtension.lowercased()
+                let isJSON = ext == "json" || ext == "ndjson" || ext == "jsonl"
+                var result = PieceResult()
+                do {
+                    result.lines = try LineReader.forEachLine(of: file.url, in: piece.range) { number, bytes in
+                        workspace.load(utf8: bytes)
+                        let mask = kindMask(&workspace, isJSON: isJSON)
+                        if mask != 0 { result.findings.append((number, mask)) }
+                    }
+                    results.store(next, .success(result))
+                } catch {
+                    results.store(next, .failure(error))
+                }
             }
         }
+        if workers <= 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+        }
+        var findings: [ResidualFinding] = []
+        var lineOffset = 0
+        var currentFile = -1
+        for (number, piece) in pieces.enumerated() {
+            if piece.file != currentFile {
+                currentFile = piece.file
+                lineOffset = 0
+            }
+            let result = try results.take(number).get()
+            for (line, mask) in result.findings {
+                for (bit, kind) in IdentifierKind.allCases.enumerated() where mask & (1 << bit) != 0 {
+                    findings.append(ResidualFinding(file: files[piece.file].name, line: lineOffset + line, kind: kind))
+                }
+            }
+            lineOffset += result.lines
+        }
         return findings
+    }
+
+    /// Results of the pieces, filled by the worker threads (claiming pieces in order).
+    private final class PieceResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var next = 0
+        private var results: [Result<PieceResult, any Error>?]
+
+        init(count: Int) { results = Array(repeating: nil, count: count) }
+
+        func claim() -> Int? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard next < results.count else { return nil }
+            next += 1
+            return next - 1
+        }
+
+        func store(_ index: Int, _ result: Result<PieceResult, any Error>) {
+            lock.lock()
+            defer { lock.unlock() }
+            results[index] = result
+        }
+
+        func take(_ index: Int) -> Result<PieceResult, any Error> {
+            lock.lock()
+            defer { lock.unlock() }
+            return results[index] ?? .failure(CohortError(.system, "a piece of a file was not scanned"))
+        }
     }
 
     /// `text` with JSON string escapes (`\"`, `\\`, `\/`, `\n`, `\u00e9`, surrogate pairs) decoded.

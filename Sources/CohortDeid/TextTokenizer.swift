@@ -126,3 +126,135 @@ enum TextTokenizer {
         return true
     }
 }
+
+/// A word of a line in a ``LineWorkspace``: positions index the workspace's scalars; the folded
+/// key lives in the workspace's key bytes (ASCII words) or its non-ASCII keys.
+struct PackedToken: Sendable {
+    var start: Int
+    var coreEnd: Int
+    var end: Int
+    /// Offset into `keyBytes` (ASCII key) or index into `nonASCIIKeys`.
+    var keyStart: Int
+    var keyLength: Int
+    /// FNV-1a of the key bytes (ASCII keys only).
+    var hash: UInt64
+    var isASCII: Bool
+    var isCapitalized: Bool
+    var isPossessive: Bool { coreEnd < end }
+}
+
+extension TextTokenizer {
+    /// FNV-1a (64-bit) offset basis and prime; the hash is never 0 (0 marks an empty slot).
+    static let hashBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let hashPrime: UInt64 = 0x0000_0100_0000_01b3
+
+    @inline(__always)
+    static func finishHash(_ h: UInt64) -> UInt64 {
+        let mixed = (h ^ (h >> 31)) &* 0x9E37_79B9_7F4A_7C15
+        return mixed == 0 ? 1 : mixed
+    }
+
+    /// The hash ``tokenize(_:into:)`` gives an ASCII key.
+    static func hash<C: Collection<UInt8>>(asciiKey bytes: C) -> UInt64 {
+        var h = hashBasis
+        for b in bytes { h = (h ^ UInt64(b)) &* hashPrime }
+        return finishHash(h)
+    }
+
+    @inline(__always)
+    static func isWord(_ v: UInt32) -> Bool {
+        if v < 0x80 {
+            return (v &- 0x30 < 10) || ((v | 0x20) &- 0x61 < 26)
+        }
+        guard let s = Unicode.Scalar(v) else { return false }
+        return isWordScalar(s)
+    }
+
+    @inline(__always)
+    static func isApostrophe(_ v: UInt32) -> Bool { v == 0x27 || v == 0x2019 || v == 0x02BC || v == 0x2018 }
+
+    /// The words of `scalars`, exactly as ``tokens(_:)`` finds them, without allocating for
+    /// ASCII words: keys go to `workspace.keyBytes` (ASCII) or `workspace.nonASCIIKeys`.
+    static func tokenize(_ s: UnsafeBufferPointer<UInt32>, into workspace: inout LineWorkspace) {
+        workspace.tokens.removeAll(keepingCapacity: true)
+        workspace.keyBytes.removeAll(keepingCapacity: true)
+        workspace.nonASCIIKeys.removeAll(keepingCapacity: true)
+        let n = s.count
+        var i = 0
+        while i < n {
+            let v = s[i]
+            guard isWord(v) else {
+                i += 1
+                continue
+            }
+            let start = i
+            i += 1
+            while i < n {
+                let c = s[i]
+                if isWord(c) {
+                    i += 1
+                } else if isApostrophe(c), i + 1 < n, isWord(s[i + 1]) {
+                    i += 1
+                } else {
+                    break
+                }
+            }
+            let end = i
+            var coreEnd = end
+            if end - start >= 3, s[end - 1] == 0x73 || s[end - 1] == 0x53, isApostrophe(s[end - 2]) {
+                coreEnd = end - 2
+            }
+            var ascii = true
+            for k in start..<coreEnd where s[k] >= 0x80 {
+                ascii = false
+                break
+            }
+            let capitalized: Bool
+            if v < 0x80 {
+                capitalized = v &- 0x41 < 26
+            } else {
+                capitalized = Unicode.Scalar(v)?.properties.isUppercase ?? false
+            }
+            if ascii {
+                let keyStart = workspace.keyBytes.count
+                var h = hashBasis
+                for k in start..<coreEnd {
+                    var b = UInt8(truncatingIfNeeded: s[k])
+                    if b &- 0x41 < 26 { b |= 0x20 }
+                    if b &- 0x61 < 26 || b &- 0x30 < 10 {
+                        workspace.keyBytes.append(b)
+                        h = (h ^ UInt64(b)) &* hashPrime
+                    }
+                }
+                workspace.tokens.append(
+                    PackedToken(
+                        start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: workspace.keyBytes.count - keyStart,
+                        hash: finishHash(h), isASCII: true, isCapitalized: capitalized))
+            } else {
+                var core: [Unicode.Scalar] = []
+                core.reserveCapacity(coreEnd - start)
+                for k in start..<coreEnd { core.append(Unicode.Scalar(s[k]) ?? "\u{FFFD}") }
+                let (key, _) = fold(core[...])
+                if key.isEmpty { continue }
+                workspace.nonASCIIKeys.append(key)
+                workspace.tokens.append(
+                    PackedToken(
+                        start: start, coreEnd: coreEnd, end: end, keyStart: workspace.nonASCIIKeys.count - 1, keyLength: 0, hash: 0,
+                        isASCII: false, isCapitalized: capitalized))
+            }
+        }
+    }
+
+    /// ``isPhraseGap(_:from:to:)`` on a scalar buffer.
+    @inline(__always)
+    static func isPhraseGap(_ s: UnsafeBufferPointer<UInt32>, from: Int, to: Int) -> Bool {
+        guard to - from <= 3 else { return false }
+        var i = from
+        while i < to {
+            let c = s[i]
+            if c == 0x0A || c == 0x5B || c == 0x5D { return false }
+            i += 1
+        }
+        return true
+    }
+}

@@ -1,0 +1,414 @@
+import Foundation
+
+extension IdentifierIndex {
+    /// The phrase table compiled for lookups without allocation or reference counting: flat
+    /// arrays, an open-addressing table of ASCII first-key hashes (one probe per word, whatever
+    /// the roster size), and per first key the phrases bucketed by their second key, so a word
+    /// that starts many phrases (a common first name) costs one more probe, not one comparison
+    /// per participant. Words with non-ASCII letters fall back to the string-keyed dictionary
+    /// and string equality, exactly as ``IdentifierIndex/phrases`` compares.
+    struct KeyLookup: Sendable {
+        struct PhraseKey: Sendable {
+            var hash: UInt64
+            var byteStart: Int
+            var byteCount: Int
+            /// Whether the key has an ASCII form (bytes in `keyBytes`).
+            var isASCII: Bool
+        }
+
+        struct CompiledPhrase: Sendable {
+            var keyStart: Int
+            var keyCount: Int
+            var kind: IdentifierKind
+            var requiresCapital: Bool
+        }
+
+        struct Entry: Sendable {
+            /// The first key's ASCII form in `keyBytes` (count -1: none).
+            var asciiStart: Int
+            var asciiCount: Int
+            /// Phrases in `entryPhrases[phraseStart..<phraseEnd]`, in ``IdentifierIndex/phrases``
+            /// order (longest first); the one-word phrases are the tail from `singlesStart`.
+            var phraseStart: Int
+            var singlesStart: Int
+            var phraseEnd: Int
+        }
+
+        private(set) var entries: [Entry] = []
+        private(set) var byString: [String: Int] = [:]
+        private(set) var phrases: [CompiledPhrase] = []
+        private(set) var keys: [PhraseKey] = []
+        private(set) var keyStrings: [String] = []
+        private(set) var keyBytes: [UInt8] = []
+        private(set) var entryPhrases: [Int] = []
+        /// Phrase indices bucketed by (entry, ASCII second key), each bucket in phrase order.
+        private(set) var bucketPhrases: [Int] = []
+        private var firstKeys = HashSlots()
+        private var buckets = HashSlots()
+
+        /// An open-addressing map from a 64-bit hash (never 0) plus a tag to an index.
+        struct HashSlots: Sendable {
+            var hashes: [UInt64] = []
+            var tags: [Int] = []
+            var values: [Int] = []
+            var mask = 0
+
+            init(capacityFor count: Int = 0) {
+                var capacity = 16
+                while capacity < count * 2 { capacity <<= 1 }
+                mask = capacity - 1
+                hashes = [UInt64](repeating: 0, count: capacity)
+                tags = [Int](repeating: 0, count: capacity)
+                values = [Int](repeating: 0, count: capacity)
+            }
+
+            mutating func insert(hash: UInt64, tag: Int, value: Int) {
+                var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
+                while hashes[slot] != 0 { slot = (slot + 1) & mask }
+                hashes[slot] = hash
+                tags[slot] = tag
+                values[slot] = value
+            }
+
+            /// Calls `accept` on each value stored under `hash` and `tag` until it returns true.
+            @inline(__always)
+            func find(hash: UInt64, tag: Int, _ accept: (Int) -> Bool) -> Int? {
+                var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
+                while true {
+                    let h = hashes[slot]
+                    if h == 0 { return nil }
+                    if h == hash, tags[slot] == tag, accept(values[slot]) { return values[slot] }
+                    slot = (slot + 1) & mask
+                }
+            }
+        }
+
+        init(phrases source: [String: [Phrase]]) {
+            func addKey(_ key: String) -> Int {
+                keyStrings.append(key)
+                if let ascii = KeyLookup.asciiForm(key) {
+                    keys.append(
+                        PhraseKey(hash: TextTokenizer.hash(asciiKey: ascii), byteStart: keyBytes.count, byteCount: ascii.count, isASCII: true))
+                    keyBytes += ascii
+                } else {
+                    keys.append(PhraseKey(hash: 0, byteStart: 0, byteCount: 0, isASCII: false))
+                }
+                return keys.count - 1
+            }
+            var bucketLists: [(entry: Int, hash: UInt64, phrases: [Int])] = []
+            for (key, list) in source.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                let entry = entries.count
+                let first = addKey(key)
+                let phraseStart = entryPhrases.count
+                var singlesStart: Int?
+                var bucketOf: [UInt64: Int] = [:]
+                for phrase in list {
+                    let keyStart = keys.count
+                    for k in phrase.keys { _ = addKey(k) }
+                    phrases.append(CompiledPhrase(keyStart: keyStart, keyCount: phrase.keys.count, kind: phrase.kind, requiresCapital: phrase.requiresCapital))
+                    let index = phrases.count - 1
+                    entryPhrases.append(index)
+                    if phrase.keys.count == 1 {
+                        if singlesStart == nil { singlesStart = entryPhrases.count - 1 }
+                    } else if keys[keyStart + 1].isASCII {
+                        let h = keys[keyStart + 1].hash
+                        if let b = bucketOf[h] {
+                            bucketLists[b].phrases.append(index)
+                        } else {
+                            bucketOf[h] = bucketLists.count
+                            bucketLists.append((entry, h, [index]))
+                        }
+                    }
+                }
+                byString[key] = entry
+                entries.append(
+                    Entry(
+                        asciiStart: keys[first].byteStart, asciiCount: keys[first].isASCII ? keys[first].byteCount : -1,
+                        phraseStart: phraseStart, singlesStart: singlesStart ?? entryPhrases.count, phraseEnd: entryPhrases.count))
+            }
+            firstKeys = HashSlots(capacityFor: entries.count)
+            for (index, entry) in entries.enumerated() where entry.asciiCount >= 0 {
+                let bytes = keyBytes[entry.asciiStart..<(entry.asciiStart + entry.asciiCount)]
+                firstKeys.insert(hash: TextTokenizer.hash(asciiKey: bytes), tag: 0, value: index)
+            }
+            buckets = HashSlots(capacityFor: bucketLists.count)
+            for bucket in bucketLists {
+                // value: start in bucketPhrases; the bucket ends at the next -1.
+                buckets.insert(hash: bucket.hash, tag: bucket.entry, value: bucketPhrases.count)
+                bucketPhrases += bucket.phrases
+                bucketPhrases.append(-1)
+            }
+        }
+
+        /// The ASCII bytes equal (as a `String`) to `key`, or nil when no ASCII string equals it.
+        static func asciiForm(_ key: String) -> [UInt8]? {
+            if key.utf8.allSatisfy({ $0 < 0x80 }) { return Array(key.utf8) }
+            // A string equals an ASCII one only when its canonical composition is ASCII
+            // (e.g. a KELVIN SIGN left by folding).
+            let composed = key.precomposedStringWithCanonicalMapping
+            guard composed.utf8.allSatisfy({ $0 < 0x80 }), composed == key else { return nil }
+            return Array(composed.utf8)
+        }
+
+        /// The entry whose first key is the ASCII key `bytes` (hash `hash`).
+        @inline(__always)
+        func entry(hash: UInt64, bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+            firstKeys.find(hash: hash, tag: 0) { index in
+                let entry = entries[index]
+                return entry.asciiCount == bytes.count
+                    && keyBytes.withUnsafeBufferPointer {
+                        Self.equal(UnsafeBufferPointer(rebasing: $0[entry.asciiStart..<(entry.asciiStart + entry.asciiCount)]), bytes)
+                    }
+            }
+        }
+
+        /// Where in `bucketPhrases` the phrases of `entry` with ASCII second key hash `hash` start.
+        @inline(__always)
+        func bucket(entry: Int, hash: UInt64) -> Int? {
+            buckets.find(hash: hash, tag: entry) { _ in true }
+        }
+
+        @inline(__always)
+        static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard a.count == b.count else { return false }
+            for i in 0..<a.count where a[i] != b[i] { return false }
+            return true
+        }
+    }
+
+    /// The identifier phrases among the words of a ``LineWorkspace`` (leftmost, longest first;
+    /// no overlaps), exactly as ``matches(in:tokens:skip:)`` finds them; `skip` is asked only
+    /// for words that start a phrase.
+    func matches(
+        scalars s: UnsafeBufferPointer<UInt32>, workspace ws: LineWorkspace, skip: (Int) -> Bool, _ body: (Match) -> Void
+    ) {
+        let lookup = self.lookup
+        guard !lookup.entries.isEmpty else { return }
+        ws.tokens.withUnsafeBufferPointer { tokens in
+            ws.keyBytes.withUnsafeBufferPointer { tokenBytes in
+                lookup.keyBytes.withUnsafeBufferPointer { phraseBytes in
+                    func bytes(_ t: PackedToken) -> UnsafeBufferPointer<UInt8> {
+                        UnsafeBufferPointer(rebasing: tokenBytes[t.keyStart..<(t.keyStart + t.keyLength)])
+                    }
+                    func keyEquals(_ t: PackedToken, _ k: Int) -> Bool {
+                        let key = lookup.keys[k]
+                        if t.isASCII, key.isASCII {
+                            guard t.hash == key.hash, t.keyLength == key.byteCount else { return false }
+                            return KeyLookup.equal(UnsafeBufferPointer(rebasing: phraseBytes[key.byteStart..<(key.byteStart + key.byteCount)]), bytes(t))
+                        }
+                        if t.isASCII, !key.isASCII { return false }  // no ASCII string equals such a key
+                        return ws.keyString(t) == lookup.keyStrings[k]
+                    }
+                    /// Whether `phrase` fits the words from `i`.
+                    func fits(_ p: Int, at i: Int) -> Int? {
+                        let phrase = lookup.phrases[p]
+                        if phrase.requiresCapital, !tokens[i].isCapitalized { return nil }
+                        let length = phrase.keyCount
+                        guard i + length <= tokens.count else { return nil }
+                        var j = 1
+                        while j < length {
+                            let previous = tokens[i + j - 1]
+                            let next = tokens[i + j]
+                            if !keyEquals(next, phrase.keyStart + j) || !TextTokenizer.isPhraseGap(s, from: previous.end, to: next.start) {
+                                return nil
+                            }
+                            j += 1
+                        }
+                        return length
+                    }
+                    let count = tokens.count
+                    var i = 0
+                    while i < count {
+                        let token = tokens[i]
+                        let found: Int?
+                        if token.isASCII {
+                            found = lookup.entry(hash: token.hash, bytes: bytes(token))
+                        } else {
+                            found = lookup.byString[ws.nonASCIIKeys[token.keyStart]]
+                        }
+                        guard let found, !skip(i) else {
+                            i += 1
+                            continue
+                        }
+                        let entry = lookup.entries[found]
+                        var matched: (length: Int, kind: IdentifierKind)?
+                        if i + 1 >= count || tokens[i + 1].isASCII {
+                            // Only phrases whose second key is the next word's (or one-word
+                            // phrases, which come last) can fit.
+                            if i + 1 < count, var b = lookup.bucket(entry: found, hash: tokens[i + 1].hash) {
+                                while lookup.bucketPhrases[b] >= 0 {
+                                    let p = lookup.bucketPhrases[b]
+                                    if let length = fits(p, at: i) {
+                                        matched = (length, lookup.phrases[p].kind)
+                                        break
+                                    }
+                                    b += 1
+                                }
+                            }
+                            if matched == nil {
+                                for e in entry.singlesStart..<entry.phraseEnd {
+                                    let p = lookup.entryPhrases[e]
+                                    if let length = fits(p, at: i) {
+                                        matched = (length, lookup.phrases[p].kind)
+                                        break
+                                    }
+                                }
+                            }
+                        } else {
+                            for e in entry.phraseStart..<entry.phraseEnd {
+                                let p = lookup.entryPhrases[e]
+                                if let length = fits(p, at: i) {
+                                    matched = (length, lookup.phrases[p].kind)
+                                    break
+                                }
+                            }
+                        }
+                        if let matched {
+                            body(Match(firstToken: i, lastToken: i + matched.length - 1, kind: matched.kind))
+                            i += matched.length
+                        } else {
+                            i += 1
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func isDigit(_ v: UInt32) -> Bool { v &- 0x30 < 10 }
+
+    @inline(__always)
+    private static func isLetter(_ v: UInt32) -> Bool {
+        if v < 0x80 { return (v | 0x20) &- 0x61 < 26 }
+        return Unicode.Scalar(v)?.properties.isAlphabetic ?? false
+    }
+
+    @inline(__always)
+    private static func isPhoneGap(_ s: UnsafeBufferPointer<UInt32>, from: Int, to: Int) -> Bool {
+        guard to - from >= 1, to - from <= 3 else { return to == from }
+        for i in from..<to {
+            switch s[i] {
+            case 0x20, 0x2D, 0x2E, 0x28, 0x29, 0x2B, 0xA0, 0x2F: continue
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// ``phoneRanges(in:)`` on a scalar buffer; stops after the first range when `firstOnly`.
+    func phoneRanges(
+        scalars s: UnsafeBufferPointer<UInt32>, groups: inout [(start: Int, end: Int)], firstOnly: Bool = false
+    ) -> [Range<Int>] {
+        guard !phoneNumbers10.isEmpty || !phoneNumbers7.isEmpty else { return [] }
+        var result: [Range<Int>] = []
+        groups.removeAll(keepingCapacity: true)
+        func flush() {
+            defer { groups.removeAll(keepingCapacity: true) }
+            guard !groups.isEmpty, !(firstOnly && !result.isEmpty) else { return }
+            var g = 0
+            while g < groups.count {
+                var last10: UInt64 = 0
+                var digits = 0
+                var found: Int?
+                var h = g
+                while h < groups.count {
+                    for k in groups[h].start..<groups[h].end {
+                        last10 = (last10 &* 10 &+ UInt64(s[k] &- 0x30)) % 10_000_000_000
+                        digits += 1
+                    }
+                    if digits > 15 { break }
+                    if (digits == 7 && phoneNumbers7.contains(last10)) || (digits >= 10 && phoneNumbers10.contains(last10)) {
+                        found = h
+                    }
+                    h += 1
+                }
+                if let found {
+                    result.append(groups[g].start..<groups[found].end)
+                    g = found + 1
+                } else {
+                    g += 1
+                }
+            }
+        }
+        let n = s.count
+        var i = 0
+        while i < n {
+            if Self.isDigit(s[i]) {
+                let start = i
+                while i < n, Self.isDigit(s[i]) { i += 1 }
+                if let last = groups.last, !Self.isPhoneGap(s, from: last.end, to: start) { flush() }
+                if (start > 0 && Self.isLetter(s[start - 1])) || (i < n && Self.isLetter(s[i])) {
+                    flush()
+                    continue
+                }
+                groups.append((start, i))
+            } else {
+                i += 1
+            }
+        }
+        flush()
+        return result
+    }
+
+    /// ``birthDateRanges(in:)`` on a scalar buffer.
+    func birthDateRanges(scalars s: UnsafeBufferPointer<UInt32>, firstOnly: Bool = false) -> [Range<Int>] {
+        guard !birthDayKeys.isEmpty else { return [] }
+        var result: [Range<Int>] = []
+        let n = s.count
+        func number(at i: Int) -> (value: Int, length: Int)? {
+            var j = i
+            var value = 0
+            while j < n, j - i < 5, Self.isDigit(s[j]) {
+                value = value * 10 + Int(s[j] &- 0x30)
+                j += 1
+            }
+            return j > i ? (value, j - i) : nil
+        }
+        func hit(year: Int, month: Int, day: Int, short: Bool) -> Bool {
+            let key = year &* 1_000_000 &+ (month &* 100 &+ day)
+            return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
+        }
+        var i = 0
+        while i < n {
+            if !Self.isDigit(s[i]) || (i > 0 && Self.isDigit(s[i - 1])) {
+                i += 1
+                continue
+            }
+            guard let a = number(at: i), a.length <= 4, i + a.length < n else {
+                i += 1
+                continue
+            }
+            let sep = s[i + a.length]
+            guard sep == 0x2F || sep == 0x2D || sep == 0x2E, let b = number(at: i + a.length + 1), b.length <= 2 else {
+                i += 1
+                continue
+            }
+            let cStart = i + a.length + 1 + b.length
+            guard cStart < n, s[cStart] == sep, let c = number(at: cStart + 1), c.length <= 4 else {
+                i += 1
+                continue
+            }
+            let end = cStart + 1 + c.length
+            if end < n, Self.isDigit(s[end]) {
+                i += 1
+                continue
+            }
+            let shortYear = c.length == 2 && a.length != 4
+            var found = false
+            if a.length == 4 {
+                found = hit(year: a.value, month: b.value, day: c.value, short: shortYear)
+            } else if c.length == 4 || c.length == 2 {
+                found =
+                    hit(year: c.value, month: a.value, day: b.value, short: shortYear)
+                    || hit(year: c.value, month: b.value, day: a.value, short: shortYear)
+            }
+            if found {
+                result.append(i..<end)
+                if firstOnly { return result }
+            }
+            i = end
+        }
+        return result
+    }
+}
