@@ -22,7 +22,7 @@ public struct ResidualScanner: Sendable {
     /// How many threads ``scan(files:)`` and ``scan(directory:)`` use.
     public let threads: Int
     /// Files are cut into pieces of about this many bytes (at line ends) for the threads.
-    static let pieceSize = 4 << 20
+    let pieceSize: Int
     private static let markers: [[UInt32]] = ScrubToken.allCases.map { $0.rawValue.unicodeScalars.map(\.value) }
 
     /// A scanner for the identifiers of everyone on `roster`, scanning on up to two threads.
@@ -33,8 +33,13 @@ public struct ResidualScanner: Sendable {
     /// A scanner for the identifiers of everyone on `roster`, scanning on `threads` threads
     /// (at least one); the findings do not depend on the thread count.
     public init(roster: [Participant], threads: Int) {
+        self.init(roster: roster, threads: threads, pieceSize: 4 << 20)
+    }
+
+    init(roster: [Participant], threads: Int, pieceSize: Int) {
         index = IdentifierIndex(roster: roster, mode: .scanner)
         self.threads = max(1, threads)
+        self.pieceSize = max(1, pieceSize)
     }
 
     /// Scans `files`; paths in findings are the files' paths as given.
@@ -136,7 +141,7 @@ public struct ResidualScanner: Sendable {
     private func scan(_ files: [(name: String, url: URL)]) throws -> [ResidualFinding] {
         var planned: [Piece] = []
         for (number, file) in files.enumerated() {
-            let bounds = try LineReader.pieces(of: file.url, size: Self.pieceSize)
+            let bounds = try LineReader.pieces(of: file.url, size: pieceSize)
             planned += bounds.map { Piece(file: number, range: $0) }
         }
         let pieces = planned
