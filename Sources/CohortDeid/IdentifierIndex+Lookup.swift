@@ -179,12 +179,13 @@ extension IdentifierIndex {
     /// The identifier phrases among the words of a ``LineWorkspace`` (leftmost, longest first;
     /// no overlaps), exactly as ``matches(in:tokens:skip:)`` finds them; `skip` is asked only
     /// for words that start a phrase.
-    func matches(
-        scalars s: UnsafeBufferPointer<UInt32>, workspace ws: LineWorkspace, skip: (Int) -> Bool, _ body: (Match) -> Void
+    func matches<C: FixedWidthInteger & UnsignedInteger>(
+        scalars s: UnsafeBufferPointer<C>, workspace ws: LineWorkspace, skip: (Int) -> Bool, _ body: (Match) -> Void
     ) {
         let lookup = self.lookup
         guard !lookup.entries.isEmpty else { return }
-        ws.tokens.withUnsafeBufferPointer { tokens in
+        ws.tokens.withUnsafeBufferPointer { allTokens in
+            let tokens = UnsafeBufferPointer(rebasing: allTokens[0..<ws.tokenCount])
             ws.keyBytes.withUnsafeBufferPointer { tokenBytes in
                 lookup.keyBytes.withUnsafeBufferPointer { phraseBytes in
                     func bytes(_ t: PackedToken) -> UnsafeBufferPointer<UInt8> {
@@ -285,7 +286,7 @@ extension IdentifierIndex {
     }
 
     @inline(__always)
-    private static func isPhoneGap(_ s: UnsafeBufferPointer<UInt32>, from: Int, to: Int) -> Bool {
+    private static func isPhoneGap<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, from: Int, to: Int) -> Bool {
         guard to - from >= 1, to - from <= 3 else { return to == from }
         for i in from..<to {
             switch s[i] {
@@ -297,8 +298,8 @@ extension IdentifierIndex {
     }
 
     /// ``phoneRanges(in:)`` on a scalar buffer; stops after the first range when `firstOnly`.
-    func phoneRanges(
-        scalars s: UnsafeBufferPointer<UInt32>, groups: inout [(start: Int, end: Int)], firstOnly: Bool = false
+    func phoneRanges<C: FixedWidthInteger & UnsignedInteger>(
+        scalars s: UnsafeBufferPointer<C>, groups: inout [(start: Int, end: Int)], firstOnly: Bool = false
     ) -> [Range<Int>] {
         guard !phoneNumbers10.isEmpty || !phoneNumbers7.isEmpty else { return [] }
         var result: [Range<Int>] = []
@@ -306,6 +307,10 @@ extension IdentifierIndex {
         func flush() {
             defer { groups.removeAll(keepingCapacity: true) }
             guard !groups.isEmpty, !(firstOnly && !result.isEmpty) else { return }
+            // A phone number needs 7 digits or more in the run of groups.
+            var total = 0
+            for group in groups { total += group.end - group.start }
+            guard total >= 7 else { return }
             var g = 0
             while g < groups.count {
                 var last10: UInt64 = 0
@@ -314,7 +319,7 @@ extension IdentifierIndex {
                 var h = g
                 while h < groups.count {
                     for k in groups[h].start..<groups[h].end {
-                        last10 = (last10 &* 10 &+ UInt64(s[k] &- 0x30)) % 10_000_000_000
+                        last10 = (last10 &* 10 &+ UInt64(UInt32(s[k]) &- 0x30)) % 10_000_000_000
                         digits += 1
                     }
                     if digits > 15 { break }
@@ -334,11 +339,11 @@ extension IdentifierIndex {
         let n = s.count
         var i = 0
         while i < n {
-            if Self.isDigit(s[i]) {
+            if Self.isDigit(UInt32(s[i])) {
                 let start = i
-                while i < n, Self.isDigit(s[i]) { i += 1 }
+                while i < n, Self.isDigit(UInt32(s[i])) { i += 1 }
                 if let last = groups.last, !Self.isPhoneGap(s, from: last.end, to: start) { flush() }
-                if (start > 0 && Self.isLetter(s[start - 1])) || (i < n && Self.isLetter(s[i])) {
+                if (start > 0 && Self.isLetter(UInt32(s[start - 1]))) || (i < n && Self.isLetter(UInt32(s[i]))) {
                     flush()
                     continue
                 }
@@ -352,15 +357,15 @@ extension IdentifierIndex {
     }
 
     /// ``birthDateRanges(in:)`` on a scalar buffer.
-    func birthDateRanges(scalars s: UnsafeBufferPointer<UInt32>, firstOnly: Bool = false) -> [Range<Int>] {
+    func birthDateRanges<C: FixedWidthInteger & UnsignedInteger>(scalars s: UnsafeBufferPointer<C>, firstOnly: Bool = false) -> [Range<Int>] {
         guard !birthDayKeys.isEmpty else { return [] }
         var result: [Range<Int>] = []
         let n = s.count
         func number(at i: Int) -> (value: Int, length: Int)? {
             var j = i
             var value = 0
-            while j < n, j - i < 5, Self.isDigit(s[j]) {
-                value = value * 10 + Int(s[j] &- 0x30)
+            while j < n, j - i < 5, Self.isDigit(UInt32(s[j])) {
+                value = value * 10 + Int(UInt32(s[j]) &- 0x30)
                 j += 1
             }
             return j > i ? (value, j - i) : nil
@@ -371,7 +376,7 @@ extension IdentifierIndex {
         }
         var i = 0
         while i < n {
-            if !Self.isDigit(s[i]) || (i > 0 && Self.isDigit(s[i - 1])) {
+            if !Self.isDigit(UInt32(s[i])) || (i > 0 && Self.isDigit(UInt32(s[i - 1]))) {
                 i += 1
                 continue
             }
@@ -390,7 +395,7 @@ extension IdentifierIndex {
                 continue
             }
             let end = cStart + 1 + c.length
-            if end < n, Self.isDigit(s[end]) {
+            if end < n, Self.isDigit(UInt32(s[end])) {
                 i += 1
                 continue
             }

@@ -1,11 +1,13 @@
-/// Reusable buffers for matching one line at a time: the line's Unicode scalars (JSON-unescaped
-/// when asked), its words and their folded keys. Kept across lines so scanning a file allocates
-/// only when a line is longer than any before it (or has non-ASCII words, whose keys are
-/// folded by Foundation).
+/// Reusable buffers for matching one line at a time: the line's Unicode scalars (for lines
+/// that are not plain ASCII, JSON-unescaped when asked), its words and their folded keys. Kept
+/// across lines so scanning a file allocates only when a line is longer than any before it (or
+/// has non-ASCII words, whose keys are folded by Foundation).
 struct LineWorkspace: Sendable {
     var scalars: [UInt32] = []
     var unescaped: [UInt32] = []
+    /// The words of the line: the first `tokenCount` elements.
     var tokens: [PackedToken] = []
+    var tokenCount = 0
     var keyBytes: [UInt8] = []
     var nonASCIIKeys: [String] = []
     var groups: [(start: Int, end: Int)] = []
@@ -13,8 +15,6 @@ struct LineWorkspace: Sendable {
     init() {
         scalars.reserveCapacity(4096)
         unescaped.reserveCapacity(4096)
-        tokens.reserveCapacity(512)
-        keyBytes.reserveCapacity(4096)
     }
 
     /// Fills `scalars` with the line `bytes`, decoded as UTF-8 the way `String(decoding:as:)`

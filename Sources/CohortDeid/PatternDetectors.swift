@@ -71,4 +71,88 @@ enum PatternDetectors {
         }
         return false
     }
+
+    /// Whether the regular expression must run on `text`: ``mayMatch(_:)``, and for plain ASCII
+    /// text also one of the conditions some alternative cannot match without. Every alternative
+    /// needs one of: `@` (email); `://` or `www.` (URL); 3 digits in a row (SSN, phone, ID,
+    /// ISO date, ZIP, the `\d{4}` of phones); a digit, `-`, `/` or `.`, digit (numeric dates,
+    /// IPv4); two colons (IPv6); `+` and a digit (international phone); a digit followed by 3
+    /// of `[A-Za-z0-9-]` (MRN); or a digit together with a month name, `box` or a whole-word
+    /// street suffix (written dates, PO boxes, street addresses). Text with other bytes keeps
+    /// the plain ``mayMatch(_:)`` test (case folding and `\d` reach beyond ASCII there).
+    static func needsRegex(_ text: String) -> Bool {
+        guard mayMatch(text) else { return false }
+        return text.utf8.withContiguousStorageIfAvailable { asciiMayMatch($0) } ?? true
+    }
+
+    static let streetSuffixWords: Set<[UInt8]> = Set(
+        [
+            "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane", "ln", "drive", "dr", "court", "ct", "place", "pl",
+            "way", "terrace", "ter", "circle", "cir", "parkway", "pkwy", "highway", "hwy", "square", "sq", "trail", "trl", "alley",
+            "row", "crescent", "close",
+        ].map { Array($0.utf8) })
+    static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "box"]
+        .map { Array($0.utf8) }
+
+    /// The ASCII conditions of ``needsRegex(_:)``; true for text with a non-ASCII byte.
+    static func asciiMayMatch(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = p.count
+        @inline(__always) func digit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+        @inline(__always) func alnumOrHyphen(_ b: UInt8) -> Bool { digit(b) || (b | 0x20) &- 0x61 < 26 || b == 0x2D }
+        @inline(__always) func lower(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }
+        var hasDigit = false
+        var run = 0
+        var colons = 0
+        for i in 0..<n {
+            let b = p[i]
+            if b >= 0x80 { return true }
+            if digit(b) {
+                hasDigit = true
+                run += 1
+                if run >= 3 { return true }
+                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E, digit(p[i + 2]) { return true }
+                if i + 3 < n, alnumOrHyphen(p[i + 1]), alnumOrHyphen(p[i + 2]), alnumOrHyphen(p[i + 3]) { return true }
+                continue
+            }
+            run = 0
+            switch b {
+            case 0x40: return true  // @
+            case 0x3A:  // :
+                colons += 1
+                if colons >= 2 || (i + 2 < n && p[i + 1] == 0x2F && p[i + 2] == 0x2F) { return true }
+            case 0x2B:  // +
+                if i + 1 < n, digit(p[i + 1]) { return true }
+            case 0x2E:  // www.
+                if i >= 3, lower(p[i - 1]) == 0x77, lower(p[i - 2]) == 0x77, lower(p[i - 3]) == 0x77 { return true }
+            default: break
+            }
+        }
+        guard hasDigit else { return false }
+        var i = 0
+        while i < n {
+            for word in monthPrefixes where i + word.count <= n {
+                var same = true
+                for k in 0..<word.count where lower(p[i + k]) != word[k] {
+                    same = false
+                    break
+                }
+                if same { return true }
+            }
+            i += 1
+        }
+        // Whole \w-runs equal to a street suffix.
+        var word: [UInt8] = []
+        i = 0
+        while i <= n {
+            let b: UInt8 = i < n ? p[i] : 0x20
+            if alnumOrHyphen(b) && b != 0x2D || b == 0x5F {
+                word.append(lower(b))
+            } else {
+                if !word.isEmpty, word.count <= 9, streetSuffixWords.contains(word) { return true }
+                word.removeAll(keepingCapacity: true)
+            }
+            i += 1
+        }
+        return false
+    }
 }

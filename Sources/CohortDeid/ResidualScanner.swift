@@ -98,32 +98,59 @@ public struct ResidualScanner: Sendable {
         }
     }
 
-    /// The kinds in the line loaded in `workspace`, one bit per kind in `IdentifierKind.allCases`
-    /// order.
+    /// The kinds in the line of UTF-8 `bytes`, one bit per kind in `IdentifierKind.allCases`
+    /// order. Plain ASCII lines (without JSON escapes) are matched on their bytes in place; other
+    /// lines are decoded to scalars (and unescaped) in `workspace` first.
+    func kindMask(utf8 bytes: UnsafeBufferPointer<UInt8>, isJSON: Bool, _ workspace: inout LineWorkspace) -> UInt16 {
+        if Self.isASCII(bytes), !(isJSON && bytes.contains(0x5C)) { return kindMask(bytes, &workspace) }
+        workspace.load(utf8: bytes)
+        return kindMask(&workspace, isJSON: isJSON)
+    }
+
+    /// Whether every byte is below 0x80 (eight bytes at a time).
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let n = bytes.count
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= n {
+            high |= UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            i += 8
+        }
+        while i < n {
+            high |= UInt64(base[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The kinds in the line loaded in `workspace` (as scalars).
     func kindMask(_ workspace: inout LineWorkspace, isJSON: Bool) -> UInt16 {
         if isJSON { workspace.unescapeJSON() }
         let scalars = workspace.scalars
+        return scalars.withUnsafeBufferPointer { kindMask($0, &workspace) }
+    }
+
+    /// The kinds in `s`: the bytes of a plain ASCII line, or a line's scalars.
+    func kindMask<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, _ workspace: inout LineWorkspace) -> UInt16 {
         var mask: UInt16 = 0
-        let index = self.index
-        scalars.withUnsafeBufferPointer { s in
-            if !index.phoneRanges(scalars: s, groups: &workspace.groups, firstOnly: true).isEmpty { mask |= Self.bit(.phone) }
-            if !index.birthDateRanges(scalars: s, firstOnly: true).isEmpty { mask |= Self.bit(.birthDate) }
-            TextTokenizer.tokenize(s, into: &workspace)
-            let tokens = workspace.tokens
-            index.matches(
-                scalars: s, workspace: workspace,
-                skip: { t in Self.isMarker(tokens[t], in: s) }
-            ) { match in mask |= Self.bit(match.kind) }
+        if !index.phoneRanges(scalars: s, groups: &workspace.groups, firstOnly: true).isEmpty { mask |= Self.bit(.phone) }
+        if !index.birthDateRanges(scalars: s, firstOnly: true).isEmpty { mask |= Self.bit(.birthDate) }
+        TextTokenizer.tokenize(s, into: &workspace)
+        let tokens = workspace.tokens
+        index.matches(scalars: s, workspace: workspace, skip: { t in Self.isMarker(tokens[t], in: s) }) { match in
+            mask |= Self.bit(match.kind)
         }
         return mask
     }
 
     /// Whether the word is a typed token such as `[NAME]`.
-    static func isMarker(_ token: PackedToken, in s: UnsafeBufferPointer<UInt32>) -> Bool {
+    static func isMarker<C: FixedWidthInteger & UnsignedInteger>(_ token: PackedToken, in s: UnsafeBufferPointer<C>) -> Bool {
         guard token.start > 0, s[token.start - 1] == 0x5B, token.end < s.count, s[token.end] == 0x5D else { return false }
         let length = token.end - token.start
         return markers.contains { marker in
-            marker.count == length && marker.indices.allSatisfy { marker[$0] == s[token.start + $0] }
+            marker.count == length && marker.indices.allSatisfy { marker[$0] == UInt32(s[token.start + $0]) }
         }
     }
 
@@ -157,8 +184,7 @@ public struct ResidualScanner: Sendable {
                 var result = PieceResult()
                 do {
                     result.lines = try LineReader.forEachLine(of: file.url, in: piece.range) { number, bytes in
-                        workspace.load(utf8: bytes)
-                        let mask = kindMask(&workspace, isJSON: isJSON)
+                        let mask = kindMask(utf8: bytes, isJSON: isJSON, &workspace)
                         if mask != 0 { result.findings.append((number, mask)) }
                     }
                     results.store(next, .success(result))

@@ -13,9 +13,9 @@ import Foundation
 /// Matching is case-, accent- and apostrophe-insensitive (`José` = `Jose`, `O’Brien` =
 /// `O'Brien` = `OBrien`); hyphenated names match as a whole and by part. A possessive keeps its
 /// `'s` (`[NAME]'s`), except before a device word, where the whole phrase becomes `[DEVICE]`
-/// (`Jane's Apple Watch` → `[DEVICE]`). One regular-expression pass (skipped for text without
-/// digits, `@`, `:` or `www.`) plus one word pass with hash lookups: the cost does not grow
-/// with the roster.
+/// (`Jane's Apple Watch` → `[DEVICE]`). One regular-expression pass (skipped for text that
+/// none of its alternatives can match, see ``PatternDetectors/needsRegex(_:)``) plus one word
+/// pass with hash lookups: the cost does not grow with the roster.
 public struct Scrubber: @unchecked Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     private let detectors: NSRegularExpression
@@ -50,7 +50,7 @@ public struct Scrubber: @unchecked Sendable {
     public func scrub(_ text: String, counts: inout ScrubCounts) -> String {
         if text.isEmpty { return text }
         var current = text
-        if PatternDetectors.mayMatch(text) { current = applyDetectors(text, counts: &counts) }
+        if PatternDetectors.needsRegex(text) { current = applyDetectors(text, counts: &counts) }
         return applyRoster(current, counts: &counts)
     }
 

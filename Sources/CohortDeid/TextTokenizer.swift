@@ -127,19 +127,20 @@ enum TextTokenizer {
     }
 }
 
-/// A word of a line in a ``LineWorkspace``: positions index the workspace's scalars; the folded
-/// key lives in the workspace's key bytes (ASCII words) or its non-ASCII keys.
+/// A word of a line in a ``LineWorkspace``: positions index the line's code units (bytes of
+/// an ASCII line, scalars otherwise); the folded key lives in the workspace's key bytes (ASCII
+/// words) or its non-ASCII keys.
 struct PackedToken: Sendable {
-    var start: Int
-    var coreEnd: Int
-    var end: Int
+    var start = 0
+    var coreEnd = 0
+    var end = 0
     /// Offset into `keyBytes` (ASCII key) or index into `nonASCIIKeys`.
-    var keyStart: Int
-    var keyLength: Int
+    var keyStart = 0
+    var keyLength = 0
     /// FNV-1a of the key bytes (ASCII keys only).
-    var hash: UInt64
-    var isASCII: Bool
-    var isCapitalized: Bool
+    var hash: UInt64 = 0
+    var isASCII = true
+    var isCapitalized = false
     var isPossessive: Bool { coreEnd < end }
 }
 
@@ -161,93 +162,123 @@ extension TextTokenizer {
         return finishHash(h)
     }
 
+    /// ASCII letters and digits, then whatever ``isWordScalar(_:)`` says.
     @inline(__always)
     static func isWord(_ v: UInt32) -> Bool {
-        if v < 0x80 {
-            return (v &- 0x30 < 10) || ((v | 0x20) &- 0x61 < 26)
-        }
+        if v < 0x80 { return asciiClass[Int(v)] & 1 != 0 }
         guard let s = Unicode.Scalar(v) else { return false }
         return isWordScalar(s)
+    }
+
+    /// Per ASCII code: bit 0 letter or digit, bit 1 digit, bit 2 letter, bit 3 upper-case letter.
+    static let asciiClass: [UInt8] = (0..<128).map { v -> UInt8 in
+        switch v {
+        case 0x30...0x39: return 0b0011
+        case 0x41...0x5A: return 0b1101
+        case 0x61...0x7A: return 0b0101
+        default: return 0
+        }
     }
 
     @inline(__always)
     static func isApostrophe(_ v: UInt32) -> Bool { v == 0x27 || v == 0x2019 || v == 0x02BC || v == 0x2018 }
 
-    /// The words of `scalars`, exactly as ``tokens(_:)`` finds them, without allocating for
-    /// ASCII words: keys go to `workspace.keyBytes` (ASCII) or `workspace.nonASCIIKeys`.
-    static func tokenize(_ s: UnsafeBufferPointer<UInt32>, into workspace: inout LineWorkspace) {
-        workspace.tokens.removeAll(keepingCapacity: true)
-        workspace.keyBytes.removeAll(keepingCapacity: true)
-        workspace.nonASCIIKeys.removeAll(keepingCapacity: true)
+    /// The words of `s` (bytes of an ASCII line or scalars), exactly as ``tokens(_:)`` finds them,
+    /// without allocating for ASCII words: keys go to `workspace.keyBytes` (ASCII) or
+    /// `workspace.nonASCIIKeys`; `workspace.tokenCount` words go to `workspace.tokens`.
+    static func tokenize<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, into workspace: inout LineWorkspace) {
         let n = s.count
-        var i = 0
-        while i < n {
-            let v = s[i]
-            guard isWord(v) else {
-                i += 1
-                continue
-            }
-            let start = i
-            i += 1
-            while i < n {
-                let c = s[i]
-                if isWord(c) {
-                    i += 1
-                } else if isApostrophe(c), i + 1 < n, isWord(s[i + 1]) {
-                    i += 1
-                } else {
-                    break
-                }
-            }
-            let end = i
-            var coreEnd = end
-            if end - start >= 3, s[end - 1] == 0x73 || s[end - 1] == 0x53, isApostrophe(s[end - 2]) {
-                coreEnd = end - 2
-            }
-            var ascii = true
-            for k in start..<coreEnd where s[k] >= 0x80 {
-                ascii = false
-                break
-            }
-            let capitalized: Bool
-            if v < 0x80 {
-                capitalized = v &- 0x41 < 26
-            } else {
-                capitalized = Unicode.Scalar(v)?.properties.isUppercase ?? false
-            }
-            if ascii {
-                let keyStart = workspace.keyBytes.count
-                var h = hashBasis
-                for k in start..<coreEnd {
-                    var b = UInt8(truncatingIfNeeded: s[k])
-                    if b &- 0x41 < 26 { b |= 0x20 }
-                    if b &- 0x61 < 26 || b &- 0x30 < 10 {
-                        workspace.keyBytes.append(b)
-                        h = (h ^ UInt64(b)) &* hashPrime
+        workspace.nonASCIIKeys.removeAll(keepingCapacity: true)
+        // Words are separated, so there are at most (n + 1) / 2; ASCII keys are at most n bytes.
+        if workspace.tokens.count < n / 2 + 1 {
+            workspace.tokens = Array(repeating: PackedToken(), count: max(n / 2 + 1, workspace.tokens.count * 2))
+        }
+        if workspace.keyBytes.count < n { workspace.keyBytes = Array(repeating: 0, count: max(n, workspace.keyBytes.count * 2)) }
+        var tokenCount = 0
+        asciiClass.withUnsafeBufferPointer { table in
+            workspace.tokens.withUnsafeMutableBufferPointer { tokens in
+                workspace.keyBytes.withUnsafeMutableBufferPointer { keys in
+                    @inline(__always) func word(_ v: UInt32) -> Bool { v < 0x80 ? table[Int(v)] & 1 != 0 : isWord(v) }
+                    var keyCount = 0
+                    var i = 0
+                    while i < n {
+                        let v = UInt32(s[i])
+                        guard word(v) else {
+                            i += 1
+                            continue
+                        }
+                        // One pass: find the word's end while folding and hashing its ASCII
+                        // letters and digits (apostrophes are not part of the key).
+                        let start = i
+                        let keyStart = keyCount
+                        var h = hashBasis
+                        var hashBeforeLast = h
+                        var firstNonASCII = Int.max
+                        while i < n {
+                            let c = UInt32(s[i])
+                            if c < 0x80 {
+                                let cls = table[Int(c)]
+                                if cls & 1 != 0 {
+                                    let folded = UInt8(truncatingIfNeeded: c) | (cls & 0b0100) << 3  // letters to lower case
+                                    keys[keyCount] = folded
+                                    keyCount += 1
+                                    hashBeforeLast = h
+                                    h = (h ^ UInt64(folded)) &* hashPrime
+                                    i += 1
+                                    continue
+                                }
+                                if c == 0x27, i + 1 < n, word(UInt32(s[i + 1])) {
+                                    i += 1
+                                    continue
+                                }
+                                break
+                            }
+                            if isWord(c) || (isApostrophe(c) && i + 1 < n && word(UInt32(s[i + 1]))) {
+                                if firstNonASCII == Int.max { firstNonASCII = i }
+                                i += 1
+                                continue
+                            }
+                            break
+                        }
+                        let end = i
+                        var coreEnd = end
+                        if end - start >= 3, s[end - 1] == 0x73 || s[end - 1] == 0x53, isApostrophe(UInt32(s[end - 2])) {
+                            coreEnd = end - 2
+                        }
+                        let capitalized = v < 0x80 ? table[Int(v)] & 0b1000 != 0 : (Unicode.Scalar(v)?.properties.isUppercase ?? false)
+                        if firstNonASCII >= coreEnd {
+                            if coreEnd < end {
+                                // Drop the possessive `s` (the apostrophe added nothing).
+                                keyCount -= 1
+                                h = hashBeforeLast
+                            }
+                            tokens[tokenCount] = PackedToken(
+                                start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
+                                hash: finishHash(h), isASCII: true, isCapitalized: capitalized)
+                            tokenCount += 1
+                        } else {
+                            keyCount = keyStart
+                            var core: [Unicode.Scalar] = []
+                            core.reserveCapacity(coreEnd - start)
+                            for k in start..<coreEnd { core.append(Unicode.Scalar(UInt32(s[k])) ?? "\u{FFFD}") }
+                            let (key, _) = fold(core[...])
+                            if key.isEmpty { continue }
+                            workspace.nonASCIIKeys.append(key)
+                            tokens[tokenCount] = PackedToken(
+                                start: start, coreEnd: coreEnd, end: end, keyStart: workspace.nonASCIIKeys.count - 1, keyLength: 0, hash: 0,
+                                isASCII: false, isCapitalized: capitalized)
+                            tokenCount += 1
+                        }
                     }
                 }
-                workspace.tokens.append(
-                    PackedToken(
-                        start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: workspace.keyBytes.count - keyStart,
-                        hash: finishHash(h), isASCII: true, isCapitalized: capitalized))
-            } else {
-                var core: [Unicode.Scalar] = []
-                core.reserveCapacity(coreEnd - start)
-                for k in start..<coreEnd { core.append(Unicode.Scalar(s[k]) ?? "\u{FFFD}") }
-                let (key, _) = fold(core[...])
-                if key.isEmpty { continue }
-                workspace.nonASCIIKeys.append(key)
-                workspace.tokens.append(
-                    PackedToken(
-                        start: start, coreEnd: coreEnd, end: end, keyStart: workspace.nonASCIIKeys.count - 1, keyLength: 0, hash: 0,
-                        isASCII: false, isCapitalized: capitalized))
             }
         }
+        workspace.tokenCount = tokenCount
     }
 
-    /// ``isPhraseGap(_:from:to:)`` on a scalar buffer.
+    /// ``isPhraseGap(_:from:to:)`` on code units.
     @inline(__always)
-    static func isPhraseGap(_ s: UnsafeBufferPointer<UInt32>, from: Int, to: Int) -> Bool {
+    static func isPhraseGap<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, from: Int, to: Int) -> Bool {
         guard to - from <= 3 else { return false }
         var i = from
         while i < to {
