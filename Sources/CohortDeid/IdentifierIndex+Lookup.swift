@@ -46,39 +46,42 @@ extension IdentifierIndex {
         private var firstKeys = HashSlots()
         private var buckets = HashSlots()
 
-        /// An open-addressing map from a 64-bit hash (never 0) plus a tag to an index.
+        /// An open-addressing map from a 64-bit hash (never 0) plus a tag to an index; one slot is
+        /// one cache access.
         struct HashSlots: Sendable {
-            var hashes: [UInt64] = []
-            var tags: [Int] = []
-            var values: [Int] = []
+            struct Slot: Sendable {
+                var hash: UInt64 = 0
+                var tag = 0
+                var value = 0
+            }
+
+            var slots: [Slot] = []
             var mask = 0
 
             init(capacityFor count: Int = 0) {
                 var capacity = 16
                 while capacity < count * 2 { capacity <<= 1 }
                 mask = capacity - 1
-                hashes = [UInt64](repeating: 0, count: capacity)
-                tags = [Int](repeating: 0, count: capacity)
-                values = [Int](repeating: 0, count: capacity)
+                slots = [Slot](repeating: Slot(), count: capacity)
             }
 
             mutating func insert(hash: UInt64, tag: Int, value: Int) {
                 var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
-                while hashes[slot] != 0 { slot = (slot + 1) & mask }
-                hashes[slot] = hash
-                tags[slot] = tag
-                values[slot] = value
+                while slots[slot].hash != 0 { slot = (slot + 1) & mask }
+                slots[slot] = Slot(hash: hash, tag: tag, value: value)
             }
 
             /// Calls `accept` on each value stored under `hash` and `tag` until it returns true.
             @inline(__always)
             func find(hash: UInt64, tag: Int, _ accept: (Int) -> Bool) -> Int? {
-                var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
-                while true {
-                    let h = hashes[slot]
-                    if h == 0 { return nil }
-                    if h == hash, tags[slot] == tag, accept(values[slot]) { return values[slot] }
-                    slot = (slot + 1) & mask
+                slots.withUnsafeBufferPointer { slots in
+                    var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
+                    while true {
+                        let entry = slots[slot]
+                        if entry.hash == 0 { return nil }
+                        if entry.hash == hash, entry.tag == tag, accept(entry.value) { return entry.value }
+                        slot = (slot + 1) & mask
+                    }
                 }
             }
         }
@@ -279,6 +282,17 @@ extension IdentifierIndex {
     @inline(__always)
     private static func isDigit(_ v: UInt32) -> Bool { v &- 0x30 < 10 }
 
+    /// Whether one of the eight ASCII bytes of `word` is a digit (bytes 0x30–0x39).
+    @inline(__always)
+    static func hasDigit(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low = word & (ones &* 127)
+        // Per byte (all below 0x80): high bit of (127 + 0x3A - b) & (b + 127 - 0x2F) is set iff 0x2F < b < 0x3A.
+        let belowUpper = ones &* (127 + 0x3A) &- low
+        let aboveLower = low &+ ones &* (127 - 0x2F)
+        return (belowUpper & ~word & aboveLower) & (ones &* 128) != 0
+    }
+
     @inline(__always)
     private static func isLetter(_ v: UInt32) -> Bool {
         if v < 0x80 { return (v | 0x20) &- 0x61 < 26 }
@@ -297,74 +311,52 @@ extension IdentifierIndex {
         return true
     }
 
-    /// ``phoneRanges(in:)`` on a scalar buffer; stops after the first range when `firstOnly`.
-    func phoneRanges<C: FixedWidthInteger & UnsignedInteger>(
-        scalars s: UnsafeBufferPointer<C>, groups: inout [(start: Int, end: Int)], firstOnly: Bool = false
-    ) -> [Range<Int>] {
-        guard !phoneNumbers10.isEmpty || !phoneNumbers7.isEmpty else { return [] }
-        var result: [Range<Int>] = []
-        groups.removeAll(keepingCapacity: true)
+    /// Whether the code units `s` hold a roster phone number (as ``phoneRanges(in:)`` finds
+    /// them) and a roster birth date (as ``birthDateRanges(in:)`` does), in one pass over the
+    /// runs of digits.
+    func numericKinds<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, groups: inout [(start: Int, end: Int)]
+    ) -> (phone: Bool, birthDate: Bool) {
+        var wantPhone = !phoneNumbers10.isEmpty || !phoneNumbers7.isEmpty
+        var wantDate = !birthDayKeys.isEmpty
+        var phone = false
+        var date = false
+        let n = s.count
+        @inline(__always) func digit(_ k: Int) -> Bool { UInt32(s[k]) &- 0x30 < 10 }
+
+        // Phone: groups of digits joined by short separators, as in `phoneRanges(in:)`.
+        var groupCount = 0
         func flush() {
-            defer { groups.removeAll(keepingCapacity: true) }
-            guard !groups.isEmpty, !(firstOnly && !result.isEmpty) else { return }
-            // A phone number needs 7 digits or more in the run of groups.
+            defer { groupCount = 0 }
+            guard groupCount > 0, wantPhone else { return }
             var total = 0
-            for group in groups { total += group.end - group.start }
-            guard total >= 7 else { return }
-            var g = 0
-            while g < groups.count {
+            for k in 0..<groupCount { total += groups[k].end - groups[k].start }
+            guard total >= 7 else { return }  // a phone number has 7 digits or more
+            for g in 0..<groupCount {
                 var last10: UInt64 = 0
                 var digits = 0
-                var found: Int?
-                var h = g
-                while h < groups.count {
+                for h in g..<groupCount {
                     for k in groups[h].start..<groups[h].end {
                         last10 = (last10 &* 10 &+ UInt64(UInt32(s[k]) &- 0x30)) % 10_000_000_000
                         digits += 1
                     }
                     if digits > 15 { break }
                     if (digits == 7 && phoneNumbers7.contains(last10)) || (digits >= 10 && phoneNumbers10.contains(last10)) {
-                        found = h
+                        phone = true
+                        wantPhone = false
+                        return
                     }
-                    h += 1
-                }
-                if let found {
-                    result.append(groups[g].start..<groups[found].end)
-                    g = found + 1
-                } else {
-                    g += 1
                 }
             }
         }
-        let n = s.count
-        var i = 0
-        while i < n {
-            if Self.isDigit(UInt32(s[i])) {
-                let start = i
-                while i < n, Self.isDigit(UInt32(s[i])) { i += 1 }
-                if let last = groups.last, !Self.isPhoneGap(s, from: last.end, to: start) { flush() }
-                if (start > 0 && Self.isLetter(UInt32(s[start - 1]))) || (i < n && Self.isLetter(UInt32(s[i]))) {
-                    flush()
-                    continue
-                }
-                groups.append((start, i))
-            } else {
-                i += 1
-            }
-        }
-        flush()
-        return result
-    }
 
-    /// ``birthDateRanges(in:)`` on a scalar buffer.
-    func birthDateRanges<C: FixedWidthInteger & UnsignedInteger>(scalars s: UnsafeBufferPointer<C>, firstOnly: Bool = false) -> [Range<Int>] {
-        guard !birthDayKeys.isEmpty else { return [] }
-        var result: [Range<Int>] = []
-        let n = s.count
+        // Birth date: `a sep b sep c` starting at a run of digits, as in `birthDateRanges(in:)`;
+        // after a complete date the search resumes at its end.
+        var dateResume = 0
         func number(at i: Int) -> (value: Int, length: Int)? {
             var j = i
             var value = 0
-            while j < n, j - i < 5, Self.isDigit(UInt32(s[j])) {
+            while j < n, j - i < 5, digit(j) {
                 value = value * 10 + Int(UInt32(s[j]) &- 0x30)
                 j += 1
             }
@@ -374,46 +366,55 @@ extension IdentifierIndex {
             let key = year &* 1_000_000 &+ (month &* 100 &+ day)
             return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
         }
-        var i = 0
-        while i < n {
-            if !Self.isDigit(UInt32(s[i])) || (i > 0 && Self.isDigit(UInt32(s[i - 1]))) {
-                i += 1
-                continue
-            }
-            guard let a = number(at: i), a.length <= 4, i + a.length < n else {
-                i += 1
-                continue
-            }
+        func dateAt(_ i: Int) {
+            guard let a = number(at: i), a.length <= 4, i + a.length < n else { return }
             let sep = s[i + a.length]
-            guard sep == 0x2F || sep == 0x2D || sep == 0x2E, let b = number(at: i + a.length + 1), b.length <= 2 else {
-                i += 1
-                continue
-            }
+            guard sep == 0x2F || sep == 0x2D || sep == 0x2E, let b = number(at: i + a.length + 1), b.length <= 2 else { return }
             let cStart = i + a.length + 1 + b.length
-            guard cStart < n, s[cStart] == sep, let c = number(at: cStart + 1), c.length <= 4 else {
-                i += 1
-                continue
-            }
+            guard cStart < n, s[cStart] == sep, let c = number(at: cStart + 1), c.length <= 4 else { return }
             let end = cStart + 1 + c.length
-            if end < n, Self.isDigit(UInt32(s[end])) {
-                i += 1
-                continue
-            }
+            if end < n, digit(end) { return }
             let shortYear = c.length == 2 && a.length != 4
-            var found = false
             if a.length == 4 {
-                found = hit(year: a.value, month: b.value, day: c.value, short: shortYear)
+                date = hit(year: a.value, month: b.value, day: c.value, short: shortYear)
             } else if c.length == 4 || c.length == 2 {
-                found =
+                date =
                     hit(year: c.value, month: a.value, day: b.value, short: shortYear)
                     || hit(year: c.value, month: b.value, day: a.value, short: shortYear)
             }
-            if found {
-                result.append(i..<end)
-                if firstOnly { return result }
-            }
-            i = end
+            if date { wantDate = false }
+            dateResume = end
         }
-        return result
+
+        var i = 0
+        while i < n, wantPhone || wantDate {
+            guard digit(i) else {
+                i += 1
+                if C.bitWidth == 8, let base = s.baseAddress {
+                    // Skip eight bytes at a time while none is a digit (ASCII lines only come as bytes).
+                    let raw = UnsafeRawPointer(base)
+                    while i + 8 <= n, !Self.hasDigit(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
+                }
+                continue
+            }
+            let start = i
+            while i < n, digit(i) { i += 1 }
+            if wantDate, start >= dateResume { dateAt(start) }
+            guard wantPhone else { continue }
+            if groupCount > 0, !Self.isPhoneGap(s, from: groups[groupCount - 1].end, to: start) { flush() }
+            // Digits glued to letters (an MRN `A1234567`, `14T08`) are not part of a phone number.
+            if (start > 0 && Self.isLetter(UInt32(s[start - 1]))) || (i < n && Self.isLetter(UInt32(s[i]))) {
+                flush()
+                continue
+            }
+            if groupCount < groups.count {
+                groups[groupCount] = (start, i)
+            } else {
+                groups.append((start, i))
+            }
+            groupCount += 1
+        }
+        flush()
+        return (phone, date)
     }
 }

@@ -135,8 +135,9 @@ public struct ResidualScanner: Sendable {
     /// The kinds in `s`: the bytes of a plain ASCII line, or a line's scalars.
     func kindMask<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, _ workspace: inout LineWorkspace) -> UInt16 {
         var mask: UInt16 = 0
-        if !index.phoneRanges(scalars: s, groups: &workspace.groups, firstOnly: true).isEmpty { mask |= Self.bit(.phone) }
-        if !index.birthDateRanges(scalars: s, firstOnly: true).isEmpty { mask |= Self.bit(.birthDate) }
+        let numeric = index.numericKinds(s, groups: &workspace.groups)
+        if numeric.phone { mask |= Self.bit(.phone) }
+        if numeric.birthDate { mask |= Self.bit(.birthDate) }
         TextTokenizer.tokenize(s, into: &workspace)
         let tokens = workspace.tokens
         index.matches(scalars: s, workspace: workspace, skip: { t in Self.isMarker(tokens[t], in: s) }) { match in

@@ -209,3 +209,16 @@ extension String {
         try Data(utf8).write(to: url)
     }
 }
+
+struct IdentifierIndexTests {
+    /// The eight-bytes-at-a-time digit test the numeric pass skips text with.
+    @Test func wordDigitTestAgreesWithBytes() {
+        var g = SeededGenerator(seed: 77)
+        for round in 0..<50_000 {
+            var bytes = (0..<8).map { _ in UInt8.random(in: 0...255, using: &g) }
+            if round % 2 == 0 { bytes = bytes.map { $0 % 0x40 + 0x20 } }  // near the digit range
+            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            #expect(IdentifierIndex.hasDigit(word) == bytes.contains { $0 >= 0x30 && $0 <= 0x39 }, "\(bytes)")
+        }
+    }
+}
