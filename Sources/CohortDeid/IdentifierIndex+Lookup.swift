@@ -44,6 +44,9 @@ extension IdentifierIndex {
         /// Phrase indices bucketed by (entry, ASCII second key), each bucket in phrase order.
         private(set) var bucketPhrases: [Int] = []
         private var firstKeys = HashSlots()
+        /// One bit per first-key hash (bits 16–31): most words are rejected here, in a table
+        /// small enough to stay in the first-level cache, before the slots are touched.
+        private var firstKeyFilter = [UInt64](repeating: 0, count: 1 << 10)
         private var buckets = HashSlots()
 
         /// An open-addressing map from a 64-bit hash (never 0) plus a tag to an index; one slot is
@@ -132,7 +135,10 @@ extension IdentifierIndex {
             firstKeys = HashSlots(capacityFor: entries.count)
             for (index, entry) in entries.enumerated() where entry.asciiCount >= 0 {
                 let bytes = keyBytes[entry.asciiStart..<(entry.asciiStart + entry.asciiCount)]
-                firstKeys.insert(hash: TextTokenizer.hash(asciiKey: bytes), tag: 0, value: index)
+                let hash = TextTokenizer.hash(asciiKey: bytes)
+                firstKeys.insert(hash: hash, tag: 0, value: index)
+                let bit = Int(truncatingIfNeeded: hash >> 16) & 0xFFFF
+                firstKeyFilter[bit >> 6] |= 1 << UInt64(bit & 63)
             }
             buckets = HashSlots(capacityFor: bucketLists.count)
             for bucket in bucketLists {
@@ -156,7 +162,9 @@ extension IdentifierIndex {
         /// The entry whose first key is the ASCII key `bytes` (hash `hash`).
         @inline(__always)
         func entry(hash: UInt64, bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-            firstKeys.find(hash: hash, tag: 0) { index in
+            let bit = Int(truncatingIfNeeded: hash >> 16) & 0xFFFF
+            guard firstKeyFilter[bit >> 6] & (1 << UInt64(bit & 63)) != 0 else { return nil }
+            return firstKeys.find(hash: hash, tag: 0) { index in
                 let entry = entries[index]
                 return entry.asciiCount == bytes.count
                     && keyBytes.withUnsafeBufferPointer {
