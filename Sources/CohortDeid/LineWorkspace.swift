@@ -12,9 +12,9 @@ struct LineWorkspace: Sendable {
     var nonASCIIKeys: [String] = []
     var groups: [(start: Int, end: Int)] = []
 
-    init() {
-        scalars.reserveCapacity(4096)
-        unescaped.reserveCapacity(4096)
+    /// Buffers sized for lines of about `capacity` scalars (they grow for longer ones).
+    init(capacity: Int = 4096) {
+        scalars.reserveCapacity(capacity)
     }
 
     /// Fills `scalars` with the line `bytes`, decoded as UTF-8 the way `String(decoding:as:)`

@@ -72,17 +72,24 @@ enum PatternDetectors {
         return false
     }
 
-    /// Whether the regular expression must run on `text`: ``mayMatch(_:)``, and for plain ASCII
-    /// text also one of the conditions some alternative cannot match without. Every alternative
-    /// needs one of: `@` (email); `://` or `www.` (URL); 3 digits in a row (SSN, phone, ID,
-    /// ISO date, ZIP, the `\d{4}` of phones); a digit, `-`, `/` or `.`, digit (numeric dates,
-    /// IPv4); two colons (IPv6); `+` and a digit (international phone); a digit followed by 3
-    /// of `[A-Za-z0-9-]` (MRN); or a digit together with a month name, `box` or a whole-word
-    /// street suffix (written dates, PO boxes, street addresses). Text with other bytes keeps
-    /// the plain ``mayMatch(_:)`` test (case folding and `\d` reach beyond ASCII there).
+    /// Whether the regular expression must run on `text`: ``mayMatch(_:)``, and then one of the
+    /// conditions some alternative cannot match without. Every alternative needs one of: `@`
+    /// (email); `://` or `www.` (URL); 3 digits in a row (SSN, phone, ID, ISO date, ZIP, the
+    /// `\d{4}` of phones); a digit, `-`, `/` or `.`, digit (numeric dates, IPv4); two colons
+    /// (IPv6); `+` and a digit (international phone); a digit followed by 3 of `[A-Za-z0-9-]`
+    /// (MRN); or a digit together with a month name, `box` or a whole-word street suffix
+    /// (written dates, PO boxes, street addresses). `\d` is any decimal digit, as in the
+    /// expression. A letter whose case mappings hold an ASCII letter (`ß`, `ſ`, `ﬆ`, the
+    /// Kelvin sign…) could match a case-insensitive literal, so text with one always runs.
     static func needsRegex(_ text: String) -> Bool {
         guard mayMatch(text) else { return false }
-        return text.utf8.withContiguousStorageIfAvailable { asciiMayMatch($0) } ?? true
+        if let ascii = text.utf8.withContiguousStorageIfAvailable({ bytes -> Bool? in
+            bytes.allSatisfy { $0 < 0x80 } ? detectorsMayMatch(bytes) : nil
+        }), let ascii {
+            return ascii
+        }
+        let scalars = text.unicodeScalars.map(\.value)
+        return scalars.withUnsafeBufferPointer { detectorsMayMatch($0) }
     }
 
     static let streetSuffixWords: Set<[UInt8]> = Set(
@@ -94,36 +101,56 @@ enum PatternDetectors {
     static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "box"]
         .map { Array($0.utf8) }
 
-    /// The ASCII conditions of ``needsRegex(_:)``; true for text with a non-ASCII byte.
-    static func asciiMayMatch(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether a non-ASCII scalar could take part in a case-insensitive match of an ASCII
+    /// literal: one of its case mappings holds an ASCII letter.
+    static func foldsToASCII(_ v: UInt32) -> Bool {
+        guard let scalar = Unicode.Scalar(v) else { return false }
+        let p = scalar.properties
+        for mapping in [p.lowercaseMapping, p.uppercaseMapping, p.titlecaseMapping] where mapping.utf8.contains(where: { $0 < 0x80 }) {
+            return true
+        }
+        return false
+    }
+
+    /// The conditions of ``needsRegex(_:)`` on the scalars (or ASCII bytes) of a text.
+    static func detectorsMayMatch<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>) -> Bool {
         let n = p.count
-        @inline(__always) func digit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
-        @inline(__always) func alnumOrHyphen(_ b: UInt8) -> Bool { digit(b) || (b | 0x20) &- 0x61 < 26 || b == 0x2D }
-        @inline(__always) func lower(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }
+        @inline(__always) func digit(_ k: Int) -> Bool {
+            let v = UInt32(p[k])
+            if v < 0x80 { return v &- 0x30 < 10 }
+            return Unicode.Scalar(v)?.properties.generalCategory == .decimalNumber
+        }
+        @inline(__always) func alnumOrHyphen(_ k: Int) -> Bool {
+            let v = UInt32(p[k])
+            return v &- 0x30 < 10 || (v | 0x20) &- 0x61 < 26 || v == 0x2D
+        }
+        @inline(__always) func lower(_ k: Int) -> UInt32 {
+            let v = UInt32(p[k])
+            return v &- 0x41 < 26 ? v | 0x20 : v
+        }
         var hasDigit = false
         var run = 0
         var colons = 0
         for i in 0..<n {
-            let b = p[i]
-            if b >= 0x80 { return true }
-            if digit(b) {
+            if UInt32(p[i]) >= 0x80, foldsToASCII(UInt32(p[i])) { return true }
+            if digit(i) {
                 hasDigit = true
                 run += 1
                 if run >= 3 { return true }
-                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E, digit(p[i + 2]) { return true }
-                if i + 3 < n, alnumOrHyphen(p[i + 1]), alnumOrHyphen(p[i + 2]), alnumOrHyphen(p[i + 3]) { return true }
+                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E, digit(i + 2) { return true }
+                if i + 3 < n, alnumOrHyphen(i + 1), alnumOrHyphen(i + 2), alnumOrHyphen(i + 3) { return true }
                 continue
             }
             run = 0
-            switch b {
+            switch p[i] {
             case 0x40: return true  // @
             case 0x3A:  // :
                 colons += 1
                 if colons >= 2 || (i + 2 < n && p[i + 1] == 0x2F && p[i + 2] == 0x2F) { return true }
             case 0x2B:  // +
-                if i + 1 < n, digit(p[i + 1]) { return true }
+                if i + 1 < n, digit(i + 1) { return true }
             case 0x2E:  // www.
-                if i >= 3, lower(p[i - 1]) == 0x77, lower(p[i - 2]) == 0x77, lower(p[i - 3]) == 0x77 { return true }
+                if i >= 3, lower(i - 1) == 0x77, lower(i - 2) == 0x77, lower(i - 3) == 0x77 { return true }
             default: break
             }
         }
@@ -132,7 +159,7 @@ enum PatternDetectors {
         while i < n {
             for word in monthPrefixes where i + word.count <= n {
                 var same = true
-                for k in 0..<word.count where lower(p[i + k]) != word[k] {
+                for k in 0..<word.count where lower(i + k) != UInt32(word[k]) {
                     same = false
                     break
                 }
@@ -140,13 +167,12 @@ enum PatternDetectors {
             }
             i += 1
         }
-        // Whole \w-runs equal to a street suffix.
+        // Whole runs of ASCII letters, digits and `_` equal to a street suffix.
         var word: [UInt8] = []
         i = 0
         while i <= n {
-            let b: UInt8 = i < n ? p[i] : 0x20
-            if alnumOrHyphen(b) && b != 0x2D || b == 0x5F {
-                word.append(lower(b))
+            if i < n, UInt32(p[i]) < 0x80, (alnumOrHyphen(i) && p[i] != 0x2D) || p[i] == 0x5F {
+                word.append(UInt8(truncatingIfNeeded: lower(i)))
             } else {
                 if !word.isEmpty, word.count <= 9, streetSuffixWords.contains(word) { return true }
                 word.removeAll(keepingCapacity: true)

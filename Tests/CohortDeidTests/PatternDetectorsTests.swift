@@ -9,7 +9,8 @@ struct PatternDetectorsTests {
         "@", "(", ")", "#", "\t", "\n", "_", "St", "st", "street", "Streets", "Dr", "dr.", "box", "PO", "P.O.", "Box", "May", "march",
         "Sept", "june", "www", "WWW.", "www.", "http", "://", "ftp", "mrn", "MRN:", "patient id", "chart no.", "ssn", "social security",
         "A", "AB", "ABCD", "fe80", "ff", "IL", "CA", "Main", "Elm", "Oak", "x", "th", "rd", "of", "N.", "apt", "suite", "Kate", "pain",
-        "took", "tablets", "at", "lane", "Way", "way", "row", "Close", "ter", "é", "٣",
+        "took", "tablets", "at", "lane", "Way", "way", "row", "Close", "ter", "é", "٣", "٣٣", "١٢٣٤", "ß", "ſt", "ﬆ", "\u{212A}",
+        "İ", "ı", "Zoë", "’", "—", "\u{00A0}", "Jos\u{0301}e", "ünïcode", "Ｍay", "ｗｗｗ.", "＠", "：",
     ]
 
     /// The pre-check may skip the regular expression only where it finds nothing: generated
@@ -48,7 +49,10 @@ struct PatternDetectorsTests {
         ("+1 55 12 34", true),
         ("see www.example.org", true),
         ("MRN A1b2c", true),
-        ("José called at 8", true),
+        ("José called at 8", false),
+        ("Zoë’s knee — pain 6 at 08:30", false),
+        ("straße 12", true),
+        ("١٢٣-٤٥-٦٧٨٩ and 1", true),
     ])
     func commonNotesSkipTheRegularExpression(text: String, needed: Bool) {
         #expect(PatternDetectors.needsRegex(text) == needed)

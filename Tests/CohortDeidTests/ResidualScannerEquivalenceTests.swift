@@ -25,6 +25,7 @@ struct ScanTextGenerator {
         "4567", "0001", "[NAME]", "[PHONE]", "[ID]", "[name]", "K7QF2M4XRB6TNV3D", "2026-01-02T03:04:05+01:00", "72", "bpm", "é",
         "ü", "straße", "İstanbul", "ﬁne", "e\u{0301}", "😀", "\u{00A0}", "٣٣", "\u{212A}elvin", "D’", "O'", "’s", "'s", "Zoë",
         "ZOË", "Siobhan", "Siobhán", "D'Angelo", "dangelo", "Smith-Jones", "@", "example.org", "(555)", "+1", "-", "/", ".",
+        "Jane's", "Bob’s", "iPhone", "Fitbit", "Charge", "Kit", "Will", "will", "Springfield", "62704", "[DEVICE]",
     ]
     static let separators = [" ", " ", " ", ", ", "-", "", "\t", " / ", "'s ", "(", ") ", ",", ".", ": ", "\"", "\\", "[", "]", "  ", "\u{00A0}"]
 
