@@ -287,24 +287,6 @@ extension IdentifierIndex {
         }
     }
 
-    /// Whether a word of `ws` starts a phrase (whatever follows it).
-    func hasFirstKey(_ ws: LineWorkspace) -> Bool {
-        let lookup = self.lookup
-        guard !lookup.entries.isEmpty else { return false }
-        return ws.keyBytes.withUnsafeBufferPointer { keyBytes in
-            for t in 0..<ws.tokenCount {
-                let token = ws.tokens[t]
-                if token.isASCII {
-                    let bytes = UnsafeBufferPointer(rebasing: keyBytes[token.keyStart..<(token.keyStart + token.keyLength)])
-                    if lookup.entry(hash: token.hash, bytes: bytes) != nil { return true }
-                } else if lookup.byString[ws.nonASCIIKeys[token.keyStart]] != nil {
-                    return true
-                }
-            }
-            return false
-        }
-    }
-
     @inline(__always)
     private static func isDigit(_ v: UInt32) -> Bool { v &- 0x30 < 10 }
 

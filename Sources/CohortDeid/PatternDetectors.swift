@@ -104,7 +104,15 @@ enum PatternDetectors {
     /// Whether a non-ASCII scalar could take part in a case-insensitive match of an ASCII
     /// literal: one of its case mappings holds an ASCII letter.
     static func foldsToASCII(_ v: UInt32) -> Bool {
-        guard let scalar = Unicode.Scalar(v) else { return false }
+        if v < 0x250 { return latinFoldsToASCII[Int(v)] }
+        return computeFoldsToASCII(v)
+    }
+
+    /// ``foldsToASCII(_:)`` for U+0000–U+024F (Latin scripts, most non-ASCII letters in notes).
+    static let latinFoldsToASCII: [Bool] = (0..<0x250).map { computeFoldsToASCII(UInt32($0)) }
+
+    static func computeFoldsToASCII(_ v: UInt32) -> Bool {
+        guard v >= 0x80, let scalar = Unicode.Scalar(v) else { return false }
         let p = scalar.properties
         for mapping in [p.lowercaseMapping, p.uppercaseMapping, p.titlecaseMapping] where mapping.utf8.contains(where: { $0 < 0x80 }) {
             return true

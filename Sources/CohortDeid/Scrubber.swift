@@ -65,7 +65,7 @@ public struct Scrubber: @unchecked Sendable {
     }
 
     /// Whether the roster pass can change `text`: it holds a roster phone number or birth date,
-    /// a word that starts a roster phrase, or a possessive word before a device word. Without
+    /// a roster phrase, or a possessive word before a device word. Without
     /// any, the pass finds no span and returns the text as it is, so it is skipped.
     private func rosterMayApply(_ text: String) -> Bool {
         var workspace = LineWorkspace(capacity: text.utf8.count)
@@ -75,7 +75,11 @@ public struct Scrubber: @unchecked Sendable {
             let numeric = index.numericKinds(s, groups: &workspace.groups)
             if numeric.phone || numeric.birthDate { return true }
             TextTokenizer.tokenize(s, into: &workspace)
-            if index.hasFirstKey(workspace) { return true }
+            // With no phrase match when nothing is skipped, none can appear when typed tokens
+            // and numbers are skipped either (skipping only removes starting points).
+            var matched = false
+            index.matches(scalars: s, workspace: workspace, skip: { _ in false }) { _ in matched = true }
+            if matched { return true }
             for t in 0..<max(workspace.tokenCount - 1, 0) where workspace.tokens[t].isPossessive {
                 if Self.deviceWords.contains(workspace.keyString(workspace.tokens[t + 1])) { return true }
             }
