@@ -287,9 +287,6 @@ extension IdentifierIndex {
         }
     }
 
-    @inline(__always)
-    private static func isDigit(_ v: UInt32) -> Bool { v &- 0x30 < 10 }
-
     /// Whether one of the eight ASCII bytes of `word` is a digit (bytes 0x30–0x39).
     @inline(__always)
     static func hasDigit(_ word: UInt64) -> Bool {

@@ -2,17 +2,10 @@ import CohortCore
 import Foundation
 
 /// Reads a file line by line with a fixed-size buffer (memory does not grow with the file,
-/// only with the longest line). `\r\n` and `\n` both end a line. Lines come as UTF-8 bytes
-/// (no copy unless a line straddles two reads) or, through ``forEachLine(of:_:)``, as strings
-/// (invalid bytes replaced).
+/// only with the longest line). `\r\n` and `\n` both end a line. Lines come as UTF-8 bytes,
+/// in place in the read buffer; a file can be cut into pieces read on their own.
 enum LineReader {
     static let chunkSize = 1 << 20
-
-    static func forEachLine(of url: URL, _ body: (Int, String) throws -> Void) throws {
-        _ = try forEachLine(of: url, in: nil) { number, bytes in
-            try body(number, String(decoding: bytes, as: UTF8.self))
-        }
-    }
 
     private static func open(_ url: URL) throws -> FileHandle {
         do {

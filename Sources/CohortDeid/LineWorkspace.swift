@@ -45,8 +45,9 @@ struct LineWorkspace: Sendable {
         return nonASCIIKeys[t.keyStart]
     }
 
-    /// Replaces `scalars` by their JSON-unescaped form (`\"`, `\\`, `\/`, `\n`, `\u00e9`,
-    /// surrogate pairs), exactly as ``ResidualScanner/unescapeJSON(_:)`` does.
+    /// Replaces `scalars` by their JSON-unescaped form: `\n`, `\r`, `\t`, `\b`, `\f` become a
+    /// space (they separate words), `\u00e9` and surrogate pairs their scalar (a lone surrogate
+    /// a space), any other escaped character itself; a malformed `\u` stays as it is.
     mutating func unescapeJSON() {
         guard scalars.contains(0x5C) else { return }
         unescaped.removeAll(keepingCapacity: true)

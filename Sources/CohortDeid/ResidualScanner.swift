@@ -13,10 +13,11 @@ public import Foundation
 /// fixed buffer. Findings name file, line and kind, never the value. Typed tokens such as
 /// `[NAME]` and pseudonyms (one 16-character word) do not match.
 ///
-/// Lines are matched as UTF-8 bytes widened to scalars in reused buffers; every word is one
-/// hash probe into a table of first words, so the cost per byte does not depend on the roster
-/// size. Large files are cut at line boundaries into pieces scanned on `threads` threads;
-/// findings come back in path and line order whatever the thread count.
+/// Plain ASCII lines are matched on their bytes where they were read; other lines are decoded
+/// (and JSON-unescaped) into reused scalar buffers. Every word costs one hash probe into a table
+/// of first words, so the cost per byte does not grow with the roster. Files are cut at line
+/// ends into pieces of a few megabytes scanned on `threads` threads; findings come back in
+/// path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
     private let index: IdentifierIndex
     /// How many threads ``scan(files:)`` and ``scan(directory:)`` use.
@@ -245,59 +246,5 @@ public struct ResidualScanner: Sendable {
             defer { lock.unlock() }
             return results[index] ?? .failure(CohortError(.system, "a piece of a file was not scanned"))
         }
-    }
-
-    /// `text` with JSON string escapes (`\"`, `\\`, `\/`, `\n`, `\u00e9`, surrogate pairs) decoded.
-    static func unescapeJSON(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
-        let scalars = Array(text.unicodeScalars)
-        var out = String.UnicodeScalarView()
-        var i = 0
-        func hex4(_ at: Int) -> UInt32? {
-            guard at + 4 <= scalars.count else { return nil }
-            var value: UInt32 = 0
-            for k in at..<(at + 4) {
-                guard let digit = Int(String(scalars[k]), radix: 16) else { return nil }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
-        }
-        while i < scalars.count {
-            let s = scalars[i]
-            guard s == "\\", i + 1 < scalars.count else {
-                out.append(s)
-                i += 1
-                continue
-            }
-            let next = scalars[i + 1]
-            switch next {
-            case "n", "r", "t", "b", "f":
-                out.append(" ")
-                i += 2
-            case "u":
-                if let high = hex4(i + 2) {
-                    if (0xD800..<0xDC00).contains(high), i + 12 <= scalars.count, scalars[i + 6] == "\\",
-                        scalars[i + 7] == "u", let low = hex4(i + 8), (0xDC00..<0xE000).contains(low),
-                        let combined = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-                    {
-                        out.append(combined)
-                        i += 12
-                    } else if let scalar = Unicode.Scalar(high) {
-                        out.append(scalar)
-                        i += 6
-                    } else {
-                        out.append(" ")
-                        i += 6
-                    }
-                } else {
-                    out.append(s)
-                    i += 1
-                }
-            default:
-                out.append(next)
-                i += 2
-            }
-        }
-        return String(out)
     }
 }
