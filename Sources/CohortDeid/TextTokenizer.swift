@@ -207,11 +207,14 @@ extension TextTokenizer {
     static func tokenize<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, into workspace: inout LineWorkspace) {
         let n = s.count
         workspace.nonASCIIKeys.removeAll(keepingCapacity: true)
-        // Words are separated, so there are at most (n + 1) / 2; ASCII keys are at most n bytes.
+        // Words are separated, so there are at most (n + 1) / 2; keys written here take at most
+        // 3 bytes a scalar (1 for ASCII, up to 3 for a folded Latin letter).
         if workspace.tokens.count < n / 2 + 1 {
             workspace.tokens = Array(repeating: PackedToken(), count: max(n / 2 + 1, workspace.tokens.count * 2))
         }
-        if workspace.keyBytes.count < n + 1 { workspace.keyBytes = Array(repeating: 0, count: max(n + 1, workspace.keyBytes.count * 2)) }
+        if workspace.keyBytes.count < 3 * n + 8 {
+            workspace.keyBytes = Array(repeating: 0, count: max(3 * n + 8, workspace.keyBytes.count * 2))
+        }
         var tokenCount = 0
         asciiClass.withUnsafeBufferPointer { table in
             workspace.tokens.withUnsafeMutableBufferPointer { tokens in
@@ -268,6 +271,14 @@ extension TextTokenizer {
                                 start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
                                 hash: hashKey(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
                             tokenCount += 1
+                        } else if let latinEnd = foldLatin(s, start..<coreEnd, into: keys, at: keyStart) {
+                            // Apostrophes and Latin letters that fold to ASCII (`’`, `é`, `ü`…).
+                            keyCount = latinEnd
+                            if keyCount == keyStart { continue }  // an empty key is no word
+                            tokens[tokenCount] = PackedToken(
+                                start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
+                                hash: hashKey(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
+                            tokenCount += 1
                         } else {
                             keyCount = keyStart
                             var core: [Unicode.Scalar] = []
@@ -286,6 +297,48 @@ extension TextTokenizer {
             }
         }
         workspace.tokenCount = tokenCount
+    }
+
+    /// The key ``fold(_:)`` gives each scalar U+00C0–U+024F on its own, when it is ASCII.
+    static let latinFolds: [[UInt8]?] = (0xC0..<0x250).map { v -> [UInt8]? in
+        guard let scalar = Unicode.Scalar(UInt32(v)) else { return nil }
+        let key = fold([scalar][...]).0
+        // At most 3 bytes a scalar, so keys never outgrow 3 bytes a scalar (see `tokenize`).
+        return key.utf8.allSatisfy { $0 < 0x80 } && key.utf8.count <= 3 ? Array(key.utf8) : nil
+    }
+
+    /// Writes the key of the word `s[range]` to `keys` from `at` when every scalar is an ASCII
+    /// letter or digit, an apostrophe, or a Latin letter whose fold is ASCII; returns where the
+    /// key ends, or nil (the word needs ``fold(_:)``). Folding such a word is folding each scalar
+    /// on its own: case and diacritics are per letter, apostrophes are dropped.
+    @inline(__always)
+    static func foldLatin<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, _ range: Range<Int>, into keys: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) -> Int? {
+        var end = start
+        var pending: [UInt8] = []
+        for k in range {
+            let v = UInt32(s[k])
+            if v < 0x80 {
+                if v &- 0x30 < 10 || (v | 0x20) &- 0x61 < 26 {
+                    pending.append(UInt8(truncatingIfNeeded: v | (v &- 0x41 < 26 ? 0x20 : 0)))
+                } else if v != 0x27 {
+                    return nil
+                }
+            } else if isApostrophe(v) {
+                continue
+            } else if v >= 0xC0, v < 0x250, let folded = latinFolds[Int(v) - 0xC0] {
+                pending += folded
+            } else {
+                return nil
+            }
+        }
+        guard start + pending.count <= keys.count else { return nil }  // cannot happen: 3 bytes a scalar at most
+        for b in pending {
+            keys[end] = b
+            end += 1
+        }
+        return end
     }
 
     /// ``isPhraseGap(_:from:to:)`` on code units.

@@ -26,6 +26,8 @@ struct ScanTextGenerator {
         "ü", "straße", "İstanbul", "ﬁne", "e\u{0301}", "😀", "\u{00A0}", "٣٣", "\u{212A}elvin", "D’", "O'", "’s", "'s", "Zoë",
         "ZOË", "Siobhan", "Siobhán", "D'Angelo", "dangelo", "Smith-Jones", "@", "example.org", "(555)", "+1", "-", "/", ".",
         "Jane's", "Bob’s", "iPhone", "Fitbit", "Charge", "Kit", "Will", "will", "Springfield", "62704", "[DEVICE]",
+        "don’t", "rock’n’roll", "ñ", "Ç", "ø", "Å", "æ", "Œ", "ð", "þ", "ł", "Đ", "ǅ", "ı", "ß", "ſ", "Ŋ", "ÿ", "ĳ", "Garcı́a",
+        "GARCÍA", "MÜLLER", "müller", "Muller", "Ǆ", "ɐ", "ȸ", "Ș", "ẞ", "Ω", "Σας", "中文", "ǰ",
     ]
     static let separators = [" ", " ", " ", ", ", "-", "", "\t", " / ", "'s ", "(", ") ", ",", ".", ": ", "\"", "\\", "[", "]", "  ", "\u{00A0}"]
 
@@ -142,6 +144,22 @@ struct ResidualScannerEquivalenceTests {
         }
         // The corpus must exercise the matchers, not just agree on empty results.
         #expect(found > 1_000)
+    }
+
+    @Test func edgeLinesMatchTheReferenceScanner() {
+        let roster = Self.smallRoster
+        let scanner = ResidualScanner(roster: roster)
+        let reference = ReferenceScanner(roster: roster)
+        let lines = [
+            "", " ", ",,,;;", "0", "1234567", String(repeating: "ß", count: 3_000) + " " + String(repeating: "x", count: 3_000) + " O'Brien",
+            String(repeating: "ǅĳ ", count: 500) + "Smith-Jones", String(repeating: "9", count: 10_000), String(repeating: "a'", count: 2_000),
+            "\\u00e9\\", "\\ud83d", "\\u", "José García", "Jose\u{0301} Garci\u{0301}a", "[NAME] [name] [NAME", "O’Brien’s", "’s",
+            "555 987 6543", "+1 555 987 6543 9", "11/02/1975", "1975-11-02T00:00", "02.11.75", "2/11/75", "P-0002", "p 0002",
+        ]
+        for line in lines {
+            #expect(scanner.kinds(inLine: line) == reference.kinds(inLine: line), "\(line.prefix(80))")
+            #expect(scanner.kinds(inLine: line, isJSON: true) == reference.kinds(inLine: line, isJSON: true), "\(line.prefix(80))")
+        }
     }
 
     @Test(arguments: [1, 2])
