@@ -287,6 +287,46 @@ extension IdentifierIndex {
         }
     }
 
+    /// A set of numbers (phone digits, birth dates) probed with one multiplication, not SipHash.
+    struct NumberSet: Sendable {
+        private var slots: [UInt64]
+        private var mask: Int
+        private(set) var isEmpty: Bool
+        /// Marks an empty slot; no phone number (below 10¹⁰) or birth-date key is this.
+        private static let empty = UInt64.max
+
+        init(_ numbers: [UInt64]) {
+            var capacity = 16
+            while capacity < numbers.count * 2 { capacity <<= 1 }
+            mask = capacity - 1
+            slots = [UInt64](repeating: Self.empty, count: capacity)
+            isEmpty = numbers.isEmpty
+            for number in numbers where number != Self.empty {
+                var slot = Self.slot(number, mask)
+                while slots[slot] != Self.empty && slots[slot] != number { slot = (slot + 1) & mask }
+                slots[slot] = number
+            }
+        }
+
+        @inline(__always)
+        private static func slot(_ number: UInt64, _ mask: Int) -> Int {
+            Int(truncatingIfNeeded: (number &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+        }
+
+        @inline(__always)
+        func contains(_ number: UInt64) -> Bool {
+            slots.withUnsafeBufferPointer { slots in
+                var slot = Self.slot(number, mask)
+                while true {
+                    let value = slots[slot]
+                    if value == number { return number != Self.empty }
+                    if value == Self.empty { return false }
+                    slot = (slot + 1) & mask
+                }
+            }
+        }
+    }
+
     /// Whether one of the eight ASCII bytes of `word` is a digit (bytes 0x30–0x39).
     @inline(__always)
     static func hasDigit(_ word: UInt64) -> Bool {
@@ -369,7 +409,8 @@ extension IdentifierIndex {
         }
         func hit(year: Int, month: Int, day: Int, short: Bool) -> Bool {
             let key = year &* 1_000_000 &+ (month &* 100 &+ day)
-            return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
+            let number = UInt64(bitPattern: Int64(key))
+            return short ? birthDayShortKeys.contains(number) : birthDayKeys.contains(number)
         }
         func dateAt(_ i: Int) {
             guard let a = number(at: i), a.length <= 4, i + a.length < n else { return }

@@ -46,23 +46,20 @@ struct IdentifierIndex: Sendable {
         }
         lookup = KeyLookup(phrases: phrases)
         inserted = []
-        phoneNumbers10 = Set(phones10.compactMap { UInt64($0) })
-        phoneNumbers7 = Set(phones7.compactMap { UInt64($0) })
-        for (monthDay, years) in birthDays {
-            for year in years { birthDayKeys.insert(year &* 1_000_000 &+ monthDay) }
-        }
-        for (monthDay, years) in birthDaysShortYear {
-            for year in years { birthDayShortKeys.insert(year &* 1_000_000 &+ monthDay) }
-        }
+        phoneNumbers10 = NumberSet(phones10.compactMap { UInt64($0) })
+        phoneNumbers7 = NumberSet(phones7.compactMap { UInt64($0) })
+        birthDayKeys = NumberSet(birthDays.flatMap { monthDay, years in years.map { UInt64(bitPattern: Int64($0 &* 1_000_000 &+ monthDay)) } })
+        birthDayShortKeys = NumberSet(
+            birthDaysShortYear.flatMap { monthDay, years in years.map { UInt64(bitPattern: Int64($0 &* 1_000_000 &+ monthDay)) } })
     }
 
     /// `phrases` compiled for allocation-free lookups (see ``KeyLookup``).
     private(set) var lookup = KeyLookup(phrases: [:])
     /// `phones10`, `phones7` and the birth dates as numbers (year·1000000 + month·100 + day).
-    private(set) var phoneNumbers10: Set<UInt64> = []
-    private(set) var phoneNumbers7: Set<UInt64> = []
-    private(set) var birthDayKeys: Set<Int> = []
-    private(set) var birthDayShortKeys: Set<Int> = []
+    private(set) var phoneNumbers10 = NumberSet([])
+    private(set) var phoneNumbers7 = NumberSet([])
+    private(set) var birthDayKeys = NumberSet([])
+    private(set) var birthDayShortKeys = NumberSet([])
 
     var isEmpty: Bool { phrases.isEmpty && phones10.isEmpty && phones7.isEmpty && birthDays.isEmpty }
 
