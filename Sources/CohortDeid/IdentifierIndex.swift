@@ -44,16 +44,37 @@ struct IdentifierIndex: Sendable {
         for key in phrases.keys {
             phrases[key]?.sort { $0.keys.count > $1.keys.count }
         }
+        lookup = KeyLookup(phrases: phrases)
+        inserted = []
+        phoneNumbers10 = NumberSet(phones10.compactMap { UInt64($0) })
+        phoneNumbers7 = NumberSet(phones7.compactMap { UInt64($0) })
+        birthDayKeys = NumberSet(birthDays.flatMap { monthDay, years in years.map { UInt64(bitPattern: Int64($0 &* 1_000_000 &+ monthDay)) } })
+        birthDayShortKeys = NumberSet(
+            birthDaysShortYear.flatMap { monthDay, years in years.map { UInt64(bitPattern: Int64($0 &* 1_000_000 &+ monthDay)) } })
     }
+
+    /// `phrases` compiled for allocation-free lookups (see ``KeyLookup``).
+    private(set) var lookup = KeyLookup(phrases: [:])
+    /// `phones10`, `phones7` and the birth dates as numbers (year·1000000 + month·100 + day).
+    private(set) var phoneNumbers10 = NumberSet([])
+    private(set) var phoneNumbers7 = NumberSet([])
+    private(set) var birthDayKeys = NumberSet([])
+    private(set) var birthDayShortKeys = NumberSet([])
 
     var isEmpty: Bool { phrases.isEmpty && phones10.isEmpty && phones7.isEmpty && birthDays.isEmpty }
 
+    private struct PhraseIdentity: Hashable {
+        var keys: [String]
+        var kind: IdentifierKind
+    }
+
+    /// The phrases inserted so far (a phrase is inserted once per kind).
+    private var inserted: Set<PhraseIdentity> = []
+
     private mutating func insert(_ keys: [String], _ kind: IdentifierKind, requiresCapital: Bool = false) {
         guard let first = keys.first else { return }
-        var list = phrases[first] ?? []
-        if list.contains(where: { $0.keys == keys && $0.kind == kind }) { return }
-        list.append(Phrase(keys: keys, kind: kind, requiresCapital: requiresCapital))
-        phrases[first] = list
+        guard inserted.insert(PhraseIdentity(keys: keys, kind: kind)).inserted else { return }
+        phrases[first, default: []].append(Phrase(keys: keys, kind: kind, requiresCapital: requiresCapital))
     }
 
     private mutating func add(_ participant: Participant, mode: Mode) {

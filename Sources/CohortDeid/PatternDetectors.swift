@@ -71,4 +71,122 @@ enum PatternDetectors {
         }
         return false
     }
+
+    /// Whether the regular expression must run on `text`: ``mayMatch(_:)``, and then one of the
+    /// conditions some alternative cannot match without. Every alternative needs one of: `@`
+    /// (email); `://` or `www.` (URL); 3 digits in a row (SSN, phone, ID, ISO date, ZIP, the
+    /// `\d{4}` of phones); a digit, `-`, `/` or `.`, digit (numeric dates, IPv4); two colons
+    /// (IPv6); `+` and a digit (international phone); a digit followed by 3 of `[A-Za-z0-9-]`
+    /// (MRN); or a digit together with a month name, `box` or a whole-word street suffix
+    /// (written dates, PO boxes, street addresses). `\d` is any decimal digit, as in the
+    /// expression. A letter whose case mappings hold an ASCII letter (`ß`, `ſ`, `ﬆ`, the
+    /// Kelvin sign…) could match a case-insensitive literal, so text with one always runs.
+    static func needsRegex(_ text: String) -> Bool {
+        guard mayMatch(text) else { return false }
+        if let ascii = text.utf8.withContiguousStorageIfAvailable({ bytes -> Bool? in
+            bytes.allSatisfy { $0 < 0x80 } ? detectorsMayMatch(bytes) : nil
+        }), let ascii {
+            return ascii
+        }
+        let scalars = text.unicodeScalars.map(\.value)
+        return scalars.withUnsafeBufferPointer { detectorsMayMatch($0) }
+    }
+
+    static let streetSuffixWords: Set<[UInt8]> = Set(
+        [
+            "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane", "ln", "drive", "dr", "court", "ct", "place", "pl",
+            "way", "terrace", "ter", "circle", "cir", "parkway", "pkwy", "highway", "hwy", "square", "sq", "trail", "trl", "alley",
+            "row", "crescent", "close",
+        ].map { Array($0.utf8) })
+    static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "box"]
+        .map { Array($0.utf8) }
+
+    /// Whether a non-ASCII scalar could take part in a case-insensitive match of an ASCII
+    /// literal: one of its case mappings holds an ASCII letter.
+    static func foldsToASCII(_ v: UInt32) -> Bool {
+        if v < 0x250 { return latinFoldsToASCII[Int(v)] }
+        return computeFoldsToASCII(v)
+    }
+
+    /// ``foldsToASCII(_:)`` for U+0000–U+024F (Latin scripts, most non-ASCII letters in notes).
+    static let latinFoldsToASCII: [Bool] = (0..<0x250).map { computeFoldsToASCII(UInt32($0)) }
+
+    static func computeFoldsToASCII(_ v: UInt32) -> Bool {
+        guard v >= 0x80, let scalar = Unicode.Scalar(v) else { return false }
+        let p = scalar.properties
+        for mapping in [p.lowercaseMapping, p.uppercaseMapping, p.titlecaseMapping] where mapping.utf8.contains(where: { $0 < 0x80 }) {
+            return true
+        }
+        return false
+    }
+
+    /// The conditions of ``needsRegex(_:)`` on the scalars (or ASCII bytes) of a text.
+    static func detectorsMayMatch<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>) -> Bool {
+        let n = p.count
+        @inline(__always) func digit(_ k: Int) -> Bool {
+            let v = UInt32(p[k])
+            if v < 0x80 { return v &- 0x30 < 10 }
+            return Unicode.Scalar(v)?.properties.generalCategory == .decimalNumber
+        }
+        @inline(__always) func alnumOrHyphen(_ k: Int) -> Bool {
+            let v = UInt32(p[k])
+            return v &- 0x30 < 10 || (v | 0x20) &- 0x61 < 26 || v == 0x2D
+        }
+        @inline(__always) func lower(_ k: Int) -> UInt32 {
+            let v = UInt32(p[k])
+            return v &- 0x41 < 26 ? v | 0x20 : v
+        }
+        var hasDigit = false
+        var run = 0
+        var colons = 0
+        for i in 0..<n {
+            if UInt32(p[i]) >= 0x80, foldsToASCII(UInt32(p[i])) { return true }
+            if digit(i) {
+                hasDigit = true
+                run += 1
+                if run >= 3 { return true }
+                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E, digit(i + 2) { return true }
+                if i + 3 < n, alnumOrHyphen(i + 1), alnumOrHyphen(i + 2), alnumOrHyphen(i + 3) { return true }
+                continue
+            }
+            run = 0
+            switch p[i] {
+            case 0x40: return true  // @
+            case 0x3A:  // :
+                colons += 1
+                if colons >= 2 || (i + 2 < n && p[i + 1] == 0x2F && p[i + 2] == 0x2F) { return true }
+            case 0x2B:  // +
+                if i + 1 < n, digit(i + 1) { return true }
+            case 0x2E:  // www.
+                if i >= 3, lower(i - 1) == 0x77, lower(i - 2) == 0x77, lower(i - 3) == 0x77 { return true }
+            default: break
+            }
+        }
+        guard hasDigit else { return false }
+        var i = 0
+        while i < n {
+            for word in monthPrefixes where i + word.count <= n {
+                var same = true
+                for k in 0..<word.count where lower(i + k) != UInt32(word[k]) {
+                    same = false
+                    break
+                }
+                if same { return true }
+            }
+            i += 1
+        }
+        // Whole runs of ASCII letters, digits and `_` equal to a street suffix.
+        var word: [UInt8] = []
+        i = 0
+        while i <= n {
+            if i < n, UInt32(p[i]) < 0x80, (alnumOrHyphen(i) && p[i] != 0x2D) || p[i] == 0x5F {
+                word.append(UInt8(truncatingIfNeeded: lower(i)))
+            } else {
+                if !word.isEmpty, word.count <= 9, streetSuffixWords.contains(word) { return true }
+                word.removeAll(keepingCapacity: true)
+            }
+            i += 1
+        }
+        return false
+    }
 }

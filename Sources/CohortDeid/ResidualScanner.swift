@@ -12,22 +12,40 @@ public import Foundation
 /// JSON-unescaped first, so `Jos\u00e9` is found as `José`. Files are read line by line with a
 /// fixed buffer. Findings name file, line and kind, never the value. Typed tokens such as
 /// `[NAME]` and pseudonyms (one 16-character word) do not match.
+///
+/// Plain ASCII lines are matched on their bytes where they were read; other lines are decoded
+/// (and JSON-unescaped) into reused scalar buffers. Every word costs one hash probe into a table
+/// of first words, so the cost per byte does not grow with the roster. Files are cut at line
+/// ends into pieces of a few megabytes scanned on `threads` threads; findings come back in
+/// path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
     private let index: IdentifierIndex
-    private static let markers = Set(ScrubToken.allCases.map(\.rawValue))
+    /// How many threads ``scan(files:)`` and ``scan(directory:)`` use.
+    public let threads: Int
+    /// Files are cut into pieces of about this many bytes (at line ends) for the threads.
+    let pieceSize: Int
+    private static let markers: [[UInt32]] = ScrubToken.allCases.map { $0.rawValue.unicodeScalars.map(\.value) }
 
-    /// A scanner for the identifiers of everyone on `roster`.
+    /// A scanner for the identifiers of everyone on `roster`, scanning on up to two threads.
     public init(roster: [Participant]) {
+        self.init(roster: roster, threads: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)))
+    }
+
+    /// A scanner for the identifiers of everyone on `roster`, scanning on `threads` threads
+    /// (at least one); the findings do not depend on the thread count.
+    public init(roster: [Participant], threads: Int) {
+        self.init(roster: roster, threads: threads, pieceSize: 4 << 20)
+    }
+
+    init(roster: [Participant], threads: Int, pieceSize: Int) {
         index = IdentifierIndex(roster: roster, mode: .scanner)
+        self.threads = max(1, threads)
+        self.pieceSize = max(1, pieceSize)
     }
 
     /// Scans `files`; paths in findings are the files' paths as given.
     public func scan(files: [URL]) throws -> [ResidualFinding] {
-        var findings: [ResidualFinding] = []
-        for file in files {
-            findings += try scan(file: file, reportedAs: file.path)
-        }
-        return findings
+        try scan(files.map { ($0.path, $0) })
     }
 
     /// Scans every regular file under `directory` (recursively, in path order); paths in findings
@@ -50,94 +68,183 @@ public struct ResidualScanner: Sendable {
             files.append((relative, url))
         }
         files.sort { $0.relative < $1.relative }
-        var findings: [ResidualFinding] = []
-        for file in files {
-            findings += try scan(file: file.url, reportedAs: file.relative)
-        }
+        let findings = try scan(files.map { ($0.relative, $0.url) })
         return ResidualScanResult(filesScanned: files.count, findings: findings)
     }
 
     /// The kinds of identifier in one line of text (`isJSON`: unescape JSON strings first).
     public func kinds(inLine line: String, isJSON: Bool = false) -> Set<IdentifierKind> {
+        var workspace = LineWorkspace()
+        workspace.load(line)
+        return Self.kinds(kindMask(&workspace, isJSON: isJSON))
+    }
+
+    static func kinds(_ mask: UInt16) -> Set<IdentifierKind> {
         var result: Set<IdentifierKind> = []
-        let text = isJSON ? Self.unescapeJSON(line) : line
-        let scalars = Array(text.unicodeScalars)
-        if !index.phoneRanges(in: scalars).isEmpty { result.insert(.phone) }
-        if !index.birthDateRanges(in: scalars).isEmpty { result.insert(.birthDate) }
-        let tokens = TextTokenizer.tokens(scalars)
-        let markers = Self.markers
-        let matches = index.matches(in: scalars, tokens: tokens) { t in
-            let token = tokens[t]
-            return token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
-                && markers.contains(String(String.UnicodeScalarView(scalars[token.start..<token.end])))
-        }
-        for match in matches { result.insert(match.kind) }
+        for (bit, kind) in IdentifierKind.allCases.enumerated() where mask & (1 << bit) != 0 { result.insert(kind) }
         return result
     }
 
-    private func scan(file: URL, reportedAs name: String) throws -> [ResidualFinding] {
-        let ext = file.pathExtension.lowercased()
-        let isJSON = ext == "json" || ext == "ndjson" || ext == "jsonl"
-        var findings: [ResidualFinding] = []
-        try LineReader.forEachLine(of: file) { number, line in
-            for kind in kinds(inLine: line, isJSON: isJSON).sorted() {
-                findings.append(ResidualFinding(file: name, line: number, kind: kind))
+    @inline(__always)
+    private static func bit(_ kind: IdentifierKind) -> UInt16 {
+        switch kind {
+        case .name: 1 << 0
+        case .email: 1 << 1
+        case .phone: 1 << 2
+        case .birthDate: 1 << 3
+        case .mrn: 1 << 4
+        case .address: 1 << 5
+        case .device: 1 << 6
+        case .code: 1 << 7
+        }
+    }
+
+    /// The kinds in the line of UTF-8 `bytes`, one bit per kind in `IdentifierKind.allCases`
+    /// order. Plain ASCII lines (without JSON escapes) are matched on their bytes in place; other
+    /// lines are decoded to scalars (and unescaped) in `workspace` first.
+    func kindMask(utf8 bytes: UnsafeBufferPointer<UInt8>, isJSON: Bool, _ workspace: inout LineWorkspace) -> UInt16 {
+        if Self.isASCII(bytes), !(isJSON && bytes.contains(0x5C)) { return kindMask(bytes, &workspace) }
+        workspace.load(utf8: bytes)
+        return kindMask(&workspace, isJSON: isJSON)
+    }
+
+    /// Whether every byte is below 0x80 (eight bytes at a time).
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let n = bytes.count
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= n {
+            high |= UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            i += 8
+        }
+        while i < n {
+            high |= UInt64(base[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The kinds in the line loaded in `workspace` (as scalars).
+    func kindMask(_ workspace: inout LineWorkspace, isJSON: Bool) -> UInt16 {
+        if isJSON { workspace.unescapeJSON() }
+        let scalars = workspace.scalars
+        return scalars.withUnsafeBufferPointer { kindMask($0, &workspace) }
+    }
+
+    /// The kinds in `s`: the bytes of a plain ASCII line, or a line's scalars.
+    func kindMask<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, _ workspace: inout LineWorkspace) -> UInt16 {
+        var mask: UInt16 = 0
+        let numeric = index.numericKinds(s, groups: &workspace.groups)
+        if numeric.phone { mask |= Self.bit(.phone) }
+        if numeric.birthDate { mask |= Self.bit(.birthDate) }
+        TextTokenizer.tokenize(s, into: &workspace)
+        let tokens = workspace.tokens
+        index.matches(scalars: s, workspace: workspace, skip: { t in Self.isMarker(tokens[t], in: s) }) { match in
+            mask |= Self.bit(match.kind)
+        }
+        return mask
+    }
+
+    /// Whether the word is a typed token such as `[NAME]`.
+    static func isMarker<C: FixedWidthInteger & UnsignedInteger>(_ token: PackedToken, in s: UnsafeBufferPointer<C>) -> Bool {
+        guard token.start > 0, s[token.start - 1] == 0x5B, token.end < s.count, s[token.end] == 0x5D else { return false }
+        let length = token.end - token.start
+        return markers.contains { marker in
+            marker.count == length && marker.indices.allSatisfy { marker[$0] == UInt32(s[token.start + $0]) }
+        }
+    }
+
+    /// One piece of work: a byte range of a file (cut after a line end).
+    private struct Piece: Sendable {
+        var file: Int
+        var range: Range<Int>
+    }
+
+    private struct PieceResult: Sendable {
+        var findings: [(line: Int, mask: UInt16)] = []
+        var lines = 0
+    }
+
+    private func scan(_ files: [(name: String, url: URL)]) throws -> [ResidualFinding] {
+        var planned: [Piece] = []
+        for (number, file) in files.enumerated() {
+            let bounds = try LineReader.pieces(of: file.url, size: pieceSize)
+            planned += bounds.map { Piece(file: number, range: $0) }
+        }
+        let pieces = planned
+        let results = PieceResults(count: pieces.count)
+        let workers = min(threads, pieces.count)
+        let work: @Sendable (Int) -> Void = { _ in
+            var workspace = LineWorkspace()
+            while let next = results.claim() {
+                let piece = pieces[next]
+                let file = files[piece.file]
+                let ext = file.url.pathExtension.lowercased()
+                let isJSON = ext == "json" || ext == "ndjson" || ext == "jsonl"
+                var result = PieceResult()
+                do {
+                    result.lines = try LineReader.forEachLine(of: file.url, in: piece.range) { number, bytes in
+                        let mask = kindMask(utf8: bytes, isJSON: isJSON, &workspace)
+                        if mask != 0 { result.findings.append((number, mask)) }
+                    }
+                    results.store(next, .success(result))
+                } catch {
+                    results.store(next, .failure(error))
+                }
             }
+        }
+        if workers <= 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+        }
+        var findings: [ResidualFinding] = []
+        var lineOffset = 0
+        var currentFile = -1
+        for (number, piece) in pieces.enumerated() {
+            if piece.file != currentFile {
+                currentFile = piece.file
+                lineOffset = 0
+            }
+            let result = try results.take(number).get()
+            for (line, mask) in result.findings {
+                for (bit, kind) in IdentifierKind.allCases.enumerated() where mask & (1 << bit) != 0 {
+                    findings.append(ResidualFinding(file: files[piece.file].name, line: lineOffset + line, kind: kind))
+                }
+            }
+            lineOffset += result.lines
         }
         return findings
     }
 
-    /// `text` with JSON string escapes (`\"`, `\\`, `\/`, `\n`, `\u00e9`, surrogate pairs) decoded.
-    static func unescapeJSON(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
-        let scalars = Array(text.unicodeScalars)
-        var out = String.UnicodeScalarView()
-        var i = 0
-        func hex4(_ at: Int) -> UInt32? {
-            guard at + 4 <= scalars.count else { return nil }
-            var value: UInt32 = 0
-            for k in at..<(at + 4) {
-                guard let digit = Int(String(scalars[k]), radix: 16) else { return nil }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
+    /// Results of the pieces, filled by the worker threads (claiming pieces in order).
+    private final class PieceResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var next = 0
+        private var results: [Result<PieceResult, any Error>?]
+
+        init(count: Int) { results = Array(repeating: nil, count: count) }
+
+        func claim() -> Int? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard next < results.count else { return nil }
+            next += 1
+            return next - 1
         }
-        while i < scalars.count {
-            let s = scalars[i]
-            guard s == "\\", i + 1 < scalars.count else {
-                out.append(s)
-                i += 1
-                continue
-            }
-            let next = scalars[i + 1]
-            switch next {
-            case "n", "r", "t", "b", "f":
-                out.append(" ")
-                i += 2
-            case "u":
-                if let high = hex4(i + 2) {
-                    if (0xD800..<0xDC00).contains(high), i + 12 <= scalars.count, scalars[i + 6] == "\\",
-                        scalars[i + 7] == "u", let low = hex4(i + 8), (0xDC00..<0xE000).contains(low),
-                        let combined = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-                    {
-                        out.append(combined)
-                        i += 12
-                    } else if let scalar = Unicode.Scalar(high) {
-                        out.append(scalar)
-                        i += 6
-                    } else {
-                        out.append(" ")
-                        i += 6
-                    }
-                } else {
-                    out.append(s)
-                    i += 1
-                }
-            default:
-                out.append(next)
-                i += 2
-            }
+
+        func store(_ index: Int, _ result: Result<PieceResult, any Error>) {
+            lock.lock()
+            defer { lock.unlock() }
+            results[index] = result
         }
-        return String(out)
+
+        func take(_ index: Int) -> Result<PieceResult, any Error> {
+            lock.lock()
+            defer { lock.unlock() }
+            return results[index] ?? .failure(CohortError(.system, "a piece of a file was not scanned"))
+        }
     }
 }

@@ -126,3 +126,231 @@ enum TextTokenizer {
         return true
     }
 }
+
+/// A word of a line in a ``LineWorkspace``: positions index the line's code units (bytes of
+/// an ASCII line, scalars otherwise); the folded key lives in the workspace's key bytes (ASCII
+/// words) or its non-ASCII keys.
+struct PackedToken: Sendable {
+    var start = 0
+    var coreEnd = 0
+    var end = 0
+    /// Offset into `keyBytes` (ASCII key) or index into `nonASCIIKeys`.
+    var keyStart = 0
+    var keyLength = 0
+    /// FNV-1a of the key bytes (ASCII keys only).
+    var hash: UInt64 = 0
+    var isASCII = true
+    var isCapitalized = false
+    var isPossessive: Bool { coreEnd < end }
+}
+
+extension TextTokenizer {
+    /// The hash of an ASCII key (never 0, which marks an empty slot): eight bytes at a time,
+    /// so a word costs a few multiplications, not one per letter.
+    @inline(__always)
+    static func hashKey(_ p: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+        var h = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+        var i = 0
+        while i + 8 <= count {
+            h = (h ^ UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        if i < count {
+            var word: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < count {
+                word |= UInt64(p[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = (h ^ word) &* 0xC4CE_B9FE_1A85_EC53
+        }
+        h ^= h >> 29
+        return h == 0 ? 1 : h
+    }
+
+    /// ``hashKey(_:_:)`` of `bytes`.
+    static func hash<C: Collection<UInt8>>(asciiKey bytes: C) -> UInt64 {
+        let array = Array(bytes)
+        return array.withUnsafeBufferPointer { buffer in
+            // hashKey of no bytes is 1.
+            guard let base = buffer.baseAddress else { return 1 }
+            return hashKey(base, buffer.count)
+        }
+    }
+
+    /// ASCII letters and digits, then whatever ``isWordScalar(_:)`` says.
+    @inline(__always)
+    static func isWord(_ v: UInt32) -> Bool {
+        if v < 0x80 { return asciiClass[Int(v)] & 1 != 0 }
+        guard let s = Unicode.Scalar(v) else { return false }
+        return isWordScalar(s)
+    }
+
+    /// Per ASCII code: bit 0 letter or digit, bit 1 digit, bit 2 letter, bit 3 upper-case letter.
+    static let asciiClass: [UInt8] = (0..<128).map { v -> UInt8 in
+        switch v {
+        case 0x30...0x39: return 0b0011
+        case 0x41...0x5A: return 0b1101
+        case 0x61...0x7A: return 0b0101
+        default: return 0
+        }
+    }
+
+    @inline(__always)
+    static func isApostrophe(_ v: UInt32) -> Bool { v == 0x27 || v == 0x2019 || v == 0x02BC || v == 0x2018 }
+
+    /// The words of `s` (bytes of an ASCII line or scalars), exactly as ``tokens(_:)`` finds them,
+    /// without allocating for ASCII words: keys go to `workspace.keyBytes` (ASCII) or
+    /// `workspace.nonASCIIKeys`; `workspace.tokenCount` words go to `workspace.tokens`.
+    static func tokenize<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, into workspace: inout LineWorkspace) {
+        let n = s.count
+        workspace.nonASCIIKeys.removeAll(keepingCapacity: true)
+        // Words are separated, so there are at most (n + 1) / 2; keys written here take at most
+        // 3 bytes a scalar (1 for ASCII, up to 3 for a folded Latin letter).
+        if workspace.tokens.count < n / 2 + 1 {
+            workspace.tokens = Array(repeating: PackedToken(), count: max(n / 2 + 1, workspace.tokens.count * 2))
+        }
+        if workspace.keyBytes.count < 3 * n + 8 {
+            workspace.keyBytes = Array(repeating: 0, count: max(3 * n + 8, workspace.keyBytes.count * 2))
+        }
+        var tokenCount = 0
+        asciiClass.withUnsafeBufferPointer { table in
+            workspace.tokens.withUnsafeMutableBufferPointer { tokens in
+                workspace.keyBytes.withUnsafeMutableBufferPointer { keys in
+                    @inline(__always) func word(_ v: UInt32) -> Bool { v < 0x80 ? table[Int(v)] & 1 != 0 : isWord(v) }
+                    guard let keyBase = UnsafePointer(keys.baseAddress) else { return }
+                    var keyCount = 0
+                    var i = 0
+                    while i < n {
+                        let v = UInt32(s[i])
+                        guard word(v) else {
+                            i += 1
+                            continue
+                        }
+                        // One pass: find the word's end while folding and hashing its ASCII
+                        // letters and digits (apostrophes are not part of the key).
+                        let start = i
+                        let keyStart = keyCount
+                        var firstNonASCII = Int.max
+                        while i < n {
+                            let c = UInt32(s[i])
+                            if c < 0x80 {
+                                let cls = table[Int(c)]
+                                if cls & 1 != 0 {
+                                    let folded = UInt8(truncatingIfNeeded: c) | (cls & 0b0100) << 3  // letters to lower case
+                                    keys[keyCount] = folded
+                                    keyCount += 1
+                                    i += 1
+                                    continue
+                                }
+                                if c == 0x27, i + 1 < n, word(UInt32(s[i + 1])) {
+                                    i += 1
+                                    continue
+                                }
+                                break
+                            }
+                            if isWord(c) || (isApostrophe(c) && i + 1 < n && word(UInt32(s[i + 1]))) {
+                                if firstNonASCII == Int.max { firstNonASCII = i }
+                                i += 1
+                                continue
+                            }
+                            break
+                        }
+                        let end = i
+                        var coreEnd = end
+                        if end - start >= 3, s[end - 1] == 0x73 || s[end - 1] == 0x53, isApostrophe(UInt32(s[end - 2])) {
+                            coreEnd = end - 2
+                        }
+                        let capitalized = v < 0x80 ? table[Int(v)] & 0b1000 != 0 : (Unicode.Scalar(v)?.properties.isUppercase ?? false)
+                        if firstNonASCII >= coreEnd {
+                            // Drop the possessive `s` (the apostrophe added nothing to the key).
+                            if coreEnd < end { keyCount -= 1 }
+                            tokens[tokenCount] = PackedToken(
+                                start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
+                                hash: hashKey(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
+                            tokenCount += 1
+                        } else if let latinEnd = foldLatin(s, start..<coreEnd, into: keys, at: keyStart) {
+                            // Apostrophes and Latin letters that fold to ASCII (`’`, `é`, `ü`…).
+                            keyCount = latinEnd
+                            if keyCount == keyStart { continue }  // an empty key is no word
+                            tokens[tokenCount] = PackedToken(
+                                start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
+                                hash: hashKey(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
+                            tokenCount += 1
+                        } else {
+                            keyCount = keyStart
+                            var core: [Unicode.Scalar] = []
+                            core.reserveCapacity(coreEnd - start)
+                            for k in start..<coreEnd { core.append(Unicode.Scalar(UInt32(s[k])) ?? "\u{FFFD}") }
+                            let (key, _) = fold(core[...])
+                            if key.isEmpty { continue }
+                            workspace.nonASCIIKeys.append(key)
+                            tokens[tokenCount] = PackedToken(
+                                start: start, coreEnd: coreEnd, end: end, keyStart: workspace.nonASCIIKeys.count - 1, keyLength: 0, hash: 0,
+                                isASCII: false, isCapitalized: capitalized)
+                            tokenCount += 1
+                        }
+                    }
+                }
+            }
+        }
+        workspace.tokenCount = tokenCount
+    }
+
+    /// The key ``fold(_:)`` gives each scalar U+00C0–U+024F on its own, when it is ASCII.
+    static let latinFolds: [[UInt8]?] = (0xC0..<0x250).map { v -> [UInt8]? in
+        guard let scalar = Unicode.Scalar(UInt32(v)) else { return nil }
+        let key = fold([scalar][...]).0
+        // At most 3 bytes a scalar, so keys never outgrow 3 bytes a scalar (see `tokenize`).
+        return key.utf8.allSatisfy { $0 < 0x80 } && key.utf8.count <= 3 ? Array(key.utf8) : nil
+    }
+
+    /// Writes the key of the word `s[range]` to `keys` from `at` when every scalar is an ASCII
+    /// letter or digit, an apostrophe, or a Latin letter whose fold is ASCII; returns where the
+    /// key ends, or nil (the word needs ``fold(_:)``). Folding such a word is folding each scalar
+    /// on its own: case and diacritics are per letter, apostrophes are dropped.
+    @inline(__always)
+    static func foldLatin<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, _ range: Range<Int>, into keys: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) -> Int? {
+        var end = start
+        var pending: [UInt8] = []
+        for k in range {
+            let v = UInt32(s[k])
+            if v < 0x80 {
+                if v &- 0x30 < 10 || (v | 0x20) &- 0x61 < 26 {
+                    pending.append(UInt8(truncatingIfNeeded: v | (v &- 0x41 < 26 ? 0x20 : 0)))
+                } else if v != 0x27 {
+                    return nil
+                }
+            } else if isApostrophe(v) {
+                continue
+            } else if v >= 0xC0, v < 0x250, let folded = latinFolds[Int(v) - 0xC0] {
+                pending += folded
+            } else {
+                return nil
+            }
+        }
+        guard start + pending.count <= keys.count else { return nil }  // cannot happen: 3 bytes a scalar at most
+        for b in pending {
+            keys[end] = b
+            end += 1
+        }
+        return end
+    }
+
+    /// ``isPhraseGap(_:from:to:)`` on code units.
+    @inline(__always)
+    static func isPhraseGap<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, from: Int, to: Int) -> Bool {
+        guard to - from <= 3 else { return false }
+        var i = from
+        while i < to {
+            let c = s[i]
+            if c == 0x0A || c == 0x5B || c == 0x5D { return false }
+            i += 1
+        }
+        return true
+    }
+}
