@@ -1,6 +1,6 @@
 /// A benchmark cohort size: how many synthetic participants, each with 90 days of symptom logs,
 /// hourly heart rate, resting heart rate, HRV, steps, sleep, medication doses, weather and
-/// free-text notes with planted identifiers (about 3,000 records per participant).
+/// free-text notes with planted identifiers (about 2,700 records per participant).
 enum BenchSize: String, CaseIterable, Sendable {
     case s = "S"
     case m = "M"
@@ -9,9 +9,9 @@ enum BenchSize: String, CaseIterable, Sendable {
     /// Participants for the size (~100k, ~1M, ~5M records).
     var participants: Int {
         switch self {
-        case .s: 34
-        case .m: 334
-        case .l: 1_668
+        case .s: 37
+        case .m: 372
+        case .l: 1_860
         }
     }
 

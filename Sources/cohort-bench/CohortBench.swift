@@ -28,7 +28,7 @@ struct CohortBench: ParsableCommand {
             verify). Prints records/s, MB/s, peak resident memory and sizes, the ratios, and the targets.
             Build in release mode: debug figures are meaningless.
 
-            Sizes: S ≈ 100k records (34 participants), M ≈ 1M (334), L ≈ 5M (1,668).
+            Sizes: S ≈ 100k records (37 participants), M ≈ 1M (372), L ≈ 5M (1,860).
 
             Examples:
               swift run -c release cohort-bench                 # size S
