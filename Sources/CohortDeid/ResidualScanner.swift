@@ -173,42 +173,27 @@ public struct ResidualScanner: Sendable {
             let bounds = try LineReader.pieces(of: file.url, size: pieceSize)
             planned += bounds.map { Piece(file: number, range: $0) }
         }
-        let pieces = planned
-        let results = PieceResults(count: pieces.count)
-        let workers = min(threads, pieces.count)
-        let work: @Sendable (Int) -> Void = { _ in
+        // Pieces are scanned on `threads` threads; results come back in piece order.
+        let results = try Parallel.map(planned, threads: threads) { piece -> PieceResult in
+            let file = files[piece.file]
+            let ext = file.url.pathExtension.lowercased()
+            let isJSON = ext == "json" || ext == "ndjson" || ext == "jsonl"
             var workspace = LineWorkspace()
-            while let next = results.claim() {
-                let piece = pieces[next]
-                let file = files[piece.file]
-                let ext = file.url.pathExtension.lowercased()
-                let isJSON = ext == "json" || ext == "ndjson" || ext == "jsonl"
-                var result = PieceResult()
-                do {
-                    result.lines = try LineReader.forEachLine(of: file.url, in: piece.range) { number, bytes in
-                        let mask = kindMask(utf8: bytes, isJSON: isJSON, &workspace)
-                        if mask != 0 { result.findings.append((number, mask)) }
-                    }
-                    results.store(next, .success(result))
-                } catch {
-                    results.store(next, .failure(error))
-                }
+            var result = PieceResult()
+            result.lines = try LineReader.forEachLine(of: file.url, in: piece.range) { number, bytes in
+                let mask = kindMask(utf8: bytes, isJSON: isJSON, &workspace)
+                if mask != 0 { result.findings.append((number, mask)) }
             }
-        }
-        if workers <= 1 {
-            work(0)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+            return result
         }
         var findings: [ResidualFinding] = []
         var lineOffset = 0
         var currentFile = -1
-        for (number, piece) in pieces.enumerated() {
+        for (piece, result) in zip(planned, results) {
             if piece.file != currentFile {
                 currentFile = piece.file
                 lineOffset = 0
             }
-            let result = try results.take(number).get()
             for (line, mask) in result.findings {
                 for (bit, kind) in IdentifierKind.allCases.enumerated() where mask & (1 << bit) != 0 {
                     findings.append(ResidualFinding(file: files[piece.file].name, line: lineOffset + line, kind: kind))
@@ -217,34 +202,5 @@ public struct ResidualScanner: Sendable {
             lineOffset += result.lines
         }
         return findings
-    }
-
-    /// Results of the pieces, filled by the worker threads (claiming pieces in order).
-    private final class PieceResults: @unchecked Sendable {
-        private let lock = NSLock()
-        private var next = 0
-        private var results: [Result<PieceResult, any Error>?]
-
-        init(count: Int) { results = Array(repeating: nil, count: count) }
-
-        func claim() -> Int? {
-            lock.lock()
-            defer { lock.unlock() }
-            guard next < results.count else { return nil }
-            next += 1
-            return next - 1
-        }
-
-        func store(_ index: Int, _ result: Result<PieceResult, any Error>) {
-            lock.lock()
-            defer { lock.unlock() }
-            results[index] = result
-        }
-
-        func take(_ index: Int) -> Result<PieceResult, any Error> {
-            lock.lock()
-            defer { lock.unlock() }
-            return results[index] ?? .failure(CohortError(.system, "a piece of a file was not scanned"))
-        }
     }
 }

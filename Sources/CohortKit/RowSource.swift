@@ -78,52 +78,21 @@ enum RowSource {
 
     static func ndjson(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
-        guard let handle = FileHandle(forReadingAtPath: file) else { throw CohortError(.notFound, "cannot open the file", at: .init(file: file)) }
-        defer { try? handle.close() }
-        var buffer: [UInt8] = []
-        var position = 0
-        var eof = false
-        var line = 0
         var parser = NDJSONLineParser()
-        while true {
-            let lineEnd: Int
-            if let newline = buffer.withUnsafeBufferPointer({ Self.firstLineFeed(in: $0, from: position) }) {
-                lineEnd = newline
-            } else if eof {
-                if position == buffer.count { return }
-                lineEnd = buffer.count
-            } else {
-                // Keep the unfinished line, read on.
-                buffer.removeFirst(position)
-                position = 0
-                let chunk = try handle.read(upToCount: 1 << 18) ?? Data()
-                if chunk.isEmpty { eof = true } else { buffer.append(contentsOf: chunk) }
-                continue
+        // Lines come without their line end (`\n` or `\r\n`), in place in the reader's buffer.
+        try LineReader.forEachLine(of: url) { line, bytes in
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+            if try parser.parse(bytes, { try body(line, $0) }) { return }
+            // Anything the fast parser does not take (escapes, non-ASCII text, exponents,
+            // true/false, nesting, errors…) goes through JSONSerialization, as it always did.
+            let object: Any
+            do {
+                object = try JSONSerialization.jsonObject(with: Data(bytes.filter { $0 != 0x0D }))
+            } catch {
+                throw CohortError.invalid("the line is not valid JSON", file: file, line: line, hint: "each line of an NDJSON file is one JSON object")
             }
-            line += 1
-            try buffer.withUnsafeBufferPointer { whole in
-                let bytes = UnsafeBufferPointer(rebasing: whole[position..<lineEnd])
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
-                if try parser.parse(bytes, { try body(line, $0) }) { return }
-                // Anything the fast parser does not take (escapes, non-ASCII text, exponents,
-                // true/false, nesting, errors…) goes through JSONSerialization, as it always did.
-                let object: Any
-                do {
-                    object = try JSONSerialization.jsonObject(with: Data(bytes.filter { $0 != 0x0D }))
-                } catch {
-                    throw CohortError.invalid("the line is not valid JSON", file: file, line: line, hint: "each line of an NDJSON file is one JSON object")
-                }
-                try RecordFields.with(try fields(of: object, file: file, line: line)) { try body(line, $0) }
-            }
-            position = min(lineEnd + 1, buffer.count)
+            try RecordFields.with(try fields(of: object, file: file, line: line)) { try body(line, $0) }
         }
-    }
-
-    static func firstLineFeed(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start < buffer.count, let base = buffer.baseAddress,
-            let found = memchr(base + start, 0x0A, buffer.count - start)
-        else { return nil }
-        return UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
     }
 
     static func jsonArray(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {

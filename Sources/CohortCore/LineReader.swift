@@ -1,17 +1,19 @@
-import CohortCore
-import Foundation
+public import Foundation
 
 /// Reads a file line by line with a fixed-size buffer (memory does not grow with the file,
 /// only with the longest line). `\r\n` and `\n` both end a line. Lines come as UTF-8 bytes,
-/// in place in the read buffer; a file can be cut into pieces read on their own.
-enum LineReader {
+/// in place in the read buffer; a file can be cut into pieces read on their own. Used by the
+/// NDJSON import and the residual-PII scanner.
+public enum LineReader {
     static let chunkSize = 1 << 20
 
     private static func open(_ url: URL) throws -> FileHandle {
         do {
             return try FileHandle(forReadingFrom: url)
         } catch {
-            throw CohortError(.system, "a file to scan cannot be opened", at: .init(file: url.path), underlying: error.localizedDescription)
+            throw CohortError(
+                .notFound, "cannot open the file", at: .init(file: url.path), hint: "check the path and permissions",
+                underlying: error.localizedDescription)
         }
     }
 
@@ -19,20 +21,20 @@ enum LineReader {
         do {
             return try handle.read(upToCount: count) ?? Data()
         } catch {
-            throw CohortError(.system, "a file to scan cannot be read", at: .init(file: url.path), underlying: error.localizedDescription)
+            throw CohortError(.system, "cannot read the file", at: .init(file: url.path), underlying: error.localizedDescription)
         }
     }
 
     /// Byte ranges covering the file, each about `size` bytes and ending just after a line end
     /// (or at the end of the file), so each can be read on its own; one range for an empty file.
-    static func pieces(of url: URL, size: Int) throws -> [Range<Int>] {
+    public static func pieces(of url: URL, size: Int) throws -> [Range<Int>] {
         let handle = try open(url)
         defer { try? handle.close() }
         let length: Int
         do {
             length = Int(try handle.seekToEnd())
         } catch {
-            throw CohortError(.system, "a file to scan cannot be read", at: .init(file: url.path), underlying: error.localizedDescription)
+            throw CohortError(.system, "cannot read the file", at: .init(file: url.path), underlying: error.localizedDescription)
         }
         var result: [Range<Int>] = []
         var start = 0
@@ -68,8 +70,8 @@ enum LineReader {
     /// end) of the bytes of `url` in `range` (the whole file when nil); returns the line count.
     /// A range must start at the beginning of a line.
     @discardableResult
-    static func forEachLine(
-        of url: URL, in range: Range<Int>?, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void
+    public static func forEachLine(
+        of url: URL, in range: Range<Int>? = nil, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws -> Int {
         let handle = try open(url)
         defer { try? handle.close() }
@@ -80,7 +82,7 @@ enum LineReader {
                     try handle.seek(toOffset: UInt64(range.lowerBound))
                 } catch {
                     throw CohortError(
-                        .system, "a file to scan cannot be read", at: .init(file: url.path), underlying: error.localizedDescription)
+                        .system, "cannot read the file", at: .init(file: url.path), underlying: error.localizedDescription)
                 }
             }
             remaining = range.count
@@ -104,7 +106,7 @@ enum LineReader {
                 Foundation.read(descriptor, raw.baseAddress.map { $0 + filled }, want)
             }
             if got < 0 {
-                throw CohortError(.system, "a file to scan cannot be read", at: .init(file: url.path), underlying: "read failed")
+                throw CohortError(.system, "cannot read the file", at: .init(file: url.path), underlying: "read failed")
             }
             if got == 0 { break }
             remaining -= got
