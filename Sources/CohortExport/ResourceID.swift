@@ -21,13 +21,12 @@ enum ResourceID {
         var digest = SHA256.hash(input)
         digest[6] = (digest[6] & 0x0F) | 0x50
         digest[8] = (digest[8] & 0x3F) | 0x80
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        let hex = Array(Hex.encode(Array(digest.prefix(16))).utf8)
         var text = [UInt8]()
         text.reserveCapacity(36)
-        for index in 0..<16 {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(digest[index] >> 4)])
-            text.append(hex[Int(digest[index] & 0x0F)])
+        for (index, digit) in hex.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
+            text.append(digit)
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -135,8 +135,7 @@ public struct ExportJob: Sendable {
         var stages: [(name: String, seconds: Double)] = []
         func endStage(_ name: String) {
             let now = clock.now
-            let elapsed = (now - stageStart).components
-            stages.append((name, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18))
+            stages.append((name, (now - stageStart) / .seconds(1)))
             stageStart = now
         }
         let writer = try ExportWriter(dataDirectory: bag.appendingPathComponent("data", isDirectory: true), context: context)

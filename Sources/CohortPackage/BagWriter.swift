@@ -39,7 +39,7 @@ public enum BagWriter {
         try collect(directory: root + "/data", relative: "data", into: &found)
         // Files are hashed on every core, largest first; the result does not depend on the order.
         found.sort { $0.size > $1.size }
-        var payload = try Parallel.map(found.map { [$0.path, $0.relative] }) { try hash(path: $0[0], relative: $0[1]) }
+        var payload = try Parallel.map(found) { try hash(path: $0.path, relative: $0.relative) }
         payload.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
 
         var tags: [BagFile] = []

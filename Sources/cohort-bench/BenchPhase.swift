@@ -53,16 +53,12 @@ enum BenchPhase: String, CaseIterable, Sendable {
             result.detail = "\(report.checks.count - failed.count) of \(report.checks.count) checks pass"
                 + (failed.isEmpty ? "" : " (failed: \(failed.joined(separator: ", ")))")
         }
-        result.seconds = Self.seconds(clock.now - start)
+        result.seconds = (clock.now - start) / .seconds(1)
         result.peakRSSBytes = PeakMemory.bytes()
         return result
     }
 
     static func size(_ url: URL) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

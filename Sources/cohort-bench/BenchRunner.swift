@@ -78,7 +78,7 @@ struct BenchRunner: Sendable {
         let start = clock.now
         try process.run()
         process.waitUntilExit()
-        let seconds = BenchPhase.seconds(clock.now - start)
+        let seconds = (clock.now - start) / .seconds(1)
         guard process.terminationStatus == 0 else {
             throw CohortError(.system, "a reference command failed: \(script)", hint: "the benchmark needs gzip and sha256sum on PATH")
         }
