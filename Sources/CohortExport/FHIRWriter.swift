@@ -19,8 +19,8 @@ final class FHIRWriter: @unchecked Sendable {
     private var recordOrdinal = 0
     /// The current participant's Patient id, and its reference in each style.
     private var patientID = ""
-    private var bundleReference: [UInt8] = []
-    private var bulkReference: [UInt8] = []
+    private var bundleReference = Data()
+    private var bulkReference = Data()
 
     init(directory: URL, context: ExportContext) throws {
         self.directory = directory
@@ -37,8 +37,8 @@ final class FHIRWriter: @unchecked Sendable {
         try closeBundle()
         recordOrdinal = 0
         patientID = mapper.patientID(p.pseudonym)
-        bundleReference = Array("\"reference\":\"urn:uuid:\(patientID)\"".utf8)
-        bulkReference = Array("\"reference\":\"Patient/\(patientID)\"".utf8)
+        bundleReference = Data("\"reference\":\"urn:uuid:\(patientID)\"".utf8)
+        bulkReference = Data("\"reference\":\"Patient/\(patientID)\"".utf8)
         let name = "bundles/\(p.pseudonym).json"
         let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
         try writer.write(
@@ -86,8 +86,7 @@ final class FHIRWriter: @unchecked Sendable {
     }
 
     /// `data` with every occurrence of `pattern` replaced by `replacement`.
-    static func replacing(_ pattern: [UInt8], with replacement: [UInt8], in data: Data) -> Data {
-        let pattern = Data(pattern), replacement = Data(replacement)
+    static func replacing(_ pattern: Data, with replacement: Data, in data: Data) -> Data {
         var out = data
         var from = out.startIndex
         while let range = out.range(of: pattern, in: from..<out.endIndex) {
