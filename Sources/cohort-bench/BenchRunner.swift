@@ -13,7 +13,7 @@ struct BenchRunner: Sendable {
     var participants: Int
     var seed: UInt64
     var bench: BenchWorkspace
-    var compression: CompressionChoice
+    var compression: ExportCompression
     var projectRoot: URL
     var log: @Sendable (String) -> Void
 

@@ -49,7 +49,7 @@ struct CohortBench: ParsableCommand {
         @Option(help: "Seed for the synthetic cohort.") var seed: UInt64 = 42
         @Option(help: "Working folder (a previous benchmark there is replaced).") var dir: String = "cohort-bench-data"
         @Option(help: "Export compression: fast, default or best (zlib 1, 6, 9); the gzip reference uses the same level.")
-        var compression: CompressionChoice = .default
+        var compression: ExportCompression = .default
         @Flag(help: "Keep the generated workspace, files and archive.") var keep = false
         @Flag(help: "Print JSON instead of tables.") var json = false
 
@@ -115,7 +115,7 @@ struct CohortBench: ParsableCommand {
 
         @Argument(help: "import, export, verify or verify-scan") var phase: String
         @Option(help: "The size's folder.") var dir: String
-        @Option(help: "Export compression.") var compression: CompressionChoice = .default
+        @Option(help: "Export compression.") var compression: ExportCompression = .default
 
         func run() throws {
             guard let phase = BenchPhase(rawValue: phase) else { throw ValidationError("unknown phase '\(phase)'") }

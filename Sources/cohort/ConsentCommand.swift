@@ -254,3 +254,4 @@ extension Cohort {
 
 extension SharingScope: ExpressibleByArgument {}
 extension WithdrawalMode: ExpressibleByArgument {}
+extension ExportCompression: ExpressibleByArgument {}

@@ -28,8 +28,7 @@ extension Cohort {
         @Option(help: "Output folder.") var out: String = "exports"
         @Option(help: "Creation instant (ISO 8601) — the same store, keys, recipient and instant give a byte-identical archive.") var createdAt: String?
         @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
-        enum Compression: String, ExpressibleByArgument { case fast, `default`, best }
-        @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: Compression = .default
+        @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: ExportCompression = .default
         @Option(help: "table or json.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
@@ -55,11 +54,7 @@ extension Cohort {
                 }
                 created = t.date
             }
-            let level = switch compression {
-            case .fast: 1
-            case .default: 6
-            case .best: 9
-            }
+            let level = compression.level
             var progress: (@Sendable (Int, Int) -> Void)?
             if Console.stderrIsTerminal {
                 progress = { (done: Int, total: Int) in

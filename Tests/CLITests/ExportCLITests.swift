@@ -347,6 +347,31 @@ struct ExportCLITests {
         #expect(pseudonymsA.count == 4 && pseudonymsA.isDisjoint(with: pseudonymsB), "exports to two recipients must be unlinkable")
     }
 
+    /// `--compression fast|default|best` changes only the deflate level (zlib 1, 6, 9): the gzip
+    /// header says so (XFL 4, 0, 2), the tar inside is the same, and every archive verifies.
+    @Test func compressionLevelsChangeOnlyTheDeflateLevel() throws {
+        let cli = try CLI.withWorkspace()
+        defer { cli.cleanup() }
+        let enrolled = try cli.ws("participant", "enroll", "--code", "P-0001", "--name", "Zoë O'Brien", "--birth-date", "1980-02-29", "--sex", "female",
+                                  "--zip", "02139", "--time-zone", "Europe/Berlin", "--enrolled-on", CLI.day(-10))
+        try #require(enrolled.status == 0, "\(enrolled.output)")
+        let at = ["--created-at", "2026-11-01T00:00:00Z"]
+        var tars: [Data] = []
+        var sizes: [String: Int] = [:]
+        for (level, xfl) in [("fast", UInt8(4)), ("default", UInt8(0)), ("best", UInt8(2))] {
+            let published = try exported(cli, out: level, at + ["--compression", level])
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: published.archive))
+            #expect(bytes.count > 10 && bytes[8] == xfl, "\(level): gzip XFL byte")
+            sizes[level] = bytes.count
+            let (status, tar) = try CLI.tool("/bin/sh", ["-c", "gzip -dc \"$1\" | sha256sum", "sh", published.archive])
+            #expect(status == 0)
+            tars.append(Data(tar.utf8))
+            #expect(try verify(cli, published).status == 0, "\(level) archive verifies")
+        }
+        #expect(Set(tars).count == 1, "the same tar under every level")
+        #expect((sizes["best"] ?? 0) <= (sizes["fast"] ?? 0), "\(sizes)")
+    }
+
     // MARK: 4. withdrawn participants
 
     @Test func excludedAndErasedParticipantsAreLeftOut() throws {

@@ -1,0 +1,16 @@
+/// `--compression fast|default|best` of `cohort export` (and of the benchmark): zlib levels 1, 6
+/// and 9.
+public enum ExportCompression: String, CaseIterable, Sendable, Codable {
+    case fast
+    case `default`
+    case best
+
+    /// The zlib (and `gzip -N`) level.
+    public var level: Int {
+        switch self {
+        case .fast: 1
+        case .default: 6
+        case .best: 9
+        }
+    }
+}

@@ -1,0 +1,4 @@
+public import ArgumentParser
+import CohortKit
+
+extension ExportCompression: ExpressibleByArgument {}
