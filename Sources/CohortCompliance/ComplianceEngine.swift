@@ -145,10 +145,15 @@ extension ComplianceReport.RuleSummary {
     /// Recomputes the cohort statistics of this rule from `participants`.
     mutating func recompute(from participants: [ComplianceReport.ParticipantCompliance]) {
         let results = participants.compactMap { $0.result(for: ruleID) }
-        let rates = results.compactMap(\.rate).sorted()
-        self.participants = results.count
-        notApplicable = results.count - rates.count
-        compliantCount = results.filter { $0.compliant == true }.count
+        recompute(results: results.count, sortedRates: results.compactMap(\.rate).sorted(), compliant: results.filter { $0.compliant == true }.count)
+    }
+
+    /// Sets the cohort statistics from `results` participant results of this rule, their rates
+    /// (ascending) and how many were compliant.
+    mutating func recompute(results: Int, sortedRates rates: [Double], compliant: Int) {
+        self.participants = results
+        notApplicable = results - rates.count
+        compliantCount = compliant
         if rates.isEmpty {
             meanRate = nil
             medianRate = nil

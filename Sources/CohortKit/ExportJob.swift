@@ -139,25 +139,30 @@ public struct ExportJob: Sendable {
             stageStart = now
         }
         let writer = try ExportWriter(dataDirectory: bag.appendingPathComponent("data", isDirectory: true), context: context)
+        let reports = bag.appendingPathComponent("data/reports", isDirectory: true)
+        try fm.createDirectory(at: reports, withIntermediateDirectories: true)
+        // Compliance is counted from the records as they stream by and written one participant
+        // at a time (the export form: pseudonyms, no codes, zones or dates).
+        let complianceFile = try ReportFile(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
+        var compliance = try ComplianceExportStream(studyProtocol: p, asOf: created) { try complianceFile.write($0) }
         var records = 0
         for (index, stored) in included.enumerated() {
             let participant = stored.participant
             let consents = (histories[participant.id] ?? []).map { deid.consent($0, of: participant) }
             try writer.beginParticipant(rows[index], consents: consents)
+            try compliance.begin(ComplianceSubject(participant), pseudonym: rows[index].pseudonym)
             try workspace.store.forEachRecord(participantPK: stored.pk, participantID: participant.id) { record in
+                compliance.add(kind: record.kind, start: record.start)
                 try writer.write(deid.record(record, of: participant))
                 records += 1
             }
             progress?(index + 1, included.count)
         }
         _ = try writer.finish(deidentificationSummary: ["participants": included.count, "records": records])
+        try compliance.finish()
+        try complianceFile.close()
 
-        // Reports and README.
-        let reports = bag.appendingPathComponent("data/reports", isDirectory: true)
-        try fm.createDirectory(at: reports, withIntermediateDirectories: true)
-        let pseudonyms = Dictionary(uniqueKeysWithValues: zip(included.map(\.participant.id), rows.map(\.pseudonym)))
-        let compliance = try ComplianceService(workspace: workspace).report(asOf: created).forExport { pseudonyms[$0] }
-        try compliance.jsonData().write(to: reports.appendingPathComponent("compliance.json"))
+        // README.
         let readme = try Templates.render(
             Templates.builtIn("export-readme.mustache", fallback: "{{title}}\nDe-identified export for {{recipient}}\n"),
             Templates.studyContext(p).merging(

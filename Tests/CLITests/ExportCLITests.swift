@@ -402,6 +402,38 @@ struct ExportCLITests {
         #expect(grep == 1 && hits.isEmpty, "the excluded participant's pseudonym is in: \(hits)")
     }
 
+    @Test func complianceReportCarriesTheExportedParticipantsUnderTheirPseudonyms() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let instant = "2026-11-20T12:00:00Z"
+        let published = try exported(cli, ["--created-at", instant])
+        let bag = try extract(published.archive, into: cli.path("extracted"))
+        let reportText = try text(bag.appendingPathComponent("data/reports/compliance.json").path)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(reportText.utf8)) as? [String: Any])
+        let entries = try #require(report["participants"] as? [[String: Any]])
+        // The same participants, in the same order, as the participants table.
+        let pseudonyms = try dataRows(bag.appendingPathComponent("data/csv/participants.csv").path).map { String($0.prefix { $0 != "," }) }
+        #expect(entries.compactMap { $0["pseudonym"] as? String } == pseudonyms)
+        #expect(entries.count == 4)
+        #expect(entries.allSatisfy { $0["code"] == nil && $0["participant_id"] == nil && $0["time_zone"] == nil && $0["enrolled_on"] == nil })
+        #expect(!reportText.contains("P-000"))
+        #expect((report["reminders"] as? [Any])?.isEmpty == true)
+        let summaries = try #require(report["rules"] as? [[String: Any]])
+        #expect(!summaries.isEmpty && summaries.allSatisfy { $0["participants"] as? Int == 4 })
+
+        // The counts are the coordinator's `cohort compliance` at the export's instant.
+        let r = try cli.ws("compliance", "--as-of", instant, "--format", "json")
+        #expect(r.status == 0, "\(r.output)")
+        let coordinator = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let first = try #require((coordinator["participants"] as? [[String: Any]])?.first { $0["code"] as? String == "P-0001" })
+        func counts(_ entry: [String: Any]) -> [[Int]] {
+            ((entry["rules"] as? [[String: Any]]) ?? []).map { [$0["days_met"] as? Int ?? -1, $0["days_expected"] as? Int ?? -1] }
+        }
+        let exportedFirst = try #require(entries.first)
+        #expect(!counts(first).isEmpty && counts(first) == counts(exportedFirst), "P-0001 is the first exported participant")
+        #expect(counts(first).contains { $0[0] > 0 }, "positive control: P-0001 met some days")
+    }
+
     // MARK: 5. tampering
 
     @Test func verifyCatchesTampering() throws {
