@@ -45,7 +45,66 @@ public struct Deidentifier: Sendable {
     /// year or an age below `90+`.
     public let referenceDate: CivilDate
     /// What this de-identifier has done so far.
-    public private(set) var stats = DeidentificationStats()
+    public var stats: DeidentificationStats {
+        var result = counted
+        for (typeIndex, plan) in recordPlans.enumerated() {
+            for (fieldIndex, field) in plan.fields.enumerated() {
+                let slot = (typeIndex * RecordPlan.fieldNames.count + fieldIndex) * Outcome.count
+                if recordTallies[slot + Outcome.applied.rawValue] > 0, let ruleKey = field.ruleKey, let transform = field.transform {
+                    result.applied[field.key, default: .init(rule: ruleKey, transform: transform, values: 0)].values +=
+                        recordTallies[slot + Outcome.applied.rawValue]
+                }
+                if recordTallies[slot + Outcome.unruled.rawValue] > 0 {
+                    result.droppedUnruled[field.key, default: 0] += recordTallies[slot + Outcome.unruled.rawValue]
+                }
+                if recordTallies[slot + Outcome.unsupported.rawValue] > 0 {
+                    result.droppedUnsupported[field.key, default: 0] += recordTallies[slot + Outcome.unsupported.rawValue]
+                }
+            }
+        }
+        return result
+    }
+
+    /// Counts of participant and consent fields (kept as they happen), and everything but the
+    /// per-field record counts, which are tallied in `recordTallies` (a record costs no string
+    /// keys) and folded into ``stats`` when it is read.
+    private var counted = DeidentificationStats()
+    /// One plan per data type (`DataType.allCases` order): each record field's rule and keys.
+    private let recordPlans: [RecordPlan]
+    /// `[(dataType · fields + field) · Outcome.count + outcome]`: record field outcomes.
+    private var recordTallies: [Int]
+    /// The last participant a record came from, with their pseudonym and date shift.
+    private var lastRecordParticipant: (id: UUID, pseudonym: String, offset: Int)?
+
+    /// What happened to one record field.
+    private enum Outcome: Int {
+        case applied = 0, unruled, unsupported
+        static let count = 3
+    }
+
+    /// The rules a data type's record fields resolve to, resolved once instead of per record.
+    private struct RecordPlan: Sendable {
+        static let fieldNames = ["start", "end", "value", "unit", "text", "source", "note"]
+        struct Field: Sendable {
+            /// `table.field`, as the stats name it.
+            var key: String
+            /// The policy key whose rule applies (`records.note` for a shared rule), or nil.
+            var ruleKey: String?
+            var transform: Transform?
+            /// The rule to apply, or nil when the field is unruled or dropped.
+            var rule: FieldRule?
+        }
+        var fields: [Field]
+
+        init(table: String, policy: DeidentificationPolicy) {
+            fields = Self.fieldNames.map { name in
+                let key = "\(table).\(name)"
+                let rule = policy.rule(table: table, field: name)
+                let ruleKey = policy.fields[key] != nil ? key : (policy.fields["records.\(name)"] != nil ? "records.\(name)" : nil)
+                return Field(key: key, ruleKey: ruleKey, transform: rule?.transform, rule: rule?.transform == .drop ? nil : rule)
+            }
+        }
+    }
 
     let policy: DeidentificationPolicy
     let pseudonymizer: Pseudonymizer
@@ -75,6 +134,8 @@ public struct Deidentifier: Sendable {
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
         shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
         scrubber = try Scrubber(roster: roster)
+        recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
+        recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
     }
 
     /// The participant's pseudonym for this recipient.
@@ -84,7 +145,7 @@ public struct Deidentifier: Sendable {
 
     /// The de-identified participant row.
     public mutating func participant(_ p: Participant) -> DeidentifiedParticipant {
-        stats.participants += 1
+        counted.participants += 1
         var row = DeidentifiedParticipant(pseudonym: pseudonymizer.pseudonym(for: p.id))
         countApplied("participant", "id")
         let offset = shifter.offset(for: p.id)
@@ -191,7 +252,7 @@ public struct Deidentifier: Sendable {
 
     /// The de-identified consent row of participant `p`.
     public mutating func consent(_ c: Consent, of p: Participant) -> DeidentifiedConsent {
-        stats.consents += 1
+        counted.consents += 1
         var row = DeidentifiedConsent(pseudonym: pseudonymizer.pseudonym(for: p.id))
         removeDirect("consent.signature", present: true)
         if let rule = rule("consent", "version", present: true) { row.version = text(c.version, rule, field: "consent.version") }
@@ -213,45 +274,73 @@ public struct Deidentifier: Sendable {
 
     /// The de-identified record row of participant `p`.
     public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord {
-        stats.records += 1
-        let table = r.kind.dataType.rawValue
-        var row = DeidentifiedRecord(pseudonym: pseudonymizer.pseudonym(for: p.id), kind: r.kind)
-        let offset = shifter.offset(for: p.id)
-        if let rule = rule(table, "start", present: true) {
-            row.start = timestamp(r.start, rule, offset: offset, field: "\(table).start")
+        counted.records += 1
+        let pseudonym: String
+        let offset: Int
+        if let last = lastRecordParticipant, last.id == p.id {
+            (pseudonym, offset) = (last.pseudonym, last.offset)
+        } else {
+            (pseudonym, offset) = (pseudonymizer.pseudonym(for: p.id), shifter.offset(for: p.id))
+            lastRecordParticipant = (p.id, pseudonym, offset)
         }
-        if let rule = rule(table, "end", present: r.end != nil), let end = r.end {
-            row.end = timestamp(end, rule, offset: offset, field: "\(table).end")
+        var row = DeidentifiedRecord(pseudonym: pseudonym, kind: r.kind)
+        let typeIndex = DataType.allCases.firstIndex(of: r.kind.dataType) ?? 0
+        let plan = recordPlans[typeIndex]
+        let base = typeIndex * RecordPlan.fieldNames.count
+        // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
+        if let rule = recordRule(plan, base, 0, present: true) {
+            row.start = shifted(r.start, rule, offset: offset)
+            tally(base, 0, row.start == nil ? .unsupported : .applied)
         }
-        if let rule = rule(table, "value", present: r.value != nil), let value = r.value {
+        if let rule = recordRule(plan, base, 1, present: r.end != nil), let end = r.end {
+            row.end = shifted(end, rule, offset: offset)
+            tally(base, 1, row.end == nil ? .unsupported : .applied)
+        }
+        if let rule = recordRule(plan, base, 2, present: r.value != nil), let value = r.value {
             switch rule.transform {
             case .keep:
                 row.value = value
-                countApplied(table, "value")
+                tally(base, 2, .applied)
             case .generalize where rule.bins?.isEmpty == false:
                 row.valueLabel = SafeHarbor.label(value, edges: rule.bins ?? [])
-                countApplied(table, "value")
-            default: unsupported("\(table).value")
+                tally(base, 2, .applied)
+            default: tally(base, 2, .unsupported)
             }
         }
-        if let rule = rule(table, "unit", present: true) {
+        if let rule = recordRule(plan, base, 3, present: true) {
             if rule.transform == .keep {
                 row.unit = r.unit
-                countApplied(table, "unit")
+                tally(base, 3, .applied)
             } else {
-                unsupported("\(table).unit")
+                tally(base, 3, .unsupported)
             }
         }
-        if let rule = rule(table, "text", present: r.text != nil), let value = r.text {
-            row.text = text(value, rule, field: "\(table).text")
+        if let rule = recordRule(plan, base, 4, present: r.text != nil), let value = r.text {
+            row.text = text(value, rule, field: nil)
+            tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
-        if let rule = rule(table, "source", present: r.source != nil), let value = r.source {
-            row.source = text(value, rule, field: "\(table).source")
+        if let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
+            row.source = text(value, rule, field: nil)
+            tally(base, 5, row.source == nil ? .unsupported : .applied)
         }
-        if let rule = rule(table, "note", present: r.note != nil), let value = r.note {
-            row.note = text(value, rule, field: "\(table).note")
+        if let rule = recordRule(plan, base, 6, present: r.note != nil), let value = r.note {
+            row.note = text(value, rule, field: nil)
+            tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
         return row
+    }
+
+    /// A record field's rule from its plan, or nil (unruled or dropped) — tallying a present
+    /// value that is dropped, as ``rule(_:_:present:)`` counts it.
+    private mutating func recordRule(_ plan: RecordPlan, _ base: Int, _ field: Int, present: Bool) -> FieldRule? {
+        let entry = plan.fields[field]
+        if let rule = entry.rule { return rule }
+        if present { tally(base, field, entry.transform == nil ? .unruled : .applied) }
+        return nil
+    }
+
+    private mutating func tally(_ base: Int, _ field: Int, _ outcome: Outcome) {
+        recordTallies[(base + field) * Outcome.count + outcome.rawValue] += 1
     }
 
     // MARK: Transforms
@@ -259,7 +348,7 @@ public struct Deidentifier: Sendable {
     /// The rule for `table.field`, or nil (dropped) — counting an unruled present value.
     private mutating func rule(_ table: String, _ field: String, present: Bool) -> FieldRule? {
         guard let rule = policy.rule(table: table, field: field) else {
-            if present { stats.droppedUnruled["\(table).\(field)", default: 0] += 1 }
+            if present { counted.droppedUnruled["\(table).\(field)", default: 0] += 1 }
             return nil
         }
         if rule.transform == .drop {
@@ -273,15 +362,15 @@ public struct Deidentifier: Sendable {
         let key = "\(table).\(field)"
         let ruleKey = policy.fields[key] != nil ? key : "records.\(field)"
         guard let rule = policy.fields[ruleKey] else { return }
-        stats.countApplied(key, rule: ruleKey, transform: rule.transform)
+        counted.countApplied(key, rule: ruleKey, transform: rule.transform)
     }
 
     private mutating func removeDirect(_ field: String, present: Bool) {
-        if present { stats.directIdentifiersRemoved[field, default: 0] += 1 }
+        if present { counted.directIdentifiersRemoved[field, default: 0] += 1 }
     }
 
     private mutating func unsupported(_ field: String) {
-        stats.droppedUnsupported[field, default: 0] += 1
+        counted.droppedUnsupported[field, default: 0] += 1
     }
 
     private func split(_ field: String) -> (String, String) {
@@ -294,7 +383,7 @@ public struct Deidentifier: Sendable {
         let result: String?
         switch rule.transform {
         case .keep: result = value
-        case .scrub: result = scrubber.scrub(value, counts: &stats.scrubTokens)
+        case .scrub: result = scrubber.scrub(value, counts: &counted.scrubTokens)
         case .generalize: result = generalize(value, rule)
         default: result = nil
         }
@@ -316,6 +405,16 @@ public struct Deidentifier: Sendable {
     }
 
     private mutating func timestamp(_ value: Timestamp, _ rule: FieldRule, offset: Int, field: String?) -> Timestamp? {
+        let result = shifted(value, rule, offset: offset)
+        if let field {
+            let (table, name) = split(field)
+            if result == nil { unsupported(field) } else { countApplied(table, name) }
+        }
+        return result
+    }
+
+    /// `value` under a date rule (`shift`, `keep`, `year`), or nil when the transform does not apply.
+    private func shifted(_ value: Timestamp, _ rule: FieldRule, offset: Int) -> Timestamp? {
         let result: Timestamp?
         switch rule.transform {
         case .shift: result = value.adding(days: offset)
@@ -327,10 +426,6 @@ public struct Deidentifier: Sendable {
                 epochMilliseconds: Int64(january.daysSinceEpoch) * 86_400_000 - offsetSeconds * 1000,
                 utcOffsetSeconds: value.utcOffsetSeconds)
         default: result = nil
-        }
-        if let field {
-            let (table, name) = split(field)
-            if result == nil { unsupported(field) } else { countApplied(table, name) }
         }
         return result
     }

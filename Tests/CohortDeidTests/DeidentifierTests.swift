@@ -127,6 +127,36 @@ struct DeidentifierTests {
         #expect(deid.stats.scrubTokens[.device] == 1)
     }
 
+    @Test func recordStatsCountEveryFieldOutcomeUnderItsRule() throws {
+        var fields = Fixtures.allFields
+        fields["biometric.unit"] = FieldRule(.scrub)  // does not apply to a unit: unsupported
+        fields["symptom_log.note"] = FieldRule(.drop)  // dropped by rule: counted as applied
+        fields["records.end"] = nil  // unruled
+        fields["biometric.start"] = FieldRule(.year)  // a type's own rule wins over records.start
+        var deid = try Self.make(Fixtures.studyProtocol(fields: fields))
+        let (a, b) = (PlantedRoster.participants[0], PlantedRoster.participants[1])
+        let start = Timestamp(epochMilliseconds: 1_741_940_000_000, utcOffsetSeconds: 3_600)
+        let end = Timestamp(epochMilliseconds: 1_741_943_600_000, utcOffsetSeconds: 3_600)
+        for p in [a, b, a] {
+            _ = deid.record(Record(participantID: p.id, kind: .steps, start: start, end: end, value: 7, source: "Apple Watch"), of: p)
+            _ = deid.record(Record(participantID: p.id, kind: .pain, start: start, value: 3, note: "fine"), of: p)
+        }
+        let row = deid.record(Record(participantID: b.id, kind: .pain, start: start, value: 2), of: b)
+        #expect(row.pseudonym == deid.pseudonym(of: b), "the cached pseudonym follows the participant")
+        let stats = deid.stats
+        #expect(stats.records == 7)
+        #expect(stats.applied["biometric.start"] == .init(rule: "biometric.start", transform: .year, values: 3))
+        #expect(stats.applied["symptom_log.start"] == .init(rule: "records.start", transform: .shift, values: 4))
+        #expect(stats.applied["biometric.value"]?.values == 3 && stats.applied["symptom_log.value"]?.values == 4)
+        #expect(stats.applied["biometric.source"] == .init(rule: "records.source", transform: .generalize, values: 3))
+        #expect(stats.applied["symptom_log.note"] == .init(rule: "symptom_log.note", transform: .drop, values: 3))
+        #expect(stats.applied["symptom_log.unit"]?.values == 4)
+        #expect(stats.applied["biometric.unit"] == nil)
+        #expect(stats.droppedUnsupported["biometric.unit"] == 3)
+        #expect(stats.droppedUnruled == ["biometric.end": 3])
+        #expect(deid.stats == stats, "reading the stats does not count anything twice")
+    }
+
     @Test func consentRow() throws {
         var deid = try Self.make()
         let p = PlantedRoster.participants[2]
