@@ -91,7 +91,10 @@ public struct ExportJob: Sendable {
         try fm.createDirectory(at: bag.appendingPathComponent("data", isDirectory: true), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? fm.removeItem(at: staging) }
 
-        let roster = try workspace.store.participants(withIdentities: true)
+        var roster = try workspace.store.participants(withIdentities: true)
+        // The residual scanner's index is built now, so the decrypted identities can be let go
+        // before the records stream (see below).
+        let scanner = ResidualScanner(roster: roster.map(\.participant))
         let recipientKey = try workspace.keystore.recipientKey(for: recipient)
         var deid = try Deidentifier(
             studyProtocol: p, recipient: recipient, recipientKey: recipientKey, roster: roster.map(\.participant), referenceDate: createdAt.localDate)
@@ -126,6 +129,10 @@ public struct ExportJob: Sendable {
             included = keptParticipants
             rows = keptRows
         }
+        // From here on nothing needs an identity: the de-identifier and the scanner hold their
+        // indexes, and rows, consents, records and compliance use ids, zones and dates only.
+        for index in included.indices { included[index].participant.identity = nil }
+        roster = []
         let histories = try workspace.store.consentHistories()
         let context = ExportContext(
             studyProtocol: p, protocolSHA256: pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
@@ -174,7 +181,6 @@ public struct ExportJob: Sendable {
 
         endStage("write")
         // The residual-PII scan over everything written so far; any hit publishes nothing.
-        let scanner = ResidualScanner(roster: roster.map(\.participant))
         let scan = try scanner.scan(directory: bag.appendingPathComponent("data", isDirectory: true))
         if !scan.findings.isEmpty {
             _ = try? workspace.store.appendEvent(
