@@ -14,6 +14,12 @@ struct FHIRJSON {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Empties the buffer, keeping its capacity, to write the next value.
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        hasMember.removeAll(keepingCapacity: true)
+    }
+
     mutating func beginObject() {
         bytes.append(UInt8(ascii: "{"))
         hasMember.append(false)
@@ -137,7 +143,7 @@ extension FHIR.Quantity: FHIRJSONWritable {
         json.member("code", code)
         json.member("system", system)
         json.member("unit", unit)
-        json.member("value", number: value.map { "\($0)" })
+        json.member("value", number: valueText)
         json.endObject()
     }
 }

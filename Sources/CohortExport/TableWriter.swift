@@ -8,11 +8,19 @@ final class TableWriter {
     private let ndjson: BufferedFileWriter?
     private(set) var rows = 0
     /// `"name":` for each column, with the separator before it, built once.
-    private let jsonKeys: [String]
+    private let jsonKeys: [[UInt8]]
+    /// What each column shows of a record, resolved once.
+    private let recordFields: [TableLayout.RecordField]
+    /// The row being written, reused row after row.
+    private var csvLine: [UInt8] = []
+    private var jsonLine: [UInt8] = []
 
     init(layout: TableLayout, csvDirectory: URL?, jsonDirectory: URL?) throws {
         self.layout = layout
-        jsonKeys = layout.columns.enumerated().map { ($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":" }
+        jsonKeys = layout.columns.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":").utf8) }
+        recordFields = layout.columns.map(TableLayout.RecordField.init(column:))
+        csvLine.reserveCapacity(512)
+        jsonLine.reserveCapacity(1024)
         if let csvDirectory {
             let writer = try BufferedFileWriter(
                 url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv")
@@ -31,16 +39,45 @@ final class TableWriter {
 
     /// Writes one row; `cells` line up with `layout.columns`.
     func write(_ cells: [Cell]) throws {
+        startRow()
+        for (index, cell) in cells.enumerated() { append(cell, column: index) }
+        try endRow()
+    }
+
+    /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array.
+    func write(_ r: DeidentifiedRecord) throws {
+        startRow()
+        for (index, field) in recordFields.enumerated() { append(TableLayout.cell(field, of: r), column: index) }
+        try endRow()
+    }
+
+    private func startRow() {
         rows += 1
-        if let csv { try csv.write(CSVText.record(cells.map(\.csvText))) }
+        csvLine.removeAll(keepingCapacity: true)
+        jsonLine.removeAll(keepingCapacity: true)
+    }
+
+    private func append(_ cell: Cell, column: Int) {
+        if csv != nil {
+            if column > 0 { csvLine.append(UInt8(ascii: ",")) }
+            cell.appendCSV(to: &csvLine)
+        }
+        if ndjson != nil {
+            jsonLine.append(contentsOf: jsonKeys[column])
+            cell.appendJSON(to: &jsonLine)
+        }
+    }
+
+    private func endRow() throws {
+        if let csv {
+            csvLine.append(0x0D)
+            csvLine.append(0x0A)
+            try csv.write(csvLine)
+        }
         if let ndjson {
-            var line = ""
-            for index in jsonKeys.indices {
-                line += jsonKeys[index]
-                line += cells[index].jsonText
-            }
-            line += "}\n"
-            try ndjson.write(line)
+            jsonLine.append(UInt8(ascii: "}"))
+            jsonLine.append(0x0A)
+            try ndjson.write(jsonLine)
         }
     }
 
