@@ -9,6 +9,9 @@ struct FHIRJSON {
     private(set) var bytes: [UInt8] = []
     /// Whether the object or array being written already has a member.
     private var hasMember: [Bool] = []
+    /// Where each `Reference.reference` value was written: the bytes of its JSON string,
+    /// quotes included, so a writer can rewrite references without searching the output.
+    private(set) var referenceValues: [Range<Int>] = []
 
     init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
@@ -18,6 +21,7 @@ struct FHIRJSON {
     mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         hasMember.removeAll(keepingCapacity: true)
+        referenceValues.removeAll(keepingCapacity: true)
     }
 
     mutating func beginObject() {
@@ -67,6 +71,15 @@ struct FHIRJSON {
 
     mutating func string(_ text: String) {
         JSONText.appendString(text, to: &bytes)
+    }
+
+    /// Writes member `"reference"` and notes where its value is (``referenceValues``).
+    mutating func reference(_ value: String?) {
+        guard let value else { return }
+        key("reference")
+        let start = bytes.count
+        string(value)
+        referenceValues.append(start..<bytes.count)
     }
 
     private mutating func separate() {
@@ -123,7 +136,7 @@ extension FHIR.Reference: FHIRJSONWritable {
     func write(to json: inout FHIRJSON) {
         json.beginObject()
         json.member("display", display)
-        json.member("reference", reference)
+        json.reference(reference)
         json.endObject()
     }
 }

@@ -1,14 +1,6 @@
 import CohortCore
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Writes the FHIR part of an export: Bulk Data NDJSON (one resource type per file), one
 /// collection Bundle per participant streamed entry by entry, and `manifest.json`.
 ///
@@ -28,7 +20,8 @@ final class FHIRWriter: @unchecked Sendable {
     private var bundleEntries = 0
     private var bundleFiles: [ExportedFile] = []
     private var recordOrdinal = 0
-    /// The current participant's Patient id, and its reference in each style.
+    /// The current participant's Patient id, and its reference in each style (the reference's
+    /// JSON string, quotes included).
     private var patientID = ""
     private var bundleSubject = FHIR.Reference()
     private var bundleReference: [UInt8] = []
@@ -54,8 +47,8 @@ final class FHIRWriter: @unchecked Sendable {
         recordOrdinal = 0
         patientID = mapper.patientID(p.pseudonym)
         bundleSubject = mapper.reference("Patient", patientID, .bundle)
-        bundleReference = Array("\"reference\":\"urn:uuid:\(patientID)\"".utf8)
-        bulkReference = Array("\"reference\":\"Patient/\(patientID)\"".utf8)
+        bundleReference = Array("\"urn:uuid:\(patientID)\"".utf8)
+        bulkReference = Array("\"Patient/\(patientID)\"".utf8)
         let name = "bundles/\(p.pseudonym).json"
         let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
         try writer.write(
@@ -96,17 +89,27 @@ final class FHIRWriter: @unchecked Sendable {
     func write(_ r: DeidentifiedRecord) throws {
         let resource = mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids)
         recordOrdinal += 1
+        // The reused buffers move into locals for the record (no exclusivity check per append).
+        var json = FHIRJSON(capacity: 0)
+        var line: [UInt8] = []
+        swap(&json, &self.json)
+        swap(&line, &self.line)
+        defer {
+            swap(&json, &self.json)
+            swap(&line, &self.line)
+        }
         json.reset()
         resource.write(to: &json)
-        guard let bundle else { return }
-        try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
-        try bundle.write(resource.id)
-        try bundle.write(Self.entryResource)
-        try bundle.write(json.bytes)
-        try bundle.write(Self.entryEnd)
-        bundleEntries += 1
+        if let bundle {
+            try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
+            try bundle.write(resource.id)
+            try bundle.write(Self.entryResource)
+            try bundle.write(json.bytes)
+            try bundle.write(Self.entryEnd)
+            bundleEntries += 1
+        }
 
-        Self.replace(bundleReference, with: bulkReference, in: json.bytes, into: &line)
+        Self.rewriteReferences(in: json, from: bundleReference, to: bulkReference, into: &line)
         line.append(UInt8(ascii: "\n"))
         let writer: BufferedFileWriter
         let type: String
@@ -131,33 +134,18 @@ final class FHIRWriter: @unchecked Sendable {
     private static let entryResource: StaticString = "\",\"resource\":"
     private static let entryEnd: StaticString = "}"
 
-    /// Replaces every occurrence of `pattern` in `bytes` by `replacement`, into `out` (emptied
-    /// first, its capacity kept). `pattern` must not be empty.
-    static func replace(_ pattern: [UInt8], with replacement: [UInt8], in bytes: [UInt8], into out: inout [UInt8]) {
+    /// `json`'s bytes, with every reference whose value (as JSON string bytes) is `from`
+    /// rewritten as `to`, into `out` (emptied first, its capacity kept).
+    static func rewriteReferences(in json: FHIRJSON, from: [UInt8], to: [UInt8], into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
-        bytes.withUnsafeBytes { haystack in
-            pattern.withUnsafeBytes { needle in
-                guard let base = haystack.baseAddress, let needleBase = needle.baseAddress, needle.count > 0 else {
-                    out.append(contentsOf: haystack)
-                    return
-                }
-                // memchr finds candidates for the first byte, memcmp checks the rest.
-                var copied = 0
-                var from = 0
-                let last = haystack.count - needle.count
-                while from <= last, let hit = memchr(base + from, Int32(pattern[0]), last - from + 1) {
-                    let at = base.distance(to: UnsafeRawPointer(hit))
-                    if memcmp(base + at, needleBase, needle.count) == 0 {
-                        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: haystack[copied..<at]))
-                        out.append(contentsOf: replacement)
-                        copied = at + needle.count
-                        from = copied
-                    } else {
-                        from = at + 1
-                    }
-                }
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: haystack[copied...]))
+        json.bytes.withUnsafeBufferPointer { bytes in
+            var copied = 0
+            for range in json.referenceValues where bytes[range].elementsEqual(from) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<range.lowerBound]))
+                out.append(contentsOf: to)
+                copied = range.upperBound
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
         }
     }
 

@@ -39,45 +39,55 @@ final class TableWriter {
 
     /// Writes one row; `cells` line up with `layout.columns`.
     func write(_ cells: [Cell]) throws {
-        startRow()
-        for (index, cell) in cells.enumerated() { append(cell, column: index) }
-        try endRow()
+        try writeRow { csv, json in
+            for (index, cell) in cells.enumerated() { append(cell, column: index, csv: &csv, json: &json) }
+        }
     }
 
     /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array.
     func write(_ r: DeidentifiedRecord) throws {
-        startRow()
-        for (index, field) in recordFields.enumerated() { append(TableLayout.cell(field, of: r), column: index) }
-        try endRow()
+        try writeRow { csv, json in
+            for (index, field) in recordFields.enumerated() {
+                append(TableLayout.cell(field, of: r), column: index, csv: &csv, json: &json)
+            }
+        }
     }
 
-    private func startRow() {
+    /// Builds a row in the reused line buffers (moved into locals for the row, so appends need
+    /// no exclusivity check on this object's properties) and writes it.
+    private func writeRow(_ build: (inout [UInt8], inout [UInt8]) -> Void) throws {
         rows += 1
-        csvLine.removeAll(keepingCapacity: true)
-        jsonLine.removeAll(keepingCapacity: true)
-    }
-
-    private func append(_ cell: Cell, column: Int) {
-        if csv != nil {
-            if column > 0 { csvLine.append(UInt8(ascii: ",")) }
-            cell.appendCSV(to: &csvLine)
+        var csvBytes: [UInt8] = []
+        var jsonBytes: [UInt8] = []
+        swap(&csvBytes, &csvLine)
+        swap(&jsonBytes, &jsonLine)
+        defer {
+            swap(&csvBytes, &csvLine)
+            swap(&jsonBytes, &jsonLine)
         }
-        if ndjson != nil {
-            jsonLine.append(contentsOf: jsonKeys[column])
-            cell.appendJSON(to: &jsonLine)
-        }
-    }
-
-    private func endRow() throws {
+        csvBytes.removeAll(keepingCapacity: true)
+        jsonBytes.removeAll(keepingCapacity: true)
+        build(&csvBytes, &jsonBytes)
         if let csv {
-            csvLine.append(0x0D)
-            csvLine.append(0x0A)
-            try csv.write(csvLine)
+            csvBytes.append(0x0D)
+            csvBytes.append(0x0A)
+            try csv.write(csvBytes)
         }
         if let ndjson {
-            jsonLine.append(UInt8(ascii: "}"))
-            jsonLine.append(0x0A)
-            try ndjson.write(jsonLine)
+            jsonBytes.append(UInt8(ascii: "}"))
+            jsonBytes.append(0x0A)
+            try ndjson.write(jsonBytes)
+        }
+    }
+
+    private func append(_ cell: Cell, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
+        if csv != nil {
+            if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
+            cell.appendCSV(to: &csvBytes)
+        }
+        if ndjson != nil {
+            jsonBytes.append(contentsOf: jsonKeys[column])
+            cell.appendJSON(to: &jsonBytes)
         }
     }
 
