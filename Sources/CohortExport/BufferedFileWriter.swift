@@ -22,7 +22,10 @@ final class BufferedFileWriter {
     /// Bytes written so far (buffered bytes included).
     private(set) var bytesWritten = 0
     private var file: UnsafeMutablePointer<FILE>?
-    private var buffer: [UInt8] = []
+    /// The buffer: `capacity` bytes, of which the first `count` are pending. A raw allocation
+    /// rather than an array, so appending a small slice is one bounds check and one memcpy.
+    private let buffer: UnsafeMutableRawPointer
+    private var count = 0
 
     /// Creates (or truncates) the file at `url`.
     init(url: URL, relativePath: String) throws {
@@ -33,17 +36,23 @@ final class BufferedFileWriter {
         // Our own buffer does the batching; a second one in stdio would only copy.
         setvbuf(file, nil, _IONBF, 0)
         self.file = file
-        buffer.reserveCapacity(Self.capacity)
+        buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.capacity, alignment: 16)
     }
 
     deinit {
         if let file { fclose(file) }
+        buffer.deallocate()
     }
 
     /// Appends the UTF-8 bytes of `text`.
     func write(_ text: String) throws {
         var text = text
         try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends the UTF-8 bytes of a constant.
+    func write(_ text: StaticString) throws {
+        try write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends `bytes`.
@@ -60,19 +69,20 @@ final class BufferedFileWriter {
     func write(_ raw: UnsafeRawBufferPointer) throws {
         guard file != nil else { throw CohortError(.system, "export file written after it was closed", at: .init(file: relativePath)) }
         bytesWritten += raw.count
-        if buffer.count + raw.count > Self.capacity { try flush() }
+        if count + raw.count > Self.capacity { try flush() }
         if raw.count >= Self.capacity {
             try put(raw)
-        } else {
-            buffer.append(contentsOf: raw)
+        } else if let base = raw.baseAddress {
+            (buffer + count).copyMemory(from: base, byteCount: raw.count)
+            count += raw.count
         }
     }
 
     /// Hands the buffered bytes to the operating system.
     func flush() throws {
-        guard !buffer.isEmpty else { return }
-        try buffer.withUnsafeBytes { try put($0) }
-        buffer.removeAll(keepingCapacity: true)
+        guard count > 0 else { return }
+        try put(UnsafeRawBufferPointer(start: buffer, count: count))
+        count = 0
     }
 
     /// Flushes and closes the file. Closing twice is harmless.

@@ -37,6 +37,53 @@ enum Cell: Sendable, Equatable {
         }
     }
 
+    /// Appends the CSV field (quoted when needed): the bytes of `CSVText.field(csvText)`.
+    func appendCSV(to bytes: inout [UInt8]) {
+        switch self {
+        case .null: break
+        case .string(let text):
+            // Most fields need no quotes; the few that do take the shared quoting rule.
+            if text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) {
+                bytes.append(contentsOf: CSVText.field(text).utf8)
+            } else {
+                bytes.append(contentsOf: text.utf8)
+            }
+        case .number(let value): bytes.append(contentsOf: NumberText.format(value).utf8)
+        case .integer(let value): ByteText.appendInt(value, to: &bytes)
+        case .date(let date): ByteText.appendDate(date, to: &bytes)
+        case .timestamp(let instant): ByteText.appendTimestamp(instant, to: &bytes)
+        case .list: bytes.append(contentsOf: CSVText.field(csvText).utf8)
+        }
+    }
+
+    /// Appends the JSON value: the bytes of `jsonText`.
+    func appendJSON(to bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes.append(contentsOf: Self.nullBytes)
+        case .string(let text): JSONText.appendString(text, to: &bytes)
+        case .number(let value):
+            if value.isFinite { bytes.append(contentsOf: NumberText.format(value).utf8) } else { bytes.append(contentsOf: Self.nullBytes) }
+        case .integer(let value): ByteText.appendInt(value, to: &bytes)
+        case .date(let date):
+            bytes.append(UInt8(ascii: "\""))
+            ByteText.appendDate(date, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        case .timestamp(let instant):
+            bytes.append(UInt8(ascii: "\""))
+            ByteText.appendTimestamp(instant, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        case .list(let items):
+            bytes.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONText.appendString(item, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+    }
+
+    private static let nullBytes: [UInt8] = Array("null".utf8)
+
     /// A number cell: an integer when `integral` and the value is whole.
     static func numeric(_ value: Double?, integral: Bool) -> Cell {
         guard let value else { return .null }

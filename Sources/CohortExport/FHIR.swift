@@ -36,12 +36,58 @@ enum FHIR {
         var end: String?
     }
 
-    /// A quantity; `value` is a `Decimal` so the JSON number is exactly the export's number text.
+    /// A quantity. Its number is either a `Decimal` or the export's number text (records give
+    /// text, so the fast writer copies it instead of parsing and printing a `Decimal`); both
+    /// encode as the same JSON number.
     struct Quantity: Codable, Sendable, Hashable {
-        var value: Decimal?
+        /// The number as JSON number text, exactly as `JSONEncoder` writes `value`.
+        private(set) var valueText: String?
         var unit: String?
         var system: String?
         var code: String?
+
+        init(value: Decimal?, unit: String?, system: String?, code: String?) {
+            valueText = value.map { "\($0)" }
+            self.unit = unit
+            self.system = system
+            self.code = code
+        }
+
+        /// A quantity whose number is `text`, which must read back as a `Decimal` with the same
+        /// text (``FHIR/numberText(_:)`` gives such text).
+        init(numberText text: String, unit: String?, system: String?, code: String?) {
+            valueText = text
+            self.unit = unit
+            self.system = system
+            self.code = code
+        }
+
+        /// The number as a `Decimal` (what `JSONEncoder` writes).
+        var value: Decimal? {
+            get { valueText.flatMap { Decimal(string: $0) } }
+            set { valueText = newValue.map { "\($0)" } }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case value, unit, system, code
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                value: try container.decodeIfPresent(Decimal.self, forKey: .value),
+                unit: try container.decodeIfPresent(String.self, forKey: .unit),
+                system: try container.decodeIfPresent(String.self, forKey: .system),
+                code: try container.decodeIfPresent(String.self, forKey: .code))
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(value, forKey: .value)
+            try container.encodeIfPresent(unit, forKey: .unit)
+            try container.encodeIfPresent(system, forKey: .system)
+            try container.encodeIfPresent(code, forKey: .code)
+        }
     }
 
     struct Annotation: Codable, Sendable, Hashable {
@@ -63,12 +109,24 @@ enum FHIR {
         var div: String
 
         init(_ text: String) {
-            let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;")
+            var escaped = text
+            if text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) {
+                escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                    .replacingOccurrences(of: ">", with: "&gt;")
+            }
             div = "<div xmlns=\"\(FHIR.xhtml)\">\(escaped)</div>"
         }
     }
 
     /// `value` as a FHIR decimal.
     static func decimal(_ value: Double) -> Decimal? { Decimal(string: NumberText.format(value)) }
+
+    /// `value` as FHIR decimal text: `NumberText.format(value)` where that text reads back as a
+    /// `Decimal` printing the same text (finite values with magnitude in 1e-15 ..< 1e15, or 0 —
+    /// every record value), else the text of `decimal(value)`; nil when there is no decimal.
+    static func numberText(_ value: Double) -> String? {
+        let magnitude = abs(value)
+        if value == 0 || (magnitude >= 1e-15 && magnitude < 1e15) { return NumberText.format(value) }
+        return decimal(value).map { "\($0)" }
+    }
 }

@@ -9,9 +9,19 @@ struct FHIRJSON {
     private(set) var bytes: [UInt8] = []
     /// Whether the object or array being written already has a member.
     private var hasMember: [Bool] = []
+    /// Where each `Reference.reference` value was written: the bytes of its JSON string,
+    /// quotes included, so a writer can rewrite references without searching the output.
+    private(set) var referenceValues: [Range<Int>] = []
 
     init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
+    }
+
+    /// Empties the buffer, keeping its capacity, to write the next value.
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        hasMember.removeAll(keepingCapacity: true)
+        referenceValues.removeAll(keepingCapacity: true)
     }
 
     mutating func beginObject() {
@@ -61,6 +71,15 @@ struct FHIRJSON {
 
     mutating func string(_ text: String) {
         JSONText.appendString(text, to: &bytes)
+    }
+
+    /// Writes member `"reference"` and notes where its value is (``referenceValues``).
+    mutating func reference(_ value: String?) {
+        guard let value else { return }
+        key("reference")
+        let start = bytes.count
+        string(value)
+        referenceValues.append(start..<bytes.count)
     }
 
     private mutating func separate() {
@@ -117,7 +136,7 @@ extension FHIR.Reference: FHIRJSONWritable {
     func write(to json: inout FHIRJSON) {
         json.beginObject()
         json.member("display", display)
-        json.member("reference", reference)
+        json.reference(reference)
         json.endObject()
     }
 }
@@ -137,7 +156,7 @@ extension FHIR.Quantity: FHIRJSONWritable {
         json.member("code", code)
         json.member("system", system)
         json.member("unit", unit)
-        json.member("value", number: value.map { "\($0)" })
+        json.member("value", number: valueText)
         json.endObject()
     }
 }

@@ -48,11 +48,15 @@ struct FHIRMapper: Sendable {
 
     /// The record's id: its identifying content plus its position among the participant's
     /// records, so two identical records still get distinct ids.
-    func recordID(_ r: DeidentifiedRecord, ordinal: Int) -> String {
-        ResourceID.make([
-            r.kind == .medicationDose ? "MedicationStatement" : "Observation", studyID, r.pseudonym, r.kind.rawValue,
-            r.start?.iso8601 ?? "", r.end?.iso8601 ?? "", String(ordinal),
-        ])
+    func recordID(_ r: DeidentifiedRecord, ordinal: Int, ids: ResourceID.Builder) -> String {
+        ids.append(r.kind == .medicationDose ? "MedicationStatement" : "Observation")
+        ids.append(studyID)
+        ids.append(r.pseudonym)
+        ids.append(r.kind.rawValue)
+        ids.append(r.start)
+        ids.append(r.end)
+        ids.append(ordinal)
+        return ids.make()
     }
 
     // MARK: - Study and participant
@@ -134,35 +138,58 @@ struct FHIRMapper: Sendable {
 
     // MARK: - Records
 
+    /// A record's resource, typed so the writer can write it without a dynamic cast.
+    enum RecordResource {
+        case observation(FHIR.Observation)
+        case medicationStatement(FHIR.MedicationStatement)
+
+        var resource: any FHIRResource {
+            switch self {
+            case .observation(let o): o
+            case .medicationStatement(let m): m
+            }
+        }
+
+        var id: String {
+            switch self {
+            case .observation(let o): o.id
+            case .medicationStatement(let m): m.id
+            }
+        }
+
+        func write(to json: inout FHIRJSON) {
+            switch self {
+            case .observation(let o): o.write(to: &json)
+            case .medicationStatement(let m): m.write(to: &json)
+            }
+        }
+    }
+
     /// The resource for a record: MedicationStatement for medication doses, Observation otherwise.
-    /// `patientID`: the record's Patient id when the caller already has it (it is the same for
-    /// all of a participant's records).
-    func resource(_ r: DeidentifiedRecord, ordinal: Int, style: Style, patientID knownPatientID: String? = nil) -> any FHIRResource {
-        let id = recordID(r, ordinal: ordinal)
-        let subject = reference("Patient", knownPatientID ?? patientID(r.pseudonym), style)
+    /// `subject`: the reference to the record's Patient, in the wanted style (the same for all of
+    /// a participant's records); `ids` builds the record's id.
+    func resource(_ r: DeidentifiedRecord, ordinal: Int, subject: FHIR.Reference, ids: ResourceID.Builder) -> RecordResource {
+        let id = recordID(r, ordinal: ordinal, ids: ids)
+        let parts = Self.kindParts[r.kind] ?? KindParts(r.kind)
         // FHIR strings must not be empty: an empty note, name or label is the same as none.
         let note = Self.nonEmpty(r.note), text = Self.nonEmpty(r.text), label = Self.nonEmpty(r.valueLabel)
         let notes = note.map { [FHIR.Annotation(text: $0)] }
         let (dateTime, period) = effective(r)
         let quantity = r.value.flatMap { value in
-            FHIR.decimal(value).map {
-                FHIR.Quantity(value: $0, unit: Self.unitDisplay(r.kind.canonicalUnit), system: FHIR.ucum, code: r.kind.canonicalUnit)
+            FHIR.numberText(value).map {
+                FHIR.Quantity(numberText: $0, unit: parts.unitDisplay, system: FHIR.ucum, code: parts.unit)
             }
         }
         if r.kind == .medicationDose {
-            let medication =
-                text.map { FHIR.CodeableConcept(coding: nil, text: $0) }
-                ?? FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
-            return FHIR.MedicationStatement(
-                id: id, text: FHIR.Narrative("Medication dose taken"), medicationCodeableConcept: medication, subject: subject,
-                effectiveDateTime: dateTime, effectivePeriod: period, note: notes,
-                dosage: quantity.map { [FHIR.MedicationStatement.Dosage(doseAndRate: [.init(doseQuantity: $0)])] })
+            let medication = text.map { FHIR.CodeableConcept(coding: nil, text: $0) } ?? Self.masked
+            return .medicationStatement(
+                FHIR.MedicationStatement(
+                    id: id, text: parts.narrative, medicationCodeableConcept: medication, subject: subject,
+                    effectiveDateTime: dateTime, effectivePeriod: period, note: notes,
+                    dosage: quantity.map { [FHIR.MedicationStatement.Dosage(doseAndRate: [.init(doseQuantity: $0)])] }))
         }
-        let coding = r.kind.coding
         var observation = FHIR.Observation(
-            id: id, text: Self.narratives[r.kind] ?? FHIR.Narrative(coding.display),
-            category: Self.category(r.kind).map { [FHIR.CodeableConcept(coding: [$0])] },
-            code: FHIR.CodeableConcept(coding: [FHIR.Coding(system: coding.system, code: coding.code, display: coding.display)]),
+            id: id, text: parts.narrative, category: parts.category, code: parts.code,
             subject: subject, effectiveDateTime: dateTime, effectivePeriod: period, note: notes,
             device: Self.nonEmpty(r.source).map { FHIR.Reference(reference: nil, display: $0) })
         if let quantity {
@@ -171,28 +198,48 @@ struct FHIRMapper: Sendable {
             observation.valueString = label
         } else if r.kind.requiresValue {
             // The value was withheld by the de-identification policy.
-            observation.dataAbsentReason = FHIR.CodeableConcept(
-                coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
+            observation.dataAbsentReason = Self.masked
         }
         if r.kind == .migraineAttack, let text {
             let triggers = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if !triggers.isEmpty {
-                let code = FHIR.CodeableConcept(
-                    coding: [FHIR.Coding(system: Coding.localSystem, code: "migraine_trigger", display: "Migraine trigger")])
-                observation.component = triggers.map { FHIR.Observation.Component(code: code, valueString: $0) }
+                observation.component = triggers.map { FHIR.Observation.Component(code: Self.migraineTrigger, valueString: $0) }
             }
         }
-        return observation
+        return .observation(observation)
     }
 
     private func effective(_ r: DeidentifiedRecord) -> (String?, FHIR.Period?) {
-        if let end = r.end { return (nil, FHIR.Period(start: r.start?.iso8601, end: end.iso8601)) }
-        return (r.start?.iso8601, nil)
+        if let end = r.end { return (nil, FHIR.Period(start: r.start.map(ByteText.timestamp), end: ByteText.timestamp(end))) }
+        return (r.start.map(ByteText.timestamp), nil)
     }
 
-    /// Record narratives depend only on the kind; built once, not per record.
-    static let narratives: [RecordKind: FHIR.Narrative] = Dictionary(
-        uniqueKeysWithValues: RecordKind.allCases.map { ($0, FHIR.Narrative($0.coding.display)) })
+    /// What a record's resource takes from its kind alone; built once per kind, not per record.
+    struct KindParts: Sendable {
+        let narrative: FHIR.Narrative
+        let category: [FHIR.CodeableConcept]?
+        let code: FHIR.CodeableConcept
+        /// The UCUM code and its display (`Quantity.code`, `Quantity.unit`).
+        let unit: String
+        let unitDisplay: String
+
+        init(_ kind: RecordKind) {
+            let coding = kind.coding
+            narrative = kind == .medicationDose ? FHIR.Narrative("Medication dose taken") : FHIR.Narrative(coding.display)
+            category = FHIRMapper.category(kind).map { [FHIR.CodeableConcept(coding: [$0])] }
+            code = FHIR.CodeableConcept(coding: [FHIR.Coding(system: coding.system, code: coding.code, display: coding.display)])
+            unit = kind.canonicalUnit
+            unitDisplay = FHIRMapper.unitDisplay(kind.canonicalUnit)
+        }
+    }
+
+    static let kindParts: [RecordKind: KindParts] = Dictionary(uniqueKeysWithValues: RecordKind.allCases.map { ($0, KindParts($0)) })
+
+    /// The value withheld (or the medication name) by the de-identification policy.
+    static let masked = FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
+
+    static let migraineTrigger = FHIR.CodeableConcept(
+        coding: [FHIR.Coding(system: Coding.localSystem, code: "migraine_trigger", display: "Migraine trigger")])
 
     /// The observation category: vital signs, activity, or participant-reported (survey).
     static func category(_ kind: RecordKind) -> FHIR.Coding? {

@@ -13,14 +13,23 @@ final class FHIRWriter: @unchecked Sendable {
     private let encoder: JSONEncoder
     private var bulk: [String: BufferedFileWriter] = [:]
     private var bulkCounts: [String: Int] = [:]
+    /// The NDJSON files of the record resources, looked up once rather than per record.
+    private var observations: BufferedFileWriter?
+    private var medicationStatements: BufferedFileWriter?
     private var bundle: BufferedFileWriter?
     private var bundleEntries = 0
     private var bundleFiles: [ExportedFile] = []
     private var recordOrdinal = 0
-    /// The current participant's Patient id, and its reference in each style.
+    /// The current participant's Patient id, and its reference in each style (the reference's
+    /// JSON string, quotes included).
     private var patientID = ""
-    private var bundleReference = Data()
-    private var bulkReference = Data()
+    private var bundleSubject = FHIR.Reference()
+    private var bundleReference: [UInt8] = []
+    private var bulkReference: [UInt8] = []
+    /// Reused per record: the id builder, the resource's JSON, and its NDJSON line.
+    private let ids = ResourceID.Builder()
+    private var json = FHIRJSON(capacity: 4096)
+    private var line: [UInt8] = []
 
     init(directory: URL, context: ExportContext) throws {
         self.directory = directory
@@ -37,8 +46,9 @@ final class FHIRWriter: @unchecked Sendable {
         try closeBundle()
         recordOrdinal = 0
         patientID = mapper.patientID(p.pseudonym)
-        bundleReference = Data("\"reference\":\"urn:uuid:\(patientID)\"".utf8)
-        bulkReference = Data("\"reference\":\"Patient/\(patientID)\"".utf8)
+        bundleSubject = mapper.reference("Patient", patientID, .bundle)
+        bundleReference = Array("\"urn:uuid:\(patientID)\"".utf8)
+        bulkReference = Array("\"Patient/\(patientID)\"".utf8)
         let name = "bundles/\(p.pseudonym).json"
         let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
         try writer.write(
@@ -77,23 +87,66 @@ final class FHIRWriter: @unchecked Sendable {
     /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
     /// (the golden files pin that both forms match what building each style separately gives).
     func write(_ r: DeidentifiedRecord) throws {
-        let resource = mapper.resource(r, ordinal: recordOrdinal, style: .bundle, patientID: patientID)
+        let resource = mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids)
         recordOrdinal += 1
-        let json = try encode(resource)
-        try writeEntry(resource, json: json)
-        let bulkJSON = Self.replacing(bundleReference, with: bulkReference, in: json)
-        try writeBulk(type: resource.resourceType, json: bulkJSON)
+        // The reused buffers move into locals for the record (no exclusivity check per append).
+        var json = FHIRJSON(capacity: 0)
+        var line: [UInt8] = []
+        swap(&json, &self.json)
+        swap(&line, &self.line)
+        defer {
+            swap(&json, &self.json)
+            swap(&line, &self.line)
+        }
+        json.reset()
+        resource.write(to: &json)
+        if let bundle {
+            try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
+            try bundle.write(resource.id)
+            try bundle.write(Self.entryResource)
+            try bundle.write(json.bytes)
+            try bundle.write(Self.entryEnd)
+            bundleEntries += 1
+        }
+
+        Self.rewriteReferences(in: json, from: bundleReference, to: bulkReference, into: &line)
+        line.append(UInt8(ascii: "\n"))
+        let writer: BufferedFileWriter
+        let type: String
+        switch resource {
+        case .observation:
+            type = "Observation"
+            if observations == nil { observations = try bulkWriter("Observation") }
+            guard let file = observations else { return }
+            writer = file
+        case .medicationStatement:
+            type = "MedicationStatement"
+            if medicationStatements == nil { medicationStatements = try bulkWriter("MedicationStatement") }
+            guard let file = medicationStatements else { return }
+            writer = file
+        }
+        try writer.write(line)
+        bulkCounts[type, default: 0] += 1
     }
 
-    /// `data` with every occurrence of `pattern` replaced by `replacement`.
-    static func replacing(_ pattern: Data, with replacement: Data, in data: Data) -> Data {
-        var out = data
-        var from = out.startIndex
-        while let range = out.range(of: pattern, in: from..<out.endIndex) {
-            out.replaceSubrange(range, with: replacement)
-            from = range.lowerBound + replacement.count
+    private static let firstEntry: StaticString = "\n{\"fullUrl\":\"urn:uuid:"
+    private static let nextEntry: StaticString = ",\n{\"fullUrl\":\"urn:uuid:"
+    private static let entryResource: StaticString = "\",\"resource\":"
+    private static let entryEnd: StaticString = "}"
+
+    /// `json`'s bytes, with every reference whose value (as JSON string bytes) is `from`
+    /// rewritten as `to`, into `out` (emptied first, its capacity kept).
+    static func rewriteReferences(in json: FHIRJSON, from: [UInt8], to: [UInt8], into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        json.bytes.withUnsafeBufferPointer { bytes in
+            var copied = 0
+            for range in json.referenceValues where bytes[range].elementsEqual(from) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<range.lowerBound]))
+                out.append(contentsOf: to)
+                copied = range.upperBound
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
         }
-        return out
     }
 
     /// Closes every file, writes `manifest.json`, and describes what was written.
@@ -126,10 +179,11 @@ final class FHIRWriter: @unchecked Sendable {
 
     private func writeEntry(_ resource: any FHIRResource, json: Data) throws {
         guard let bundle else { return }
-        try bundle.write(bundleEntries == 0 ? "\n" : ",\n")
-        try bundle.write("{\"fullUrl\":\"urn:uuid:\(resource.id)\",\"resource\":")
+        try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
+        try bundle.write(resource.id)
+        try bundle.write(Self.entryResource)
         try bundle.write(json)
-        try bundle.write("}")
+        try bundle.write(Self.entryEnd)
         bundleEntries += 1
     }
 
@@ -138,25 +192,21 @@ final class FHIRWriter: @unchecked Sendable {
     }
 
     private func writeBulk(type: String, json: Data) throws {
-        let writer: BufferedFileWriter
-        if let existing = bulk[type] {
-            writer = existing
-        } else {
-            writer = try BufferedFileWriter(url: directory.appendingPathComponent(type + ".ndjson"), relativePath: "data/fhir/\(type).ndjson")
-            bulk[type] = writer
-        }
+        let writer = try bulkWriter(type)
         try writer.write(json)
         try writer.write("\n")
         bulkCounts[type, default: 0] += 1
     }
 
+    /// The NDJSON file for resources of `type`, opened on first use.
+    private func bulkWriter(_ type: String) throws -> BufferedFileWriter {
+        if let existing = bulk[type] { return existing }
+        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(type + ".ndjson"), relativePath: "data/fhir/\(type).ndjson")
+        bulk[type] = writer
+        return writer
+    }
+
     private func encode(_ resource: any FHIRResource) throws -> Data {
-        // Record resources (one or two per record) take the fast writer; the rest are few.
-        if let writable = resource as? any FHIRJSONWritable {
-            var json = FHIRJSON()
-            writable.write(to: &json)
-            return Data(json.bytes)
-        }
         do {
             return try encoder.encode(resource)
         } catch {

@@ -18,8 +18,15 @@ enum JSONText {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
+            // Most strings need no escape: find the first byte that does, eight at a time.
+            let clean = cleanPrefixLength(utf8)
+            if clean == utf8.count {
+                bytes.append(contentsOf: utf8)
+                return
+            }
             var start = 0
-            for (i, byte) in utf8.enumerated() where needsEscape(byte) {
+            for i in clean..<utf8.count where needsEscape(utf8[i]) {
+                let byte = utf8[i]
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
                 bytes.append(UInt8(ascii: "\\"))
                 switch byte {
@@ -40,6 +47,28 @@ enum JSONText {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The number of leading bytes of `utf8` that need no escape. Words of eight bytes are
+    /// tested at once (a byte below 0x20, a `"` or a `\\` in the word), the tail byte by byte.
+    static func cleanPrefixLength(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = utf8.baseAddress else { return 0 }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        while i + 8 <= utf8.count {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // Each term is non-zero exactly when some byte is below 0x20 / zero (the classic
+            // "has less than" / "has zero byte" tests, exact for any byte values).
+            let control = (word &- ones &* 0x20) & ~word & highs
+            let hits = control | ((quote &- ones) & ~quote & highs) | ((backslash &- ones) & ~backslash & highs)
+            if hits != 0 { break }
+            i += 8
+        }
+        while i < utf8.count, !needsEscape(utf8[i]) { i += 1 }
+        return i
+    }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")

@@ -1,3 +1,4 @@
+import CohortCore
 import CohortCrypto
 
 /// Deterministic resource ids: a name-based UUID (RFC 9562 version 5 layout, SHA-256 instead of
@@ -11,23 +12,76 @@ enum ResourceID {
 
     /// The UUID (lowercase, hyphenated) for `parts`.
     static func make(_ parts: [String]) -> String {
-        // The unit separator cannot occur in pseudonyms, kinds or timestamps, so joins are unambiguous.
-        var input = namespace
-        input.reserveCapacity(namespace.count + parts.reduce(0) { $0 + $1.utf8.count + 1 })
-        for (index, part) in parts.enumerated() {
-            if index > 0 { input.append(0x1F) }
+        let builder = Builder()
+        for part in parts { builder.append(part) }
+        return builder.make()
+    }
+
+    /// The UUID text for a SHA-256 `digest`: its first 16 bytes with the version 5 and variant
+    /// bits set, as lowercase hexadecimal grouped 8-4-4-4-12.
+    static func uuidText(digest: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: 36) { text in
+            var out = 0
+            for index in 0..<16 {
+                var byte = digest[index]
+                if index == 6 { byte = (byte & 0x0F) | 0x50 }
+                if index == 8 { byte = (byte & 0x3F) | 0x80 }
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[out] = UInt8(ascii: "-")
+                    out += 1
+                }
+                text[out] = hexDigits[Int(byte >> 4)]
+                text[out + 1] = hexDigits[Int(byte & 0x0F)]
+                out += 2
+            }
+            return out
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Builds ids part by part into one reused buffer and hasher, for the export's FHIR worker
+    /// (one id per record). Gives exactly `ResourceID.make(parts)`. Not `Sendable`: one per thread.
+    final class Builder {
+        private let hasher = SHA256Hasher()
+        private var input: [UInt8] = ResourceID.namespace
+        private var parts = 0
+
+        init() {
+            input.reserveCapacity(256)
+        }
+
+        /// Appends the next part's UTF-8 bytes.
+        func append(_ part: String) {
+            separate()
             input.append(contentsOf: part.utf8)
         }
-        var digest = SHA256.hash(input)
-        digest[6] = (digest[6] & 0x0F) | 0x50
-        digest[8] = (digest[8] & 0x3F) | 0x80
-        let hex = Array(Hex.encode(Array(digest.prefix(16))).utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(36)
-        for (index, digit) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
-            text.append(digit)
+
+        /// Appends the next part as `instant.iso8601`, or an empty part for nil.
+        func append(_ instant: Timestamp?) {
+            separate()
+            if let instant { ByteText.appendTimestamp(instant, to: &input) }
         }
-        return String(decoding: text, as: UTF8.self)
+
+        /// Appends the next part as `String(value)`.
+        func append(_ value: Int) {
+            separate()
+            ByteText.appendInt(value, to: &input)
+        }
+
+        /// The id of the parts appended since the last `make`; starts the next id.
+        func make() -> String {
+            hasher.update(input)
+            input.removeSubrange(ResourceID.namespace.count...)
+            parts = 0
+            return ResourceID.uuidText(digest: hasher.finalize())
+        }
+
+        /// The unit separator cannot occur in pseudonyms, kinds or timestamps, so joins are
+        /// unambiguous.
+        private func separate() {
+            if parts > 0 { input.append(0x1F) }
+            parts += 1
+        }
     }
 }

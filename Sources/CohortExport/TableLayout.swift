@@ -150,20 +150,45 @@ struct TableLayout: Sendable {
     }
 
     func row(_ r: DeidentifiedRecord) -> [Cell] {
-        columns.map { column in
+        columns.map { Self.cell(RecordField(column: $0), of: r) }
+    }
+
+    /// What a record table's column shows, resolved from its name once per table rather than
+    /// once per row.
+    enum RecordField: Sendable {
+        case pseudonym, kind, start, end, value(integerColumn: Bool), valueLabel, unit, text, source, note, none
+
+        init(column: TableColumn) {
             switch column.name {
-            case "pseudonym": .string(r.pseudonym)
-            case "kind": .string(r.kind.rawValue)
-            case "start": r.start.map { .timestamp($0) } ?? .null
-            case "end": r.end.map { .timestamp($0) } ?? .null
-            case "value": Cell.numeric(r.value, integral: column.type == .integer || r.kind.isInteger)
-            case "value_label": r.valueLabel.map { .string($0) } ?? .null
-            case "unit": r.unit.map { .string($0) } ?? .null
-            case "text": r.text.map { .string($0) } ?? .null
-            case "source": r.source.map { .string($0) } ?? .null
-            case "note": r.note.map { .string($0) } ?? .null
-            default: .null
+            case "pseudonym": self = .pseudonym
+            case "kind": self = .kind
+            case "start": self = .start
+            case "end": self = .end
+            case "value": self = .value(integerColumn: column.type == .integer)
+            case "value_label": self = .valueLabel
+            case "unit": self = .unit
+            case "text": self = .text
+            case "source": self = .source
+            case "note": self = .note
+            default: self = .none
             }
+        }
+    }
+
+    /// The cell of record `r` in a column showing `field`.
+    static func cell(_ field: RecordField, of r: DeidentifiedRecord) -> Cell {
+        switch field {
+        case .pseudonym: .string(r.pseudonym)
+        case .kind: .string(r.kind.rawValue)
+        case .start: r.start.map { .timestamp($0) } ?? .null
+        case .end: r.end.map { .timestamp($0) } ?? .null
+        case .value(let integerColumn): Cell.numeric(r.value, integral: integerColumn || r.kind.isInteger)
+        case .valueLabel: r.valueLabel.map { .string($0) } ?? .null
+        case .unit: r.unit.map { .string($0) } ?? .null
+        case .text: r.text.map { .string($0) } ?? .null
+        case .source: r.source.map { .string($0) } ?? .null
+        case .note: r.note.map { .string($0) } ?? .null
+        case .none: .null
         }
     }
 }

@@ -30,7 +30,7 @@ final class TableSink: @unchecked Sendable {
                 try participants.write(participants.layout.row(p))
                 for consent in ordered { try consents.write(consents.layout.row(consent)) }
             case .record(let r):
-                if let writer = families[r.kind.dataType] { try writer.write(writer.layout.row(r)) }
+                if let writer = families[r.kind.dataType] { try writer.write(r) }
             }
         }
     }

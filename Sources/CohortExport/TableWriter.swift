@@ -8,11 +8,19 @@ final class TableWriter {
     private let ndjson: BufferedFileWriter?
     private(set) var rows = 0
     /// `"name":` for each column, with the separator before it, built once.
-    private let jsonKeys: [String]
+    private let jsonKeys: [[UInt8]]
+    /// What each column shows of a record, resolved once.
+    private let recordFields: [TableLayout.RecordField]
+    /// The row being written, reused row after row.
+    private var csvLine: [UInt8] = []
+    private var jsonLine: [UInt8] = []
 
     init(layout: TableLayout, csvDirectory: URL?, jsonDirectory: URL?) throws {
         self.layout = layout
-        jsonKeys = layout.columns.enumerated().map { ($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":" }
+        jsonKeys = layout.columns.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":").utf8) }
+        recordFields = layout.columns.map(TableLayout.RecordField.init(column:))
+        csvLine.reserveCapacity(512)
+        jsonLine.reserveCapacity(1024)
         if let csvDirectory {
             let writer = try BufferedFileWriter(
                 url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv")
@@ -31,16 +39,55 @@ final class TableWriter {
 
     /// Writes one row; `cells` line up with `layout.columns`.
     func write(_ cells: [Cell]) throws {
-        rows += 1
-        if let csv { try csv.write(CSVText.record(cells.map(\.csvText))) }
-        if let ndjson {
-            var line = ""
-            for index in jsonKeys.indices {
-                line += jsonKeys[index]
-                line += cells[index].jsonText
+        try writeRow { csv, json in
+            for (index, cell) in cells.enumerated() { append(cell, column: index, csv: &csv, json: &json) }
+        }
+    }
+
+    /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array.
+    func write(_ r: DeidentifiedRecord) throws {
+        try writeRow { csv, json in
+            for (index, field) in recordFields.enumerated() {
+                append(TableLayout.cell(field, of: r), column: index, csv: &csv, json: &json)
             }
-            line += "}\n"
-            try ndjson.write(line)
+        }
+    }
+
+    /// Builds a row in the reused line buffers (moved into locals for the row, so appends need
+    /// no exclusivity check on this object's properties) and writes it.
+    private func writeRow(_ build: (inout [UInt8], inout [UInt8]) -> Void) throws {
+        rows += 1
+        var csvBytes: [UInt8] = []
+        var jsonBytes: [UInt8] = []
+        swap(&csvBytes, &csvLine)
+        swap(&jsonBytes, &jsonLine)
+        defer {
+            swap(&csvBytes, &csvLine)
+            swap(&jsonBytes, &jsonLine)
+        }
+        csvBytes.removeAll(keepingCapacity: true)
+        jsonBytes.removeAll(keepingCapacity: true)
+        build(&csvBytes, &jsonBytes)
+        if let csv {
+            csvBytes.append(0x0D)
+            csvBytes.append(0x0A)
+            try csv.write(csvBytes)
+        }
+        if let ndjson {
+            jsonBytes.append(UInt8(ascii: "}"))
+            jsonBytes.append(0x0A)
+            try ndjson.write(jsonBytes)
+        }
+    }
+
+    private func append(_ cell: Cell, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
+        if csv != nil {
+            if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
+            cell.appendCSV(to: &csvBytes)
+        }
+        if ndjson != nil {
+            jsonBytes.append(contentsOf: jsonKeys[column])
+            cell.appendJSON(to: &jsonBytes)
         }
     }
 

@@ -1,0 +1,56 @@
+import CohortCore
+import Testing
+
+@testable import CohortExport
+
+struct ByteTextTests {
+    static let integers = [0, 1, 9, 10, 42, 99, 100, 12_345, -1, -10, -987, Int.max, Int.min, 1_000_000_007]
+
+    @Test(arguments: integers)
+    func integersMatchStringInit(value: Int) {
+        var bytes: [UInt8] = []
+        ByteText.appendInt(value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == String(value))
+    }
+
+    @Test(arguments: [(5, 2, "05"), (0, 4, "0000"), (12, 2, "12"), (123, 2, "123"), (7, 3, "007"), (12_345, 4, "12345"), (-5, 3, "0-5")])
+    func paddedNumbersMatchCivilDatePadding(value: Int, width: Int, expected: String) {
+        var bytes: [UInt8] = []
+        ByteText.appendPadded(value, width: width, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    }
+
+    static let offsets: [Int32] = [0, 3600, -3600, 19_800, -12_600, 50_400, -43_200, 20_700, -60]
+
+    /// Every instant in a spread of dates (before and after 1970), times (with and without
+    /// milliseconds) and offsets prints exactly as `Timestamp.iso8601`.
+    @Test(arguments: offsets)
+    func timestampsMatchISO8601(offset: Int32) {
+        var generator = SeededGenerator(seed: UInt64(bitPattern: Int64(offset)) &+ 7)
+        var milliseconds: [Int64] = [0, 1, -1, 999, -999, 1000, 86_399_999, -86_400_000, 951_782_400_000, -62_135_596_800_000, 253_402_300_799_999]
+        for _ in 0..<2000 { milliseconds.append(Int64.random(in: -70_000_000_000_000...70_000_000_000_000, using: &generator)) }
+        for _ in 0..<500 { milliseconds.append(Int64.random(in: 0...2_000_000_000, using: &generator) * 1000) }
+        for ms in milliseconds {
+            let instant = Timestamp(epochMilliseconds: ms, utcOffsetSeconds: offset)
+            #expect(ByteText.timestamp(instant) == instant.iso8601)
+            var bytes: [UInt8] = []
+            ByteText.appendDate(instant.localDate, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == instant.localDate.description)
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so randomized tests repeat.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
