@@ -47,62 +47,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// ISO 8601 with offset: `2025-03-14T08:30:00+01:00`, milliseconds only when non-zero, `Z` for UTC.
     public var description: String { iso8601 }
 
-    public var iso8601: String {
-        let localMs = epochMilliseconds + Int64(utcOffsetSeconds) * 1000
-        let days = Self.floorDiv(localMs, 86_400_000)
-        let msOfDay = localMs - days * 86_400_000
-        let date = CivilDate(daysSinceEpoch: Int(days))
-        let seconds = Int(msOfDay / 1000)
-        let millis = Int(msOfDay % 1000)
-        let offset = Int(utcOffsetSeconds)
-        if (0...9999).contains(date.year), abs(offset) < 100 * 3600 {
-            // Exports format several timestamps per record: write the digits straight into the string.
-            return String(unsafeUninitializedCapacity: 29) { out in
-                var i = 0
-                func digits(_ value: Int, _ width: Int) {
-                    var divisor = 1
-                    for _ in 1..<width { divisor *= 10 }
-                    while divisor > 0 {
-                        out[i] = UInt8(truncatingIfNeeded: 0x30 + value / divisor % 10)
-                        i += 1
-                        divisor /= 10
-                    }
-                }
-                func byte(_ b: UInt8) {
-                    out[i] = b
-                    i += 1
-                }
-                digits(date.year, 4)
-                byte(0x2D)
-                digits(date.month, 2)
-                byte(0x2D)
-                digits(date.day, 2)
-                byte(0x54)
-                digits(seconds / 3600, 2)
-                byte(0x3A)
-                digits(seconds / 60 % 60, 2)
-                byte(0x3A)
-                digits(seconds % 60, 2)
-                if millis != 0 {
-                    byte(0x2E)
-                    digits(millis, 3)
-                }
-                if offset == 0 {
-                    byte(0x5A)
-                } else {
-                    byte(offset < 0 ? 0x2D : 0x2B)
-                    let minutes = abs(offset) / 60
-                    digits(minutes / 60, 2)
-                    byte(0x3A)
-                    digits(minutes % 60, 2)
-                }
-                return i
-            }
-        }
-        return composedISO8601
-    }
+    public var iso8601: String { ByteText.timestamp(self) }
 
-    /// The same text built from parts (any year and offset); the fast path above must match it.
+    /// The same text composed from Strings: the reference the byte-level text is tested against.
     var composedISO8601: String {
         let localMs = epochMilliseconds + Int64(utcOffsetSeconds) * 1000
         let days = Self.floorDiv(localMs, 86_400_000)

@@ -1,7 +1,6 @@
-import CohortCore
 import Testing
 
-@testable import CohortExport
+@testable import CohortCore
 
 struct ByteTextTests {
     static let integers = [0, 1, 9, 10, 42, 99, 100, 12_345, -1, -10, -987, Int.max, Int.min, 1_000_000_007]
@@ -23,16 +22,16 @@ struct ByteTextTests {
     static let offsets: [Int32] = [0, 3600, -3600, 19_800, -12_600, 50_400, -43_200, 20_700, -60]
 
     /// Every instant in a spread of dates (before and after 1970), times (with and without
-    /// milliseconds) and offsets prints exactly as `Timestamp.iso8601`.
+    /// milliseconds) and offsets prints exactly as the composed `Timestamp` text.
     @Test(arguments: offsets)
     func timestampsMatchISO8601(offset: Int32) {
-        var generator = SeededGenerator(seed: UInt64(bitPattern: Int64(offset)) &+ 7)
+        var generator = SplitMix64(seed: UInt64(bitPattern: Int64(offset)) &+ 7)
         var milliseconds: [Int64] = [0, 1, -1, 999, -999, 1000, 86_399_999, -86_400_000, 951_782_400_000, -62_135_596_800_000, 253_402_300_799_999]
         for _ in 0..<2000 { milliseconds.append(Int64.random(in: -70_000_000_000_000...70_000_000_000_000, using: &generator)) }
         for _ in 0..<500 { milliseconds.append(Int64.random(in: 0...2_000_000_000, using: &generator) * 1000) }
         for ms in milliseconds {
             let instant = Timestamp(epochMilliseconds: ms, utcOffsetSeconds: offset)
-            #expect(ByteText.timestamp(instant) == instant.iso8601)
+            #expect(ByteText.timestamp(instant) == instant.composedISO8601)
             var bytes: [UInt8] = []
             ByteText.appendDate(instant.localDate, to: &bytes)
             #expect(String(decoding: bytes, as: UTF8.self) == instant.localDate.description)
@@ -40,17 +39,3 @@ struct ByteTextTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so randomized tests repeat.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

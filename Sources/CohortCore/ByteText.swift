@@ -1,12 +1,11 @@
-import CohortCore
-
 /// Text the writers append straight to a byte buffer, so a row or resource is built without an
 /// intermediate `String` per value. Each function writes exactly the bytes of its `String`
-/// counterpart (`Timestamp.iso8601`, `CivilDate.description`, `String(Int)`); tests pin that.
-enum ByteText {
+/// counterpart (`String(Int)`, `CivilDate.description`, the ISO 8601 text composed from
+/// Strings); tests pin that. `Timestamp.iso8601` is built here too.
+public enum ByteText {
     /// Appends the decimal digits of `value` (with `-` when negative), as `String(value)` does.
     @inline(__always)
-    static func appendInt(_ value: Int, to bytes: inout [UInt8]) {
+    public static func appendInt(_ value: Int, to bytes: inout [UInt8]) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))
             // The magnitude of Int.min does not fit an Int; its digits come from the UInt.
@@ -36,7 +35,7 @@ enum ByteText {
 
     /// Appends `value` with at least `width` digits, zero-padded on the left (`CivilDate.pad`).
     @inline(__always)
-    static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+    public static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
         if value >= 0 {
             var length = 1
             var rest = value / 10
@@ -55,7 +54,7 @@ enum ByteText {
     }
 
     /// Appends `date` as `YYYY-MM-DD` (`CivilDate.description`).
-    static func appendDate(_ date: CivilDate, to bytes: inout [UInt8]) {
+    public static func appendDate(_ date: CivilDate, to bytes: inout [UInt8]) {
         appendPadded(date.year, width: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
         appendPadded(date.month, width: 2, to: &bytes)
@@ -64,7 +63,7 @@ enum ByteText {
     }
 
     /// Appends `instant` as ISO 8601 with its offset (`Timestamp.iso8601`).
-    static func appendTimestamp(_ instant: Timestamp, to bytes: inout [UInt8]) {
+    public static func appendTimestamp(_ instant: Timestamp, to bytes: inout [UInt8]) {
         let localMs = instant.epochMilliseconds + Int64(instant.utcOffsetSeconds) * 1000
         var days = localMs / 86_400_000
         if localMs % 86_400_000 != 0, localMs < 0 { days -= 1 }
@@ -96,7 +95,7 @@ enum ByteText {
     }
 
     /// `instant` as ISO 8601 with its offset, built through bytes.
-    static func timestamp(_ instant: Timestamp) -> String {
+    public static func timestamp(_ instant: Timestamp) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
         appendTimestamp(instant, to: &bytes)
