@@ -75,8 +75,8 @@ public struct ResidualScanner: Sendable {
     /// The kinds of identifier in one line of text (`isJSON`: unescape JSON strings first).
     public func kinds(inLine line: String, isJSON: Bool = false) -> Set<IdentifierKind> {
         var workspace = LineWorkspace()
-        workspace.load(line)
-        return Self.kinds(kindMask(&workspace, isJSON: isJSON))
+        var line = line
+        return Self.kinds(line.withUTF8 { kindMask(utf8: $0, isJSON: isJSON, &workspace) })
     }
 
     static func kinds(_ mask: UInt16) -> Set<IdentifierKind> {
@@ -100,10 +100,22 @@ public struct ResidualScanner: Sendable {
     }
 
     /// The kinds in the line of UTF-8 `bytes`, one bit per kind in `IdentifierKind.allCases`
-    /// order. Plain ASCII lines (without JSON escapes) are matched on their bytes in place; other
-    /// lines are decoded to scalars (and unescaped) in `workspace` first.
+    /// order. Plain ASCII lines are matched on their bytes: in place, or (JSON lines with escapes)
+    /// unescaped into the workspace's byte buffer, unless an escape stands for a non-ASCII
+    /// scalar; other lines are decoded to scalars (and unescaped) in `workspace` first.
     func kindMask(utf8 bytes: UnsafeBufferPointer<UInt8>, isJSON: Bool, _ workspace: inout LineWorkspace) -> UInt16 {
-        if Self.isASCII(bytes), !(isJSON && bytes.contains(0x5C)) { return kindMask(bytes, &workspace) }
+        if Self.isASCII(bytes) {
+            guard isJSON, let base = bytes.baseAddress, memchr(base, 0x5C, bytes.count) != nil else {
+                return kindMask(bytes, &workspace)
+            }
+            // The buffer is moved out of the workspace while the line in it is matched.
+            var unescaped: [UInt8] = []
+            swap(&unescaped, &workspace.unescapedBytes)
+            defer { swap(&unescaped, &workspace.unescapedBytes) }
+            if let count = LineWorkspace.unescapeASCIIJSON(bytes, into: &unescaped) {
+                return unescaped.withUnsafeBufferPointer { kindMask(UnsafeBufferPointer(rebasing: $0[0..<count]), &workspace) }
+            }
+        }
         workspace.load(utf8: bytes)
         return kindMask(&workspace, isJSON: isJSON)
     }

@@ -1,0 +1,24 @@
+import CohortCore
+import Foundation
+import Testing
+
+@testable import CohortDeid
+
+/// A harness for profiling the scanner on real export output (under callgrind or perf through
+/// the test binary); it runs only when `COHORT_SCAN_PROFILE` names a directory to scan.
+struct ResidualScannerProfileTests {
+    @Test func scanTheDirectoryInCOHORT_SCAN_PROFILE() throws {
+        guard let path = ProcessInfo.processInfo.environment["COHORT_SCAN_PROFILE"], !path.isEmpty else { return }
+        let roster = PlantedRoster.participants + Fixtures.roster(count: 300, seed: 9)
+        let scanner = ResidualScanner(roster: roster, threads: 1)
+        let result = try Self.profiledScan(scanner, URL(fileURLWithPath: path))
+        // Synthetic participants are not the export's, so nothing of theirs is in it.
+        #expect(result.filesScanned > 0)
+    }
+
+    /// The scan alone, in a function of its own so a profiler can count it inclusively.
+    @inline(never)
+    static func profiledScan(_ scanner: ResidualScanner, _ directory: URL) throws -> ResidualScanResult {
+        try scanner.scan(directory: directory)
+    }
+}
