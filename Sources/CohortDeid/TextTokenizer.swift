@@ -170,6 +170,26 @@ extension TextTokenizer {
         return h == 0 ? 1 : h
     }
 
+    /// ``hashKey(_:_:)`` of the `count` bytes at `p`, when at least eight bytes past them may be
+    /// read (as in a workspace's key buffer): the last partial word is one masked load.
+    @inline(__always)
+    static func hashKeyPadded(_ p: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+        var h = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+        var i = 0
+        while i + 8 <= count {
+            h = (h ^ UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        if i < count {
+            // The same little-endian word hashKey assembles byte by byte.
+            let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & (UInt64.max >> (64 - 8 * UInt64(count - i)))
+            h = (h ^ word) &* 0xC4CE_B9FE_1A85_EC53
+        }
+        h ^= h >> 29
+        return h == 0 ? 1 : h
+    }
+
     /// ``hashKey(_:_:)`` of `bytes`.
     static func hash<C: Collection<UInt8>>(asciiKey bytes: C) -> UInt64 {
         let array = Array(bytes)
@@ -208,7 +228,8 @@ extension TextTokenizer {
         let n = s.count
         workspace.nonASCIIKeys.removeAll(keepingCapacity: true)
         // Words are separated, so there are at most (n + 1) / 2; keys written here take at most
-        // 3 bytes a scalar (1 for ASCII, up to 3 for a folded Latin letter).
+        // 3 bytes a scalar (1 for ASCII, up to 3 for a folded Latin letter); the 8 bytes of slack let
+        // `hashKeyPadded` read a key's last word in one load.
         if workspace.tokens.count < n / 2 + 1 {
             workspace.tokens = Array(repeating: PackedToken(), count: max(n / 2 + 1, workspace.tokens.count * 2))
         }
@@ -269,7 +290,7 @@ extension TextTokenizer {
                             if coreEnd < end { keyCount -= 1 }
                             tokens[tokenCount] = PackedToken(
                                 start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
-                                hash: hashKey(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
+                                hash: hashKeyPadded(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
                             tokenCount += 1
                         } else if let latinEnd = foldLatin(s, start..<coreEnd, into: keys, at: keyStart) {
                             // Apostrophes and Latin letters that fold to ASCII (`’`, `é`, `ü`…).
@@ -277,7 +298,7 @@ extension TextTokenizer {
                             if keyCount == keyStart { continue }  // an empty key is no word
                             tokens[tokenCount] = PackedToken(
                                 start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
-                                hash: hashKey(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
+                                hash: hashKeyPadded(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
                             tokenCount += 1
                         } else {
                             keyCount = keyStart
