@@ -1,5 +1,5 @@
 import CohortCore
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -9,11 +9,11 @@ import Foundation
     import Darwin
 #endif
 
-/// A write-only file with a 64 KiB buffer of its own, so rows can be written one by one without
-/// a system call each and without ever holding a whole table in memory.
+/// A write-only file with a 64 KiB buffer of its own, so rows (or a report, piece by piece) can be
+/// written without a system call each and without ever holding a whole table in memory.
 ///
 /// Errors name the file by its path relative to the bag root (`data/csv/biometrics.csv`).
-final class BufferedFileWriter {
+public final class BufferedFileWriter {
     /// Bytes buffered before they are handed to the operating system.
     static let capacity = 64 * 1024
 
@@ -28,7 +28,7 @@ final class BufferedFileWriter {
     private var count = 0
 
     /// Creates (or truncates) the file at `url`.
-    init(url: URL, relativePath: String) throws {
+    public init(url: URL, relativePath: String) throws {
         self.relativePath = relativePath
         guard let file = fopen(url.path, "wb") else {
             throw Self.error("cannot create export file", relativePath, errno)
@@ -61,7 +61,7 @@ final class BufferedFileWriter {
     }
 
     /// Appends `data`.
-    func write(_ data: Data) throws {
+    public func write(_ data: Data) throws {
         try data.withUnsafeBytes { try write($0) }
     }
 
@@ -86,7 +86,7 @@ final class BufferedFileWriter {
     }
 
     /// Flushes and closes the file. Closing twice is harmless.
-    func close() throws {
+    public func close() throws {
         guard let file else { return }
         defer { self.file = nil }
         try flush()

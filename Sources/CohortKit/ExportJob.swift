@@ -150,7 +150,7 @@ public struct ExportJob: Sendable {
         try fm.createDirectory(at: reports, withIntermediateDirectories: true)
         // Compliance is counted from the records as they stream by and written one participant
         // at a time (the export form: pseudonyms, no codes, zones or dates).
-        let complianceFile = try ReportFile(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
+        let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: created) { try complianceFile.write($0) }
         var records = 0
         for (index, stored) in included.enumerated() {
