@@ -3,9 +3,22 @@
 public enum CSVText {
     /// `field` as one CSV field.
     public static func field(_ field: String) -> String {
-        let needsQuotes = field.utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }
-        guard needsQuotes else { return field }
+        guard needsQuotes(field) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Appends the bytes of `field(field)` to `bytes` (no intermediate string for plain fields).
+    public static func appendField(_ field: String, to bytes: inout [UInt8]) {
+        if needsQuotes(field) {
+            bytes.append(contentsOf: Self.field(field).utf8)
+        } else {
+            bytes.append(contentsOf: field.utf8)
+        }
+    }
+
+    /// Whether `field` holds a comma, a quote, CR or LF.
+    private static func needsQuotes(_ field: String) -> Bool {
+        field.utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }
     }
 
     /// One CSV record, CRLF included.

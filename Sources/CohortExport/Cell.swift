@@ -41,18 +41,12 @@ enum Cell: Sendable, Equatable {
     func appendCSV(to bytes: inout [UInt8]) {
         switch self {
         case .null: break
-        case .string(let text):
-            // Most fields need no quotes; the few that do take the shared quoting rule.
-            if text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) {
-                bytes.append(contentsOf: CSVText.field(text).utf8)
-            } else {
-                bytes.append(contentsOf: text.utf8)
-            }
+        case .string(let text): CSVText.appendField(text, to: &bytes)
         case .number(let value): bytes.append(contentsOf: NumberText.format(value).utf8)
         case .integer(let value): ByteText.appendInt(value, to: &bytes)
         case .date(let date): ByteText.appendDate(date, to: &bytes)
         case .timestamp(let instant): ByteText.appendTimestamp(instant, to: &bytes)
-        case .list: bytes.append(contentsOf: CSVText.field(csvText).utf8)
+        case .list: CSVText.appendField(csvText, to: &bytes)
         }
     }
 
