@@ -100,14 +100,7 @@ final class FHIRWriter: @unchecked Sendable {
         }
         json.reset()
         resource.write(to: &json)
-        if let bundle {
-            try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
-            try bundle.write(resource.id)
-            try bundle.write(Self.entryResource)
-            try bundle.write(json.bytes)
-            try bundle.write(Self.entryEnd)
-            bundleEntries += 1
-        }
+        try writeEntry(id: resource.id, json: json.bytes)
 
         Self.rewriteReferences(in: json, from: bundleReference, to: bulkReference, into: &line)
         line.append(UInt8(ascii: "\n"))
@@ -174,13 +167,14 @@ final class FHIRWriter: @unchecked Sendable {
     }
 
     private func writeEntry(_ resource: any FHIRResource) throws {
-        try writeEntry(resource, json: try encode(resource))
+        try writeEntry(id: resource.id, json: [UInt8](try encode(resource)))
     }
 
-    private func writeEntry(_ resource: any FHIRResource, json: Data) throws {
+    /// Appends one entry (`fullUrl` from `id`, then the resource's JSON) to the current Bundle.
+    private func writeEntry(id: String, json: [UInt8]) throws {
         guard let bundle else { return }
         try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
-        try bundle.write(resource.id)
+        try bundle.write(id)
         try bundle.write(Self.entryResource)
         try bundle.write(json)
         try bundle.write(Self.entryEnd)
