@@ -49,28 +49,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public var iso8601: String { ByteText.timestamp(self) }
 
-    /// The same text composed from Strings: the reference the byte-level text is tested against.
-    var composedISO8601: String {
-        let localMs = epochMilliseconds + Int64(utcOffsetSeconds) * 1000
-        let days = Self.floorDiv(localMs, 86_400_000)
-        let msOfDay = localMs - days * 86_400_000
-        let date = CivilDate(daysSinceEpoch: Int(days))
-        let seconds = Int(msOfDay / 1000)
-        let millis = Int(msOfDay % 1000)
-        var text = date.description + "T" + CivilDate.pad(seconds / 3600, 2) + ":" + CivilDate.pad(seconds / 60 % 60, 2) + ":"
-            + CivilDate.pad(seconds % 60, 2)
-        if millis != 0 { text += "." + CivilDate.pad(millis, 3) }
-        text += Self.offsetText(Int(utcOffsetSeconds))
-        return text
-    }
-
-    static func offsetText(_ offset: Int) -> String {
-        if offset == 0 { return "Z" }
-        let sign = offset < 0 ? "-" : "+"
-        let magnitude = abs(offset) / 60
-        return sign + CivilDate.pad(magnitude / 60, 2) + ":" + CivilDate.pad(magnitude % 60, 2)
-    }
-
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
