@@ -29,11 +29,6 @@ struct DayClock: Sendable {
             }
             if validUntil <= validFrom { validUntil = validFrom + 1 }
         }
-        return Int(Self.floorDiv(ms + offsetMilliseconds, 86_400_000))
-    }
-
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+        return Int(Timestamp.floorDiv(ms + offsetMilliseconds, 86_400_000))
     }
 }

@@ -65,8 +65,7 @@ public enum ByteText {
     /// Appends `instant` as ISO 8601 with its offset (`Timestamp.iso8601`).
     public static func appendTimestamp(_ instant: Timestamp, to bytes: inout [UInt8]) {
         let localMs = instant.epochMilliseconds + Int64(instant.utcOffsetSeconds) * 1000
-        var days = localMs / 86_400_000
-        if localMs % 86_400_000 != 0, localMs < 0 { days -= 1 }
+        let days = Timestamp.floorDiv(localMs, 86_400_000)
         let msOfDay = Int(localMs - days * 86_400_000)
         appendDate(CivilDate(daysSinceEpoch: Int(days)), to: &bytes)
         let seconds = msOfDay / 1000

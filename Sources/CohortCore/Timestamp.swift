@@ -49,7 +49,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public var iso8601: String { ByteText.timestamp(self) }
 
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    /// `a / b` rounded towards negative infinity (days before 1970 stay on their day).
+    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
