@@ -2,47 +2,51 @@ import Foundation
 
 extension IdentifierIndex {
     /// The phrase table compiled for lookups without allocation or reference counting: flat
-    /// arrays, an open-addressing table of ASCII first-key hashes (one probe per word, whatever
-    /// the roster size), and per first key the phrases bucketed by their second key, so a word
-    /// that starts many phrases (a common first name) costs one more probe, not one comparison
-    /// per participant. Words with non-ASCII letters fall back to the string-keyed dictionary
-    /// and string equality, exactly as ``IdentifierIndex/phrases`` compares.
+    /// arrays of 32-bit offsets sized exactly, an open-addressing table of ASCII first-key hashes
+    /// (one probe per word, whatever the roster size), and per first key the phrases bucketed by
+    /// their second key, so a word that starts many phrases (a common first name) costs one more
+    /// probe, not one comparison per participant. Keys are kept as ASCII bytes in one arena; the
+    /// rare key no ASCII string equals is kept as a `String` and compared as ``Source/phrases``
+    /// compares (string equality).
     struct KeyLookup: Sendable {
         struct PhraseKey: Sendable {
             var hash: UInt64
-            var byteStart: Int
-            var byteCount: Int
-            /// Whether the key has an ASCII form (bytes in `keyBytes`).
-            var isASCII: Bool
+            var byteStart: Int32
+            /// Bytes in `keyBytes`; -1: the key has no ASCII form (see `nonASCIIKeys`).
+            var byteCount: Int32
+            var isASCII: Bool { byteCount >= 0 }
         }
 
         struct CompiledPhrase: Sendable {
-            var keyStart: Int
-            var keyCount: Int
+            var keyStart: Int32
+            var keyCount: Int32
             var kind: IdentifierKind
             var requiresCapital: Bool
         }
 
         struct Entry: Sendable {
             /// The first key's ASCII form in `keyBytes` (count -1: none).
-            var asciiStart: Int
-            var asciiCount: Int
-            /// Phrases in `entryPhrases[phraseStart..<phraseEnd]`, in ``IdentifierIndex/phrases``
-            /// order (longest first); the one-word phrases are the tail from `singlesStart`.
-            var phraseStart: Int
-            var singlesStart: Int
-            var phraseEnd: Int
+            var asciiStart: Int32
+            var asciiCount: Int32
+            /// Phrases in `entryPhrases[phraseStart..<phraseEnd]`, in ``Source/phrases`` order
+            /// (longest first); the one-word phrases are the tail from `singlesStart`.
+            var phraseStart: Int32
+            var singlesStart: Int32
+            var phraseEnd: Int32
         }
 
         private(set) var entries: [Entry] = []
-        private(set) var byString: [String: Int] = [:]
+        /// First keys without an ASCII form → entry.
+        private(set) var nonASCIIEntries: [String: Int] = [:]
         private(set) var phrases: [CompiledPhrase] = []
         private(set) var keys: [PhraseKey] = []
-        private(set) var keyStrings: [String] = []
+        /// Keys without an ASCII form, by index in `keys`.
+        private(set) var nonASCIIKeys: [Int: String] = [:]
         private(set) var keyBytes: [UInt8] = []
-        private(set) var entryPhrases: [Int] = []
-        /// Phrase indices bucketed by (entry, ASCII second key), each bucket in phrase order.
-        private(set) var bucketPhrases: [Int] = []
+        private(set) var entryPhrases: [Int32] = []
+        /// Phrase indices bucketed by (entry, ASCII second key), each bucket in phrase order and
+        /// ended by -1.
+        private(set) var bucketPhrases: [Int32] = []
         private var firstKeys = HashSlots()
         /// One bit per first-key hash (bits 16–31): most words are rejected here, in a table
         /// small enough to stay in the first-level cache, before the slots are touched.
@@ -54,8 +58,8 @@ extension IdentifierIndex {
         struct HashSlots: Sendable {
             struct Slot: Sendable {
                 var hash: UInt64 = 0
-                var tag = 0
-                var value = 0
+                var tag: Int32 = 0
+                var value: Int32 = 0
             }
 
             var slots: [Slot] = []
@@ -68,51 +72,75 @@ extension IdentifierIndex {
                 slots = [Slot](repeating: Slot(), count: capacity)
             }
 
+            @inline(__always)
+            private func start(_ hash: UInt64, _ tag: Int) -> Int {
+                Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
+            }
+
             mutating func insert(hash: UInt64, tag: Int, value: Int) {
-                var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
+                var slot = start(hash, tag)
                 while slots[slot].hash != 0 { slot = (slot + 1) & mask }
-                slots[slot] = Slot(hash: hash, tag: tag, value: value)
+                slots[slot] = Slot(hash: hash, tag: Int32(tag), value: Int32(value))
             }
 
             /// Calls `accept` on each value stored under `hash` and `tag` until it returns true.
             @inline(__always)
             func find(hash: UInt64, tag: Int, _ accept: (Int) -> Bool) -> Int? {
                 slots.withUnsafeBufferPointer { slots in
-                    var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: tag) &* 0x9E37_79B9_7F4A_7C15) & mask
+                    var slot = start(hash, tag)
                     while true {
                         let entry = slots[slot]
                         if entry.hash == 0 { return nil }
-                        if entry.hash == hash, entry.tag == tag, accept(entry.value) { return entry.value }
+                        if entry.hash == hash, Int(entry.tag) == tag, accept(Int(entry.value)) { return Int(entry.value) }
                         slot = (slot + 1) & mask
                     }
                 }
             }
         }
 
-        init(phrases source: [String: [Phrase]]) {
+        init(phrases source: [String: [Source.Phrase]]) {
+            // Everything is counted first, so each array is allocated once at its final size.
+            var keyCount = 0
+            var byteCount = 0
+            var phraseCount = 0
+            for (key, list) in source {
+                keyCount += 1
+                byteCount += key.utf8.count
+                phraseCount += list.count
+                for phrase in list {
+                    keyCount += phrase.keys.count
+                    for k in phrase.keys { byteCount += k.utf8.count }
+                }
+            }
+            entries.reserveCapacity(source.count)
+            keys.reserveCapacity(keyCount)
+            keyBytes.reserveCapacity(byteCount)
+            phrases.reserveCapacity(phraseCount)
+            entryPhrases.reserveCapacity(phraseCount)
+
             func addKey(_ key: String) -> Int {
-                keyStrings.append(key)
                 if let ascii = KeyLookup.asciiForm(key) {
-                    keys.append(
-                        PhraseKey(hash: TextTokenizer.hash(asciiKey: ascii), byteStart: keyBytes.count, byteCount: ascii.count, isASCII: true))
+                    keys.append(PhraseKey(hash: TextTokenizer.hash(asciiKey: ascii), byteStart: Int32(keyBytes.count), byteCount: Int32(ascii.count)))
                     keyBytes += ascii
                 } else {
-                    keys.append(PhraseKey(hash: 0, byteStart: 0, byteCount: 0, isASCII: false))
+                    keys.append(PhraseKey(hash: 0, byteStart: 0, byteCount: -1))
+                    nonASCIIKeys[keys.count - 1] = key
                 }
                 return keys.count - 1
             }
-            var bucketLists: [(entry: Int, hash: UInt64, phrases: [Int])] = []
+            var bucketLists: [(entry: Int, hash: UInt64, phrases: [Int32])] = []
             for (key, list) in source.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
                 let entry = entries.count
-                let first = addKey(key)
+                let first = keys[addKey(key)]
                 let phraseStart = entryPhrases.count
                 var singlesStart: Int?
                 var bucketOf: [UInt64: Int] = [:]
                 for phrase in list {
                     let keyStart = keys.count
                     for k in phrase.keys { _ = addKey(k) }
-                    phrases.append(CompiledPhrase(keyStart: keyStart, keyCount: phrase.keys.count, kind: phrase.kind, requiresCapital: phrase.requiresCapital))
-                    let index = phrases.count - 1
+                    let index = Int32(phrases.count)
+                    phrases.append(
+                        CompiledPhrase(keyStart: Int32(keyStart), keyCount: Int32(phrase.keys.count), kind: phrase.kind, requiresCapital: phrase.requiresCapital))
                     entryPhrases.append(index)
                     if phrase.keys.count == 1 {
                         if singlesStart == nil { singlesStart = entryPhrases.count - 1 }
@@ -126,21 +154,22 @@ extension IdentifierIndex {
                         }
                     }
                 }
-                byString[key] = entry
+                if !first.isASCII { nonASCIIEntries[key] = entry }
                 entries.append(
                     Entry(
-                        asciiStart: keys[first].byteStart, asciiCount: keys[first].isASCII ? keys[first].byteCount : -1,
-                        phraseStart: phraseStart, singlesStart: singlesStart ?? entryPhrases.count, phraseEnd: entryPhrases.count))
+                        asciiStart: first.byteStart, asciiCount: first.byteCount, phraseStart: Int32(phraseStart),
+                        singlesStart: Int32(singlesStart ?? entryPhrases.count), phraseEnd: Int32(entryPhrases.count)))
             }
             firstKeys = HashSlots(capacityFor: entries.count)
             for (index, entry) in entries.enumerated() where entry.asciiCount >= 0 {
-                let bytes = keyBytes[entry.asciiStart..<(entry.asciiStart + entry.asciiCount)]
+                let bytes = keyBytes[Int(entry.asciiStart)..<Int(entry.asciiStart + entry.asciiCount)]
                 let hash = TextTokenizer.hash(asciiKey: bytes)
                 firstKeys.insert(hash: hash, tag: 0, value: index)
                 let bit = Int(truncatingIfNeeded: hash >> 16) & 0xFFFF
                 firstKeyFilter[bit >> 6] |= 1 << UInt64(bit & 63)
             }
             buckets = HashSlots(capacityFor: bucketLists.count)
+            bucketPhrases.reserveCapacity(bucketLists.reduce(0) { $0 + $1.phrases.count + 1 })
             for bucket in bucketLists {
                 // value: start in bucketPhrases; the bucket ends at the next -1.
                 buckets.insert(hash: bucket.hash, tag: bucket.entry, value: bucketPhrases.count)
@@ -159,6 +188,37 @@ extension IdentifierIndex {
             return Array(composed.utf8)
         }
 
+        /// The entry whose first key equals `key` (as strings compare).
+        func entry(forKey key: String) -> Int? {
+            var key = key
+            if let found = key.withUTF8({ utf8 -> Int?? in
+                guard utf8.allSatisfy({ $0 < 0x80 }) else { return .none }
+                return .some(entry(hash: TextTokenizer.hash(asciiKey: utf8), bytes: utf8))
+            }) {
+                return found
+            }
+            // A non-ASCII key equals an ASCII first key only through its ASCII form.
+            if let ascii = Self.asciiForm(key) {
+                return ascii.withUnsafeBufferPointer { entry(hash: TextTokenizer.hash(asciiKey: $0), bytes: $0) }
+            }
+            return nonASCIIEntries[key]
+        }
+
+        /// Whether key `k` equals `string` (as strings compare).
+        func key(_ k: Int, equals string: String) -> Bool {
+            let key = keys[k]
+            guard key.isASCII else { return nonASCIIKeys[k] == string }
+            var string = string
+            let stored = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+                keyBytes.withUnsafeBufferPointer {
+                    Self.equal(UnsafeBufferPointer(rebasing: $0[Int(key.byteStart)..<Int(key.byteStart + key.byteCount)]), bytes)
+                }
+            }
+            if let ascii = string.withUTF8({ utf8 in utf8.allSatisfy({ $0 < 0x80 }) ? stored(utf8) : nil }) { return ascii }
+            guard let form = Self.asciiForm(string) else { return false }
+            return form.withUnsafeBufferPointer { stored($0) }
+        }
+
         /// The entry whose first key is the ASCII key `bytes` (hash `hash`).
         @inline(__always)
         func entry(hash: UInt64, bytes: UnsafeBufferPointer<UInt8>) -> Int? {
@@ -166,9 +226,9 @@ extension IdentifierIndex {
             guard firstKeyFilter[bit >> 6] & (1 << UInt64(bit & 63)) != 0 else { return nil }
             return firstKeys.find(hash: hash, tag: 0) { index in
                 let entry = entries[index]
-                return entry.asciiCount == bytes.count
+                return Int(entry.asciiCount) == bytes.count
                     && keyBytes.withUnsafeBufferPointer {
-                        Self.equal(UnsafeBufferPointer(rebasing: $0[entry.asciiStart..<(entry.asciiStart + entry.asciiCount)]), bytes)
+                        Self.equal(UnsafeBufferPointer(rebasing: $0[Int(entry.asciiStart)..<Int(entry.asciiStart + entry.asciiCount)]), bytes)
                     }
             }
         }
@@ -205,23 +265,24 @@ extension IdentifierIndex {
                     func keyEquals(_ t: PackedToken, _ k: Int) -> Bool {
                         let key = lookup.keys[k]
                         if t.isASCII, key.isASCII {
-                            guard t.hash == key.hash, t.keyLength == key.byteCount else { return false }
-                            return KeyLookup.equal(UnsafeBufferPointer(rebasing: phraseBytes[key.byteStart..<(key.byteStart + key.byteCount)]), bytes(t))
+                            guard t.hash == key.hash, t.keyLength == Int(key.byteCount) else { return false }
+                            let start = Int(key.byteStart)
+                            return KeyLookup.equal(UnsafeBufferPointer(rebasing: phraseBytes[start..<(start + Int(key.byteCount))]), bytes(t))
                         }
                         if t.isASCII, !key.isASCII { return false }  // no ASCII string equals such a key
-                        return ws.keyString(t) == lookup.keyStrings[k]
+                        return lookup.key(k, equals: ws.keyString(t))
                     }
                     /// Whether `phrase` fits the words from `i`.
                     func fits(_ p: Int, at i: Int) -> Int? {
                         let phrase = lookup.phrases[p]
                         if phrase.requiresCapital, !tokens[i].isCapitalized { return nil }
-                        let length = phrase.keyCount
+                        let length = Int(phrase.keyCount)
                         guard i + length <= tokens.count else { return nil }
                         var j = 1
                         while j < length {
                             let previous = tokens[i + j - 1]
                             let next = tokens[i + j]
-                            if !keyEquals(next, phrase.keyStart + j) || !TextTokenizer.isPhraseGap(s, from: previous.end, to: next.start) {
+                            if !keyEquals(next, Int(phrase.keyStart) + j) || !TextTokenizer.isPhraseGap(s, from: previous.end, to: next.start) {
                                 return nil
                             }
                             j += 1
@@ -236,7 +297,7 @@ extension IdentifierIndex {
                         if token.isASCII {
                             found = lookup.entry(hash: token.hash, bytes: bytes(token))
                         } else {
-                            found = lookup.byString[ws.nonASCIIKeys[token.keyStart]]
+                            found = lookup.entry(forKey: ws.nonASCIIKeys[token.keyStart])
                         }
                         guard let found, !skip(i) else {
                             i += 1
@@ -249,7 +310,7 @@ extension IdentifierIndex {
                             // phrases, which come last) can fit.
                             if i + 1 < count, var b = lookup.bucket(entry: found, hash: tokens[i + 1].hash) {
                                 while lookup.bucketPhrases[b] >= 0 {
-                                    let p = lookup.bucketPhrases[b]
+                                    let p = Int(lookup.bucketPhrases[b])
                                     if let length = fits(p, at: i) {
                                         matched = (length, lookup.phrases[p].kind)
                                         break
@@ -258,8 +319,8 @@ extension IdentifierIndex {
                                 }
                             }
                             if matched == nil {
-                                for e in entry.singlesStart..<entry.phraseEnd {
-                                    let p = lookup.entryPhrases[e]
+                                for e in Int(entry.singlesStart)..<Int(entry.phraseEnd) {
+                                    let p = Int(lookup.entryPhrases[e])
                                     if let length = fits(p, at: i) {
                                         matched = (length, lookup.phrases[p].kind)
                                         break
@@ -267,8 +328,8 @@ extension IdentifierIndex {
                                 }
                             }
                         } else {
-                            for e in entry.phraseStart..<entry.phraseEnd {
-                                let p = lookup.entryPhrases[e]
+                            for e in Int(entry.phraseStart)..<Int(entry.phraseEnd) {
+                                let p = Int(lookup.entryPhrases[e])
                                 if let length = fits(p, at: i) {
                                     matched = (length, lookup.phrases[p].kind)
                                     break

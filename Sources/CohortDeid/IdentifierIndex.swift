@@ -4,7 +4,9 @@ import CohortCore
 /// Every identifier of a roster in matchable form: word-key phrases (names, emails, addresses,
 /// device names, MRNs, codes, written-out birth dates), phone digits and birth dates.
 ///
-/// Built once; lookups are hash-set probes per word, so the cost does not grow with the roster.
+/// Built once from a ``Source`` and kept only in compiled form (flat arrays and open-addressing
+/// tables, see ``KeyLookup`` and ``NumberSet``), a few hundred bytes per participant; lookups are
+/// hash probes per word, so the cost does not grow with the roster.
 struct IdentifierIndex: Sendable {
     /// What the index is for: the scrubber replaces every name word of 3+ letters; the residual
     /// scanner flags full names and last-name words of 4+ letters (first names alone are too
@@ -14,149 +16,167 @@ struct IdentifierIndex: Sendable {
         case scanner
     }
 
-    struct Phrase: Sendable {
-        var keys: [String]
-        var kind: IdentifierKind
-        /// Matched only when the first word is capitalized in the text (nicknames).
-        var requiresCapital: Bool
-    }
-
     struct Match: Sendable {
         var firstToken: Int
         var lastToken: Int
         var kind: IdentifierKind
     }
 
-    /// First word key → phrases starting with it, longest first.
-    private(set) var phrases: [String: [Phrase]] = [:]
-    /// Last 10 digits of every roster phone with 10 or more digits.
-    private(set) var phones10: Set<String> = []
-    /// Every roster phone's last 7 digits (the local form).
-    private(set) var phones7: Set<String> = []
-    /// Birth dates: month·100 + day → full years and two-digit years.
-    private(set) var birthDays: [Int: Set<Int>] = [:]
-    private(set) var birthDaysShortYear: [Int: Set<Int>] = [:]
+    /// The roster's identifiers as they are collected, in the plain form the compiled index is
+    /// built from (and the tests' reference scanner matches against).
+    struct Source: Sendable {
+        struct Phrase: Sendable {
+            var keys: [String]
+            var kind: IdentifierKind
+            /// Matched only when the first word is capitalized in the text (nicknames).
+            var requiresCapital: Bool
+        }
+
+        /// First word key → phrases starting with it, longest first.
+        private(set) var phrases: [String: [Phrase]] = [:]
+        /// Last 10 digits of every roster phone with 10 or more digits.
+        private(set) var phones10: Set<String> = []
+        /// Every roster phone's last 7 digits (the local form).
+        private(set) var phones7: Set<String> = []
+        /// Birth dates: month·100 + day → full years and two-digit years.
+        private(set) var birthDays: [Int: Set<Int>] = [:]
+        private(set) var birthDaysShortYear: [Int: Set<Int>] = [:]
+
+        init(roster: [Participant], mode: Mode) {
+            var inserted: Set<PhraseIdentity> = []
+            for participant in roster {
+                add(participant, mode: mode, &inserted)
+            }
+            for key in phrases.keys {
+                phrases[key]?.sort { $0.keys.count > $1.keys.count }
+            }
+        }
+
+        private struct PhraseIdentity: Hashable {
+            var keys: [String]
+            var kind: IdentifierKind
+        }
+
+        /// Adds a phrase once per kind.
+        private mutating func insert(
+            _ keys: [String], _ kind: IdentifierKind, requiresCapital: Bool = false, _ inserted: inout Set<PhraseIdentity>
+        ) {
+            guard let first = keys.first else { return }
+            guard inserted.insert(PhraseIdentity(keys: keys, kind: kind)).inserted else { return }
+            phrases[first, default: []].append(Phrase(keys: keys, kind: kind, requiresCapital: requiresCapital))
+        }
+
+        private mutating func add(_ participant: Participant, mode: Mode, _ inserted: inout Set<PhraseIdentity>) {
+            let codeKeys = TextTokenizer.keys(participant.code)
+            if !codeKeys.isEmpty { insert(codeKeys, .code, &inserted) }
+            guard let identity = participant.identity else { return }
+
+            let nameTokens = TextTokenizer.tokens(Array(identity.name.unicodeScalars))
+            let nameKeys = nameTokens.map(\.key)
+            if !nameKeys.isEmpty {
+                insert(nameKeys, .name, &inserted)
+                if nameKeys.count >= 2, let first = nameKeys.first, let last = nameKeys.last {
+                    insert([first, last], .name, &inserted)
+                    insert([last, first], .name, &inserted)
+                    insert(Array(nameKeys.dropFirst()) + [first], .name, &inserted)
+                }
+                for (index, token) in nameTokens.enumerated() {
+                    switch mode {
+                    case .scrubber:
+                        if token.letterCount >= 3 { insert([token.key], .name, &inserted) }
+                    case .scanner:
+                        if index > 0, token.letterCount >= 4 { insert([token.key], .name, &inserted) }
+                    }
+                }
+                if mode == .scrubber, let first = nameKeys.first {
+                    for nickname in Nicknames.diminutives(of: first) { insert([nickname], .name, requiresCapital: true, &inserted) }
+                }
+            }
+            if let email = identity.email {
+                let keys = TextTokenizer.keys(email)
+                if !keys.isEmpty { insert(keys, .email, &inserted) }
+            }
+            if let phone = identity.phone {
+                let digits = phone.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map { Character($0) }
+                if digits.count >= 10 { phones10.insert(String(digits.suffix(10))) }
+                if digits.count >= 7 { phones7.insert(String(digits.suffix(7))) }
+            }
+            if let birthDate = identity.birthDate {
+                let monthDay = birthDate.month * 100 + birthDate.day
+                birthDays[monthDay, default: []].insert(birthDate.year)
+                birthDaysShortYear[monthDay, default: []].insert(birthDate.year % 100)
+                let year = String(birthDate.year)
+                let day = String(birthDate.day)
+                for month in IdentifierIndex.monthNames(birthDate.month) {
+                    insert([month, day, year], .birthDate, &inserted)
+                    insert([day, month, year], .birthDate, &inserted)
+                }
+            }
+            if let address = identity.address {
+                let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" })
+                if let line = parts.first {
+                    let keys = TextTokenizer.keys(String(line))
+                    if keys.count >= 2 { insert(keys, .address, &inserted) }
+                }
+                if mode == .scrubber, parts.count >= 2 {
+                    // The city (second part) is a geographic subdivision smaller than a state.
+                    let city = TextTokenizer.tokens(Array(String(parts[1]).unicodeScalars))
+                    if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
+                        insert(city.map(\.key), .address, requiresCapital: true, &inserted)
+                    }
+                }
+            }
+            if mode == .scrubber, let zip = identity.zip {
+                let keys = TextTokenizer.keys(zip)
+                if let first = keys.first, first.count == 5 { insert([first], .address, &inserted) }
+            }
+            if let mrn = identity.mrn {
+                let keys = TextTokenizer.keys(mrn)
+                if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn, &inserted) }
+            }
+            for device in identity.devices {
+                let tokens = TextTokenizer.tokens(Array(device.unicodeScalars))
+                guard !tokens.isEmpty else { continue }
+                if mode == .scanner {
+                    // A model name ("Apple Watch Series 9") is not an identifier; a personal name or a
+                    // serial number in it is.
+                    let personal = tokens.contains { $0.isPossessive || nameKeys.contains($0.key) }
+                    let serial = tokens.contains { $0.key.count >= 6 && $0.letterCount > 0 && $0.letterCount < $0.key.count }
+                    guard personal || serial else { continue }
+                }
+                insert(tokens.map(\.key), .device, &inserted)
+            }
+        }
+    }
+
+    /// `source` compiled for allocation-free lookups (see ``KeyLookup``).
+    let lookup: KeyLookup
+    /// The phones and birth dates as numbers (year·1000000 + month·100 + day).
+    let phoneNumbers10: NumberSet
+    let phoneNumbers7: NumberSet
+    let birthDayKeys: NumberSet
+    let birthDayShortKeys: NumberSet
 
     init(roster: [Participant], mode: Mode) {
-        for participant in roster {
-            add(participant, mode: mode)
-        }
-        for key in phrases.keys {
-            phrases[key]?.sort { $0.keys.count > $1.keys.count }
-        }
-        lookup = KeyLookup(phrases: phrases)
-        inserted = []
-        phoneNumbers10 = NumberSet(phones10.compactMap { UInt64($0) })
-        phoneNumbers7 = NumberSet(phones7.compactMap { UInt64($0) })
-        birthDayKeys = NumberSet(birthDays.flatMap { monthDay, years in years.map { UInt64(bitPattern: Int64($0 &* 1_000_000 &+ monthDay)) } })
-        birthDayShortKeys = NumberSet(
-            birthDaysShortYear.flatMap { monthDay, years in years.map { UInt64(bitPattern: Int64($0 &* 1_000_000 &+ monthDay)) } })
+        self.init(Source(roster: roster, mode: mode))
     }
 
-    /// `phrases` compiled for allocation-free lookups (see ``KeyLookup``).
-    private(set) var lookup = KeyLookup(phrases: [:])
-    /// `phones10`, `phones7` and the birth dates as numbers (year·1000000 + month·100 + day).
-    private(set) var phoneNumbers10 = NumberSet([])
-    private(set) var phoneNumbers7 = NumberSet([])
-    private(set) var birthDayKeys = NumberSet([])
-    private(set) var birthDayShortKeys = NumberSet([])
-
-    var isEmpty: Bool { phrases.isEmpty && phones10.isEmpty && phones7.isEmpty && birthDays.isEmpty }
-
-    private struct PhraseIdentity: Hashable {
-        var keys: [String]
-        var kind: IdentifierKind
+    init(_ source: Source) {
+        lookup = KeyLookup(phrases: source.phrases)
+        phoneNumbers10 = NumberSet(source.phones10.compactMap { UInt64($0) })
+        phoneNumbers7 = NumberSet(source.phones7.compactMap { UInt64($0) })
+        birthDayKeys = NumberSet(Self.dateKeys(source.birthDays))
+        birthDayShortKeys = NumberSet(Self.dateKeys(source.birthDaysShortYear))
     }
 
-    /// The phrases inserted so far (a phrase is inserted once per kind).
-    private var inserted: Set<PhraseIdentity> = []
-
-    private mutating func insert(_ keys: [String], _ kind: IdentifierKind, requiresCapital: Bool = false) {
-        guard let first = keys.first else { return }
-        guard inserted.insert(PhraseIdentity(keys: keys, kind: kind)).inserted else { return }
-        phrases[first, default: []].append(Phrase(keys: keys, kind: kind, requiresCapital: requiresCapital))
+    /// year·1000000 + month·100 + day for every (month·100 + day → years) pair.
+    private static func dateKeys(_ days: [Int: Set<Int>]) -> [UInt64] {
+        days.flatMap { monthDay, years in years.map { dateKey(year: $0, monthDay: monthDay) } }
     }
 
-    private mutating func add(_ participant: Participant, mode: Mode) {
-        let codeKeys = TextTokenizer.keys(participant.code)
-        if !codeKeys.isEmpty { insert(codeKeys, .code) }
-        guard let identity = participant.identity else { return }
-
-        let nameTokens = TextTokenizer.tokens(Array(identity.name.unicodeScalars))
-        let nameKeys = nameTokens.map(\.key)
-        if !nameKeys.isEmpty {
-            insert(nameKeys, .name)
-            if nameKeys.count >= 2, let first = nameKeys.first, let last = nameKeys.last {
-                insert([first, last], .name)
-                insert([last, first], .name)
-                insert(Array(nameKeys.dropFirst()) + [first], .name)
-            }
-            for (index, token) in nameTokens.enumerated() {
-                switch mode {
-                case .scrubber:
-                    if token.letterCount >= 3 { insert([token.key], .name) }
-                case .scanner:
-                    if index > 0, token.letterCount >= 4 { insert([token.key], .name) }
-                }
-            }
-            if mode == .scrubber, let first = nameKeys.first {
-                for nickname in Nicknames.diminutives(of: first) { insert([nickname], .name, requiresCapital: true) }
-            }
-        }
-        if let email = identity.email {
-            let keys = TextTokenizer.keys(email)
-            if !keys.isEmpty { insert(keys, .email) }
-        }
-        if let phone = identity.phone {
-            let digits = phone.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map { Character($0) }
-            if digits.count >= 10 { phones10.insert(String(digits.suffix(10))) }
-            if digits.count >= 7 { phones7.insert(String(digits.suffix(7))) }
-        }
-        if let birthDate = identity.birthDate {
-            let monthDay = birthDate.month * 100 + birthDate.day
-            birthDays[monthDay, default: []].insert(birthDate.year)
-            birthDaysShortYear[monthDay, default: []].insert(birthDate.year % 100)
-            let year = String(birthDate.year)
-            let day = String(birthDate.day)
-            for month in Self.monthNames(birthDate.month) {
-                insert([month, day, year], .birthDate)
-                insert([day, month, year], .birthDate)
-            }
-        }
-        if let address = identity.address {
-            let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" })
-            if let line = parts.first {
-                let keys = TextTokenizer.keys(String(line))
-                if keys.count >= 2 { insert(keys, .address) }
-            }
-            if mode == .scrubber, parts.count >= 2 {
-                // The city (second part) is a geographic subdivision smaller than a state.
-                let city = TextTokenizer.tokens(Array(String(parts[1]).unicodeScalars))
-                if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
-                    insert(city.map(\.key), .address, requiresCapital: true)
-                }
-            }
-        }
-        if mode == .scrubber, let zip = identity.zip {
-            let keys = TextTokenizer.keys(zip)
-            if let first = keys.first, first.count == 5 { insert([first], .address) }
-        }
-        if let mrn = identity.mrn {
-            let keys = TextTokenizer.keys(mrn)
-            if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn) }
-        }
-        for device in identity.devices {
-            let tokens = TextTokenizer.tokens(Array(device.unicodeScalars))
-            guard !tokens.isEmpty else { continue }
-            if mode == .scanner {
-                // A model name ("Apple Watch Series 9") is not an identifier; a personal name or a
-                // serial number in it is.
-                let personal = tokens.contains { $0.isPossessive || nameKeys.contains($0.key) }
-                let serial = tokens.contains { $0.key.count >= 6 && $0.letterCount > 0 && $0.letterCount < $0.key.count }
-                guard personal || serial else { continue }
-            }
-            insert(tokens.map(\.key), .device)
-        }
+    @inline(__always)
+    static func dateKey(year: Int, monthDay: Int) -> UInt64 {
+        UInt64(bitPattern: Int64(year &* 1_000_000 &+ monthDay))
     }
 
     static func monthNames(_ month: Int) -> [String] {
@@ -173,6 +193,7 @@ struct IdentifierIndex: Sendable {
     /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps).
     func matches(in scalars: [Unicode.Scalar], tokens: [TextToken], skip: (Int) -> Bool = { _ in false }) -> [Match] {
         var result: [Match] = []
+        guard !lookup.entries.isEmpty else { return result }
         var i = 0
         while i < tokens.count {
             if skip(i) {
@@ -180,21 +201,25 @@ struct IdentifierIndex: Sendable {
                 continue
             }
             var matched = false
-            if let candidates = phrases[tokens[i].key] {
-                for phrase in candidates {
+            if let found = lookup.entry(forKey: tokens[i].key) {
+                let entry = lookup.entries[found]
+                for e in Int(entry.phraseStart)..<Int(entry.phraseEnd) {
+                    let phrase = lookup.phrases[Int(lookup.entryPhrases[e])]
                     if phrase.requiresCapital, !tokens[i].isCapitalized { continue }
-                    let count = phrase.keys.count
+                    let count = Int(phrase.keyCount)
                     guard i + count <= tokens.count else { continue }
                     var fits = true
-                    for j in 1..<max(count, 1) where count > 1 {
+                    var j = 1
+                    while j < count {
                         let previous = tokens[i + j - 1]
                         let token = tokens[i + j]
-                        if token.key != phrase.keys[j]
+                        if !lookup.key(Int(phrase.keyStart) + j, equals: token.key)
                             || !TextTokenizer.isPhraseGap(scalars, from: previous.end, to: token.start)
                         {
                             fits = false
                             break
                         }
+                        j += 1
                     }
                     if fits {
                         result.append(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind))
@@ -212,7 +237,7 @@ struct IdentifierIndex: Sendable {
     /// Runs of digits (with phone separators between them) that carry a roster phone number,
     /// as scalar ranges.
     func phoneRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
-        guard !phones10.isEmpty || !phones7.isEmpty else { return [] }
+        guard !phoneNumbers10.isEmpty || !phoneNumbers7.isEmpty else { return [] }
         var result: [Range<Int>] = []
         var groups: [(start: Int, end: Int)] = []
         func flush() {
@@ -220,15 +245,18 @@ struct IdentifierIndex: Sendable {
             guard !groups.isEmpty else { return }
             var g = 0
             while g < groups.count {
-                var digits = ""
+                // The digits from group g on: how many, and the last ten as a number.
+                var digits = 0
+                var last10: UInt64 = 0
                 var found: Int?
                 var h = g
                 while h < groups.count {
-                    for k in groups[h].start..<groups[h].end { digits.unicodeScalars.append(scalars[k]) }
-                    if digits.count > 15 { break }
-                    if (digits.count == 7 && phones7.contains(digits))
-                        || (digits.count >= 10 && phones10.contains(String(digits.suffix(10))))
-                    {
+                    for k in groups[h].start..<groups[h].end {
+                        last10 = (last10 &* 10 &+ UInt64(scalars[k].value &- 48)) % 10_000_000_000
+                        digits += 1
+                    }
+                    if digits > 15 { break }
+                    if (digits == 7 && phoneNumbers7.contains(last10)) || (digits >= 10 && phoneNumbers10.contains(last10)) {
                         found = h
                     }
                     h += 1
@@ -279,7 +307,7 @@ struct IdentifierIndex: Sendable {
     /// Numeric dates (`1980-03-14`, `03/14/1980`, `14.03.1980`, `3/14/80`) equal to a roster
     /// birth date, as scalar ranges.
     func birthDateRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
-        guard !birthDays.isEmpty else { return [] }
+        guard !birthDayKeys.isEmpty else { return [] }
         var result: [Range<Int>] = []
         let n = scalars.count
         func number(at i: Int) -> (value: Int, length: Int)? {
@@ -327,7 +355,8 @@ struct IdentifierIndex: Sendable {
             let shortYear = c.length == 2 && a.length != 4
             let hit = candidates.contains { year, month, day in
                 let monthDay = month * 100 + day
-                return shortYear ? birthDaysShortYear[monthDay]?.contains(year) == true : birthDays[monthDay]?.contains(year) == true
+                let key = Self.dateKey(year: year, monthDay: monthDay)
+                return shortYear ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
             }
             if hit { result.append(i..<end) }
             i = end

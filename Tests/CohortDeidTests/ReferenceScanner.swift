@@ -19,10 +19,10 @@ struct RefToken {
 /// differential tests compare the fast scanner against. It shares only the roster index's
 /// data (phrases, phone digits, birth dates), not its matching code.
 struct ReferenceScanner {
-    let index: IdentifierIndex
+    let index: IdentifierIndex.Source
     private static let markers = Set(ScrubToken.allCases.map(\.rawValue))
 
-    init(roster: [Participant]) { index = IdentifierIndex(roster: roster, mode: .scanner) }
+    init(roster: [Participant], mode: IdentifierIndex.Mode = .scanner) { index = IdentifierIndex.Source(roster: roster, mode: mode) }
 
     /// Findings for `lines` of a file named `name`, in line and kind order.
     func findings(_ lines: [String], file name: String, isJSON: Bool) -> [ResidualFinding] {

@@ -240,4 +240,30 @@ struct IdentifierIndexTests {
             #expect(IdentifierIndex.hasDigit(word) == bytes.contains { $0 >= 0x30 && $0 <= 0x39 }, "\(bytes)")
         }
     }
+
+    /// The compiled index (flat arrays, ASCII key arena, number sets) finds, on the scrubber's
+    /// scalar path, exactly the phrases, phone numbers and birth dates the plain `Source` tables
+    /// do, in both modes.
+    @Test(arguments: [(IdentifierIndex.Mode.scrubber, 11 as UInt64), (.scanner, 12)])
+    func compiledIndexMatchesItsSource(mode: IdentifierIndex.Mode, seed: UInt64) {
+        let roster = ResidualScannerEquivalenceTests.smallRoster
+        let index = IdentifierIndex(roster: roster, mode: mode)
+        let reference = ReferenceScanner(roster: roster, mode: mode)
+        var generator = ScanTextGenerator(roster: roster, seed: seed)
+        var found = 0
+        for _ in 0..<3_000 {
+            let scalars = Array(generator.line().unicodeScalars)
+            let tokens = TextTokenizer.tokens(scalars)
+            let refTokens = ReferenceScanner.tokens(scalars)
+            #expect(tokens.map(\.key) == refTokens.map(\.key))
+            let skip = { (t: Int) in t % 7 == 3 }
+            let matches = index.matches(in: scalars, tokens: tokens, skip: skip).map { "\($0.firstToken)-\($0.lastToken) \($0.kind)" }
+            let expected = reference.matches(in: scalars, tokens: refTokens, skip: skip).map { "\($0.firstToken)-\($0.lastToken) \($0.kind)" }
+            #expect(matches == expected, "\(String(String.UnicodeScalarView(scalars)))")
+            #expect(index.phoneRanges(in: scalars) == reference.phoneRanges(in: scalars))
+            #expect(index.birthDateRanges(in: scalars) == reference.birthDateRanges(in: scalars))
+            found += expected.count + reference.phoneRanges(in: scalars).count + reference.birthDateRanges(in: scalars).count
+        }
+        #expect(found > 1_000)
+    }
 }
