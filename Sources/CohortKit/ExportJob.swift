@@ -91,52 +91,6 @@ public struct ExportJob: Sendable {
         try fm.createDirectory(at: bag.appendingPathComponent("data", isDirectory: true), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? fm.removeItem(at: staging) }
 
-        var roster = try workspace.store.participants(withIdentities: true)
-        // The residual scanner's index is built now, so the decrypted identities can be let go
-        // before the records stream (see below).
-        let scanner = ResidualScanner(roster: roster.map(\.participant))
-        let recipientKey = try workspace.keystore.recipientKey(for: recipient)
-        var deid = try Deidentifier(
-            studyProtocol: p, recipient: recipient, recipientKey: recipientKey, roster: roster.map(\.participant), referenceDate: createdAt.localDate)
-        var exclusions: [String: Int] = [:]
-        var included: [StoredParticipant] = []
-        for stored in roster {
-            switch stored.participant.status {
-            case .excluded: exclusions["withdrawn (exclude)", default: 0] += 1
-            case .erased: exclusions["withdrawn (erase)", default: 0] += 1
-            case .active, .stopped: included.append(stored)
-            }
-        }
-        // Participants are few: de-identify them all first, for k-anonymity over the cohort.
-        var rows = included.map { deid.participant($0.participant) }
-        var kSummary: KAnonymitySummary?
-        if let anonymizer = try KAnonymizer(policy: p.deidentification) {
-            let result = anonymizer.apply(rows)
-            kSummary = result.summary
-            // Participants whose quasi-identifiers could not be suppressed enough are left out
-            // entirely (records and consents too), and counted.
-            let kept = Dictionary(result.participants.map { ($0.pseudonym, $0) }, uniquingKeysWith: { a, _ in a })
-            var keptParticipants: [StoredParticipant] = []
-            var keptRows: [DeidentifiedParticipant] = []
-            for (stored, row) in zip(included, rows) {
-                if let adjusted = kept[row.pseudonym], !result.suppressedPseudonyms.contains(row.pseudonym) {
-                    keptParticipants.append(stored)
-                    keptRows.append(adjusted)
-                } else {
-                    exclusions["suppressed for k-anonymity", default: 0] += 1
-                }
-            }
-            included = keptParticipants
-            rows = keptRows
-        }
-        // From here on nothing needs an identity: the de-identifier and the scanner hold their
-        // indexes, and rows, consents, records and compliance use ids, zones and dates only.
-        for index in included.indices { included[index].participant.identity = nil }
-        roster = []
-        let histories = try workspace.store.consentHistories()
-        let context = ExportContext(
-            studyProtocol: p, protocolSHA256: pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
-            recipient: recipient, createdAt: createdAt, toolVersion: CohortVersion.string, exclusions: exclusions, formats: formats)
         let clock = ContinuousClock()
         var stageStart = clock.now
         var stages: [(name: String, seconds: Double)] = []
@@ -145,29 +99,82 @@ public struct ExportJob: Sendable {
             stages.append((name, (now - stageStart) / .seconds(1)))
             stageStart = now
         }
-        let writer = try ExportWriter(dataDirectory: bag.appendingPathComponent("data", isDirectory: true), context: context)
-        let reports = bag.appendingPathComponent("data/reports", isDirectory: true)
-        try fm.createDirectory(at: reports, withIntermediateDirectories: true)
-        // Compliance is counted from the records as they stream by and written one participant
-        // at a time (the export form: pseudonyms, no codes, zones or dates).
-        let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
-        var compliance = try ComplianceExportStream(studyProtocol: p, asOf: created) { try complianceFile.write($0) }
+        let recipientKey = try workspace.keystore.recipientKey(for: recipient)
+        var exclusions: [String: Int] = [:]
+        var included: [StoredParticipant] = []
+        var kSummary: KAnonymitySummary?
         var records = 0
-        for (index, stored) in included.enumerated() {
-            let participant = stored.participant
-            let consents = (histories[participant.id] ?? []).map { deid.consent($0, of: participant) }
-            try writer.beginParticipant(rows[index], consents: consents)
-            try compliance.begin(ComplianceSubject(participant), pseudonym: rows[index].pseudonym)
-            try workspace.store.forEachRecord(participantPK: stored.pk, participantID: participant.id) { record in
-                compliance.add(kind: record.kind, start: record.start)
-                try writer.write(deid.record(record, of: participant))
-                records += 1
+        let context: ExportContext
+        let deidentificationStats: DeidentificationStats
+        // The roster's identities are kept for the residual scanner, whose identifier index is
+        // built only when the de-identifier (holding the scrubber's index) is gone: one index is
+        // alive at a time, so peak memory grows with the roster by one index, not two.
+        var scanRoster: [Participant] = []
+        do {
+            let roster = try workspace.store.participants(withIdentities: true)
+            scanRoster = roster.map(\.participant)
+            var deid = try Deidentifier(
+                studyProtocol: p, recipient: recipient, recipientKey: recipientKey, roster: scanRoster, referenceDate: createdAt.localDate)
+            for stored in roster {
+                switch stored.participant.status {
+                case .excluded: exclusions["withdrawn (exclude)", default: 0] += 1
+                case .erased: exclusions["withdrawn (erase)", default: 0] += 1
+                case .active, .stopped: included.append(stored)
+                }
             }
-            progress?(index + 1, included.count)
+            // Participants are few: de-identify them all first, for k-anonymity over the cohort.
+            var rows = included.map { deid.participant($0.participant) }
+            if let anonymizer = try KAnonymizer(policy: p.deidentification) {
+                let result = anonymizer.apply(rows)
+                kSummary = result.summary
+                // Participants whose quasi-identifiers could not be suppressed enough are left out
+                // entirely (records and consents too), and counted.
+                let kept = Dictionary(result.participants.map { ($0.pseudonym, $0) }, uniquingKeysWith: { a, _ in a })
+                var keptParticipants: [StoredParticipant] = []
+                var keptRows: [DeidentifiedParticipant] = []
+                for (stored, row) in zip(included, rows) {
+                    if let adjusted = kept[row.pseudonym], !result.suppressedPseudonyms.contains(row.pseudonym) {
+                        keptParticipants.append(stored)
+                        keptRows.append(adjusted)
+                    } else {
+                        exclusions["suppressed for k-anonymity", default: 0] += 1
+                    }
+                }
+                included = keptParticipants
+                rows = keptRows
+            }
+            // From here on nothing needs an identity: rows, consents, records and compliance use
+            // ids, zones and dates only.
+            for index in included.indices { included[index].participant.identity = nil }
+            let histories = try workspace.store.consentHistories()
+            context = ExportContext(
+                studyProtocol: p, protocolSHA256: pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
+                recipient: recipient, createdAt: createdAt, toolVersion: CohortVersion.string, exclusions: exclusions, formats: formats)
+            let writer = try ExportWriter(dataDirectory: bag.appendingPathComponent("data", isDirectory: true), context: context)
+            let reports = bag.appendingPathComponent("data/reports", isDirectory: true)
+            try fm.createDirectory(at: reports, withIntermediateDirectories: true)
+            // Compliance is counted from the records as they stream by and written one participant
+            // at a time (the export form: pseudonyms, no codes, zones or dates).
+            let complianceFile = try BufferedFileWriter(
+                url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
+            var compliance = try ComplianceExportStream(studyProtocol: p, asOf: created) { try complianceFile.write($0) }
+            for (index, stored) in included.enumerated() {
+                let participant = stored.participant
+                let consents = (histories[participant.id] ?? []).map { deid.consent($0, of: participant) }
+                try writer.beginParticipant(rows[index], consents: consents)
+                try compliance.begin(ComplianceSubject(participant), pseudonym: rows[index].pseudonym)
+                try workspace.store.forEachRecord(participantPK: stored.pk, participantID: participant.id) { record in
+                    compliance.add(kind: record.kind, start: record.start)
+                    try writer.write(deid.record(record, of: participant))
+                    records += 1
+                }
+                progress?(index + 1, included.count)
+            }
+            _ = try writer.finish(deidentificationSummary: ["participants": included.count, "records": records])
+            try compliance.finish()
+            try complianceFile.close()
+            deidentificationStats = deid.stats
         }
-        _ = try writer.finish(deidentificationSummary: ["participants": included.count, "records": records])
-        try compliance.finish()
-        try complianceFile.close()
 
         // README.
         let readme = try Templates.render(
@@ -180,6 +187,8 @@ public struct ExportJob: Sendable {
         try Data(readme.utf8).write(to: bag.appendingPathComponent("data/README.txt"))
 
         endStage("write")
+        let scanner = ResidualScanner(roster: scanRoster)
+        scanRoster = []
         // The residual-PII scan over everything written so far; any hit publishes nothing.
         let scan = try scanner.scan(directory: bag.appendingPathComponent("data", isDirectory: true))
         if !scan.findings.isEmpty {
@@ -193,8 +202,8 @@ public struct ExportJob: Sendable {
         var fingerprints = ["signing": workspace.keystore.fingerprints.signing, "study_secret": workspace.keystore.fingerprints.studySecret]
         fingerprints["recipient_key"] = "SHA256:" + SHA256.hex(Array("cohort/fingerprint/recipient/v1".utf8) + [0] + recipientKey)
         let report = try DeidentificationReport(
-            studyProtocol: p, recipient: recipient, stats: deid.stats, keyFingerprints: fingerprints, kAnonymity: kSummary, residualScan: scan)
-        let reportURL = reports.appendingPathComponent("deidentification.json")
+            studyProtocol: p, recipient: recipient, stats: deidentificationStats, keyFingerprints: fingerprints, kAnonymity: kSummary, residualScan: scan)
+        let reportURL = bag.appendingPathComponent("data/reports/deidentification.json")
         try CanonicalJSON.pretty(report).write(to: reportURL)
         if !(try scanner.scan(files: [reportURL])).isEmpty {
             throw CohortError(.policy, "the de-identification report itself contains an identifier; nothing was published")
