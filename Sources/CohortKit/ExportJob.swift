@@ -146,7 +146,6 @@ public struct ExportJob: Sendable {
             // From here on nothing needs an identity: rows, consents, records and compliance use
             // ids, zones and dates only.
             for index in included.indices { included[index].participant.identity = nil }
-            let histories = try workspace.store.consentHistories()
             context = ExportContext(
                 studyProtocol: p, protocolSHA256: pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
                 recipient: recipient, createdAt: createdAt, toolVersion: CohortVersion.string, exclusions: exclusions, formats: formats)
@@ -160,7 +159,9 @@ public struct ExportJob: Sendable {
             var compliance = try ComplianceExportStream(studyProtocol: p, asOf: created) { try complianceFile.write($0) }
             for (index, stored) in included.enumerated() {
                 let participant = stored.participant
-                let consents = (histories[participant.id] ?? []).map { deid.consent($0, of: participant) }
+                let consents = try workspace.store.consentHistory(participantPK: stored.pk, participantID: participant.id).map {
+                    deid.consent($0, of: participant)
+                }
                 try writer.beginParticipant(rows[index], consents: consents)
                 try compliance.begin(ComplianceSubject(participant), pseudonym: rows[index].pseudonym)
                 try workspace.store.forEachRecord(participantPK: stored.pk, participantID: participant.id) { record in

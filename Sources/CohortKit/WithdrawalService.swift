@@ -62,7 +62,7 @@ public struct WithdrawalService: Sendable {
         let zone = TimeZone(identifier: p.timeZone) ?? .gmt
         let now = Timestamp(workspace.now(), in: zone)
         let records = try workspace.store.recordCount(participantPK: stored.pk)
-        let history = try workspace.store.consentHistories()[p.id] ?? []
+        let history = try workspace.store.consentHistory(participantPK: stored.pk, participantID: p.id)
         switch try WithdrawalPlan.decide(status: p.status, withdrawnAt: p.withdrawnAt, requested: mode, now: now) {
         case let .alreadyWithdrawn(existing):
             return WithdrawalOutcome(alreadyWithdrawn: existing, dryRun: dryRun, records: records, consents: history.count, mode: mode)

@@ -81,12 +81,21 @@ extension StudyStore {
             recordedAt: Timestamp(epochMilliseconds: row["recorded_at_ms"], utcOffsetSeconds: row["recorded_offset"]))
     }
 
+    /// One participant's consents, oldest first (as ``consentHistories()`` lists them).
+    public func consentHistory(participantPK: Int64, participantID: UUID) throws -> [Consent] {
+        try read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM consents WHERE participant_pk = ? ORDER BY signed_at_ms, recorded_at_ms, rowid", arguments: [participantPK]
+            ).map { Self.consent(from: $0, participantID: participantID) }
+        }
+    }
+
     /// The consent history of every participant, keyed by participant id, oldest first.
     public func consentHistories() throws -> [UUID: [Consent]] {
         try read { db in
             var result: [UUID: [Consent]] = [:]
             let rows = try Row.fetchAll(
-                db, sql: "SELECT c.*, p.id AS pid FROM consents c JOIN participants p ON p.pk = c.participant_pk ORDER BY c.signed_at_ms, c.recorded_at_ms")
+                db, sql: "SELECT c.*, p.id AS pid FROM consents c JOIN participants p ON p.pk = c.participant_pk ORDER BY c.signed_at_ms, c.recorded_at_ms, c.rowid")
             for row in rows {
                 guard let pid = UUID(uuidString: row["pid"]) else { continue }
                 result[pid, default: []].append(Self.consent(from: row, participantID: pid))

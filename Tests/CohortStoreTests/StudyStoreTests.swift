@@ -124,6 +124,34 @@ struct StudyStoreTests {
         }
     }
 
+    /// The export reads consents one participant at a time; each history is the one the
+    /// all-participants query gives, in the same order (signing time, recording time, insertion).
+    @Test func oneParticipantsConsentHistoryIsItsShareOfAllHistories() throws {
+        try withStoreFixture { fixture in
+            let store = try fixture.open(create: true)
+            let enrollments = [try enrollment(code: "P-0001", identity: Self.identity), try enrollment(code: "P-0002", identity: ParticipantIdentity(name: "Ann Other"))]
+            try store.enroll(enrollments, actor: "coordinator", source: "test", at: fixedDate)
+            let stored = try store.participants()
+            // Signed out of order, and two with the same signing and recording instants.
+            let instants: [(signed: Int64, recorded: Int64)] = [(3_000, 5_000), (1_000, 5_000), (2_000, 5_000), (2_000, 5_000), (1_000, 4_000)]
+            for (n, instant) in instants.enumerated() {
+                for participant in stored {
+                    let consent = Consent(
+                        id: UUID(), participantID: participant.participant.id, version: "1.\(n)", documentSHA256: String(repeating: "a", count: 64),
+                        signedAt: Timestamp(epochMilliseconds: instant.signed), signatureKind: .typed, sharing: .studyOnly, status: .active,
+                        recordedAt: Timestamp(epochMilliseconds: instant.recorded))
+                    try store.recordConsent(consent, participantPK: participant.pk, signatureEvidence: nil, supersede: [], actor: "test", at: fixedDate)
+                }
+            }
+            let all = try store.consentHistories()
+            for participant in stored {
+                let one = try store.consentHistory(participantPK: participant.pk, participantID: participant.participant.id)
+                #expect(one == all[participant.participant.id])
+                #expect(one.map(\.version) == ["1.4", "1.1", "1.2", "1.3", "1.0"])
+            }
+        }
+    }
+
     @Test func identitiesDoNotOpenWithAnotherKey() throws {
         try withStoreFixture { fixture in
             do {
