@@ -53,23 +53,25 @@ public struct RecordImporter: Sendable {
         if let rejectsURL { rejects = try RejectsWriter(url: rejectsURL) }
         let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: format)
         let progress = self.progress
+        // Rows are read and validated on a thread of their own and handed over in batches; this
+        // thread (the database's writer, inside the file's transaction) inserts them.
+        let reader = ValidatingReader(url: url, format: format, file: file, validator: validator, rejects: rejects, progress: progress)
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
-            var total = 0, accepted = 0, rejected = 0
-            try RowSource.forEachRow(url: url, format: format) { line, fields in
-                total += 1
-                if total % 50_000 == 0 { progress?(total) }
-                do {
-                    let (pk, record) = try validator.validate(fields, line: line)
+            let handoff = BatchHandoff<(Int64, Record)>()
+            Thread { reader.run(into: handoff) }.start()
+            var accepted = 0
+            do {
+                while let batch = try handoff.receive() {
                     // Queued and written in groups; a row that is already stored counts as a duplicate.
-                    try inserter.add(record, participantPK: pk)
-                    accepted += 1
-                } catch let error as CohortError where rejects != nil && error.code == .invalidInput || rejects != nil && error.code == .policy {
-                    rejected += 1
-                    try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line))
+                    for (pk, record) in batch { try inserter.add(record, participantPK: pk) }
+                    accepted += batch.count
                 }
+                try inserter.flush()
+            } catch {
+                handoff.cancelAndWait()
+                throw error
             }
-            try inserter.flush()
-            return (total, inserter.insertedCount, accepted - inserter.insertedCount, rejected)
+            return (reader.total, inserter.insertedCount, accepted - inserter.insertedCount, reader.rejected)
         }
         try rejects?.close()
         try workspace.checkpoint()
@@ -94,6 +96,63 @@ public struct RecordImporter: Sendable {
         let hasher = SHA256Hasher()
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
         return Hex.encode(hasher.finalize())
+    }
+}
+
+/// Reads one file's rows and validates them, on the thread that calls ``run(into:)``: valid
+/// records go to the handoff in batches, rejected rows to the rejects file (when there is one),
+/// and the first other error ends the run and reaches the consumer.
+///
+/// Owned by that thread until it calls `finish` on the handoff; the counts are read only after
+/// that (the handoff's lock orders the two).
+private final class ValidatingReader: @unchecked Sendable {
+    let url: URL
+    let format: String
+    let file: String
+    let validator: RecordValidator
+    let rejects: RejectsWriter?
+    let progress: (@Sendable (Int) -> Void)?
+    private(set) var total = 0
+    private(set) var rejected = 0
+    static let batchSize = 256
+
+    init(url: URL, format: String, file: String, validator: RecordValidator, rejects: RejectsWriter?, progress: (@Sendable (Int) -> Void)?) {
+        self.url = url
+        self.format = format
+        self.file = file
+        self.validator = validator
+        self.rejects = rejects
+        self.progress = progress
+    }
+
+    /// Thrown inside the row loop when the consumer has cancelled.
+    private struct Cancelled: Error {}
+
+    func run(into handoff: BatchHandoff<(Int64, Record)>) {
+        var batch: [(Int64, Record)] = []
+        batch.reserveCapacity(Self.batchSize)
+        do {
+            try RowSource.forEachRow(url: url, format: format) { line, fields in
+                total += 1
+                if total % 50_000 == 0 { progress?(total) }
+                do {
+                    batch.append(try validator.validate(fields, line: line))
+                    if batch.count == Self.batchSize {
+                        guard handoff.send(batch) else { throw Cancelled() }
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                } catch let error as CohortError where rejects != nil && error.code == .invalidInput || rejects != nil && error.code == .policy {
+                    rejected += 1
+                    try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line))
+                }
+            }
+            if !batch.isEmpty, !handoff.send(batch) { throw Cancelled() }
+            handoff.finish()
+        } catch is Cancelled {
+            handoff.finish()
+        } catch {
+            handoff.finish(error)
+        }
     }
 }
 

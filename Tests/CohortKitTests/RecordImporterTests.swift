@@ -187,6 +187,32 @@ struct RecordImporterTests {
         #expect(error.location?.line == 4)
     }
 
+    /// Rows are validated on a reader thread and inserted in batches of 256: a bad row after
+    /// many batches have been inserted still leaves nothing stored, and with a rejects file the
+    /// counts add up across batches.
+    @Test func rowsSpanningManyBatchesAreStillAllOrNothing() throws {
+        let f = try ImportFixture()
+        defer { f.cleanup() }
+        func row(_ n: Int, value: String) -> String {
+            "P-0001,heart_rate,2026-10-\(String(format: "%02d", 2 + n / 1_440))T\(String(format: "%02d", n / 60 % 24)):\(String(format: "%02d", n % 60)):00,,\(value),,,watch,\n"
+        }
+        var csv = Self.header
+        for n in 0..<2_000 { csv += row(n, value: n == 1_800 ? "fast" : "70") }
+        let error = try #require(try f.importError("long.csv", csv))
+        #expect(error.location?.line == 1_802 && error.location?.field == "value")
+        #expect(try f.recordCount() == 0 && f.batchCount() == 0)
+
+        var mixed = Self.header
+        for n in 0..<2_000 { mixed += row(n, value: n % 300 == 7 ? "fast" : "70") }
+        let rejectsURL = f.directory.appendingPathComponent("rejects.csv")
+        let result = try f.importFile(try f.write("mixed-long.csv", mixed), rejects: rejectsURL)
+        let bad = (0..<2_000).filter { $0 % 300 == 7 }.count
+        #expect(result.rows == 2_000 && result.rejected == bad && result.inserted == 2_000 - bad && result.duplicates == 0)
+        #expect(try f.recordCount() == 2_000 - bad)
+        let rejected = try String(contentsOf: rejectsURL, encoding: .utf8).split(separator: "\r\n").dropFirst().map { $0.prefix { $0 != "," } }
+        #expect(rejected == (0..<2_000).filter { $0 % 300 == 7 }.map { Substring(String($0 + 2)) })
+    }
+
     @Test func rejectsFileKeepsGoodRowsAndListsBadOnes() throws {
         let f = try ImportFixture()
         defer { f.cleanup() }
