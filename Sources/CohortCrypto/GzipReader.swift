@@ -65,7 +65,7 @@ public final class GzipReader {
     ///
     /// - Throws: `.notFound` when the file does not exist; `.system` when it cannot be opened.
     public convenience init(contentsOf url: URL) throws {
-        let file = try InputFile(path: url.path)
+        let file = try ReadableFile(path: url.path)
         try self.init(name: url.path) { buffer in try file.read(into: buffer) }
     }
 

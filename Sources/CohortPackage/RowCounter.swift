@@ -1,5 +1,6 @@
 public import Foundation
 import CohortCore
+import CohortCrypto
 
 /// Counts the rows of a payload file, fed in chunks, for the export manifest and for
 /// verification.

@@ -1,5 +1,6 @@
 public import Foundation
 import CohortCore
+import CohortCrypto
 
 /// A streaming POSIX ustar writer with pax extended headers, for reproducible archives.
 ///

@@ -5,14 +5,14 @@ import Foundation
 ///
 /// Reads go straight to `read(2)` so callers stream files in fixed-size chunks and never hold a
 /// whole file in memory.
-final class ReadableFile {
+public final class ReadableFile {
     private let descriptor: Int32
-    let path: String
+    public let path: String
 
     /// Opens `path` for reading.
     ///
     /// - Throws: `.notFound` when the file does not exist; `.system` when it cannot be opened.
-    init(path: String) throws {
+    public init(path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
@@ -29,18 +29,21 @@ final class ReadableFile {
     }
 
     /// Reads up to `buffer.count` bytes; 0 means end of file.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
         while true {
             let count = Foundation.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw FileSystem.error("cannot read file", path: path)
+            let code = errno
+            throw CohortError(
+                code == ENOENT ? .notFound : .system, "cannot read file", at: CohortError.Location(file: path),
+                underlying: String(cString: strerror(code)))
         }
     }
 
     /// Fills `buffer` completely unless the file ends first; returns the count read.
-    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var total = 0
         while total < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
@@ -51,7 +54,7 @@ final class ReadableFile {
     }
 
     /// Calls `body` with consecutive chunks of at most `chunkSize` bytes until the end of file.
-    func forEachChunk(chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    public func forEachChunk(chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
