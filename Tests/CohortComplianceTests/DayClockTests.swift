@@ -1,4 +1,5 @@
 import CohortCore
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ struct DayClockTests {
     func agreesWithTimestampLocalDateInOrderAndOutOfOrder(zoneID: String) throws {
         let zone = try Fixture.zone(zoneID)
         var clock = DayClock(timeZone: zone)
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let start: Int64 = 1_704_067_200_000  // 2024-01-01T00:00Z
         let span: Int64 = 3 * 365 * 86_400_000
         var instants = (0..<4000).map { _ in start + Int64(generator.next() % UInt64(span)) }
@@ -31,18 +32,5 @@ struct DayClockTests {
         // 2025-03-30T22:00:00Z is midnight CEST: the next day.
         #expect(clock.day(of: Timestamp(epochMilliseconds: transition + 21 * 3_600_000 - 1)) == march30)
         #expect(clock.day(of: Timestamp(epochMilliseconds: transition + 21 * 3_600_000)) == march30 + 1)
-    }
-}
-
-/// A tiny deterministic generator so the test data does not change between runs.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

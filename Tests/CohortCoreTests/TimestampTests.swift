@@ -1,3 +1,4 @@
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -132,7 +133,7 @@ struct TimestampTests {
     }
 
     @Test func iso8601RoundTripsOverManyInstantsAndOffsets() {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         let offsets: [Int32] = [0, 3600, -3600, 19800, 20700, -12600, 46800, -36000, 50400, -43200]
         for _ in 0..<20_000 {
             // 1900…2100, millisecond precision.
@@ -198,22 +199,9 @@ struct TimestampTests {
     }
 }
 
-/// A small deterministic generator for property tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension TimestampTests {
     @Test func formattedTextMatchesTheComposedTextForAnyInstantAndOffset() {
-        var generator = SplitMix64(seed: 29)
+        var generator = SeededGenerator(seed: 29)
         func next() -> UInt64 { generator.next() }
         let offsets = [0, 3_600, -21_600, 19_800, 20_700, -34_200, 50_400, -43_200, 1_800, 59, -59]
         var checked = 0

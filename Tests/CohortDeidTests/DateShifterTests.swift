@@ -1,4 +1,5 @@
 import CohortCore
+import CohortTestSupport
 import Foundation
 import Testing
 
