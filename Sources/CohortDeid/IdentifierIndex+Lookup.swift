@@ -180,22 +180,19 @@ extension IdentifierIndex {
 
         /// The ASCII bytes equal (as a `String`) to `key`, or nil when no ASCII string equals it.
         static func asciiForm(_ key: String) -> [UInt8]? {
-            if key.utf8.allSatisfy({ $0 < 0x80 }) { return Array(key.utf8) }
+            if isASCII(key) { return Array(key.utf8) }
             // A string equals an ASCII one only when its canonical composition is ASCII
             // (e.g. a KELVIN SIGN left by folding).
             let composed = key.precomposedStringWithCanonicalMapping
-            guard composed.utf8.allSatisfy({ $0 < 0x80 }), composed == key else { return nil }
+            guard isASCII(composed), composed == key else { return nil }
             return Array(composed.utf8)
         }
 
         /// The entry whose first key equals `key` (as strings compare).
         func entry(forKey key: String) -> Int? {
-            var key = key
-            if let found = key.withUTF8({ utf8 -> Int?? in
-                guard utf8.allSatisfy({ $0 < 0x80 }) else { return .none }
-                return .some(entry(hash: TextTokenizer.hash(asciiKey: utf8), bytes: utf8))
-            }) {
-                return found
+            if Self.isASCII(key) {
+                var key = key
+                return key.withUTF8 { entry(hash: TextTokenizer.hash(asciiKey: $0), bytes: $0) }
             }
             // A non-ASCII key equals an ASCII first key only through its ASCII form.
             if let ascii = Self.asciiForm(key) {
@@ -208,16 +205,20 @@ extension IdentifierIndex {
         func key(_ k: Int, equals string: String) -> Bool {
             let key = keys[k]
             guard key.isASCII else { return nonASCIIKeys[k] == string }
-            var string = string
-            let stored = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+            func stored(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
                 keyBytes.withUnsafeBufferPointer {
                     Self.equal(UnsafeBufferPointer(rebasing: $0[Int(key.byteStart)..<Int(key.byteStart + key.byteCount)]), bytes)
                 }
             }
-            if let ascii = string.withUTF8({ utf8 in utf8.allSatisfy({ $0 < 0x80 }) ? stored(utf8) : nil }) { return ascii }
+            if Self.isASCII(string) {
+                var string = string
+                return string.withUTF8 { stored($0) }
+            }
             guard let form = Self.asciiForm(string) else { return false }
             return form.withUnsafeBufferPointer { stored($0) }
         }
+
+        private static func isASCII(_ string: String) -> Bool { string.utf8.allSatisfy { $0 < 0x80 } }
 
         /// The entry whose first key is the ASCII key `bytes` (hash `hash`).
         @inline(__always)
@@ -469,9 +470,8 @@ extension IdentifierIndex {
             return j > i ? (value, j - i) : nil
         }
         func hit(year: Int, month: Int, day: Int, short: Bool) -> Bool {
-            let key = year &* 1_000_000 &+ (month &* 100 &+ day)
-            let number = UInt64(bitPattern: Int64(key))
-            return short ? birthDayShortKeys.contains(number) : birthDayKeys.contains(number)
+            let key = Self.dateKey(year: year, monthDay: month &* 100 &+ day)
+            return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
         }
         func dateAt(_ i: Int) {
             guard let a = number(at: i), a.length <= 4, i + a.length < n else { return }

@@ -8,8 +8,8 @@ final class BatchHandoff<Element>: @unchecked Sendable {
     // Every field is guarded by `condition`.
     private let condition = NSCondition()
     private let limit: Int
+    /// At most `limit` batches, so taking the first one is cheap.
     private var queue: [[Element]] = []
-    private var head = 0
     private var finished = false
     private var failure: (any Error)?
     private var cancelled = false
@@ -23,7 +23,7 @@ final class BatchHandoff<Element>: @unchecked Sendable {
     func send(_ batch: [Element]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while queue.count - head >= limit, !cancelled { condition.wait() }
+        while queue.count >= limit, !cancelled { condition.wait() }
         guard !cancelled else { return false }
         queue.append(batch)
         condition.broadcast()
@@ -46,15 +46,10 @@ final class BatchHandoff<Element>: @unchecked Sendable {
     func receive() throws -> [Element]? {
         condition.lock()
         defer { condition.unlock() }
-        while head == queue.count, !finished { condition.wait() }
+        while queue.isEmpty, !finished { condition.wait() }
         if let failure { throw failure }
-        guard head < queue.count else { return nil }
-        let batch = queue[head]
-        head += 1
-        if head >= 64 {
-            queue.removeFirst(head)
-            head = 0
-        }
+        guard !queue.isEmpty else { return nil }
+        let batch = queue.removeFirst()
         condition.broadcast()
         return batch
     }
