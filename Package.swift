@@ -91,14 +91,12 @@ let package = Package(
             dependencies: ["CohortKit", "CohortCore", "CohortCompliance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
-        // Test helpers shared by the test targets (not part of any product).
-        .target(name: "CohortTestSupport", path: "Tests/CohortTestSupport", swiftSettings: swiftSettings),
-        .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore", "CohortTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortTestSupport"], exclude: ["Golden"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortExportTests", dependencies: ["CohortExport"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortKitTests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),
         .testTarget(name: "CLITests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),

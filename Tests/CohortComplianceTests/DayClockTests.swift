@@ -1,5 +1,4 @@
 import CohortCore
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +9,7 @@ struct DayClockTests {
     func agreesWithTimestampLocalDateInOrderAndOutOfOrder(zoneID: String) throws {
         let zone = try Fixture.zone(zoneID)
         var clock = DayClock(timeZone: zone)
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandom(seed: 42)
         let start: Int64 = 1_704_067_200_000  // 2024-01-01T00:00Z
         let span: Int64 = 3 * 365 * 86_400_000
         var instants = (0..<4000).map { _ in start + Int64(generator.next() % UInt64(span)) }

@@ -1,4 +1,3 @@
-import CohortTestSupport
 import Testing
 
 @testable import CohortCore
@@ -26,7 +25,7 @@ struct ByteTextTests {
     /// milliseconds) and offsets prints exactly as the composed `Timestamp` text.
     @Test(arguments: offsets)
     func timestampsMatchISO8601(offset: Int32) {
-        var generator = SeededGenerator(seed: UInt64(bitPattern: Int64(offset)) &+ 7)
+        var generator = SeededRandom(seed: UInt64(bitPattern: Int64(offset)) &+ 7)
         var milliseconds: [Int64] = [0, 1, -1, 999, -999, 1000, 86_399_999, -86_400_000, 951_782_400_000, -62_135_596_800_000, 253_402_300_799_999]
         for _ in 0..<2000 { milliseconds.append(Int64.random(in: -70_000_000_000_000...70_000_000_000_000, using: &generator)) }
         for _ in 0..<500 { milliseconds.append(Int64.random(in: 0...2_000_000_000, using: &generator) * 1000) }

@@ -1,4 +1,3 @@
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -114,7 +113,7 @@ struct CSVReaderTests {
     }
 
     @Test func readsALargeFileInSmallChunks() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandom(seed: 42)
         var bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("participant,kind,start,value,note\r\n".utf8)
         var expected: [(line: Int, fields: [String])] = [(1, ["participant", "kind", "start", "value", "note"])]
         var line = 2

@@ -1,4 +1,3 @@
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -133,7 +132,7 @@ struct TimestampTests {
     }
 
     @Test func iso8601RoundTripsOverManyInstantsAndOffsets() {
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         let offsets: [Int32] = [0, 3600, -3600, 19800, 20700, -12600, 46800, -36000, 50400, -43200]
         for _ in 0..<20_000 {
             // 1900…2100, millisecond precision.
@@ -201,7 +200,7 @@ struct TimestampTests {
 
 extension TimestampTests {
     @Test func formattedTextMatchesTheComposedTextForAnyInstantAndOffset() {
-        var generator = SeededGenerator(seed: 29)
+        var generator = SeededRandom(seed: 29)
         func next() -> UInt64 { generator.next() }
         let offsets = [0, 3_600, -21_600, 19_800, 20_700, -34_200, 50_400, -43_200, 1_800, 59, -59]
         var checked = 0

@@ -1,5 +1,4 @@
 import CohortCore
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -14,7 +13,7 @@ struct DateShifterTests {
 
     @Test(arguments: [1, 7, 30, 180, 365])
     func offsetsWithinRangeNeverZeroAndStable(maxDays: Int) throws {
-        var g = SeededGenerator(seed: UInt64(maxDays))
+        var g = SeededRandom(seed: UInt64(maxDays))
         let shifter = try DateShifter(recipientKey: Fixtures.key, maxDays: maxDays, wholeWeeks: false)
         let again = try DateShifter(recipientKey: Fixtures.key, maxDays: maxDays, wholeWeeks: false)
         var negative = 0
@@ -31,7 +30,7 @@ struct DateShifterTests {
     }
 
     @Test func wholeWeeksKeepWeekdays() throws {
-        var g = SeededGenerator(seed: 3)
+        var g = SeededRandom(seed: 3)
         let shifter = try DateShifter(recipientKey: Fixtures.key, maxDays: 100, wholeWeeks: true)
         let day = Fixtures.date("2025-03-14")
         for _ in 0..<1_000 {
@@ -42,7 +41,7 @@ struct DateShifterTests {
     }
 
     @Test func differentRecipientsGetDifferentOffsets() throws {
-        var g = SeededGenerator(seed: 4)
+        var g = SeededRandom(seed: 4)
         let a = try DateShifter(recipientKey: Fixtures.key, maxDays: 365, wholeWeeks: false)
         let b = try DateShifter(recipientKey: Fixtures.otherKey, maxDays: 365, wholeWeeks: false)
         var same = 0
@@ -54,7 +53,7 @@ struct DateShifterTests {
     }
 
     @Test func zeroMaxDaysMeansNoShift() throws {
-        var g = SeededGenerator(seed: 5)
+        var g = SeededRandom(seed: 5)
         let shifter = try DateShifter(recipientKey: Fixtures.key, maxDays: 0, wholeWeeks: true)
         #expect(shifter.offset(for: Fixtures.uuid(&g)) == 0)
     }
@@ -65,7 +64,7 @@ struct DateShifterTests {
     }
 
     @Test func intervalsTimeOfDayAndOffsetsSurviveShifting() throws {
-        var g = SeededGenerator(seed: 11)
+        var g = SeededRandom(seed: 11)
         let roster = Fixtures.roster(count: 40)
         for wholeWeeks in [false, true] {
             var deid = try Deidentifier(

@@ -1,5 +1,4 @@
 import CohortCore
-import CohortTestSupport
 import Foundation
 
 enum Fixtures {
@@ -31,7 +30,7 @@ enum Fixtures {
 
     /// A roster of `count` participants with full identities, all different.
     static func roster(count: Int, seed: UInt64 = 42) -> [Participant] {
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         return (0..<count).map { i in
             let first = firstNames[i % firstNames.count]
             let last = lastNames[(i / firstNames.count + i) % lastNames.count]

@@ -1,5 +1,4 @@
 import CohortCore
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -9,7 +8,7 @@ struct KAnonymizerTests {
     static let columns = ["participant.birth_date", "participant.sex", "participant.zip"]
 
     static func rows(count: Int, seed: UInt64) -> [DeidentifiedParticipant] {
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         return (0..<count).map { i in
             var row = DeidentifiedParticipant(pseudonym: "P\(i)")
             row.birthYear = Int.random(in: 1940...2000, using: &g)

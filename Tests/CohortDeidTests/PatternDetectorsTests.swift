@@ -1,4 +1,4 @@
-import CohortTestSupport
+import CohortCore
 import Foundation
 import Testing
 
@@ -19,7 +19,7 @@ struct PatternDetectorsTests {
     @Test(arguments: [1 as UInt64, 2, 3])
     func skippedTextNeverHasAMatch(seed: UInt64) throws {
         let regex = try PatternDetectors.compile()
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         var skipped = 0
         var matched = 0
         for _ in 0..<20_000 {

@@ -1,5 +1,4 @@
 import CohortCore
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -13,7 +12,7 @@ struct PseudonymizerTests {
     }
 
     @Test func uniqueAcrossTenThousandParticipants() {
-        var g = SeededGenerator(seed: 7)
+        var g = SeededRandom(seed: 7)
         let pseudonymizer = Pseudonymizer(recipientKey: Fixtures.key)
         let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         var seen: Set<String> = []
@@ -27,7 +26,7 @@ struct PseudonymizerTests {
     }
 
     @Test func stableForOneRecipientDifferentAcrossRecipients() {
-        var g = SeededGenerator(seed: 8)
+        var g = SeededRandom(seed: 8)
         let a = Pseudonymizer(recipientKey: Fixtures.key)
         let again = Pseudonymizer(recipientKey: Fixtures.key)
         let b = Pseudonymizer(recipientKey: Fixtures.otherKey)

@@ -1,5 +1,4 @@
 import CohortCore
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -8,11 +7,11 @@ import Testing
 /// Random lines of export-like text with planted identifiers (in many spellings), near misses,
 /// typed tokens, non-ASCII letters, and the JSON-escaped form of each line.
 struct ScanTextGenerator {
-    var g: SeededGenerator
+    var g: SeededRandom
     let identities: [(Participant, ParticipantIdentity)]
 
     init(roster: [Participant], seed: UInt64) {
-        g = SeededGenerator(seed: seed)
+        g = SeededRandom(seed: seed)
         identities = roster.compactMap { p in p.identity.map { (p, $0) } }
     }
 
@@ -233,7 +232,7 @@ extension String {
 struct IdentifierIndexTests {
     /// The eight-bytes-at-a-time digit test the numeric pass skips text with.
     @Test func wordDigitTestAgreesWithBytes() {
-        var g = SeededGenerator(seed: 77)
+        var g = SeededRandom(seed: 77)
         for round in 0..<50_000 {
             var bytes = (0..<8).map { _ in UInt8.random(in: 0...255, using: &g) }
             if round % 2 == 0 { bytes = bytes.map { $0 % 0x40 + 0x20 } }  // near the digit range

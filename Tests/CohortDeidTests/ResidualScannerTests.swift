@@ -1,5 +1,4 @@
 import CohortCore
-import CohortTestSupport
 import Foundation
 import Testing
 
@@ -67,7 +66,7 @@ enum PlantedCorpus {
 
     /// (note, expected kind) lines: every template for every roster participant, shuffled.
     static func notes(roster: [Participant], seed: UInt64) -> [(String, IdentifierKind?)] {
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         var result: [(String, IdentifierKind?)] = []
         for participant in roster {
             guard let identity = participant.identity else { continue }
@@ -160,7 +159,7 @@ struct ResidualScannerTests {
         var deid = try Deidentifier(
             studyProtocol: Fixtures.studyProtocol(), recipient: "analyst", recipientKey: Fixtures.key, roster: roster,
             referenceDate: Fixtures.date("2025-06-01"))
-        var g = SeededGenerator(seed: 9)
+        var g = SeededRandom(seed: 9)
         var lines = ["pseudonym,kind,start,end,value,unit,source,note"]
         for participant in roster {
             for record in Fixtures.records(for: participant, count: 10, using: &g) {

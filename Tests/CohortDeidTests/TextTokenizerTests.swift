@@ -1,4 +1,4 @@
-import CohortTestSupport
+import CohortCore
 import Foundation
 import Testing
 
@@ -8,7 +8,7 @@ struct TextTokenizerTests {
     /// Words hash with one masked load for their last bytes; the hash must be the one the
     /// identifier index stores for the same key, whatever bytes follow the key in the buffer.
     @Test func paddedKeyHashEqualsTheKeyHash() {
-        var g = SeededGenerator(seed: 11)
+        var g = SeededRandom(seed: 11)
         for count in 0..<40 {
             for _ in 0..<50 {
                 let key = (0..<count).map { _ in UInt8.random(in: 0x30...0x7A, using: &g) }

@@ -1,4 +1,4 @@
-import CohortTestSupport
+import CohortCore
 import Foundation
 import Testing
 
@@ -11,7 +11,7 @@ struct BufferedFileWriterTests {
         defer { try? FileManager.default.removeItem(at: url) }
         let writer = try BufferedFileWriter(url: url, relativePath: "data/test.bin")
         var expected: [UInt8] = []
-        var generator = SeededGenerator(seed: 9)
+        var generator = SeededRandom(seed: 9)
         for round in 0..<3000 {
             let size = round % 500 == 0 ? BufferedFileWriter.capacity + Int.random(in: 0...10, using: &generator) : Int.random(in: 0...200, using: &generator)
             let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }

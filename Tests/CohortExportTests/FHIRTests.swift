@@ -1,4 +1,4 @@
-import CohortTestSupport
+import CohortCore
 import Foundation
 import Testing
 
@@ -8,7 +8,7 @@ struct FHIRTests {
     /// Quantities now carry `NumberText` instead of a parsed `Decimal`: the text must be what
     /// the `Decimal` printed before, so FHIR output does not change.
     @Test func numberTextIsWhatTheDecimalPrinted() {
-        var generator = SeededGenerator(seed: 3)
+        var generator = SeededRandom(seed: 3)
         var values: [Double] = [0, -0.0, 1, -1, 0.5, 72, 1013.25, 0.1, 0.2, 0.3, 1e-15, 9.99e14, -9.99e14, 123_456_789.123, 36.6, 98.6, 0.001]
         for exponent in -15...14 {
             for _ in 0..<40 {

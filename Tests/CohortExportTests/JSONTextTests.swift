@@ -1,4 +1,4 @@
-import CohortTestSupport
+import CohortCore
 import Foundation
 import Testing
 
@@ -31,7 +31,7 @@ struct JSONTextTests {
     }
 
     @Test func randomStringsMatchJSONEncoder() throws {
-        var generator = SeededGenerator(seed: 11)
+        var generator = SeededRandom(seed: 11)
         let alphabet = Array("ab \"\\\n\r\t\u{00}\u{08}\u{0C}\u{1B}ü東🙂/{}:,".unicodeScalars)
         for _ in 0..<2000 {
             var scalars = String.UnicodeScalarView()

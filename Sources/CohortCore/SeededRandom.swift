@@ -1,5 +1,7 @@
-/// SplitMix64: a small deterministic generator, so the demo and benchmarks are reproducible
-/// from a seed. Not for anything secret.
+import Foundation
+
+/// SplitMix64: a small deterministic generator, so the demo, the benchmarks and the tests'
+/// generated data are reproducible from a seed. Not for anything secret.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     var state: UInt64
 
@@ -24,5 +26,3 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
     public mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
 }
-
-import Foundation
