@@ -22,6 +22,10 @@ public struct DeidentifiedParticipant: Sendable, Hashable, Codable {
     public var timeZone: String?
     /// Device names after `generalize` (e.g. `smartwatch`), when kept.
     public var devices: [String]?
+    /// The one UTC offset every published time of this participant is written at (`-05:00`):
+    /// the standard offset of their time zone, so DST changes cannot reveal the date shift.
+    /// Published times of day reveal it anyway, so it is a quasi-identifier.
+    public var utcOffset: String?
 
     public init(pseudonym: String) { self.pseudonym = pseudonym }
 
@@ -33,6 +37,7 @@ public struct DeidentifiedParticipant: Sendable, Hashable, Codable {
         case enrolledOn = "enrolled_on"
         case withdrawnAt = "withdrawn_at"
         case timeZone = "time_zone"
+        case utcOffset = "utc_offset"
     }
 }
 
