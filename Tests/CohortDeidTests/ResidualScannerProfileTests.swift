@@ -9,8 +9,11 @@ import Testing
 /// come from linking the release objects into a one-thread program outside the package); it
 /// runs only when `COHORT_SCAN_PROFILE` names a directory to scan.
 struct ResidualScannerProfileTests {
-    @Test func scanTheDirectoryInCOHORT_SCAN_PROFILE() throws {
-        guard let path = ProcessInfo.processInfo.environment["COHORT_SCAN_PROFILE"], !path.isEmpty else { return }
+    static var profileDirectory: String? { ProcessInfo.processInfo.environment["COHORT_SCAN_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } }
+
+    @Test(.enabled(if: profileDirectory != nil, "a profiling harness: set COHORT_SCAN_PROFILE to a directory to scan"))
+    func scanTheDirectoryInCOHORT_SCAN_PROFILE() throws {
+        let path = try #require(Self.profileDirectory)
         let roster = PlantedRoster.participants + Fixtures.roster(count: 300, seed: 9)
         let scanner = ResidualScanner(roster: roster, threads: 1)
         let result = try Self.profiledScan(scanner, URL(fileURLWithPath: path))

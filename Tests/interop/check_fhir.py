@@ -83,6 +83,9 @@ class Checker:
             import jsonschema
             self.jsonschema = jsonschema
             self.schema = json.loads(schema_path.read_text(encoding="utf-8"))
+        elif os.environ.get("CI"):
+            # In CI the official schema is always beside the clone: its absence is a failure, not a skip.
+            self.fail(str(schema_path), "the official FHIR R4 JSON schema is missing (CI expects ../shared/fhir/fhir.r4.schema.json)")
         else:
             print("SKIP schema check: ../shared/fhir/fhir.r4.schema.json not found (only present in the development workspace)")
 
