@@ -9,7 +9,7 @@ public struct DemoRun: Sendable {
     public var participants: Int
     public var actor: String
     public var now: @Sendable () -> Date
-    /// Where `protocols/` and `templates/` are (the project root).
+    /// A folder holding `protocols/` and `templates/` (the CLI passes `ExampleFiles.temporaryCopy()`).
     public var projectRoot: URL
     /// Progress lines for the person watching (stderr).
     public var log: @Sendable (String) -> Void
@@ -28,20 +28,6 @@ public struct DemoRun: Sendable {
 
     static let marker = ".cohort-demo"
     public static let protocolPath = "protocols/axspa-wearables.yaml"
-
-    /// Finds the project root (the folder holding protocols/ and templates/) from `start` upwards.
-    public static func findProjectRoot(from starts: [URL]) -> URL? {
-        for start in starts {
-            var url = start.standardizedFileURL
-            for _ in 0..<8 {
-                if FileManager.default.fileExists(atPath: url.appendingPathComponent(protocolPath).path) { return url }
-                let parent = url.deletingLastPathComponent()
-                if parent.path == url.path { break }
-                url = parent
-            }
-        }
-        return nil
-    }
 
     /// What the demo did, for the summary.
     public struct Summary: Sendable, Codable {

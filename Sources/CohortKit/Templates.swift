@@ -35,14 +35,9 @@ enum Templates {
         ]
     }
 
-    /// cohort's own template `name` (under the project's `templates/`), with a built-in fallback
-    /// so an installed binary works without the source tree.
+    /// cohort's own template `name` (`templates/<name>`), compiled into the binary: the same
+    /// text whatever the working directory, so exports are byte-identical from any folder.
     static func builtIn(_ name: String, fallback: String) -> String {
-        let candidates = [
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("templates/\(name)"),
-            URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().appendingPathComponent("../../templates/\(name)"),
-        ]
-        for url in candidates { if let data = FileManager.default.contents(atPath: url.path) { return String(decoding: data, as: UTF8.self) } }
-        return fallback
+        ExampleFiles.text("templates/\(name)") ?? fallback
     }
 }

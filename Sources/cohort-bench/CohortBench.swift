@@ -65,10 +65,9 @@ struct CohortBench: ParsableCommand {
         var sizeNames: [String] { size.uppercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
 
         func run() throws {
-            let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-            guard let root = DemoRun.findProjectRoot(from: [cwd, BenchRunner.executable.deletingLastPathComponent()]) else {
-                throw CohortError(.notFound, "cannot find \(DemoRun.protocolPath)", hint: "run cohort-bench from the cohort source folder")
-            }
+            // The protocol and templates are compiled in: the bench runs the same from any folder.
+            let root = try ExampleFiles.temporaryCopy()
+            defer { try? FileManager.default.removeItem(at: root) }
             let base = URL(fileURLWithPath: dir, isDirectory: true)
             let log: @Sendable (String) -> Void = { line in
                 if isatty(2) == 1 { FileHandle.standardError.write(Data(("· " + line + "\n").utf8)) }

@@ -31,11 +31,9 @@ extension Cohort {
         }
 
         func run() throws {
-            let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-            let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            guard let root = DemoRun.findProjectRoot(from: [cwd, exe]) else {
-                throw CohortError(.notFound, "cannot find \(DemoRun.protocolPath)", hint: "run the demo from the cohort source folder")
-            }
+            // The protocol and templates are compiled in: the demo runs the same from any folder.
+            let root = try ExampleFiles.temporaryCopy()
+            defer { try? FileManager.default.removeItem(at: root) }
             let demo = DemoRun(
                 directory: URL(fileURLWithPath: dir), seed: seed, participants: participants, actor: actor, projectRoot: root,
                 log: { Console.note("· " + $0) })

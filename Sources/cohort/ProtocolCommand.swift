@@ -9,7 +9,7 @@ extension Cohort {
         static let configuration = CommandConfiguration(
             commandName: "protocol",
             abstract: "Validate, show and load study protocols (cohort/protocol@1).",
-            subcommands: [Validate.self, Show.self, Load.self])
+            subcommands: [Validate.self, Show.self, Load.self, Examples.self])
 
         struct Validate: ParsableCommand {
             static let configuration = CommandConfiguration(

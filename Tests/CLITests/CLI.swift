@@ -38,13 +38,14 @@ struct CLI {
         return url.path
     }
 
-    /// Runs `cohort args…` with the working directory set to the repo root (protocols/ resolve).
+    /// Runs `cohort args…` with the working directory set to the repo root (protocols/ resolve),
+    /// or to `directory`; `binary` replaces the built binary (an installed copy).
     @discardableResult
-    func run(_ args: [String], stdin: String? = nil) throws -> Result {
+    func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil, binary: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = binary ?? Self.binary
         process.arguments = args
-        process.currentDirectoryURL = Self.repoRoot
+        process.currentDirectoryURL = directory ?? Self.repoRoot
         var env = ProcessInfo.processInfo.environment
         env["COHORT_WORKSPACE"] = nil
         env["USER"] = "tester"
