@@ -21,7 +21,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -51,7 +50,7 @@ let package = Package(
         ),
         .target(
             name: "CohortCompliance",
-            dependencies: ["CohortCore", "CohortCrypto"],
+            dependencies: ["CohortCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -61,7 +60,7 @@ let package = Package(
         ),
         .target(
             name: "CohortExport",
-            dependencies: ["CohortCore", "CohortCrypto", "CohortDeid"],
+            dependencies: ["CohortCore", "CohortCrypto"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -75,14 +74,14 @@ let package = Package(
                 "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
                 "CohortDeid", "CohortExport", "CohortPackage",
                 .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "cohort",
             dependencies: [
-                "CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Yams", package: "Yams"),
+                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortDeid", "CohortPackage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -92,13 +91,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortExportTests", dependencies: ["CohortExport"], exclude: ["Golden"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "CLITests", dependencies: ["CohortKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore"], swiftSettings: swiftSettings),
+        // The end-to-end tests run the built `cohort` binary; they link no cohort module.
+        .testTarget(name: "CLITests", dependencies: ["cohort"], swiftSettings: swiftSettings),
     ]
 )

@@ -8,6 +8,9 @@ if [ -f scripts/setup-venv.sh ]; then
   bash scripts/setup-venv.sh || { echo "error: could not set up the interop .venv" >&2; exit 1; }
 fi
 
+# The module graph in Package.swift must be the one the imports build.
+python3 scripts/check-imports.py || { echo "error: Package.swift and the imports disagree (scripts/check-imports.py)" >&2; exit 1; }
+
 # Build everything first (the end-to-end tests run the built binary) and refuse warnings in our code.
 swift build --build-tests 2>&1 | tee /tmp/cohort-build.log | grep -E "error|warning: " | grep -v "/.build/" || true
 if [ "${PIPESTATUS[0]}" -ne 0 ]; then echo "error: the build failed" >&2; exit 1; fi
