@@ -138,7 +138,7 @@ public enum LineReader {
                 filled -= consumed
             }
             // What is left is the start of a line without its end yet.
-            if filled > maxLineBytes + 1 { throw tooLong() }
+            if filled - 1 > maxLineBytes { throw tooLong() }
         }
         if filled > 0 { try buffer.withUnsafeBufferPointer { try emit(UnsafeBufferPointer(rebasing: $0[0..<filled])) } }
         return number

@@ -78,8 +78,18 @@ public struct DemoRun: Sendable {
         log("Workspace \(directory.path): study \(pinned.studyProtocol.id) revision \(pinned.studyProtocol.revision)")
         let today = CivilDate(now(), in: TimeZone(identifier: "UTC") ?? .current)
         let cohort = DemoCohort(seed: seed, participants: participants, days: pinned.studyProtocol.durationDays, lastDay: today.adding(days: -2))
-        let files = try cohort.write(to: directory.appendingPathComponent("import", isDirectory: true))
-        log("Wrote synthetic roster and \(files.data.count) data files (\(files.records) records) to \(directory.path)/import")
+        // The generated import files hold every (synthetic) identifier in clear: they live in a
+        // private temporary folder outside the workspace and are deleted once imported.
+        let importDirectory = fm.temporaryDirectory.appendingPathComponent("cohort-demo-import-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try fm.createDirectory(at: importDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CohortError(.system, "cannot create a temporary folder for the demo's import files", at: .init(file: importDirectory.path),
+                hint: "check that the temporary folder ($TMPDIR) is writable", underlying: error.localizedDescription)
+        }
+        defer { try? fm.removeItem(at: importDirectory) }
+        let files = try cohort.write(to: importDirectory)
+        log("Wrote synthetic roster and \(files.data.count) data files (\(files.records) records) to \(importDirectory.path) (deleted after import)")
         let enrolled = try Roster(workspace: workspace).importCSV(files.roster)
         log("Enrolled \(enrolled.count) participants from roster.csv")
         let consents = ConsentService(workspace: workspace)
@@ -98,6 +108,9 @@ public struct DemoRun: Sendable {
             seconds += result.seconds
             log("Imported \(file.lastPathComponent): \(result.inserted) records")
         }
+        try? fm.removeItem(at: importDirectory)
+        let importFilesRemoved = !fm.fileExists(atPath: importDirectory.path)
+        log("Deleted the import files (\(importDirectory.path))")
         // One participant re-consents to the new version; one withdraws with their token (exclude);
         // one is withdrawn by staff (erase).
         var extra: [String] = []
@@ -158,6 +171,7 @@ public struct DemoRun: Sendable {
             "  protocol         \(pinned.studyProtocol.id) revision \(pinned.studyProtocol.revision), sha256 \(pinned.sha256.prefix(16))…",
             "  participants     \(enrolled.count) enrolled (synthetic identities, seed \(seed))",
             "  records          \(imported) imported from \(files.data.count) files in \(String(format: "%.1f", seconds)) s (\(seconds > 0 ? Int(Double(imported) / seconds) : 0) records/s)",
+            "  import files     generated in \(importDirectory.path), \(importFilesRemoved ? "deleted after import" : "NOT deleted: remove them yourself")",
         ] + extra + [
             "  audit trail      \(audit.isIntact ? "intact" : "BROKEN"): \(audit.events) events, \(audit.checkpoints) signed checkpoints",
         ]

@@ -70,4 +70,19 @@ struct HostileInputCLITests {
         #expect(linked.status == 6, "\(linked.output)")
         #expect(linked.stderr.contains("symbolic link") && linked.stderr.contains("chmod 700"), "\(linked.stderr)")
     }
+
+    @Test func demoKeepsNoImportFileWithIdentifiersAndSaysWhereTheyWere() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let r = try cli.run(["demo", "--dir", cli.path("demo"), "--participants", "3", "--seed", "5"])
+        #expect(r.status == 0, "\(r.output)")
+        let line = try #require(r.stdout.split(separator: "\n").first { $0.contains("import files") }.map(String.init), "\(r.stdout)")
+        #expect(line.hasSuffix("deleted after import"), "\(line)")
+        let folder = try #require(line.components(separatedBy: "generated in ").last?.components(separatedBy: ",").first)
+        #expect(!folder.hasPrefix(cli.path("demo")), "outside the workspace")
+        #expect(!FileManager.default.fileExists(atPath: folder), "the import folder is gone")
+        // Nothing in the workspace is a CSV/NDJSON import file (exports live in exports/*.tar.gz).
+        let files = FileManager.default.enumerator(atPath: cli.path("demo"))?.allObjects.compactMap { $0 as? String } ?? []
+        #expect(!files.contains { $0.hasSuffix("roster.csv") || $0.hasPrefix("import") }, "\(files)")
+    }
 }
