@@ -22,14 +22,12 @@ enum RowSource {
         }
     }
 
-    /// Refuses a JSON key that is not a record column; the key is named only when it looks like
-    /// a column name (a key could be a value pasted in the wrong place).
+    /// Refuses a JSON key that is not a record column, without quoting it (a key can be a value
+    /// pasted in the wrong place); the hint suggests the closest column.
     static func checkColumn(_ key: String, file: String, line: Int) throws {
         guard RecordImporter.columns.contains(key) else {
-            let shown = InputHeader.looksLikeColumnName(key)
-            throw CohortError.invalid(shown ? "unknown column '\(key)'" : "a key is not a record column", file: file, line: line, field: shown ? key : nil,
-                hint: (shown ? Suggest.closest(to: key, in: RecordImporter.columns).map { "did you mean '\($0)'?" } : nil)
-                    ?? "keys: \(RecordImporter.columns.joined(separator: ","))")
+            throw CohortError.invalid("unknown column: a key of the object is not a record column", file: file, line: line,
+                hint: InputHeader.suggestion(for: key, in: RecordImporter.columns))
         }
     }
 
@@ -148,8 +146,9 @@ enum RowSource {
 
 
 /// The header line of an input file (records or roster), checked without echoing the file: a
-/// headerless file's first line holds a participant's values, so a cell is named only when it
-/// looks like a column name and the line is recognisably a header.
+/// headerless file's first line holds a participant's values, and even in a real header a cell
+/// may be a value (a lost line end joins the header and the first row), so an unknown cell is
+/// named by its position, with the closest column as a suggestion.
 enum InputHeader {
     /// The header's column names (trimmed, lower-cased), in order.
     ///
@@ -165,12 +164,8 @@ enum InputHeader {
         var seen = Set<String>()
         for (i, name) in names.enumerated() {
             guard expected.contains(name) else {
-                if looksLikeColumnName(name) {
-                    throw CohortError.invalid("unknown column '\(name)'", file: file, line: 1, field: name,
-                        hint: Suggest.closest(to: name, in: expected).map { "did you mean '\($0)'?" } ?? "columns: \(expectedList)")
-                }
-                throw CohortError.invalid("column \(i + 1) of the header is not a known column", file: file, line: 1,
-                    hint: "columns: \(expectedList)")
+                throw CohortError.invalid("unknown column: column \(i + 1) of the header is not a known column", file: file, line: 1,
+                    field: "column \(i + 1)", hint: suggestion(for: name, in: expected))
             }
             guard seen.insert(name).inserted else {
                 throw CohortError.invalid("column '\(name)' is named twice in the header", file: file, line: 1, field: name,
@@ -184,8 +179,11 @@ enum InputHeader {
         return names
     }
 
-    /// Short lower-case ASCII words with underscores: a misspelt column, not a person's value.
-    static func looksLikeColumnName(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 24 && text.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F }
+    /// "did you mean 'value'?" for a misspelt column (names a column, never the cell), else the list.
+    static func suggestion(for cell: String, in expected: [String]) -> String {
+        let list = "columns: \(expected.joined(separator: ","))"
+        // Long cells are values, not typos (and the edit distance would cost their length squared).
+        guard cell.utf8.count <= 32, let closest = Suggest.closest(to: cell, in: expected) else { return list }
+        return "did you mean '\(closest)'? \(list)"
     }
 }
