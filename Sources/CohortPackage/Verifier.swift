@@ -48,18 +48,17 @@ public enum Verifier {
 
     static func read(_ url: URL, cap: Int) -> CappedRead {
         guard let file = try? ReadableFile(path: url.path) else { return .missing }
-        var bytes = [UInt8](repeating: 0, count: cap + 1)
-        var filled = 0
-        while filled <= cap {
-            let count = (try? bytes.withUnsafeMutableBytes { raw in
-                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
-            }) ?? -1
+        // Grows with what the file holds, never past the cap (plus one chunk).
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: min(cap + 1, 64 * 1024))
+        while bytes.count <= cap {
+            let count = (try? chunk.withUnsafeMutableBytes { try file.read(into: $0) }) ?? -1
             if count < 0 { return .missing }
             if count == 0 { break }
-            filled += count
+            bytes += chunk[0..<count]
         }
-        guard filled <= cap else { return .tooLarge }
-        return .bytes(Array(bytes[0..<filled]))
+        guard bytes.count <= cap else { return .tooLarge }
+        return .bytes(bytes)
     }
 
     /// Verifies the export at `archive`.
