@@ -9,7 +9,17 @@ public struct CSVRow: Sendable {
 /// A streaming, byte-level RFC 4180 reader. Reads the file in chunks (memory stays flat),
 /// accepts CRLF or LF line ends, quoted fields with doubled quotes and embedded line breaks, and
 /// skips a UTF-8 BOM. Malformed quoting is an error naming the line.
+///
+/// Caps: a field holds at most ``maxFieldBytes`` (64 KiB) and a row at most ``maxRowBytes``
+/// (1 MiB) after unescaping; a longer one is refused as soon as the cap is passed (so a 10 MB
+/// field, or an unclosed quote that would swallow the rest of the file, costs one pass over the
+/// cap, not the file). Errors name the line and the field's position, never its bytes.
 public final class CSVReader {
+    /// The largest field, in bytes, a row may hold.
+    public static let maxFieldBytes = 64 << 10
+    /// The largest row, in bytes (its fields together), a file may hold.
+    public static let maxRowBytes = 1 << 20
+
     private let handle: FileHandle
     private let file: String
     private var buffer: [UInt8] = []
@@ -94,6 +104,8 @@ public final class CSVReader {
         case more(Int)
         case quoteInsideField
         case textAfterQuote
+        case fieldTooLong
+        case rowTooLong
     }
 
     /// The state of a row being read, kept across buffer refills.
@@ -147,6 +159,12 @@ public final class CSVReader {
             case .textAfterQuote:
                 throw CohortError.invalid("text follows a closing quote", file: file, line: line,
                     hint: "a quoted field must end at a comma or line end")
+            case .fieldTooLong:
+                throw CohortError.invalid("field \(ends.count + 1) is longer than \(Self.maxFieldBytes / 1024) KiB", file: file, line: startLine,
+                    hint: state.inQuotes ? "is a quote left open? Otherwise shorten the field" : "fields are limited to \(Self.maxFieldBytes / 1024) KiB")
+            case .rowTooLong:
+                throw CohortError.invalid("the row is longer than \(Self.maxRowBytes >> 20) MiB", file: file, line: startLine,
+                    hint: "rows are limited to \(Self.maxRowBytes >> 20) MiB; is a quote left open?")
             }
         }
     }
@@ -170,6 +188,7 @@ public final class CSVReader {
                 if j > i {
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<j]))
                     i = j
+                    if let over = overCap(out: out, state: state) { return over }
                     continue
                 }
                 // A quote: doubled, it stands for one quote; alone, it closes the field.
@@ -177,6 +196,7 @@ public final class CSVReader {
                 if i + 1 < n, b[i + 1] == 0x22 {
                     out.append(0x22)
                     i += 2
+                    if let over = overCap(out: out, state: state) { return over }
                 } else {
                     state.inQuotes = false
                     state.afterQuote = true
@@ -195,6 +215,7 @@ public final class CSVReader {
                 if state.afterQuote { return .textAfterQuote }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<j]))
                 i = j
+                if let over = overCap(out: out, state: state) { return over }
                 continue
             }
             switch b[i] {
@@ -223,6 +244,13 @@ public final class CSVReader {
                 i += 1
             }
         }
+    }
+
+    /// `.fieldTooLong` or `.rowTooLong` once the current field or row passed its cap.
+    private static func overCap(out: [UInt8], state: RowState) -> Scan? {
+        if out.count - state.fieldStart > maxFieldBytes { return .fieldTooLong }
+        if out.count > maxRowBytes { return .rowTooLong }
+        return nil
     }
 
     /// Makes at least `count` unread bytes available; false when the file ends first.

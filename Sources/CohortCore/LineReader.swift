@@ -69,9 +69,13 @@ public enum LineReader {
     /// Calls `body` with each line (number counted from 1 within `range`, bytes without the line
     /// end) of the bytes of `url` in `range` (the whole file when nil); returns the line count.
     /// A range must start at the beginning of a line.
+    ///
+    /// With `maxLineBytes`, a longer line is an error (naming the file and line, not its bytes)
+    /// as soon as that many bytes have been read without a line end: input files cap their lines
+    /// so a 10 MB line costs one pass over the cap, not a growing buffer.
     @discardableResult
     public static func forEachLine(
-        of url: URL, in range: Range<Int>? = nil, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void
+        of url: URL, in range: Range<Int>? = nil, maxLineBytes: Int = .max, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws -> Int {
         let handle = try open(url)
         defer { try? handle.close() }
@@ -88,7 +92,12 @@ public enum LineReader {
             remaining = range.count
         }
         var number = 0
+        func tooLong() -> CohortError {
+            CohortError.invalid("the line is longer than \(maxLineBytes >> 20 > 0 ? "\(maxLineBytes >> 20) MiB" : "\(maxLineBytes) bytes")",
+                file: url.path, line: number + 1, hint: "lines are limited to \(maxLineBytes >> 20 > 0 ? "\(maxLineBytes >> 20) MiB" : "\(maxLineBytes) bytes"); is a line end missing?")
+        }
         func emit(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+            if bytes.count > maxLineBytes, !(bytes.count == maxLineBytes + 1 && bytes[bytes.count - 1] == 0x0D) { throw tooLong() }
             number += 1
             var count = bytes.count
             if count > 0, bytes[count - 1] == 0x0D { count -= 1 }
@@ -128,6 +137,8 @@ public enum LineReader {
                 }
                 filled -= consumed
             }
+            // What is left is the start of a line without its end yet.
+            if filled - 1 > maxLineBytes { throw tooLong() }
         }
         if filled > 0 { try buffer.withUnsafeBufferPointer { try emit(UnsafeBufferPointer(rebasing: $0[0..<filled])) } }
         return number

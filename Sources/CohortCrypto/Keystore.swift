@@ -128,10 +128,13 @@ public struct Keystore: Sendable, CustomStringConvertible, CustomReflectable {
 
     /// Reads the keystore in `directory`.
     ///
-    /// - Throws: `.notFound` when a key file is missing; `.security` when a key file is accessible
-    ///   to group or others, is not a regular file, or the public key does not match the private
-    ///   key; `.invalidInput` when a file's contents are malformed.
+    /// - Throws: `.notFound` when the directory or a key file is missing; `.security` when the
+    ///   directory is a symbolic link, not a directory, or open to group or others (it must be a
+    ///   real 0700 directory), when a key file is accessible to group or others or is not a regular
+    ///   file, or when the public key does not match the private key; `.invalidInput` when a
+    ///   file's contents are malformed.
     public static func load(from directory: URL) throws -> Keystore {
+        try checkDirectory(directory)
         func read(_ name: String) throws -> (path: String, bytes: [UInt8]) {
             let path = directory.appendingPathComponent(name).path
             return (path, try SecureFile.readPrivate(path))
@@ -167,12 +170,63 @@ public struct Keystore: Sendable, CustomStringConvertible, CustomReflectable {
         return try Keystore(studySecret: secret.bytes, piiKey: pii.bytes, signingKey: signingKey)
     }
 
-    private static func createDirectory(_ directory: URL) throws {
-        let path = directory.path
+    /// Refuses a keystore directory that is a symbolic link, not a directory, or open to group or
+    /// others. A link could point the study at keys someone else controls (or share them with
+    /// another study); a 0755 folder lets every account list, and after one careless `chmod` read,
+    /// the keys.
+    static func checkDirectory(_ directory: URL) throws {
+        let path = Self.plainPath(directory)
         var info = stat()
-        if stat(path, &info) == 0 {
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT {
+                throw CohortError(
+                    .notFound, "the keystore folder is missing", at: CohortError.Location(file: path),
+                    hint: "restore the original keys/ folder from its backup, or run `cohort keys init` for a new study")
+            }
+            throw SecureFile.posixError("cannot inspect the keystore folder", path: path)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            break
+        case S_IFLNK:
+            throw CohortError(
+                .security, "the keystore folder is a symbolic link; it must be a real directory", at: CohortError.Location(file: path),
+                hint: "replace the link with the folder itself (rm \(path) && cp -a <original keys folder> \(path)), then chmod 700 \(path)")
+        default:
+            throw CohortError(
+                .security, "the keystore path is not a directory", at: CohortError.Location(file: path),
+                hint: "restore the original keys/ folder from its backup")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw CohortError(
+                .security, "the keystore folder is accessible to group or others (mode \(String(info.st_mode & 0o777, radix: 8)))",
+                at: CohortError.Location(file: path), hint: "chmod 700 \(path)")
+        }
+    }
+
+    /// The path without trailing slashes, so `lstat` looks at the last component itself rather
+    /// than at what a link there points to.
+    private static func plainPath(_ directory: URL) -> String {
+        var path = directory.path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    private static func createDirectory(_ directory: URL) throws {
+        let path = Self.plainPath(directory)
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) != S_IFLNK else {
+                throw CohortError(
+                    .security, "the keystore folder is a symbolic link; it must be a real directory", at: CohortError.Location(file: path),
+                    hint: "remove the link and create the keystore in a real folder")
+            }
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw CohortError(.conflict, "keystore path exists and is not a directory", at: CohortError.Location(file: path))
+            }
+            // An existing folder that receives keys is closed to group and others first.
+            guard info.st_mode & 0o077 == 0 || chmod(path, 0o700) == 0 else {
+                throw SecureFile.posixError("cannot make the keystore folder private (chmod 700)", path: path)
             }
             return
         }

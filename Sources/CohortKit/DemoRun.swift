@@ -13,10 +13,14 @@ public struct DemoRun: Sendable {
     public var projectRoot: URL
     /// Progress lines for the person watching (stderr).
     public var log: @Sendable (String) -> Void
+    /// Where to write the generated import files and keep them (they hold every synthetic
+    /// identifier; must be outside the workspace). Nil: a temporary folder deleted after import.
+    public var keepImportFilesIn: URL?
 
     public init(directory: URL, seed: UInt64, participants: Int = 50, actor: String, projectRoot: URL, now: @escaping @Sendable () -> Date = { Date() },
-        log: @escaping @Sendable (String) -> Void = { _ in })
+        keepImportFilesIn: URL? = nil, log: @escaping @Sendable (String) -> Void = { _ in })
     {
+        self.keepImportFilesIn = keepImportFilesIn
         self.directory = directory
         self.seed = seed
         self.participants = participants
@@ -47,6 +51,14 @@ public struct DemoRun: Sendable {
 
     public func run() throws -> Summary {
         let fm = FileManager.default
+        if let kept = keepImportFilesIn {
+            let workspacePath = directory.standardizedFileURL.path
+            let keptPath = kept.standardizedFileURL.path
+            guard keptPath != workspacePath, !keptPath.hasPrefix(workspacePath + "/") else {
+                throw CohortError(.invalidInput, "the import files would be inside the demo workspace", at: .init(file: keptPath),
+                    hint: "choose a folder outside --dir: the roster there holds every identifier in clear")
+            }
+        }
         if fm.fileExists(atPath: directory.path) {
             let contents = (try? fm.contentsOfDirectory(atPath: directory.path)) ?? []
             if !contents.isEmpty {
@@ -64,8 +76,19 @@ public struct DemoRun: Sendable {
         log("Workspace \(directory.path): study \(pinned.studyProtocol.id) revision \(pinned.studyProtocol.revision)")
         let today = CivilDate(now(), in: TimeZone(identifier: "UTC") ?? .current)
         let cohort = DemoCohort(seed: seed, participants: participants, days: pinned.studyProtocol.durationDays, lastDay: today.adding(days: -2))
-        let files = try cohort.write(to: directory.appendingPathComponent("import", isDirectory: true))
-        log("Wrote synthetic roster and \(files.data.count) data files (\(files.records) records) to \(directory.path)/import")
+        // The generated import files hold every (synthetic) identifier in clear: they live in a
+        // private temporary folder outside the workspace and are deleted once imported.
+        let importDirectory = keepImportFilesIn ?? fm.temporaryDirectory.appendingPathComponent("cohort-demo-import-\(UUID().uuidString)", isDirectory: true)
+        let keep = keepImportFilesIn != nil
+        do {
+            try fm.createDirectory(at: importDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CohortError(.system, "cannot create a temporary folder for the demo's import files", at: .init(file: importDirectory.path),
+                hint: "check that the temporary folder ($TMPDIR) is writable", underlying: error.localizedDescription)
+        }
+        defer { if !keep { try? fm.removeItem(at: importDirectory) } }
+        let files = try cohort.write(to: importDirectory)
+        log("Wrote synthetic roster and \(files.data.count) data files (\(files.records) records) to \(importDirectory.path)\(keep ? "" : " (deleted after import)")")
         let enrolled = try Roster(workspace: workspace).importCSV(files.roster)
         log("Enrolled \(enrolled.count) participants from roster.csv")
         let consents = ConsentService(workspace: workspace)
@@ -84,6 +107,11 @@ public struct DemoRun: Sendable {
             seconds += result.seconds
             log("Imported \(file.lastPathComponent): \(result.inserted) records")
         }
+        if !keep {
+            try? fm.removeItem(at: importDirectory)
+            log("Deleted the import files (\(importDirectory.path))")
+        }
+        let importFilesRemoved = !fm.fileExists(atPath: importDirectory.path)
         // One participant re-consents to the new version; one withdraws with their token (exclude);
         // one is withdrawn by staff (erase).
         var extra: [String] = []
@@ -144,6 +172,8 @@ public struct DemoRun: Sendable {
             "  protocol         \(pinned.studyProtocol.id) revision \(pinned.studyProtocol.revision), sha256 \(pinned.sha256.prefix(16))…",
             "  participants     \(enrolled.count) enrolled (synthetic identities, seed \(seed))",
             "  records          \(imported) imported from \(files.data.count) files in \(String(format: "%.1f", seconds)) s (\(seconds > 0 ? Int(Double(imported) / seconds) : 0) records/s)",
+            "  import files     generated in \(importDirectory.path), "
+                + (keep ? "kept (--import-files; they hold every synthetic identifier)" : importFilesRemoved ? "deleted after import" : "NOT deleted: remove them yourself"),
         ] + extra + [
             "  audit trail      \(audit.isIntact ? "intact" : "BROKEN"): \(audit.events) events, \(audit.checkpoints) signed checkpoints",
         ]

@@ -1,3 +1,5 @@
+import CohortCore
+
 /// A fast reader for the plain NDJSON record lines wearable exports are made of: one flat object
 /// whose keys are record columns and whose values are ASCII strings without escapes, integers,
 /// decimals (for `value`) or null. It accepts only lines whose meaning is certain; for anything
@@ -36,7 +38,8 @@ struct NDJSONLineParser {
             var j = i
             while j < n {
                 let c = b[j]
-                if c == 0x22 { return j }
+                // Longer than a field may be: the general path refuses it with its error.
+                if c == 0x22 { return j - i <= CSVReader.maxFieldBytes ? j : nil }
                 // Escapes, control characters and non-ASCII text: leave to JSONSerialization.
                 if c == 0x5C || c < 0x20 || c >= 0x80 { return nil }
                 j += 1

@@ -180,18 +180,10 @@ public struct Roster: Sendable {
         guard let header = try reader.next() else {
             throw CohortError.invalid("the roster file is empty", file: file, line: 1, hint: "the first line is the header: \(RosterEntry.csvHeader.joined(separator: ","))")
         }
+        // A headerless roster's first line is a participant: it is never echoed (InputHeader).
+        let names = try InputHeader.names(header, expected: RosterEntry.csvHeader, required: ["code", "name", "time_zone", "enrolled_on"], file: file)
         var index: [String: Int] = [:]
-        for (i, name) in header.fields.enumerated() {
-            let key = name.trimmingCharacters(in: .whitespaces).lowercased()
-            guard RosterEntry.csvHeader.contains(key) else {
-                throw CohortError.invalid("unknown column '\(key)' in the header", file: file, line: 1, field: key,
-                    hint: Suggest.closest(to: key, in: RosterEntry.csvHeader).map { "did you mean '\($0)'?" } ?? "columns: \(RosterEntry.csvHeader.joined(separator: ","))")
-            }
-            index[key] = i
-        }
-        for required in ["code", "name", "time_zone", "enrolled_on"] where index[required] == nil {
-            throw CohortError.invalid("the header lacks the required column '\(required)'", file: file, line: 1, field: required)
-        }
+        for (i, key) in names.enumerated() { index[key] = i }
         var entries: [(RosterEntry, line: Int?)] = []
         while let row = try reader.next() {
             guard row.fields.count == header.fields.count else {

@@ -3,7 +3,17 @@ import Foundation
 
 /// Reads record rows from CSV, NDJSON or a JSON array, with line numbers. Rows come as byte
 /// slices (`RecordFields`), not a dictionary of strings per row: this is the import hot path.
+///
+/// Caps (hostile or broken files are refused in one pass, and errors never quote the file):
+/// a field (CSV cell or JSON value) at most `CSVReader.maxFieldBytes` (64 KiB), a CSV row or an
+/// NDJSON line at most `maxLineBytes` (1 MiB), a `.json` file at most `maxJSONFileBytes` (256 MiB;
+/// it is parsed whole — use NDJSON for more). JSON syntax errors name line and column.
 enum RowSource {
+    /// The longest NDJSON line accepted.
+    static let maxLineBytes = CSVReader.maxRowBytes
+    /// The largest `.json` (array) file accepted.
+    static let maxJSONFileBytes = 256 << 20
+
     static func forEachRow(url: URL, format: String, _ body: (Int, RecordFields) throws -> Void) throws {
         switch format {
         case "ndjson": try ndjson(url: url, body)
@@ -12,11 +22,12 @@ enum RowSource {
         }
     }
 
+    /// Refuses a JSON key that is not a record column, without quoting it (a key can be a value
+    /// pasted in the wrong place); the hint suggests the closest column.
     static func checkColumn(_ key: String, file: String, line: Int) throws {
         guard RecordImporter.columns.contains(key) else {
-            throw CohortError.invalid("unknown column '\(key)'", file: file, line: line, field: key,
-                hint: Suggest.closest(to: key, in: RecordImporter.columns).map { "did you mean '\($0)'?" }
-                    ?? "columns: \(RecordImporter.columns.joined(separator: ","))")
+            throw CohortError.invalid("unknown column: a key of the object is not a record column", file: file, line: line,
+                hint: InputHeader.suggestion(for: key, in: RecordImporter.columns))
         }
     }
 
@@ -26,13 +37,7 @@ enum RowSource {
         guard let header = try reader.next() else {
             throw CohortError.invalid("the file is empty", file: file, line: 1, hint: "the first line is the header: \(RecordImporter.columns.joined(separator: ","))")
         }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        for name in names { try checkColumn(name, file: file, line: 1) }
-        if Set(names).count != names.count { throw CohortError.invalid("a column is named twice in the header", file: file, line: 1) }
-        for required in ["participant", "kind", "start"] where !names.contains(required) {
-            throw CohortError.invalid("the header lacks the required column '\(required)'", file: file, line: 1, field: required,
-                hint: "header: \(RecordImporter.columns.joined(separator: ","))")
-        }
+        let names = try InputHeader.names(header, expected: RecordImporter.columns, required: ["participant", "kind", "start"], file: file)
         // Field i of a row → its column's span slots.
         let slots = names.compactMap(RecordFields.Column.init(name:)).map { 2 * $0.rawValue }
         var spans = [Int](repeating: -1, count: 2 * RecordFields.Column.allCases.count)
@@ -63,7 +68,12 @@ enum RowSource {
             try checkColumn(key, file: file, line: line)
             switch value {
             case is NSNull: continue
-            case let s as String: if !s.isEmpty { fields[key] = s }
+            case let s as String:
+                guard s.utf8.count <= CSVReader.maxFieldBytes else {
+                    throw CohortError.invalid("the value is longer than \(CSVReader.maxFieldBytes / 1024) KiB", file: file, line: line, field: key,
+                        hint: "values are limited to \(CSVReader.maxFieldBytes / 1024) KiB")
+                }
+                if !s.isEmpty { fields[key] = s }
             case let n as NSNumber:
                 if String(cString: n.objCType) == "c" {
                     throw CohortError.invalid("expected a number or text, found true/false", file: file, line: line, field: key)
@@ -80,11 +90,17 @@ enum RowSource {
         let file = url.path
         var parser = NDJSONLineParser()
         // Lines come without their line end (`\n` or `\r\n`), in place in the reader's buffer.
-        try LineReader.forEachLine(of: url) { line, bytes in
+        try LineReader.forEachLine(of: url, maxLineBytes: maxLineBytes) { line, bytes in
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
             if try parser.parse(bytes, { try body(line, $0) }) { return }
             // Anything the fast parser does not take (escapes, non-ASCII text, exponents,
-            // true/false, nesting, errors…) goes through JSONSerialization, as it always did.
+            // true/false, nesting, errors…) goes through JSONSerialization, as it always did,
+            // after a syntax check that names the column of the first error.
+            if let problem = JSONSyntax.firstProblem(bytes) {
+                let column = JSONSyntax.position(of: problem.offset, in: bytes).column
+                throw CohortError.invalid("the line is not valid JSON at column \(column): expected \(problem.expected)", file: file, line: line,
+                    hint: "each line of an NDJSON file is one JSON object")
+            }
             let object: Any
             do {
                 object = try JSONSerialization.jsonObject(with: Data(bytes.filter { $0 != 0x0D }))
@@ -97,7 +113,21 @@ enum RowSource {
 
     static func jsonArray(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
+        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= maxJSONFileBytes else {
+            throw CohortError.invalid("the .json file is larger than \(maxJSONFileBytes >> 20) MiB", file: file,
+                hint: "write the records as NDJSON (.ndjson, one object per line), which is read line by line")
+        }
         guard let data = FileManager.default.contents(atPath: file) else { throw CohortError(.notFound, "cannot open the file", at: .init(file: file)) }
+        if let (line, column, expected) = data.withUnsafeBytes({ raw -> (Int, Int, String)? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let problem = JSONSyntax.firstProblem(bytes) else { return nil }
+            let position = JSONSyntax.position(of: problem.offset, in: bytes)
+            return (position.line, position.column, problem.expected)
+        }) {
+            throw CohortError.invalid("the file is not valid JSON at line \(line), column \(column): expected \(expected)", file: file, line: line,
+                hint: "a .json file holds an array of objects; use .ndjson for one object per line")
+        }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)

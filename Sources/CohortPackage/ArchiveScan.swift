@@ -32,9 +32,22 @@ struct ArchiveScan {
     var tagContents: [String: [UInt8]] = [:]
     /// The extracted bag, when extraction was asked for and the archive read completely.
     var extractedBag: URL?
+    /// How many bytes the decompressor produced (the tar stream, and any bytes after it).
+    var inflatedBytes: UInt64 = 0
+
+    /// A scan that did not read the archive, for `reason` (e.g. its size contradicts the manifest).
+    init(notRead reason: String, size: UInt64) {
+        openProblem = reason
+        self.size = size
+    }
+
+    private init() {}
 
     /// Scans `archive`; when `extractTo` is given, writes the bag under it.
-    static func run(archive: URL, extractTo: URL?) -> ArchiveScan {
+    ///
+    /// - Parameter inflateLimit: the most decompressed bytes to read; past it the scan stops with
+    ///   a gzip problem (a decompression bomb costs at most this much work, whatever it expands to).
+    static func run(archive: URL, extractTo: URL?, inflateLimit: UInt64 = .max) -> ArchiveScan {
         var scan = ArchiveScan()
         let file: ReadableFile
         do {
@@ -61,13 +74,25 @@ struct ArchiveScan {
             }
         }
         var gzipProblem: String?
+        var inflated: UInt64 = 0
         do {
             let gzip = try GzipReader(name: archive.lastPathComponent, source: rawSource)
             let gzipSource: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
                 do {
-                    return try gzip.read(into: buffer)
+                    // Never ask for more than the limit allows (plus one byte, to see it passed).
+                    let room = inflateLimit == .max ? UInt64(buffer.count) : inflateLimit - min(inflated, inflateLimit) + 1
+                    let window = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(UInt64(buffer.count), room))])
+                    let count = try gzip.read(into: window)
+                    inflated += UInt64(count)
+                    if inflated > inflateLimit {
+                        let error = CohortError(
+                            .integrity, "the archive decompresses to more than the \(inflateLimit) bytes its signed manifest accounts for; stopped there")
+                        gzipProblem = error.message
+                        throw error
+                    }
+                    return count
                 } catch let error as CohortError {
-                    gzipProblem = error.message + (error.underlying.map { " (\($0))" } ?? "")
+                    gzipProblem = gzipProblem ?? error.message + (error.underlying.map { " (\($0))" } ?? "")
                     throw error
                 }
             }
@@ -96,6 +121,7 @@ struct ArchiveScan {
             while (try? rawSource(sink)).map({ $0 > 0 }) ?? false {}
         }
         scan.size = size
+        scan.inflatedBytes = inflated
         scan.sha256 = Hex.encode(hasher.finalize())
         scan.gzipProblem = readProblem ?? gzipProblem
         if scan.gzipProblem != nil || !scan.tarProblems.isEmpty { scan.extractedBag = nil }

@@ -11,7 +11,56 @@ import CohortCore
 /// `Payload-Oxum`); every file of the signed manifest (digest, size, rows) and no file outside
 /// it; the audit checkpoint's signature. Extra checks, when given, run on a temporary
 /// extraction of the bag that is removed afterwards.
+///
+/// Bounded work, whatever the files hold: the manifest is read only up to ``maxManifestBytes``
+/// (16 MiB) and the signature up to ``maxSignatureBytes`` (1 KiB); the archive's size is compared
+/// with the manifest's before a byte is inflated (a mismatch stops there); and decompression
+/// stops as soon as its output passes what the manifest's files account for
+/// (``inflateLimit(for:)``), so a gzip bomb costs a few megabytes of work, not gigabytes.
+/// Without a readable manifest the archive is not inflated at all.
 public enum Verifier {
+    /// The largest manifest read (a real one is a few kilobytes per thousand files).
+    public static let maxManifestBytes = 16 << 20
+    /// The largest signature file read (an Ed25519 signature is 64 bytes).
+    public static let maxSignatureBytes = 1 << 10
+
+    /// The most decompressed bytes an archive may produce: the manifest's file sizes, each
+    /// rounded up to tar's 512-byte blocks, plus 8 KiB per file (tar and pax headers, folders)
+    /// and 1 MiB (end blocks and padding).
+    public static func inflateLimit(for manifest: ExportManifest) -> UInt64 {
+        var limit: UInt64 = 1 << 20
+        for file in manifest.files {
+            let (padded, overflow) = file.size.addingReportingOverflow(511)
+            guard !overflow else { return .max }
+            let (next, overflowNext) = limit.addingReportingOverflow((padded / 512) * 512 + 8 * 1024)
+            guard !overflowNext else { return .max }
+            limit = next
+        }
+        return limit
+    }
+
+    /// The bytes of `url`, at most `cap` of them: `.tooLarge` when the file holds more.
+    enum CappedRead {
+        case bytes([UInt8])
+        case missing
+        case tooLarge
+    }
+
+    static func read(_ url: URL, cap: Int) -> CappedRead {
+        guard let file = try? ReadableFile(path: url.path) else { return .missing }
+        // Grows with what the file holds, never past the cap (plus one chunk).
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: min(cap + 1, 64 * 1024))
+        while bytes.count <= cap {
+            let count = (try? chunk.withUnsafeMutableBytes { try file.read(into: $0) }) ?? -1
+            if count < 0 { return .missing }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        guard bytes.count <= cap else { return .tooLarge }
+        return .bytes(bytes)
+    }
+
     /// Verifies the export at `archive`.
     ///
     /// - Parameters:
@@ -28,10 +77,25 @@ public enum Verifier {
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         let signatureURL = signature ?? ManifestSigner.signatureURL(forArchive: archive)
 
-        // Signature over the exact manifest bytes.
-        let manifestBytes = try? [UInt8](Data(contentsOf: manifestURL))
-        let signatureBytes = try? [UInt8](Data(contentsOf: signatureURL))
-        checks.append(signatureCheck(manifestBytes, signatureBytes, publicKey, manifestURL, signatureURL))
+        // Signature over the exact manifest bytes; both reads are capped.
+        var manifestBytes: [UInt8]?
+        var manifestProblem = "manifest file missing: \(manifestURL.lastPathComponent)"
+        switch read(manifestURL, cap: maxManifestBytes) {
+        case .bytes(let bytes): manifestBytes = bytes
+        case .missing: break
+        case .tooLarge: manifestProblem = "manifest file is larger than \(maxManifestBytes >> 20) MiB: not read"
+        }
+        var signatureBytes: [UInt8]?
+        var signatureProblem = "signature file missing: \(signatureURL.lastPathComponent)"
+        switch read(signatureURL, cap: maxSignatureBytes) {
+        case .bytes(let bytes): signatureBytes = bytes
+        case .missing: break
+        case .tooLarge: signatureProblem = "signature file is larger than \(maxSignatureBytes) bytes, expected 64: not read"
+        }
+        checks.append(
+            manifestBytes == nil ? fail(VerificationCheck.signature, manifestProblem)
+                : signatureBytes == nil ? fail(VerificationCheck.signature, signatureProblem)
+                : signatureCheck(manifestBytes, signatureBytes, publicKey, manifestURL, signatureURL))
 
         // The manifest itself.
         var parsed: ExportManifest?
@@ -47,7 +111,7 @@ public enum Verifier {
                 checks.append(fail(VerificationCheck.manifestFormat, "manifest is not a valid export manifest"))
             }
         } else {
-            checks.append(fail(VerificationCheck.manifestFormat, "manifest file missing: \(manifestURL.lastPathComponent)"))
+            checks.append(fail(VerificationCheck.manifestFormat, manifestProblem))
         }
         if let parsed {
             let expected = publicKey.fingerprint
@@ -71,7 +135,20 @@ public enum Verifier {
             }
         }
         defer { if let extractionRoot { try? FileManager.default.removeItem(at: extractionRoot) } }
-        let scan = ArchiveScan.run(archive: archive, extractTo: extractionRoot)
+        let scan: ArchiveScan
+        var onDisk = stat()
+        if let parsed, stat(archive.path, &onDisk) == 0, UInt64(onDisk.st_size) != parsed.archive.size {
+            // A different size fails the check anyway: nothing is read or inflated.
+            scan = ArchiveScan(
+                notRead: "the archive is \(onDisk.st_size) bytes but the signed manifest says \(parsed.archive.size): not read or inflated",
+                size: UInt64(onDisk.st_size))
+        } else if let parsed {
+            scan = ArchiveScan.run(archive: archive, extractTo: extractionRoot, inflateLimit: inflateLimit(for: parsed))
+        } else if stat(archive.path, &onDisk) == 0 {
+            scan = ArchiveScan(notRead: "not read: without a readable manifest nothing bounds decompression", size: UInt64(onDisk.st_size))
+        } else {
+            scan = ArchiveScan.run(archive: archive, extractTo: nil, inflateLimit: 0)
+        }
 
         checks += archiveChecks(scan, parsed)
         checks += BagChecks.run(scan)

@@ -46,6 +46,12 @@ struct Cohort: ParsableCommand {
             for problem in error.problems { Console.error(problem.description) }
             Foundation.exit(3)
         } catch {
+            // swift-argument-parser exits 64 (EX_USAGE) on a usage error; cohort documents 2, as
+            // `--help` and the README say. Help and --version still exit 0 through the parser.
+            if exitCode(for: error) == .validationFailure {
+                Console.error(fullMessage(for: error))
+                Foundation.exit(ExitCodes.usage)
+            }
             exit(withError: error)
         }
     }
@@ -53,6 +59,9 @@ struct Cohort: ParsableCommand {
 
 /// Maps error codes to the documented exit codes.
 enum ExitCodes {
+    /// Usage error: an unknown option, a missing argument, a bad flag value.
+    static let usage: Int32 = 2
+
     static func code(for error: CohortError) -> Int32 {
         switch error.code {
         case .invalidInput: 3

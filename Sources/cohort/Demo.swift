@@ -25,6 +25,8 @@ extension Cohort {
         @Option(help: "Seed for the synthetic cohort (same seed, same people and data).") var seed: UInt64 = 42
         @Option(help: "How many participants to enroll.") var participants: Int = 50
         @Option(help: "Who is acting, for the audit trail.") var actor: String = "demo-coordinator"
+        @Option(help: "Keep the generated roster and data files in this folder, outside --dir (default: a temporary folder deleted after import).")
+        var importFiles: String?
 
         func validate() throws {
             guard (1...10_000).contains(participants) else { throw ValidationError("--participants must be between 1 and 10000") }
@@ -36,7 +38,7 @@ extension Cohort {
             defer { try? FileManager.default.removeItem(at: root) }
             let demo = DemoRun(
                 directory: URL(fileURLWithPath: dir), seed: seed, participants: participants, actor: actor, projectRoot: root,
-                log: { Console.note("· " + $0) })
+                keepImportFilesIn: importFiles.map { URL(fileURLWithPath: $0, isDirectory: true) }, log: { Console.note("· " + $0) })
             let summary = try demo.run()
             Console.print("")
             for line in summary.lines { Console.print(line) }

@@ -30,7 +30,7 @@ struct ExportCLITests {
     /// Seed 1 is a cohort where k-anonymity suppresses nobody (see `kAnonymitySuppressionDoesNotBreakExport`).
     func demo(participants: Int = 6, seed: Int = 1) throws -> CLI {
         let cli = try CLI()
-        let r = try cli.run(["demo", "--dir", cli.workspace, "--participants", String(participants), "--seed", String(seed)])
+        let r = try cli.run(["demo", "--dir", cli.workspace, "--participants", String(participants), "--seed", String(seed), "--import-files", cli.path("import")])
         try #require(r.status == 0, "demo failed: \(r.output)")
         return cli
     }
@@ -200,7 +200,7 @@ struct ExportCLITests {
     func miniWorkspace(from demo: CLI, perFile: Int = 12) throws -> CLI {
         let cli = try CLI.withWorkspace()
         let codes: Set<String> = ["P-0001", "P-0004", "P-0005", "P-0006"]
-        let imports = URL(fileURLWithPath: demo.workspace).appendingPathComponent("import")
+        let imports = URL(fileURLWithPath: demo.path("import"))
         func code(of line: String) -> String? {
             if line.hasPrefix("{") {
                 guard let range = line.range(of: #""participant":"[^"]*""#, options: .regularExpression) else { return nil }

@@ -117,7 +117,7 @@ struct FoundationCLITests {
         let header = "participant,kind,start,end,value,unit,text,source,note\n"
         let good = "P-0001,pain,\(t),,4,{score},,app,\n"
         let cases: [(String, String, String)] = [
-            ("participant,kind,start,valeu\n", ":1: valeu", "did you mean 'value'"),
+            ("participant,kind,start,valeu\n", ":1: column 4", "did you mean 'value'"),
             (header + good + "P-0001,pain,\(t),,four,,,,\n", ":3: value", "expected a number"),
             (header + good + "P-0001,painn,\(t),,4,,,,\n", ":3: kind", "unknown record kind"),
             (header + good + "P-9999,pain,\(t),,4,,,,\n", ":3: participant", "no enrolled participant"),

@@ -167,3 +167,38 @@ struct CSVReaderByteRowTests {
         }
     }
 }
+
+extension CSVReaderTests {
+    @Test(arguments: [1 << 10, 1 << 18])
+    func oversizeFieldIsRefusedAtTheCapWithoutEchoingIt(chunkSize: Int) throws {
+        // A 10 MB `kind` field: refused once the cap is passed, naming line and field position.
+        let huge = String(repeating: "Zoë", count: 10_000_000 / 4)
+        let error = Self.failure("participant,kind\nP-1,\(huge)\n", chunkSize: chunkSize)
+        #expect(error?.location?.line == 2)
+        #expect(error?.message == "field 2 is longer than 64 KiB")
+        #expect(error.map { !$0.description.contains("Zoë") } == true)
+        // A field exactly at the cap is read.
+        let atCap = String(repeating: "x", count: CSVReader.maxFieldBytes)
+        #expect(try Self.rows("a,b\n1,\(atCap)\n", chunkSize: chunkSize).last?.fields.last?.count == CSVReader.maxFieldBytes)
+    }
+
+    @Test func unclosedQuoteStopsAtTheCapNotAtTheEndOfTheFile() throws {
+        // Without the cap the open quote swallows every later line and fails only at the end.
+        let body = String(repeating: "P-1,pain,2026-01-01T00:00:00Z\n", count: 10_000)
+        let error = Self.failure("a,b,c\n\"open,b,c\n" + body)
+        #expect(error?.location?.line == 2)
+        #expect(error?.message.contains("longer than 64 KiB") == true)
+        #expect(error?.hint?.contains("quote left open") == true)
+        // Doubled quotes count too.
+        let quotes = Self.failure("a\n\"" + String(repeating: "\"\"", count: CSVReader.maxFieldBytes + 1) + "\"\n")
+        #expect(quotes?.message.contains("longer than 64 KiB") == true)
+    }
+
+    @Test func rowOfManyFieldsIsCappedAtOneMebibyte() throws {
+        let field = String(repeating: "y", count: 60_000)
+        let row = Array(repeating: field, count: 20).joined(separator: ",")
+        let error = Self.failure("h\n" + row + "\n")
+        #expect(error?.message == "the row is longer than 1 MiB")
+        #expect(error?.location?.line == 2)
+    }
+}

@@ -151,3 +151,59 @@ extension KeystoreTests {
         #expect(!dumped.contains("51\n"))
     }
 }
+
+extension KeystoreTests {
+    @Test func symlinkedKeystoreFolderIsRefused() throws {
+        try withTemporaryDirectory { root in
+            let real = root.appendingPathComponent("real-keys")
+            try Keystore.create(at: real)
+            let link = root.appendingPathComponent("keys")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+            let error = #expect(throws: CohortError.self) { try Keystore.load(from: link) }
+            #expect(error?.code == .security)
+            #expect(error?.message.contains("symbolic link") == true)
+            #expect(error?.hint?.contains("chmod 700") == true)
+            // Also with a trailing slash, which would make stat follow the link.
+            #expect(throws: CohortError.self) { try Keystore.load(from: URL(fileURLWithPath: link.path + "/", isDirectory: true)) }
+            // Creating keys through a link is refused too.
+            let other = root.appendingPathComponent("other")
+            try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+            let otherLink = root.appendingPathComponent("keys2")
+            try FileManager.default.createSymbolicLink(at: otherLink, withDestinationURL: other)
+            #expect(throws: CohortError.self) { try Keystore.create(at: otherLink) }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: other.path).isEmpty, "nothing was written through the link")
+        }
+    }
+
+    @Test(arguments: [0o755, 0o750, 0o701])
+    func keystoreFolderOpenToOthersIsRefusedWithChmodHint(_ mode: Int) throws {
+        try withTemporaryDirectory { root in
+            let directory = root.appendingPathComponent("keys")
+            let created = try Keystore.create(at: directory)
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: directory.path)
+            let error = #expect(throws: CohortError.self) { try Keystore.load(from: directory) }
+            #expect(error?.code == .security)
+            #expect(error?.location?.file == directory.path)
+            #expect(error?.hint == "chmod 700 \(directory.path)")
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+            #expect(try Keystore.load(from: directory).fingerprints == created.fingerprints, "after the hint's chmod it loads")
+        }
+    }
+
+    @Test func createMakesAnExistingFolderPrivate() throws {
+        try withTemporaryDirectory { root in
+            let directory = root.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try Keystore.create(at: directory)
+            #expect(try permissions(of: directory) == 0o700)
+            #expect(throws: Never.self) { try Keystore.load(from: directory) }
+        }
+    }
+
+    @Test func missingKeystoreFolderIsNotFound() throws {
+        try withTemporaryDirectory { root in
+            let error = #expect(throws: CohortError.self) { try Keystore.load(from: root.appendingPathComponent("keys")) }
+            #expect(error?.code == .notFound)
+        }
+    }
+}

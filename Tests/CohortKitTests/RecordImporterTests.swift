@@ -259,7 +259,7 @@ struct RecordImporterTests {
         let cases: [(String, Int, String?, String)] = [
             (good + "{\"participant\":\"P-0001\",\"kind\":\"pain\",\"start\":\"2026-10-02T09:00:00\",\"value\":true}\n", 2, "value", "true/false"),
             (good + "{\"participant\":\"P-0001\",\"kind\":\"pain\",\"start\":\"2026-10-02T09:00:00\",\"value\":[4]}\n", 2, "value", "nested"),
-            (good + "{\"participant\":\"P-0001\",\"kind\":\"pain\",\"strat\":\"2026-10-02T09:00:00\"}\n", 2, "strat", "unknown column"),
+            (good + "{\"participant\":\"P-0001\",\"kind\":\"pain\",\"strat\":\"2026-10-02T09:00:00\"}\n", 2, nil, "unknown column"),
             (good + "\n{\"participant\":\"P-0001\",\"kind\":\"pain\",\n", 3, nil, "not valid JSON"),
             (good + "[1,2]\n", 2, nil, "expected a JSON object"),
             (good + "{\"participant\":\"P-0001\",\"kind\":\"pain\",\"start\":\"2026-10-02T09:00:00\",\"value\":44}", 2, "value", "out of range"),

@@ -1,0 +1,73 @@
+import CohortCore
+import CohortCrypto
+import CohortStore
+import Foundation
+
+/// Key check values: proof, kept in the study database, of which keys belong to the study.
+///
+/// The check value of a key is its fingerprint (``KeyFingerprints``: SHA-256 over a per-key domain
+/// label and the key; it reveals nothing about the key). `cohort init` records the fingerprints of
+/// `study.secret`, `pii.key` and the signing key in the hash-chained `keys.create` audit event, so
+/// the database itself says which keys it was made with: a replaced key file or a swapped `keys/`
+/// folder is caught when the workspace opens, before any command reads or writes an identifier
+/// (without this, new identifiers would be encrypted under the wrong key and the mistake would
+/// surface only at export).
+///
+/// A workspace whose trail has no `keys.create` event (made by hand, or by a tool older than the
+/// key fingerprints) gets a `keys.check` event with the present keys' fingerprints on its first
+/// writable open; from then on it is checked the same way.
+enum KeyCheck {
+    /// The event `cohort init` writes with the keys' fingerprints.
+    static let createdAction = "keys.create"
+    /// The event that records check values for a workspace that had none.
+    static let recordedAction = "keys.check"
+    /// `keys.create` is among the first events of every workspace `cohort init` made.
+    private static let createdWithin = 16
+    private static let pageSize = 1_000
+
+    /// Compares `keystore` with the check values recorded in `store`; records them when none are.
+    ///
+    /// - Throws: `.security` (exit 6) naming the first key file that does not match, with the hint
+    ///   to restore the original `keys/` folder. Nothing has been changed at that point.
+    static func verify(_ keystore: Keystore, keysDirectory: URL, store: StudyStore, actor: String, at instant: Date) throws {
+        let present = keystore.fingerprints
+        guard let recorded = try recordedFingerprints(in: store) else {
+            try record(present, in: store, signingKey: keystore.signingKey, actor: actor, at: instant)
+            return
+        }
+        let pairs: [(file: String, recorded: String?, present: String)] = [
+            (Keystore.piiKeyFileName, recorded["pii_key"], present.piiKey),
+            (Keystore.studySecretFileName, recorded["study_secret"], present.studySecret),
+            (Keystore.signingKeyFileName, recorded["signing"], present.signing),
+        ]
+        for pair in pairs where pair.recorded != nil && pair.recorded != pair.present {
+            throw CohortError(
+                .security, "\(pair.file) does not match this study (its check value differs from the one recorded when the study was created)",
+                at: .init(file: keysDirectory.appendingPathComponent(pair.file).path),
+                hint: "\(pair.file) does not match this study: restore the original keys/ folder from its backup; nothing was changed")
+        }
+    }
+
+    /// The details of the `keys.create` event among the first events, else of the first
+    /// `keys.check` event anywhere in the trail; nil when neither exists.
+    static func recordedFingerprints(in store: StudyStore) throws -> [String: String]? {
+        let first = try store.auditEvents(since: 1, limit: createdWithin)
+        if let created = first.first(where: { $0.action == createdAction }) { return created.details }
+        if let checked = first.first(where: { $0.action == recordedAction }) { return checked.details }
+        guard first.count == createdWithin, let last = first.last else { return nil }
+        var since = last.seq + 1
+        while true {
+            let page = try store.auditEvents(since: since, limit: pageSize)
+            if let checked = page.first(where: { $0.action == createdAction || $0.action == recordedAction }) { return checked.details }
+            guard page.count == pageSize, let last = page.last else { return nil }
+            since = last.seq + 1
+        }
+    }
+
+    private static func record(_ prints: KeyFingerprints, in store: StudyStore, signingKey: Ed25519PrivateKey, actor: String, at instant: Date) throws {
+        try store.appendEvent(
+            actor: actor, action: recordedAction,
+            details: ["signing": prints.signing, "study_secret": prints.studySecret, "pii_key": prints.piiKey], at: instant)
+        try store.checkpoint(signingKey: signingKey, at: instant)
+    }
+}
