@@ -31,6 +31,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         case statedK = "stated_k"
     }
 
+    /// Encodes the assessment with `holds` stated next to the figures.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(source, forKey: .source)
@@ -41,6 +42,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         try c.encode(holds, forKey: .holds)
     }
 
+    /// Decodes an assessment written by ``encode(to:)`` (`holds` is recomputed, not read).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         source = try c.decode(String.self, forKey: .source)
