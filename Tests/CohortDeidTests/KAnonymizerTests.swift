@@ -205,4 +205,12 @@ struct KAnonymizerTests {
             .deidentification
         #expect(throws: CohortError.self) { try KAnonymizer(policy: policy) }
     }
+
+    /// Reports written before generalization existed still decode (nothing generalized).
+    @Test func oldSummariesDecode() throws {
+        let old = #"{"requested_k":3,"achieved_k":3,"quasi_identifiers":["participant.zip"],"classes":4,"suppressed_values":{"participant.zip":2},"suppressed_participants":1}"#
+        let summary = try JSONDecoder().decode(KAnonymitySummary.self, from: Data(old.utf8))
+        #expect(summary.generalized.isEmpty && summary.sensitive == nil && summary.suppressionLimit == nil)
+        #expect(summary.achievedK == 3 && summary.suppressedValues == ["participant.zip": 2])
+    }
 }
