@@ -86,18 +86,65 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         }
     }
 
-    /// k-anonymity over declared quasi-identifiers.
+    /// k-anonymity settings. The quasi-identifiers are every participant-level column the export
+    /// publishes (see ``publishedParticipantColumns``); `quasiIdentifiers` names extra ones.
     public struct KAnonymity: Sendable, Hashable, Codable {
+        /// The smallest equivalence class size the export must reach.
         public var k: Int
-        /// `table.field` names, e.g. `participant.birth_date`, `participant.sex`, `participant.zip`.
+        /// Extra quasi-identifiers (`participant.<field>`), on top of every published participant
+        /// column. Kept from the first protocol format, where they were the whole set.
         public var quasiIdentifiers: [String]
-        public init(k: Int, quasiIdentifiers: [String]) {
+        /// Sensitive fields (`consent.<field>` or `<data type>.<field>`) whose l-diversity the
+        /// export's risk report states; nil when the protocol names none.
+        public var sensitive: [String]?
+
+        /// Settings as given.
+        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil) {
             self.k = k
             self.quasiIdentifiers = quasiIdentifiers
+            self.sensitive = sensitive
         }
         enum CodingKeys: String, CodingKey {
-            case k
+            case k, sensitive
             case quasiIdentifiers = "quasi_identifiers"
+        }
+    }
+
+    /// The participant fields a protocol may name as extra quasi-identifiers.
+    public static let quasiIdentifierFields = [
+        "participant.birth_date", "participant.age", "participant.sex", "participant.zip", "participant.enrolled_on",
+        "participant.status", "participant.time_zone", "participant.devices",
+    ]
+
+    /// The columns of `participants.csv` (besides the pseudonym) under this policy, in file order:
+    /// every one is a quasi-identifier. `withdrawn_at` comes with `status` and `enrolled_on`;
+    /// `utc_offset` (the one offset a participant's times are written at) whenever a time with an
+    /// offset is published.
+    public var publishedParticipantColumns: [String] {
+        func kept(_ table: String, _ field: String) -> Bool { rule(table: table, field: field).map { $0.transform != .drop } ?? false }
+        var columns: [String] = []
+        if kept("participant", "sex") { columns.append("sex") }
+        if kept("participant", "birth_date") { columns.append("birth_year") }
+        if kept("participant", "age") { columns.append("age_band") }
+        if kept("participant", "zip") { columns.append("zip3") }
+        if kept("participant", "enrolled_on") { columns.append("enrolled_on") }
+        if kept("participant", "status") { columns.append("status") }
+        if kept("participant", "status"), kept("participant", "enrolled_on") { columns.append("withdrawn_at") }
+        if kept("participant", "time_zone") { columns.append("time_zone") }
+        if kept("participant", "devices") { columns.append("devices") }
+        if publishesUTCOffset { columns.append("utc_offset") }
+        return columns
+    }
+
+    /// Whether the export writes any time with a UTC offset (withdrawal, consent signing, record
+    /// start or end): the participant's offset is then published and is a quasi-identifier.
+    public var publishesUTCOffset: Bool {
+        func kept(_ table: String, _ field: String) -> Bool { rule(table: table, field: field).map { $0.transform != .drop } ?? false }
+        if kept("participant", "status"), kept("participant", "enrolled_on") { return true }
+        if kept("consent", "signed_at") { return true }
+        let recordTables = ["records"] + DataType.allCases.map(\.rawValue)
+        return recordTables.contains { table in
+            ["start", "end"].contains { field in fields["\(table).\(field)"].map { $0.transform != .drop } ?? false }
         }
     }
 

@@ -26,6 +26,15 @@ public struct DeidentifiedParticipant: Sendable, Hashable, Codable {
     /// the standard offset of their time zone, so DST changes cannot reveal the date shift.
     /// Published times of day reveal it anyway, so it is a quasi-identifier.
     public var utcOffset: String?
+    /// The birth year generalized for k-anonymity (`1980–1984`, `1980–1989`); `birthYear` is
+    /// then nil.
+    public var birthYearRange: String?
+    /// The enrollment date generalized for k-anonymity (`2025-03`, `2025-Q1`, `2025`);
+    /// `enrolledOn` is then nil.
+    public var enrollmentPeriod: String?
+    /// The withdrawal instant generalized for k-anonymity, like `enrollmentPeriod`;
+    /// `withdrawnAt` is then nil.
+    public var withdrawalPeriod: String?
 
     public init(pseudonym: String) { self.pseudonym = pseudonym }
 
@@ -38,6 +47,9 @@ public struct DeidentifiedParticipant: Sendable, Hashable, Codable {
         case withdrawnAt = "withdrawn_at"
         case timeZone = "time_zone"
         case utcOffset = "utc_offset"
+        case birthYearRange = "birth_year_range"
+        case enrollmentPeriod = "enrollment_period"
+        case withdrawalPeriod = "withdrawal_period"
     }
 }
 

@@ -173,20 +173,37 @@ extension NodeReader {
         }
         var kAnonymity: DeidentificationPolicy.KAnonymity?
         if let kNode = m["k_anonymity"],
-            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers"], required: ["k", "quasi_identifiers"])
+            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers", "sensitive"], required: ["k"])
         {
             let value = int(k["k"], "deidentification.k_anonymity.k", range: 1...1000)
             var qids: [String] = []
-            for (i, q) in (sequence(k["quasi_identifiers"], "deidentification.k_anonymity.quasi_identifiers") ?? []).enumerated() {
+            for (i, q) in (k["quasi_identifiers"].flatMap { sequence($0, "deidentification.k_anonymity.quasi_identifiers") } ?? []).enumerated() {
                 guard let name = string(q, "deidentification.k_anonymity.quasi_identifiers[\(i)]") else { continue }
-                let allowed = ["participant.birth_date", "participant.age", "participant.sex", "participant.zip"]
+                let allowed = DeidentificationPolicy.quasiIdentifierFields
                 guard allowed.contains(name) else {
                     error(q, "deidentification.k_anonymity.quasi_identifiers[\(i)]", "unknown quasi-identifier '\(name)'", hint: "one of: \(allowed.joined(separator: ", "))")
                     continue
                 }
                 qids.append(name)
             }
-            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids) }
+            var sensitive: [String]?
+            if let node = k["sensitive"] {
+                var names: [String] = []
+                for (i, item) in (sequence(node, "deidentification.k_anonymity.sensitive") ?? []).enumerated() {
+                    let path = "deidentification.k_anonymity.sensitive[\(i)]"
+                    guard let name = string(item, path) else { continue }
+                    let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+                    let table = parts.first ?? ""
+                    let tableOK = table == "consent" || DataType(rawValue: table) != nil
+                    guard parts.count == 2, tableOK, let fields = DeidentificationPolicy.fieldNames(of: table), fields.contains(parts[1]) else {
+                        error(item, path, "expected consent.<field> or <data type>.<field>, e.g. medication_log.text", hint: "sensitive fields are published outside participants.csv")
+                        continue
+                    }
+                    if !names.contains(name) { names.append(name) }
+                }
+                sensitive = names
+            }
+            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive) }
         }
         var fields: [String: FieldRule] = [:]
         if let fieldNode = m["fields"] {

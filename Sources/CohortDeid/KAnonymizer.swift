@@ -1,152 +1,270 @@
 public import CohortCore
 
-/// Makes a participant table k-anonymous over declared quasi-identifiers by local suppression.
+/// Makes the participant table k-anonymous over every column it publishes: generalization
+/// first, suppression last.
 ///
-/// Supported quasi-identifiers: `participant.birth_date` (birth year), `participant.age` (age
-/// band), `participant.sex`, `participant.zip` (ZIP3) and `participant.time_zone`. Missing values
-/// (nil) are a value of their own. The ladder, repeated until every class has at least k rows:
+/// The quasi-identifiers are all the columns of `participants.csv` besides the pseudonym (see
+/// ``QuasiIdentifier``). Equivalence classes are the rows with equal published text in all of
+/// them; an empty cell is a value of its own. The procedure, deterministic for a given input:
 ///
-/// 1. find the rows in classes smaller than k;
-/// 2. among the quasi-identifiers those rows still carry, take the one with the most distinct
-///    values among them (ties: ZIP3, birth year, age band, time zone, sex) and set it to nil in
-///    those rows only — they merge with other rows that lack it;
-/// 3. rows whose quasi-identifiers are all suppressed and whose class is still smaller than k
-///    are removed (suppressed entirely). Their records and consents must be left out too:
-///    ``KAnonymization/suppressedPseudonyms`` names them.
+/// 1. **Generalization** (whole columns). While more rows sit in classes smaller than k than the
+///    suppression limit allows (`suppressionLimit` × rows, rounded down), take one step up one
+///    column's ladder: the step that takes the most rows out of small classes per class it merges
+///    (the information it loses); ties go to the step that merges fewer classes, then to the
+///    column order. Stop when no step is left.
+/// 2. **Cell suppression** (rows in small classes only). Among those rows, empty the column with
+///    the most distinct values among them (ties: column order) — never `status` or
+///    `utc_offset` — and repeat.
+/// 3. **Row suppression**. Rows with nothing left to empty whose class is still smaller than k
+///    are removed; ``KAnonymization/suppressedPseudonyms`` names them so their consents and
+///    records are left out too.
 ///
-/// Suppression rather than coarser bands keeps every value that is written true (a birth year
-/// rounded to a decade would look like a real year). Deterministic: the same input gives the
-/// same output.
+/// Generalized values are written as ranges or periods (`1980–1984`, `2025-Q1`), never as a
+/// made-up exact value.
 public struct KAnonymizer: Sendable {
-    /// A quasi-identifier column.
-    public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable {
-        case zip3 = "participant.zip"
-        case birthYear = "participant.birth_date"
-        case ageBand = "participant.age"
-        case timeZone = "participant.time_zone"
-        case sex = "participant.sex"
-
-        func value(_ row: DeidentifiedParticipant) -> String? {
-            switch self {
-            case .zip3: row.zip3
-            case .birthYear: row.birthYear.map(String.init)
-            case .ageBand: row.ageBand
-            case .timeZone: row.timeZone
-            case .sex: row.sex?.rawValue
-            }
-        }
-
-        func clear(_ row: inout DeidentifiedParticipant) {
-            switch self {
-            case .zip3: row.zip3 = nil
-            case .birthYear: row.birthYear = nil
-            case .ageBand: row.ageBand = nil
-            case .timeZone: row.timeZone = nil
-            case .sex: row.sex = nil
-            }
-        }
-    }
-
+    /// The smallest class size to reach.
     public let k: Int
+    /// The published columns, in table order.
     public let quasiIdentifiers: [QuasiIdentifier]
+    /// The sensitive fields named for l-diversity (carried into the summary).
+    public let sensitive: [SensitiveField]
+    /// The share of rows that may stay in small classes after generalization, to be fixed by
+    /// suppression (default 5%).
+    public let suppressionLimit: Double
 
-    /// Throws when `k` < 1 or a quasi-identifier is not one of the supported columns.
-    public init(k: Int, quasiIdentifiers: [String]) throws {
+    /// The default share of rows suppression may handle instead of generalization.
+    public static let defaultSuppressionLimit = 0.05
+
+    /// Throws when `k` < 1 or `suppressionLimit` is not in 0...1.
+    public init(
+        k: Int, quasiIdentifiers: [QuasiIdentifier], sensitive: [SensitiveField] = [],
+        suppressionLimit: Double = KAnonymizer.defaultSuppressionLimit
+    ) throws {
         guard k >= 1 else {
             throw CohortError(
                 .invalidInput, "k-anonymity needs k of at least 1", at: .init(field: "deidentification.k_anonymity.k"),
                 hint: "use k = 5 or more for shared data")
         }
-        var columns: [QuasiIdentifier] = []
-        for name in quasiIdentifiers {
-            guard let column = QuasiIdentifier(rawValue: name) else {
-                throw CohortError(
-                    .invalidInput, "unsupported quasi-identifier \(name)", at: .init(field: "deidentification.k_anonymity.quasi_identifiers"),
-                    hint: "use \(QuasiIdentifier.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            if !columns.contains(column) { columns.append(column) }
+        guard (0...1).contains(suppressionLimit) else {
+            throw CohortError(.invalidInput, "the suppression limit must be a share between 0 and 1", hint: "use 0.05 (5%)")
         }
         self.k = k
-        self.quasiIdentifiers = QuasiIdentifier.allCases.filter(columns.contains)
+        self.quasiIdentifiers = Array(Set(quasiIdentifiers)).sorted()
+        self.sensitive = sensitive
+        self.suppressionLimit = suppressionLimit
     }
 
-    /// The anonymizer the policy declares, or nil when it declares none.
+    /// The anonymizer the policy declares (over every column it publishes), or nil when it
+    /// declares no k-anonymity.
+    ///
+    /// - Throws: `CohortError` when a sensitive field is not published by the policy.
     public init?(policy: DeidentificationPolicy) throws {
         guard let settings = policy.kAnonymity else { return nil }
-        try self.init(k: settings.k, quasiIdentifiers: settings.quasiIdentifiers)
+        var columns = policy.publishedParticipantColumns.compactMap(QuasiIdentifier.init(rawValue:))
+        // Extra quasi-identifiers name participant fields; a field the export drops has no column.
+        for name in settings.quasiIdentifiers {
+            let field = name.hasPrefix("participant.") ? String(name.dropFirst("participant.".count)) : name
+            let published = policy.rule(table: "participant", field: field).map { $0.transform != .drop } ?? false
+            guard published, let column = QuasiIdentifier.column(forField: field) else { continue }
+            columns.append(column)
+        }
+        var sensitive: [SensitiveField] = []
+        for (index, name) in (settings.sensitive ?? []).enumerated() {
+            guard let field = SensitiveField(name: name, policy: policy) else {
+                throw CohortError(
+                    .invalidInput, "the sensitive field is not published by the policy",
+                    at: .init(field: "deidentification.k_anonymity.sensitive[\(index)]"),
+                    hint: "give the field a rule other than drop under deidentification.fields, or remove it from sensitive")
+            }
+            sensitive.append(field)
+        }
+        try self.init(k: settings.k, quasiIdentifiers: columns, sensitive: sensitive)
     }
-
-    /// The equivalence class key of `row`.
-    func key(_ row: DeidentifiedParticipant) -> [String?] { quasiIdentifiers.map { $0.value(row) } }
 
     /// `rows` made k-anonymous, with what was done.
     public func apply(_ rows: [DeidentifiedParticipant]) -> KAnonymization {
-        var rows = rows
+        let ageEdges = AgeBandEdges(labels: rows.compactMap(\.ageBand))
+        var levels = [QuasiIdentifier: Int]()
+        // Published text per row and column, at the current levels.
+        var table: [[String?]] = rows.map { row in quasiIdentifiers.map { $0.value(row, level: 0, ageEdges: ageEdges) } }
+        func column(_ qi: QuasiIdentifier, at level: Int) -> [String?] {
+            rows.map { qi.value($0, level: level, ageEdges: ageEdges) }
+        }
+        func classSizes(_ table: [[String?]]) -> (small: Int, classes: Int) {
+            var sizes: [[String?]: Int] = [:]
+            for key in table { sizes[key, default: 0] += 1 }
+            return (sizes.values.filter { $0 < k }.reduce(0, +), sizes.count)
+        }
+        let budget = Int((Double(rows.count) * suppressionLimit).rounded(.down))
+
+        // 1. Generalization, one whole-column step at a time.
+        var current = classSizes(table)
+        while current.small > budget {
+            var best: (qi: QuasiIdentifier, values: [String?], small: Int, classes: Int)?
+            for (index, qi) in quasiIdentifiers.enumerated() {
+                let level = levels[qi, default: 0]
+                guard level < qi.maxLevel else { continue }
+                let values = column(qi, at: level + 1)
+                var candidate = table
+                for row in candidate.indices { candidate[row][index] = values[row] }
+                let after = classSizes(candidate)
+                if let chosen = best {
+                    // gain / merged, compared by cross-multiplication; then fewer merged classes.
+                    let gain = current.small - after.small, merged = current.classes - after.classes
+                    let bestGain = current.small - chosen.small, bestMerged = current.classes - chosen.classes
+                    let better =
+                        gain * max(bestMerged, 1) > bestGain * max(merged, 1)
+                        || (gain * max(bestMerged, 1) == bestGain * max(merged, 1) && merged < bestMerged)
+                    if !better { continue }
+                }
+                best = (qi, values, after.small, after.classes)
+            }
+            guard let step = best, let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
+            levels[step.qi, default: 0] += 1
+            for row in table.indices { table[row][index] = step.values[row] }
+            current = (step.small, step.classes)
+        }
+
+        // 2. Cell suppression in small classes, 3. row suppression.
         var alive = [Bool](repeating: true, count: rows.count)
-        var suppressedValues: [QuasiIdentifier: Int] = [:]
+        var emptied = [Set<Int>](repeating: [], count: rows.count)
         while true {
             var classes: [[String?]: [Int]] = [:]
-            for i in rows.indices where alive[i] { classes[key(rows[i]), default: []].append(i) }
+            for i in rows.indices where alive[i] { classes[table[i], default: []].append(i) }
             let small = classes.values.filter { $0.count < k }.flatMap { $0 }.sorted()
             if small.isEmpty { break }
-            var best: QuasiIdentifier?
+            var best: Int?
             var bestDistinct = 0
-            for column in quasiIdentifiers {
-                let distinct = Set(small.compactMap { column.value(rows[$0]) }).count
+            for (index, qi) in quasiIdentifiers.enumerated() where qi.cellSuppressible {
+                let distinct = Set(small.compactMap { table[$0][index] }).count
                 if distinct > bestDistinct {
-                    best = column
+                    best = index
                     bestDistinct = distinct
                 }
             }
-            guard let column = best else {
+            guard let index = best else {
                 for i in small { alive[i] = false }
                 continue
             }
-            for i in small where column.value(rows[i]) != nil {
-                column.clear(&rows[i])
-                suppressedValues[column, default: 0] += 1
+            for i in small where table[i][index] != nil {
+                table[i][index] = nil
+                emptied[i].insert(index)
             }
         }
+
         var kept: [DeidentifiedParticipant] = []
         var removed: Set<String> = []
-        for i in rows.indices {
-            if alive[i] { kept.append(rows[i]) } else { removed.insert(rows[i].pseudonym) }
-        }
         var sizes: [[String?]: Int] = [:]
-        for row in kept { sizes[key(row), default: 0] += 1 }
+        var suppressedValues: [QuasiIdentifier: Int] = [:]
+        for (i, original) in rows.enumerated() {
+            guard alive[i] else {
+                removed.insert(original.pseudonym)
+                continue
+            }
+            var row = original
+            for (index, qi) in quasiIdentifiers.enumerated() { qi.store(table[i][index], level: levels[qi, default: 0], into: &row) }
+            kept.append(row)
+            sizes[table[i], default: 0] += 1
+            for index in emptied[i] { suppressedValues[quasiIdentifiers[index], default: 0] += 1 }
+        }
+        var generalized: [String: String] = [:]
+        for (qi, level) in levels where level > 0 { generalized[qi.rawValue] = qi.levelName(level) }
         let summary = KAnonymitySummary(
             requestedK: k, achievedK: sizes.values.min(), quasiIdentifiers: quasiIdentifiers.map(\.rawValue), classes: sizes.count,
             suppressedValues: Dictionary(uniqueKeysWithValues: suppressedValues.map { ($0.key.rawValue, $0.value) }),
-            suppressedParticipants: removed.count)
+            suppressedParticipants: removed.count, generalized: generalized, suppressionLimit: suppressionLimit,
+            sensitive: sensitive.isEmpty ? nil : sensitive)
         return KAnonymization(participants: kept, suppressedPseudonyms: removed, summary: summary)
+    }
+}
+
+extension QuasiIdentifier {
+    /// The column a participant policy field publishes (`zip` → `zip3`), nil for fields without one.
+    static func column(forField field: String) -> QuasiIdentifier? {
+        switch field {
+        case "sex": .sex
+        case "birth_date": .birthYear
+        case "age": .ageBand
+        case "zip": .zip3
+        case "enrolled_on": .enrolledOn
+        case "status": .status
+        case "time_zone": .timeZone
+        case "devices": .devices
+        default: nil
+        }
+    }
+}
+
+/// A sensitive field named for l-diversity, with where the export publishes it.
+public struct SensitiveField: Sendable, Hashable, Codable {
+    /// The policy name, e.g. `medication_log.text`.
+    public var field: String
+    /// The CSV table (file name without `.csv`), e.g. `medications`.
+    public var table: String
+    /// The column in that table (`value_label` for a generalized value).
+    public var column: String
+
+    /// A sensitive field as given.
+    public init(field: String, table: String, column: String) {
+        self.field = field
+        self.table = table
+        self.column = column
+    }
+
+    /// Where `policy` publishes `name` (`consent.<field>` or `<data type>.<field>`), or nil when
+    /// it does not publish it.
+    public init?(name: String, policy: DeidentificationPolicy) {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let rule = policy.rule(table: parts[0], field: parts[1]), rule.transform != .drop else { return nil }
+        let table: String
+        if parts[0] == "consent" {
+            table = "consents"
+        } else if let type = DataType(rawValue: parts[0]) {
+            table = type.tableName
+        } else {
+            return nil
+        }
+        let column = parts[1] == "value" && rule.transform == .generalize ? "value_label" : parts[1]
+        self.init(field: name, table: table, column: column)
     }
 }
 
 /// The result of ``KAnonymizer/apply(_:)``.
 public struct KAnonymization: Sendable, Hashable {
-    /// The rows to export, in input order, with suppressed values set to nil.
+    /// The rows to export, in input order, generalized and with suppressed values set to nil.
     public var participants: [DeidentifiedParticipant]
     /// Participants removed entirely: leave out their consents and records too.
     public var suppressedPseudonyms: Set<String>
+    /// What was achieved and done, for the report and the manifest.
     public var summary: KAnonymitySummary
 }
 
-/// What k-anonymization achieved, for the report.
+/// What k-anonymization achieved, for the report and the manifest.
 public struct KAnonymitySummary: Sendable, Hashable, Codable {
+    /// The k the protocol asks for.
     public var requestedK: Int
     /// The smallest class size after the pass (nil when no participant is left).
     public var achievedK: Int?
+    /// The quasi-identifier columns of `participants.csv`.
     public var quasiIdentifiers: [String]
     /// Number of equivalence classes after the pass.
     public var classes: Int
-    /// Quasi-identifier → values set to nil.
+    /// Column → cells emptied in rows of small classes.
     public var suppressedValues: [String: Int]
     /// Participants removed entirely.
     public var suppressedParticipants: Int
+    /// Column → the generalization applied to the whole column (`10-year range`, `quarter`,
+    /// `suppressed`); columns published as de-identified are absent.
+    public var generalized: [String: String]
+    /// The share of rows suppression was allowed to handle instead of generalization.
+    public var suppressionLimit: Double?
+    /// Sensitive fields for l-diversity, with their published table and column.
+    public var sensitive: [SensitiveField]?
 
+    /// A summary as given.
     public init(
         requestedK: Int, achievedK: Int?, quasiIdentifiers: [String], classes: Int, suppressedValues: [String: Int],
-        suppressedParticipants: Int
+        suppressedParticipants: Int, generalized: [String: String] = [:], suppressionLimit: Double? = nil, sensitive: [SensitiveField]? = nil
     ) {
         self.requestedK = requestedK
         self.achievedK = achievedK
@@ -154,14 +272,32 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
         self.classes = classes
         self.suppressedValues = suppressedValues
         self.suppressedParticipants = suppressedParticipants
+        self.generalized = generalized
+        self.suppressionLimit = suppressionLimit
+        self.sensitive = sensitive
+    }
+
+    /// Decodes reports written before `generalized` existed as well.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        requestedK = try c.decode(Int.self, forKey: .requestedK)
+        achievedK = try c.decodeIfPresent(Int.self, forKey: .achievedK)
+        quasiIdentifiers = try c.decode([String].self, forKey: .quasiIdentifiers)
+        classes = try c.decode(Int.self, forKey: .classes)
+        suppressedValues = try c.decode([String: Int].self, forKey: .suppressedValues)
+        suppressedParticipants = try c.decode(Int.self, forKey: .suppressedParticipants)
+        generalized = try c.decodeIfPresent([String: String].self, forKey: .generalized) ?? [:]
+        suppressionLimit = try c.decodeIfPresent(Double.self, forKey: .suppressionLimit)
+        sensitive = try c.decodeIfPresent([SensitiveField].self, forKey: .sensitive)
     }
 
     enum CodingKeys: String, CodingKey {
-        case classes
+        case classes, generalized, sensitive
         case requestedK = "requested_k"
         case achievedK = "achieved_k"
         case quasiIdentifiers = "quasi_identifiers"
         case suppressedValues = "suppressed_values"
         case suppressedParticipants = "suppressed_participants"
+        case suppressionLimit = "suppression_limit"
     }
 }

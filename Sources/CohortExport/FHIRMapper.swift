@@ -69,7 +69,9 @@ struct FHIRMapper: Sendable {
 
     func patient(_ p: DeidentifiedParticipant) -> FHIR.Patient {
         var security = [FHIR.Coding(system: FHIR.observationValue, code: "PSEUDED", display: "pseudonymized")]
-        if participantRedacted { security.append(FHIR.Coding(system: FHIR.observationValue, code: "REDACTED", display: "redacted")) }
+        // A birth year generalized to a range cannot go into birthDate (a FHIR date): it is
+        // omitted, and the resource labelled REDACTED.
+        if participantRedacted || p.birthYearRange != nil { security.append(FHIR.Coding(system: FHIR.observationValue, code: "REDACTED", display: "redacted")) }
         return FHIR.Patient(
             id: patientID(p.pseudonym), meta: FHIR.Meta(security: security),
             text: FHIR.Narrative("Pseudonymized study participant"),
@@ -110,13 +112,23 @@ struct FHIRMapper: Sendable {
         let withdrawn = p.status?.isWithdrawn ?? false
         let current = consents.lastIndex { $0.status == "active" } ?? (consentIDs.isEmpty ? nil : consentIDs.count - 1)
         let period: FHIR.Period? =
-            p.enrolledOn == nil && p.withdrawnAt == nil
-            ? nil : FHIR.Period(start: p.enrolledOn?.description, end: withdrawn ? p.withdrawnAt?.iso8601 : nil)
+            p.enrolledOn == nil && p.withdrawnAt == nil && p.enrollmentPeriod == nil && p.withdrawalPeriod == nil
+            ? nil
+            : FHIR.Period(
+                start: p.enrolledOn?.description ?? Self.partialDate(p.enrollmentPeriod),
+                end: withdrawn ? p.withdrawnAt?.iso8601 ?? Self.partialDate(p.withdrawalPeriod) : nil)
         return FHIR.ResearchSubject(
             id: subjectID(p.pseudonym), text: FHIR.Narrative("Study participation"), status: withdrawn ? "withdrawn" : "on-study",
             period: period, study: reference("ResearchStudy", studyResourceID, style),
             individual: reference("Patient", patientID(p.pseudonym), style),
             consent: current.map { reference("Consent", consentIDs[$0], style) })
+    }
+
+    /// A period generalized for k-anonymity as a FHIR partial date (`2025`, `2025-03`); nil for a
+    /// quarter, which FHIR cannot express (the element is then omitted).
+    static func partialDate(_ period: String?) -> String? {
+        guard let period, period.range(of: #"^[0-9]{4}(-[0-9]{2})?$"#, options: .regularExpression) != nil else { return nil }
+        return period
     }
 
     func provenance(_ p: DeidentifiedParticipant, style: Style) -> FHIR.Provenance {

@@ -29,20 +29,39 @@ struct TableLayout: Sendable {
                     name: name, type: type, transform: transform, description: description,
                     allowedValues: transform == .generalize ? nil : allowed))
         }
+        // Under k-anonymity a column may be generalized to ranges and periods (`1980–1984`,
+        // `2025-Q1`), so its type is string whatever the cohort turns out to need.
+        let generalizable = policy.kAnonymity != nil
         add("sex", "sex", .string, "Administrative sex recorded at enrollment", allowed: Sex.allCases.map(\.rawValue))
-        add("birth_date", "birth_year", .year, "Year of birth; empty for participants aged 90 or over")
+        add(
+            "birth_date", "birth_year", generalizable ? .string : .year,
+            generalizable
+                ? "Year of birth, or a 5- or 10-year range (1980–1984) where generalized for k-anonymity; empty for participants aged 90 or over or where suppressed"
+                : "Year of birth; empty for participants aged 90 or over")
         add("age", "age_band", .string, "Age band at enrollment (90+ at the top)")
-        add("zip", "zip3", .string, "First three digits of the ZIP code (000 for restricted prefixes)")
-        add("enrolled_on", "enrolled_on", .date, "Enrollment date, shifted by the participant's date offset")
+        add("zip", "zip3", .string, "First three digits of the ZIP code (000 for restricted prefixes); a region (9**) where generalized for k-anonymity")
+        add(
+            "enrolled_on", "enrolled_on", generalizable ? .string : .date,
+            generalizable
+                ? "Enrollment date, shifted by the participant's date offset; a month (2025-03), quarter (2025-Q1) or year where generalized for k-anonymity"
+                : "Enrollment date, shifted by the participant's date offset")
         add("status", "status", .string, "Participation status", allowed: ParticipantStatus.allCases.map(\.rawValue))
         if kept(policy, "participant", "status") != nil, let transform = kept(policy, "participant", "enrolled_on") {
             columns.append(
                 TableColumn(
-                    name: "withdrawn_at", type: .datetime, transform: transform,
-                    description: "Withdrawal instant (ISO 8601 with offset), shifted like every date of the participant"))
+                    name: "withdrawn_at", type: generalizable ? .string : .datetime, transform: transform,
+                    description: generalizable
+                        ? "Withdrawal instant (ISO 8601 with offset), shifted like every date of the participant; a month, quarter or year where generalized for k-anonymity"
+                        : "Withdrawal instant (ISO 8601 with offset), shifted like every date of the participant"))
         }
         add("time_zone", "time_zone", .string, "Time zone, generalized")
         add("devices", "devices", .string, "Device groups, separated by ';' in CSV (an array in JSON)")
+        if policy.publishesUTCOffset {
+            columns.append(
+                TableColumn(
+                    name: "utc_offset", type: .string, transform: .keep,
+                    description: "The one UTC offset (+hh:mm) every published time of the participant is written at"))
+        }
         return TableLayout(name: "participants", description: "One row per exported participant", columns: columns)
     }
 
@@ -122,14 +141,18 @@ struct TableLayout: Sendable {
             switch column.name {
             case "pseudonym": .string(p.pseudonym)
             case "sex": p.sex.map { .string($0.rawValue) } ?? .null
-            case "birth_year": p.birthYear.map { .integer($0) } ?? .null
+            case "birth_year":
+                if let range = p.birthYearRange { .string(range) } else if let year = p.birthYear { column.type == .string ? .string(String(year)) : .integer(year) } else { .null }
             case "age_band": p.ageBand.map { .string($0) } ?? .null
             case "zip3": p.zip3.map { .string($0) } ?? .null
-            case "enrolled_on": p.enrolledOn.map { .date($0) } ?? .null
+            case "enrolled_on":
+                if let period = p.enrollmentPeriod { .string(period) } else if let date = p.enrolledOn { column.type == .string ? .string(date.description) : .date(date) } else { .null }
             case "status": p.status.map { .string($0.rawValue) } ?? .null
-            case "withdrawn_at": p.withdrawnAt.map { .timestamp($0) } ?? .null
+            case "withdrawn_at":
+                if let period = p.withdrawalPeriod { .string(period) } else if let instant = p.withdrawnAt { column.type == .string ? .string(instant.iso8601) : .timestamp(instant) } else { .null }
             case "time_zone": p.timeZone.map { .string($0) } ?? .null
             case "devices": p.devices.map { .list($0) } ?? .null
+            case "utc_offset": p.utcOffset.map { .string($0) } ?? .null
             default: .null
             }
         }

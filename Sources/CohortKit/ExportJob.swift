@@ -124,25 +124,9 @@ public struct ExportJob: Sendable {
             }
             // Participants are few: de-identify them all first, for k-anonymity over the cohort.
             var rows = included.map { deid.participant($0.participant) }
-            if let anonymizer = try KAnonymizer(policy: p.deidentification) {
-                let result = anonymizer.apply(rows)
-                kSummary = result.summary
-                // Participants whose quasi-identifiers could not be suppressed enough are left out
-                // entirely (records and consents too), and counted.
-                let kept = Dictionary(result.participants.map { ($0.pseudonym, $0) }, uniquingKeysWith: { a, _ in a })
-                var keptParticipants: [StoredParticipant] = []
-                var keptRows: [DeidentifiedParticipant] = []
-                for (stored, row) in zip(included, rows) {
-                    if let adjusted = kept[row.pseudonym], !result.suppressedPseudonyms.contains(row.pseudonym) {
-                        keptParticipants.append(stored)
-                        keptRows.append(adjusted)
-                    } else {
-                        exclusions["suppressed for k-anonymity", default: 0] += 1
-                    }
-                }
-                included = keptParticipants
-                rows = keptRows
-            }
+            // Participants whose quasi-identifiers could not be generalized or suppressed enough
+            // are left out entirely (records and consents too), and counted.
+            kSummary = try Self.applyKAnonymity(policy: p.deidentification, included: &included, rows: &rows, exclusions: &exclusions)
             // From here on nothing needs an identity: rows, consents, records and compliance use
             // ids, zones and dates only.
             for index in included.indices { included[index].participant.identity = nil }
@@ -233,7 +217,8 @@ public struct ExportJob: Sendable {
                     policySHA256: context.policySHA256, recipient: recipient, toolVersion: CohortVersion.string, createdAt: createdAt,
                     archive: .init(archive), files: contents.allFiles,
                     exclusions: exclusions.keys.sorted().map { .init(reason: $0, count: exclusions[$0] ?? 0) },
-                    signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint), auditCheckpoint: checkpoint)
+                    signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint), auditCheckpoint: checkpoint,
+                    kAnonymity: kSummary.map(ExportManifest.KAnonymity.init))
             }
             outcome.archive = published.archive
             outcome.manifestURL = published.signed.manifestURL

@@ -98,6 +98,51 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         }
     }
 
+    /// The k-anonymity the export achieved, as the de-identification report states it: the
+    /// quasi-identifier columns of `participants.csv`, k, and what was generalized or suppressed.
+    public struct KAnonymity: Sendable, Hashable, Codable {
+        /// The k the protocol asks for.
+        public var requestedK: Int
+        /// The smallest equivalence class in `participants.csv` (nil when it has no rows).
+        public var achievedK: Int?
+        /// The quasi-identifier columns of `participants.csv`.
+        public var quasiIdentifiers: [String]
+        /// Number of equivalence classes.
+        public var classes: Int
+        /// Column → generalization applied to the whole column (`10-year range`, `quarter`, `suppressed`).
+        public var generalized: [String: String]
+        /// Column → cells emptied in rows of small classes.
+        public var suppressedValues: [String: Int]
+        /// Participants left out entirely.
+        public var suppressedParticipants: Int
+        /// Sensitive fields for l-diversity, as `table.column` of the CSV files.
+        public var sensitive: [String]?
+
+        /// A k-anonymity statement as given.
+        public init(
+            requestedK: Int, achievedK: Int?, quasiIdentifiers: [String], classes: Int, generalized: [String: String],
+            suppressedValues: [String: Int], suppressedParticipants: Int, sensitive: [String]?
+        ) {
+            self.requestedK = requestedK
+            self.achievedK = achievedK
+            self.quasiIdentifiers = quasiIdentifiers
+            self.classes = classes
+            self.generalized = generalized
+            self.suppressedValues = suppressedValues
+            self.suppressedParticipants = suppressedParticipants
+            self.sensitive = sensitive
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case classes, generalized, sensitive
+            case requestedK = "requested_k"
+            case achievedK = "achieved_k"
+            case quasiIdentifiers = "quasi_identifiers"
+            case suppressedValues = "suppressed_values"
+            case suppressedParticipants = "suppressed_participants"
+        }
+    }
+
     /// `cohort/export-manifest@1`.
     public var format: String
     /// The study.
@@ -122,12 +167,15 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     public var signer: Signer
     /// The audit-chain checkpoint at export time, signed by the study key.
     public var auditCheckpoint: AuditCheckpoint
+    /// k-anonymity achieved; absent when the protocol asks for none (and in manifests written
+    /// before this field existed, which still decode).
+    public var kAnonymity: KAnonymity?
 
     /// A manifest as given; `format` is ``currentFormat``.
     public init(
         study: Study, protocolReference: ProtocolReference, policySHA256: String, recipient: String, toolVersion: String,
         createdAt: Timestamp, archive: Archive, files: [BagFile], exclusions: [Exclusion], signer: Signer,
-        auditCheckpoint: AuditCheckpoint
+        auditCheckpoint: AuditCheckpoint, kAnonymity: KAnonymity? = nil
     ) {
         self.format = Self.currentFormat
         self.study = study
@@ -141,6 +189,7 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         self.exclusions = exclusions
         self.signer = signer
         self.auditCheckpoint = auditCheckpoint
+        self.kAnonymity = kAnonymity
     }
 
     /// The exact manifest file bytes: canonical pretty JSON and a final newline.
@@ -155,5 +204,6 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         case toolVersion = "tool_version"
         case createdAt = "created_at"
         case auditCheckpoint = "audit_checkpoint"
+        case kAnonymity = "k_anonymity"
     }
 }

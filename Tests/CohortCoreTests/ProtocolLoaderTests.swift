@@ -399,4 +399,16 @@ struct ProtocolLoaderTests {
         let candidates = NodeReader.topKeys + RecordKind.allCases.map(\.rawValue)
         #expect(Suggest.closest(to: word, in: candidates) == expected)
     }
+
+    /// `k_anonymity.sensitive` names fields published outside participants.csv; the old
+    /// `quasi_identifiers` list is optional and still accepted.
+    @Test func kAnonymityTakesSensitiveFieldsAndOptionalExtraQuasiIdentifiers() throws {
+        let text = ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4\n    sensitive: [medication_log.text, consent.sharing]"])
+        let loaded = try ProtocolLoader.parse(text, file: "test.yaml", templateRoot: nil)
+        #expect(loaded.studyProtocol.deidentification.kAnonymity == .init(k: 4, quasiIdentifiers: [], sensitive: ["medication_log.text", "consent.sharing"]))
+        let bad = ProtocolFixture.problems(ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4\n    sensitive: [participant.sex]"]))
+        #expect(bad.first?.keyPath == "deidentification.k_anonymity.sensitive[0]" && bad.first?.line == 31)
+        let old = try ProtocolLoader.load(contentsOf: repositoryRoot.appendingPathComponent("protocols/migraine-risk.yaml"))
+        #expect(old.studyProtocol.deidentification.kAnonymity?.sensitive == nil)
+    }
 }

@@ -5,54 +5,161 @@ import Testing
 @testable import CohortDeid
 
 struct KAnonymizerTests {
-    static let columns = ["participant.birth_date", "participant.sex", "participant.zip"]
+    static let all = QuasiIdentifier.allCases
 
+    /// A cohort with every participant-level column filled, drawn from `seed`.
     static func rows(count: Int, seed: UInt64) -> [DeidentifiedParticipant] {
         var g = SeededRandom(seed: seed)
+        let base = CivilDate(year: 2025, month: 1, day: 1) ?? CivilDate(daysSinceEpoch: 20_089)
         return (0..<count).map { i in
             var row = DeidentifiedParticipant(pseudonym: "P\(i)")
             row.birthYear = Int.random(in: 1940...2000, using: &g)
             row.sex = [Sex.female, .male, .other].randomElement(using: &g)
-            row.zip3 = ["100", "606", "627", "941", "021", "000"].randomElement(using: &g)
-            row.ageBand = "30–<45"
+            row.zip3 = ["100", "606", "627", "941", "021", "000", "191", "945"].randomElement(using: &g)
+            row.ageBand = ["18–<30", "30–<40", "40–<50", "50–<60", "60–<70", "70–<80", "80–<90"].randomElement(using: &g)
+            row.enrolledOn = base.adding(days: Int.random(in: 0..<365, using: &g))
+            row.status = Int.random(in: 0..<10, using: &g) == 0 ? .stopped : .active
+            if row.status == .stopped, let enrolled = row.enrolledOn {
+                row.withdrawnAt = Timestamp(epochMilliseconds: Int64(enrolled.daysSinceEpoch + 30) * 86_400_000 + 43_200_000, utcOffsetSeconds: -18_000)
+            }
+            row.timeZone = ["America/Chicago", "America/New_York", "Europe/Berlin", "Europe/Paris"].randomElement(using: &g)
+            row.devices = [["smartwatch"], ["phone"], ["smartwatch", "phone"]].randomElement(using: &g)
+            row.utcOffset = ["-06:00", "-05:00", "+01:00"].randomElement(using: &g)
             return row
         }
     }
 
-    /// The smallest class size, counted independently (pairwise comparison of the columns).
+    /// What `participants.csv` shows for a row, written out independently of ``QuasiIdentifier``.
+    static func published(_ row: DeidentifiedParticipant) -> [String] {
+        [
+            row.sex?.rawValue ?? "", row.birthYearRange ?? row.birthYear.map(String.init) ?? "", row.ageBand ?? "", row.zip3 ?? "",
+            row.enrollmentPeriod ?? row.enrolledOn?.description ?? "", row.status?.rawValue ?? "",
+            row.withdrawalPeriod ?? row.withdrawnAt?.iso8601 ?? "", row.timeZone ?? "", (row.devices ?? []).joined(separator: ";"),
+            row.utcOffset ?? "",
+        ]
+    }
+
+    /// The smallest class size, counted by comparing every pair of published rows.
     static func bruteForceK(_ rows: [DeidentifiedParticipant]) -> Int? {
-        rows.map { row in
-            rows.filter { $0.birthYear == row.birthYear && $0.sex == row.sex && $0.zip3 == row.zip3 }.count
-        }.min()
+        let texts = rows.map(published)
+        return texts.map { row in texts.filter { $0 == row }.count }.min()
     }
 
     @Test(arguments: [(2, 50 as UInt64), (5, 51), (10, 52), (3, 53)])
-    func achievesRequestedK(k: Int, seed: UInt64) throws {
+    func achievesRequestedKOverEveryPublishedColumn(k: Int, seed: UInt64) throws {
         let input = Self.rows(count: 400, seed: seed)
-        let anonymizer = try KAnonymizer(k: k, quasiIdentifiers: Self.columns)
-        let result = anonymizer.apply(input)
+        let result = try KAnonymizer(k: k, quasiIdentifiers: Self.all).apply(input)
         let achieved = try #require(Self.bruteForceK(result.participants))
         #expect(achieved >= k)
         #expect(result.summary.achievedK == achieved)
-        #expect(result.summary.requestedK == k)
+        #expect(result.summary.classes == Set(result.participants.map(Self.published)).count)
         #expect(result.participants.count + result.suppressedPseudonyms.count == input.count)
         #expect(result.summary.suppressedParticipants == result.suppressedPseudonyms.count)
-        // Values are only ever removed, never invented, and rows keep their order.
+        // Suppression is the last resort: at most the limit's share of rows is touched by it.
+        let touched = result.summary.suppressedParticipants + result.summary.suppressedValues.values.reduce(0, +)
+        #expect(result.summary.suppressedParticipants <= input.count / 20)
+        #expect(touched <= input.count / 20 * QuasiIdentifier.allCases.count)
+        // Generalized values contain the true value, never replace it with another exact one.
         let original = Dictionary(uniqueKeysWithValues: input.map { ($0.pseudonym, $0) })
         for row in result.participants {
             let before = try #require(original[row.pseudonym])
-            #expect(row.birthYear == nil || row.birthYear == before.birthYear)
-            #expect(row.zip3 == nil || row.zip3 == before.zip3)
-            #expect(row.sex == nil || row.sex == before.sex)
-            #expect(row.ageBand == before.ageBand)  // not declared: untouched
+            let year = try #require(before.birthYear)
+            if let range = row.birthYearRange {
+                let bounds = range.split(separator: "–").compactMap { Int($0) }
+                #expect(bounds.count == 2 && bounds[0] <= year && year <= bounds[1], "\(range) does not contain the birth year")
+            } else {
+                #expect(row.birthYear == nil || row.birthYear == year)
+            }
+            if let period = row.enrollmentPeriod, let date = before.enrolledOn {
+                #expect(period.hasPrefix(String(date.year)))
+                if period.count == 7, !period.contains("Q") { #expect(period == String(date.description.prefix(7))) }
+            }
+            #expect(row.utcOffset == before.utcOffset)  // never blanked: records carry it
+            #expect(row.status == before.status)  // never blanked: FHIR needs it
         }
-        let suppressed = result.summary.suppressedValues.values.reduce(0, +)
-        #expect(suppressed > 0)
+    }
+
+    @Test func generalizesBeforeSuppressing() throws {
+        // One row per birth year in 1960...1989 and sex: exact years make classes of 1, 5-year
+        // ranges classes of 5 — no row needs suppression.
+        var input: [DeidentifiedParticipant] = []
+        for year in 1960...1989 {
+            for sex in [Sex.female, .male] {
+                var row = DeidentifiedParticipant(pseudonym: "P\(year)\(sex.rawValue)")
+                row.birthYear = year
+                row.sex = sex
+                input.append(row)
+            }
+        }
+        let result = try KAnonymizer(k: 5, quasiIdentifiers: [.sex, .birthYear], suppressionLimit: 0).apply(input)
+        #expect(result.suppressedPseudonyms.isEmpty)
+        #expect(result.summary.suppressedValues.isEmpty)
+        #expect(result.summary.generalized == ["birth_year": "5-year range"])
+        #expect(result.participants.allSatisfy { $0.sex != nil && $0.birthYear == nil && $0.birthYearRange != nil })
+        #expect(Set(result.participants.compactMap(\.birthYearRange)).count == 6)
+        #expect(result.participants.first?.birthYearRange == "1960–1964")
+        #expect(result.summary.achievedK == 5)
+    }
+
+    @Test func datesGeneralizeToMonthThenQuarterThenYear() throws {
+        let start = try #require(CivilDate(year: 2025, month: 1, day: 1))
+        // One enrollment per day: months hold 28-31 rows (k = 20 reached at month level).
+        let input = (0..<365).map { day -> DeidentifiedParticipant in
+            var row = DeidentifiedParticipant(pseudonym: "P\(day)")
+            row.enrolledOn = start.adding(days: day)
+            return row
+        }
+        let monthly = try KAnonymizer(k: 20, quasiIdentifiers: [.enrolledOn], suppressionLimit: 0).apply(input)
+        #expect(monthly.summary.generalized == ["enrolled_on": "month"])
+        #expect(monthly.participants.first?.enrollmentPeriod == "2025-01" && monthly.participants.last?.enrollmentPeriod == "2025-12")
+        let quarterly = try KAnonymizer(k: 40, quasiIdentifiers: [.enrolledOn], suppressionLimit: 0).apply(input)
+        #expect(quarterly.summary.generalized == ["enrolled_on": "quarter"])
+        #expect(Set(quarterly.participants.compactMap(\.enrollmentPeriod)) == ["2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"])
+        let yearly = try KAnonymizer(k: 100, quasiIdentifiers: [.enrolledOn], suppressionLimit: 0).apply(input)
+        #expect(Set(yearly.participants.compactMap(\.enrollmentPeriod)) == ["2025"])
+    }
+
+    @Test func ageBandsWidenByMergingAdjacentBands() {
+        let edges = AgeBandEdges(labels: ["18–<30", "30–<40", "40–<50", "50–<60", "60–<70", "70–<80", "80–<90", "90+"])
+        #expect(edges.widen("30–<40", level: 1) == "18–<40")
+        #expect(edges.widen("40–<50", level: 1) == "40–<60")
+        #expect(edges.widen("80–<90", level: 1) == "80–<90")
+        #expect(edges.widen("50–<60", level: 2) == "18–<60")
+        #expect(edges.widen("70–<80", level: 2) == "60–<90")
+        #expect(edges.widen("90+", level: 2) == "90+")
+    }
+
+    @Test func zipAndTimeZoneGeneralizeToRegions() throws {
+        var input: [DeidentifiedParticipant] = []
+        for (i, zip) in ["100", "101", "102", "103", "104", "941", "945", "946", "947", "948"].enumerated() {
+            var row = DeidentifiedParticipant(pseudonym: "P\(i)")
+            row.zip3 = zip
+            row.timeZone = i < 5 ? "America/New_York" : "America/Los_Angeles"
+            input.append(row)
+        }
+        let result = try KAnonymizer(k: 5, quasiIdentifiers: [.zip3, .timeZone], suppressionLimit: 0).apply(input)
+        #expect(result.summary.generalized["zip3"] == "region (first digit)")
+        #expect(Set(result.participants.compactMap(\.zip3)) == ["1**", "9**"])
+        #expect(result.summary.achievedK == 5)
+    }
+
+    @Test func aUniqueUTCOffsetRemovesTheRowInsteadOfBlankingIt() throws {
+        var input = (0..<6).map { i -> DeidentifiedParticipant in
+            var row = DeidentifiedParticipant(pseudonym: "P\(i)")
+            row.utcOffset = "-05:00"
+            row.sex = .female
+            return row
+        }
+        input[5].utcOffset = "+05:45"
+        let result = try KAnonymizer(k: 5, quasiIdentifiers: [.sex, .utcOffset]).apply(input)
+        #expect(result.suppressedPseudonyms == ["P5"])
+        #expect(result.summary.suppressedValues.isEmpty)  // the removed row's emptied cells do not count
+        #expect(result.participants.allSatisfy { $0.utcOffset == "-05:00" })
     }
 
     @Test func deterministic() throws {
         let input = Self.rows(count: 300, seed: 60)
-        let anonymizer = try KAnonymizer(k: 5, quasiIdentifiers: Self.columns)
+        let anonymizer = try KAnonymizer(k: 5, quasiIdentifiers: Self.all)
         #expect(anonymizer.apply(input) == anonymizer.apply(input))
     }
 
@@ -65,21 +172,45 @@ struct KAnonymizerTests {
             return r
         }
         let input = ["A", "B", "C"].map(row)
-        let result = try KAnonymizer(k: 3, quasiIdentifiers: Self.columns).apply(input)
+        let result = try KAnonymizer(k: 3, quasiIdentifiers: Self.all).apply(input)
         #expect(result.participants == input)
         #expect(result.summary.achievedK == 3 && result.summary.classes == 1 && result.summary.suppressedValues.isEmpty)
+        #expect(result.summary.generalized.isEmpty)
     }
 
     @Test func tooFewParticipantsAreSuppressedEntirely() throws {
         let input = Self.rows(count: 3, seed: 61)
-        let result = try KAnonymizer(k: 5, quasiIdentifiers: Self.columns).apply(input)
+        let result = try KAnonymizer(k: 5, quasiIdentifiers: Self.all).apply(input)
         #expect(result.participants.isEmpty)
         #expect(result.suppressedPseudonyms == ["P0", "P1", "P2"])
         #expect(result.summary.achievedK == nil)
     }
 
-    @Test func unsupportedQuasiIdentifierIsRefused() {
-        #expect(throws: CohortError.self) { try KAnonymizer(k: 5, quasiIdentifiers: ["participant.name"]) }
-        #expect(throws: CohortError.self) { try KAnonymizer(k: 0, quasiIdentifiers: Self.columns) }
+    @Test func policyQuasiIdentifiersAreEveryPublishedColumn() throws {
+        let policy = Fixtures.studyProtocol(kAnonymity: .init(k: 3, quasiIdentifiers: ["participant.sex"], sensitive: ["medication_log.text"]))
+            .deidentification
+        let anonymizer = try #require(try KAnonymizer(policy: policy))
+        #expect(anonymizer.quasiIdentifiers.map(\.rawValue) == policy.publishedParticipantColumns)
+        #expect(anonymizer.quasiIdentifiers.contains(.utcOffset))  // records.start is published with its offset
+        #expect(anonymizer.quasiIdentifiers.contains(.ageBand))  // derived columns count too
+        #expect(anonymizer.sensitive == [SensitiveField(field: "medication_log.text", table: "medications", column: "text")])
+    }
+
+    @Test func invalidSettingsAreRefused() {
+        #expect(throws: CohortError.self) { try KAnonymizer(k: 0, quasiIdentifiers: Self.all) }
+        #expect(throws: CohortError.self) { try KAnonymizer(k: 5, quasiIdentifiers: Self.all, suppressionLimit: 2) }
+        var fields = Fixtures.allFields
+        fields["medication_log.text"] = FieldRule(.drop)
+        let policy = Fixtures.studyProtocol(fields: fields, kAnonymity: .init(k: 3, quasiIdentifiers: [], sensitive: ["medication_log.text"]))
+            .deidentification
+        #expect(throws: CohortError.self) { try KAnonymizer(policy: policy) }
+    }
+
+    /// Reports written before generalization existed still decode (nothing generalized).
+    @Test func oldSummariesDecode() throws {
+        let old = #"{"requested_k":3,"achieved_k":3,"quasi_identifiers":["participant.zip"],"classes":4,"suppressed_values":{"participant.zip":2},"suppressed_participants":1}"#
+        let summary = try JSONDecoder().decode(KAnonymitySummary.self, from: Data(old.utf8))
+        #expect(summary.generalized.isEmpty && summary.sensitive == nil && summary.suppressionLimit == nil)
+        #expect(summary.achievedK == 3 && summary.suppressedValues == ["participant.zip": 2])
     }
 }

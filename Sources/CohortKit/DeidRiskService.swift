@@ -1,0 +1,212 @@
+import CohortCore
+public import CohortDeid
+import CohortPackage
+public import Foundation
+
+/// What `cohort deid risk` found: the measures, and what the export's own report claimed.
+public struct DeidRiskAssessment: Sendable, Codable {
+    /// The archive or bag folder assessed (as given).
+    public var source: String
+    /// The measures recomputed from the published files.
+    public var risk: ReidentificationRisk
+    /// The k the protocol asked for, per the export's de-identification report (nil: none).
+    public var requestedK: Int?
+    /// The k the export's report states (nil: none stated).
+    public var statedK: Int?
+    /// Differences between the report and the published files (columns published but not
+    /// treated as quasi-identifiers, stated k not matching).
+    public var warnings: [String]
+
+    /// Whether the published files hold what the report claims: k reaches the requested k and
+    /// equals the stated k.
+    public var holds: Bool {
+        if let requestedK, (risk.k ?? 0) < requestedK, risk.records > 0 { return false }
+        if let statedK, statedK != risk.k { return false }
+        return true
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case source, risk, warnings, holds
+        case requestedK = "requested_k"
+        case statedK = "stated_k"
+    }
+
+    /// Encodes the assessment with `holds` stated next to the figures.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encode(risk, forKey: .risk)
+        try c.encodeIfPresent(requestedK, forKey: .requestedK)
+        try c.encodeIfPresent(statedK, forKey: .statedK)
+        try c.encode(warnings, forKey: .warnings)
+        try c.encode(holds, forKey: .holds)
+    }
+
+    /// Decodes an assessment written by ``encode(to:)`` (`holds` is recomputed, not read).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        source = try c.decode(String.self, forKey: .source)
+        risk = try c.decode(ReidentificationRisk.self, forKey: .risk)
+        requestedK = try c.decodeIfPresent(Int.self, forKey: .requestedK)
+        statedK = try c.decodeIfPresent(Int.self, forKey: .statedK)
+        warnings = try c.decode([String].self, forKey: .warnings)
+    }
+
+    init(source: String, risk: ReidentificationRisk, requestedK: Int?, statedK: Int?, warnings: [String]) {
+        self.source = source
+        self.risk = risk
+        self.requestedK = requestedK
+        self.statedK = statedK
+        self.warnings = warnings
+    }
+}
+
+/// `cohort deid risk`: re-identification risk of an export computed from its published files
+/// alone — no workspace, no keys, no protocol. Reads `data/reports/deidentification.json` for the
+/// quasi-identifier columns and sensitive fields, `data/csv/participants.csv` for the classes, and
+/// the sensitive fields' CSV tables for l-diversity.
+public enum DeidRiskService {
+    static let reportPath = "data/reports/deidentification.json"
+    static let participantsPath = "data/csv/participants.csv"
+
+    /// Assesses the archive (`.tar.gz`) or unpacked bag folder at `path`. `extraSensitive` adds
+    /// sensitive fields (`table.column` of the CSV files) to those the report names.
+    ///
+    /// - Throws: `CohortError` naming the file (and line) that is missing or unreadable.
+    public static func assess(path: URL, extraSensitive: [String] = []) throws -> DeidRiskAssessment {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
+            throw CohortError(.notFound, "no such archive or bag folder", at: .init(file: path.path), hint: "give an export .tar.gz or its unpacked bag folder")
+        }
+        var temporary: URL?
+        defer { if let temporary { try? fm.removeItem(at: temporary) } }
+        let bag: URL
+        if isDirectory.boolValue {
+            bag = path
+        } else {
+            let folder = fm.temporaryDirectory.appendingPathComponent("cohort-risk-\(UUID().uuidString)", isDirectory: true)
+            try fm.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            temporary = folder
+            // Only the report and the CSV tables are read; nothing else is written to disk.
+            _ = try ArchiveMembers.extract(archive: path, into: folder) { $0 == reportPath || ($0.hasPrefix("data/csv/") && $0.hasSuffix(".csv")) }
+            bag = folder
+        }
+        let report = try readReport(bag.appendingPathComponent(reportPath), shownAs: reportPath)
+        let participantsURL = bag.appendingPathComponent(participantsPath)
+        guard fm.fileExists(atPath: participantsURL.path) else {
+            throw CohortError(
+                .notFound, "the export has no participant table", at: .init(file: participantsPath),
+                hint: "cohort deid risk reads the CSV format; export with --format csv")
+        }
+        let (header, table) = try readCSV(participantsURL, shownAs: participantsPath)
+        guard let keyColumn = header.firstIndex(of: "pseudonym") else {
+            throw CohortError(.invalidInput, "expected a pseudonym column", at: .init(file: participantsPath, line: 1, field: "pseudonym"), hint: "is this a cohort export?")
+        }
+        let published = header.filter { $0 != "pseudonym" }
+        var warnings: [String] = []
+        var quasiIdentifiers = report?.quasiIdentifiers ?? published
+        for column in quasiIdentifiers where !header.contains(column) {
+            warnings.append("the report names quasi-identifier \(column), which participants.csv does not publish")
+        }
+        quasiIdentifiers = quasiIdentifiers.filter(header.contains)
+        for column in published where !quasiIdentifiers.contains(column) {
+            warnings.append("participants.csv publishes \(column), which the report does not treat as a quasi-identifier")
+        }
+        let indices = quasiIdentifiers.compactMap { header.firstIndex(of: $0) }
+        let rows = table.map { row in indices.map { $0 < row.count ? row[$0] : "" } }
+        let keys = table.map { keyColumn < $0.count ? $0[keyColumn] : "" }
+
+        var sensitiveNames = (report?.sensitive ?? []).map { "\($0.table).\($0.column)" }
+        for name in extraSensitive where !sensitiveNames.contains(name) { sensitiveNames.append(name) }
+        var sensitive: [(field: String, values: [String: Set<String>])] = []
+        for name in sensitiveNames {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else {
+                throw CohortError(.invalidInput, "expected a sensitive field as table.column, e.g. medications.text", at: .init(field: "sensitive"))
+            }
+            let relative = "data/csv/\(parts[0]).csv"
+            let url = bag.appendingPathComponent(relative)
+            guard fm.fileExists(atPath: url.path) else {
+                throw CohortError(.notFound, "the export has no table for a sensitive field", at: .init(file: relative), hint: "name a table.column of the export's CSV files")
+            }
+            sensitive.append((name, try values(of: parts[1], in: url, shownAs: relative)))
+        }
+        let risk = ReidentificationRisk(quasiIdentifiers: quasiIdentifiers, rows: rows, keys: keys, sensitive: sensitive)
+        if let stated = report?.achievedK, stated != risk.k {
+            warnings.append("the report states k = \(stated); the published participants.csv has k = \(risk.k.map(String.init) ?? "n/a")")
+        }
+        return DeidRiskAssessment(source: path.path, risk: risk, requestedK: report?.requestedK, statedK: report?.achievedK, warnings: warnings)
+    }
+
+    /// The parts of `k_anonymity` in the de-identification report the risk report uses.
+    struct ReportKAnonymity: Decodable {
+        var requestedK: Int?
+        var achievedK: Int?
+        var quasiIdentifiers: [String]?
+        var sensitive: [SensitiveField]?
+
+        enum CodingKeys: String, CodingKey {
+            case sensitive
+            case requestedK = "requested_k"
+            case achievedK = "achieved_k"
+            case quasiIdentifiers = "quasi_identifiers"
+        }
+    }
+
+    struct ReportFile: Decodable {
+        var kAnonymity: ReportKAnonymity?
+        enum CodingKeys: String, CodingKey { case kAnonymity = "k_anonymity" }
+    }
+
+    /// The report's k-anonymity section; nil when the export states none.
+    static func readReport(_ url: URL, shownAs name: String) throws -> ReportKAnonymity? {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw CohortError(.notFound, "the export has no de-identification report", at: .init(file: name), hint: "is this a cohort export bag or archive?")
+        }
+        do {
+            return try JSONDecoder().decode(ReportFile.self, from: data).kAnonymity
+        } catch {
+            throw CohortError(.invalidInput, "the de-identification report is not valid JSON of the expected shape", at: .init(file: name), hint: "run `cohort verify` on the export")
+        }
+    }
+
+    /// The header and rows of a CSV file.
+    static func readCSV(_ url: URL, shownAs name: String) throws -> (header: [String], rows: [[String]]) {
+        let reader = try CSVReader(url: url)
+        guard let header = try reader.next()?.fields else {
+            throw CohortError(.invalidInput, "expected a header row", at: .init(file: name, line: 1), hint: "is this a cohort export?")
+        }
+        var rows: [[String]] = []
+        while let row = try reader.next() {
+            guard row.fields.count == header.count else {
+                throw CohortError(
+                    .invalidInput, "expected \(header.count) fields, found \(row.fields.count)", at: .init(file: name, line: row.line),
+                    hint: "run `cohort verify` on the export")
+            }
+            rows.append(row.fields)
+        }
+        return (header, rows)
+    }
+
+    /// Each pseudonym's set of values in `column` of the table at `url`, streamed.
+    static func values(of column: String, in url: URL, shownAs name: String) throws -> [String: Set<String>] {
+        let reader = try CSVReader(url: url)
+        guard let header = try reader.next()?.fields else {
+            throw CohortError(.invalidInput, "expected a header row", at: .init(file: name, line: 1))
+        }
+        guard let key = header.firstIndex(of: "pseudonym"), let index = header.firstIndex(of: column) else {
+            throw CohortError(
+                .invalidInput, "expected a pseudonym column and the sensitive column", at: .init(file: name, line: 1, field: column),
+                hint: "columns: \(header.joined(separator: ", "))")
+        }
+        var values: [String: Set<String>] = [:]
+        while let row = try reader.next() {
+            guard key < row.fields.count, index < row.fields.count else {
+                throw CohortError(.invalidInput, "expected \(header.count) fields", at: .init(file: name, line: row.line))
+            }
+            values[row.fields[key], default: []].insert(row.fields[index])
+        }
+        return values
+    }
+}
