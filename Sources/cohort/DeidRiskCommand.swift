@@ -20,7 +20,7 @@ extension Cohort.Deid {
 
                 Exit codes: 0 the published files hold what the report claims (k reaches the
                 requested k and equals the stated k); 1 they do not; 3 invalid input (unreadable
-                report or CSV); 4 archive, folder or table not found; 7 a corrupt archive.
+                report or CSV); 4 archive, folder or table not found; 7 a corrupt archive; 2 usage.
 
                 Examples:
                   cohort deid risk exports/axspa-wearables-20260101T000000Z.tar.gz
