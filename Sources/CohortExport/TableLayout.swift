@@ -1,4 +1,5 @@
 import CohortCore
+import CohortDeid
 
 /// The columns of one exported table, decided by the de-identification policy: a column exists
 /// only when a rule names its field with a transform other than `drop`.
@@ -40,6 +41,18 @@ struct TableLayout: Sendable {
                 TableColumn(
                     name: "withdrawn_at", type: .datetime, transform: transform,
                     description: "Withdrawal instant (ISO 8601 with offset), shifted like every date of the participant"))
+        }
+        if Deidentifier.publishesInstants(policy) {
+            // Derived, not ruled: the offset every published instant of the participant carries.
+            let transform =
+                kept(policy, "consent", "signed_at") ?? DataType.allCases.lazy.compactMap { kept(policy, $0.rawValue, "start") }.first
+                ?? kept(policy, "participant", "enrolled_on") ?? .shift
+            columns.append(
+                TableColumn(
+                    name: "utc_offset", type: .string, transform: transform,
+                    description:
+                        "The one UTC offset all of the participant's instants are written at: their time zone's standard offset (no daylight saving, no travel)"
+                ))
         }
         add("time_zone", "time_zone", .string, "Time zone, generalized")
         add("devices", "devices", .string, "Device groups, separated by ';' in CSV (an array in JSON)")
@@ -128,6 +141,7 @@ struct TableLayout: Sendable {
             case "enrolled_on": p.enrolledOn.map { .date($0) } ?? .null
             case "status": p.status.map { .string($0.rawValue) } ?? .null
             case "withdrawn_at": p.withdrawnAt.map { .timestamp($0) } ?? .null
+            case "utc_offset": p.utcOffset.map { .string($0) } ?? .null
             case "time_zone": p.timeZone.map { .string($0) } ?? .null
             case "devices": p.devices.map { .list($0) } ?? .null
             default: .null
