@@ -134,12 +134,19 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// read with the offset before the change (it moves forward by the gap, as java.time does);
     /// in a fall-back overlap the earlier (daylight) instant is chosen.
     public static func resolveOffset(localMs: Int64, in timeZone: TimeZone) -> Int {
-        func offset(atUTC ms: Int64) -> Int { timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(ms) / 1000)) }
-        let before = offset(atUTC: localMs - 86_400_000 / 2)
-        let after = offset(atUTC: localMs + 86_400_000 / 2)
+        resolveOffset(localMs: localMs) { ms in timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(ms) / 1000)) }
+    }
+
+    /// ``resolveOffset(localMs:in:)`` with the zone given as its UTC offset (seconds) at a UTC
+    /// instant (milliseconds), so callers can answer from a cache of the zone's transitions.
+    public static func resolveOffset(localMs: Int64, offset: (_ atUTCMilliseconds: Int64) -> Int) -> Int {
+        // A day either side: UTC offsets reach ±14 h, so probing half a day away would land
+        // after a transition for zones at +12 h or more (Auckland's gap read an hour early).
+        let before = offset(localMs - 86_400_000)
+        let after = offset(localMs + 86_400_000)
         if before == after { return before }
         // Both candidate offsets around a transition: keep those that map back to this wall time.
-        let candidates = [max(before, after), min(before, after)].filter { offset(atUTC: localMs - Int64($0) * 1000) == $0 }
+        let candidates = [max(before, after), min(before, after)].filter { offset(localMs - Int64($0) * 1000) == $0 }
         return candidates.first ?? before
     }
 

@@ -2,13 +2,17 @@ public import Foundation
 public import CohortCore
 import CohortCrypto
 
-/// Derives one date-shift offset per participant per recipient and applies it.
+/// Derives one date-shift offset per participant per recipient, and the participant's
+/// ``ParticipantShift`` that applies it.
 ///
 /// The offset comes from `HMAC-SHA256(recipientKey, "date-shift" ‖ id)`: its first 8 bytes, read
-/// as an unsigned integer, pick uniformly (bias below 2⁻⁵⁰) one value of
-/// `[-maxDays, maxDays] \ {0}`, or one multiple of 7 in that range when `wholeWeeks` is set, so
-/// weekdays survive. `maxDays = 0` means no shift. Every date and instant of a participant moves
-/// by the same number of days: time of day, UTC offset and intervals are unchanged.
+/// as an unsigned integer, pick uniformly (bias below 2⁻⁵⁰) one value of `[-maxDays, -1]`, or one
+/// multiple of 7 in `[-7·⌊maxDays/7⌋, -7]` when `wholeWeeks` is set, so weekdays survive.
+/// Shifts only go back in time, so a real date in the past never becomes a published date in the
+/// future. `maxDays = 0` means no shift.
+///
+/// Instants are shifted on the participant's wall clock, not in UTC, and written at one UTC offset
+/// per participant: see ``ParticipantShift`` and docs/deidentification.md, "Times and time zones".
 public struct DateShifter: Sendable {
     /// The configured bound, in days.
     public let maxDays: Int
@@ -39,7 +43,15 @@ public struct DateShifter: Sendable {
         try self.init(recipientKey: recipientKey, maxDays: policy.maxDays, wholeWeeks: policy.wholeWeeks)
     }
 
-    /// The offset in days for the participant with internal id `id`: never 0 when `maxDays > 0`.
+    /// The offsets this shifter draws from, in days (`-180 ... -1`, or `-175 ... -7` in whole
+    /// weeks); nil when `maxDays` is 0 (no shift).
+    public var range: ClosedRange<Int>? {
+        guard maxDays > 0 else { return nil }
+        return wholeWeeks ? -(maxDays / 7 * 7)...(-7) : -maxDays...(-1)
+    }
+
+    /// The offset in days for the participant with internal id `id`: always negative when
+    /// `maxDays > 0`, 0 otherwise.
     public func offset(for id: UUID) -> Int {
         guard maxDays > 0 else { return 0 }
         let message = Array("date-shift".utf8) + Array(id.uuidString.lowercased().utf8)
@@ -47,14 +59,19 @@ public struct DateShifter: Sendable {
         var value: UInt64 = 0
         for byte in mac.prefix(8) { value = value << 8 | UInt64(byte) }
         let unit = wholeWeeks ? 7 : 1
-        let steps = maxDays / unit  // non-zero choices on each side
-        let index = Int(value % UInt64(2 * steps))
-        let magnitude = index < steps ? -(steps - index) : index - steps + 1
-        return magnitude * unit
+        let steps = maxDays / unit  // the choices: -unit, -2·unit … -steps·unit
+        let index = Int(value % UInt64(steps))
+        return -(index + 1) * unit
     }
 
-    /// `instant` moved by `offset` days (time of day and UTC offset kept).
-    public func shift(_ instant: Timestamp, by offset: Int) -> Timestamp { instant.adding(days: offset) }
+    /// The shift of `participant`: their offset, their time zone, and the one UTC offset their
+    /// times are published at (their zone's standard offset at `reference`, the export's
+    /// creation instant). A zone name Foundation does not know (the roster refuses them) is read
+    /// as UTC.
+    public func shift(for participant: Participant, reference: Timestamp) -> ParticipantShift {
+        let zone = TimeZone(identifier: participant.timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .gmt
+        return ParticipantShift(days: offset(for: participant.id), zone: zone, reference: reference)
+    }
 
     /// `date` moved by `offset` days.
     public func shift(_ date: CivilDate, by offset: Int) -> CivilDate { date.adding(days: offset) }

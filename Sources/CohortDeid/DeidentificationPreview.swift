@@ -46,7 +46,8 @@ extension Deidentifier {
         add("participant.time_zone", participant.timeZone, after.timeZone)
         add("participant.devices", identity.map { $0.devices.joined(separator: "; ") }, after.devices?.joined(separator: "; "))
         for record in records {
-            let out = copy.record(record, of: participant)
+            // A record dated after the reference day is left out: every field shows as removed.
+            let out = copy.record(record, of: participant) ?? DeidentifiedRecord(pseudonym: after.pseudonym, kind: record.kind)
             let table = record.kind.dataType.rawValue
             add("\(table).start", record.start.iso8601, out.start?.iso8601)
             if record.end != nil { add("\(table).end", record.end?.iso8601, out.end?.iso8601) }

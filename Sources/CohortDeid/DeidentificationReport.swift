@@ -36,9 +36,16 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
     public struct DateShiftSettings: Sendable, Hashable, Codable {
         public var maxDays: Int
         public var wholeWeeks: Bool
+        /// The offsets drawn from, in days (`[-180, -1]`; whole weeks `[-175, -7]`); nil for no shift.
+        public var rangeDays: [Int]?
+        /// What was not published because it is dated after the export's creation (see
+        /// ``DeidentificationStats/leftOutAfterCreation``).
+        public var leftOutAfterCreation: [String: Int]
         enum CodingKeys: String, CodingKey {
             case maxDays = "max_days"
             case wholeWeeks = "whole_weeks"
+            case rangeDays = "range_days"
+            case leftOutAfterCreation = "left_out_after_creation"
         }
     }
 
@@ -128,7 +135,10 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         directIdentifiersRemoved = Deidentifier.directIdentifiers.map {
             FieldCount(field: $0, values: stats.directIdentifiersRemoved[$0] ?? 0)
         }
-        dateShift = DateShiftSettings(maxDays: policy.dateShift.maxDays, wholeWeeks: policy.dateShift.wholeWeeks)
+        let range = (try? DateShifter(recipientKey: Array(repeating: 0, count: 16), policy: policy.dateShift))?.range
+        dateShift = DateShiftSettings(
+            maxDays: policy.dateShift.maxDays, wholeWeeks: policy.dateShift.wholeWeeks, rangeDays: range.map { [$0.lowerBound, $0.upperBound] },
+            leftOutAfterCreation: stats.leftOutAfterCreation)
         self.kAnonymity = kAnonymity
         scrubTokens = stats.scrubTokens.byName
         self.residualScan = residualScan.map {

@@ -22,6 +22,10 @@ public struct DeidentificationStats: Sendable, Hashable {
     public internal(set) var directIdentifiersRemoved: [String: Int] = [:]
     /// Tokens scrubbing put in.
     public internal(set) var scrubTokens = ScrubCounts()
+    /// What was not published because it is dated after the export's creation: `records` (whole
+    /// records) and `consent.signed_at`, `participant.enrolled_on`, `participant.withdrawn_at`
+    /// (values left empty).
+    public internal(set) var leftOutAfterCreation: [String: Int] = [:]
     public internal(set) var participants = 0
     public internal(set) var consents = 0
     public internal(set) var records = 0
@@ -41,6 +45,7 @@ public struct DeidentificationStats: Sendable, Hashable {
         droppedUnsupported.merge(other.droppedUnsupported, uniquingKeysWith: +)
         directIdentifiersRemoved.merge(other.directIdentifiersRemoved, uniquingKeysWith: +)
         scrubTokens.merge(other.scrubTokens)
+        leftOutAfterCreation.merge(other.leftOutAfterCreation, uniquingKeysWith: +)
         participants += other.participants
         consents += other.consents
         records += other.records

@@ -20,15 +20,22 @@ import Foundation
 ///   maps the ZIP3 through `map`;
 /// - `participant.enrolled_on` (`shift`, `year` → 1 January, `keep`); the withdrawal instant
 ///   follows the same rule;
+/// - `participant.utc_offset` (no rule of its own): the one offset the participant's instants are
+///   written at, filled whenever the policy publishes an instant (``publishesInstants(_:)``);
 /// - `participant.sex`, `participant.status` (`keep`, `generalize`);
 /// - `participant.time_zone`, `participant.devices` (`generalize` via `map`/`other`, `scrub`;
 ///   device names under `keep` are scrubbed: they are identifiers);
 /// - `consent.version`, `document_sha256`, `sharing`, `status` (`keep`, `generalize`);
 ///   `consent.signed_at` like dates;
 /// - records (table = the kind's data type, falling back to `records.*`): `start`/`end` (`shift`,
-///   `year` → 1 January 00:00 at the same offset, `keep`), `value` (`keep`, `generalize` with
+///   `year` → 1 January 00:00, `keep`), `value` (`keep`, `generalize` with
 ///   `bins` → label `5–<10`), `unit` (`keep`), `text`/`source`/`note` (`keep`, `scrub`,
 ///   `generalize`).
+///
+/// Instants (`shift`, `keep`, `year`) are written at the participant's one published offset and
+/// shifted on their wall clock (``ParticipantShift``). Nothing dated after ``createdAt`` is
+/// published: such a record is left out (``record(_:of:)`` returns nil), such a date or instant
+/// is left empty, and both are counted in ``DeidentificationStats/leftOutAfterCreation``.
 ///
 /// A value type; the row methods are `mutating` because they add to ``stats``.
 public struct Deidentifier: Sendable {
@@ -44,6 +51,9 @@ public struct Deidentifier: Sendable {
     /// The day ages are also checked on (the export date): nobody 90 or older then gets a birth
     /// year or an age below `90+`.
     public let referenceDate: CivilDate
+    /// The export's creation instant: no published date or instant is after it, and each
+    /// participant's published offset is their zone's standard offset at this instant.
+    public let createdAt: Timestamp
     /// What this de-identifier has done so far.
     public var stats: DeidentificationStats {
         var result = counted
@@ -74,7 +84,7 @@ public struct Deidentifier: Sendable {
     /// `[(dataType · fields + field) · Outcome.count + outcome]`: record field outcomes.
     private var recordTallies: [Int]
     /// The last participant a record came from, with their pseudonym and date shift.
-    private var lastRecordParticipant: (id: UUID, pseudonym: String, offset: Int)?
+    private var lastRecordParticipant: (id: UUID, pseudonym: String, shift: ParticipantShift)?
 
     /// What happened to one record field.
     private enum Outcome: Int {
@@ -112,11 +122,17 @@ public struct Deidentifier: Sendable {
     /// The scrubber built from the roster.
     public let scrubber: Scrubber
 
+    /// Whether the rows carry instants (record start/end, consent signing, withdrawal), and so
+    /// the participant's one UTC offset: the `utc_offset` column exists exactly then.
+    public let publishesInstants: Bool
+
     /// Throws when the policy does not pseudonymize `participant.id`, the recipient key is
-    /// shorter than 16 bytes, or the date-shift settings are invalid.
-    public init(studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], roster: [Participant], referenceDate: CivilDate)
-        throws
-    {
+    /// shorter than 16 bytes, or the date-shift settings are invalid. `createdAt` is the export's
+    /// creation instant; nil (a preview) means the end of `referenceDate` in UTC.
+    public init(
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], roster: [Participant], referenceDate: CivilDate,
+        createdAt: Timestamp? = nil
+    ) throws {
         let policy = studyProtocol.deidentification
         guard policy.rule(table: "participant", field: "id")?.transform == .pseudonymize else {
             throw CohortError(
@@ -130,12 +146,25 @@ public struct Deidentifier: Sendable {
         self.studyProtocol = studyProtocol
         self.recipient = recipient
         self.referenceDate = referenceDate
+        self.createdAt = createdAt ?? Timestamp(epochMilliseconds: Int64(referenceDate.daysSinceEpoch + 1) * 86_400_000 - 1)
         self.policy = policy
+        publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
         shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
         scrubber = try Scrubber(roster: roster)
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
+    }
+
+    /// Whether `policy` publishes any instant: a record's `start` or `end` in any data type,
+    /// `consent.signed_at`, or the withdrawal instant (`participant.enrolled_on` with `status`).
+    public static func publishesInstants(_ policy: DeidentificationPolicy) -> Bool {
+        func kept(_ table: String, _ field: String) -> Bool {
+            guard let rule = policy.rule(table: table, field: field) else { return false }
+            return rule.transform != .drop
+        }
+        if kept("consent", "signed_at") || (kept("participant", "enrolled_on") && kept("participant", "status")) { return true }
+        return DataType.allCases.contains { kept($0.rawValue, "start") || kept($0.rawValue, "end") }
     }
 
     /// The participant's pseudonym for this recipient.
@@ -148,8 +177,10 @@ public struct Deidentifier: Sendable {
         counted.participants += 1
         var row = DeidentifiedParticipant(pseudonym: pseudonymizer.pseudonym(for: p.id))
         countApplied("participant", "id")
-        let offset = shifter.offset(for: p.id)
+        var shift = shifter.shift(for: p, reference: createdAt)
+        let offset = shift.days
         let identity = p.identity
+        if publishesInstants { row.utcOffset = shift.publishedOffset }
 
         removeDirect("participant.code", present: true)
         removeDirect("participant.name", present: identity != nil)
@@ -214,9 +245,19 @@ public struct Deidentifier: Sendable {
         }
         if let rule = rule("participant", "enrolled_on", present: true) {
             if let date = civilDate(p.enrolledOn, rule, offset: offset, field: "participant.enrolled_on") {
-                row.enrolledOn = date
-                row.withdrawnAt = p.withdrawnAt.flatMap { timestamp($0, rule, offset: offset, field: nil) }
-                countApplied("participant", "enrolled_on")
+                if date > createdAt.localDate {
+                    counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
+                } else {
+                    row.enrolledOn = date
+                    countApplied("participant", "enrolled_on")
+                }
+                if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
+                    if withdrawn > createdAt {
+                        counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
+                    } else {
+                        row.withdrawnAt = withdrawn
+                    }
+                }
             }
         }
         if let rule = rule("participant", "status", present: true) {
@@ -265,35 +306,59 @@ public struct Deidentifier: Sendable {
             }
         }
         if let rule = rule("consent", "signed_at", present: true) {
-            row.signedAt = timestamp(c.signedAt, rule, offset: shifter.offset(for: p.id), field: "consent.signed_at")
+            var shift = shifter.shift(for: p, reference: createdAt)
+            if let signed = shifted(c.signedAt, rule, shift: &shift) {
+                if signed > createdAt {
+                    counted.leftOutAfterCreation["consent.signed_at", default: 0] += 1
+                } else {
+                    row.signedAt = signed
+                    countApplied("consent", "signed_at")
+                }
+            } else {
+                unsupported("consent.signed_at")
+            }
         }
         if let rule = rule("consent", "sharing", present: true) { row.sharing = text(c.sharing.rawValue, rule, field: "consent.sharing") }
         if let rule = rule("consent", "status", present: true) { row.status = text(c.status.rawValue, rule, field: "consent.status") }
         return row
     }
 
-    /// The de-identified record row of participant `p`.
-    public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord {
-        counted.records += 1
+    /// The de-identified record row of participant `p`, or nil when its published start or end
+    /// would be after ``createdAt`` (the record is left out and counted).
+    public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord? {
         let pseudonym: String
-        let offset: Int
+        var shift: ParticipantShift
         if let last = lastRecordParticipant, last.id == p.id {
-            (pseudonym, offset) = (last.pseudonym, last.offset)
+            (pseudonym, shift) = (last.pseudonym, last.shift)
         } else {
-            (pseudonym, offset) = (pseudonymizer.pseudonym(for: p.id), shifter.offset(for: p.id))
-            lastRecordParticipant = (p.id, pseudonym, offset)
+            (pseudonym, shift) = (pseudonymizer.pseudonym(for: p.id), shifter.shift(for: p, reference: createdAt))
         }
-        var row = DeidentifiedRecord(pseudonym: pseudonym, kind: r.kind)
+        defer { lastRecordParticipant = (p.id, pseudonym, shift) }
         let typeIndex = DataType.allCases.firstIndex(of: r.kind.dataType) ?? 0
         let plan = recordPlans[typeIndex]
         let base = typeIndex * RecordPlan.fieldNames.count
         // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
-        if let rule = recordRule(plan, base, 0, present: true) {
-            row.start = shifted(r.start, rule, offset: offset)
+        // The instants first: a record dated after the export's creation is left out whole.
+        let startRule = plan.fields[0].rule
+        let endRule = r.end == nil ? nil : plan.fields[1].rule
+        let start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
+        let end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
+        if let start, start > createdAt {
+            counted.leftOutAfterCreation["records", default: 0] += 1
+            return nil
+        }
+        if let end, end > createdAt {
+            counted.leftOutAfterCreation["records", default: 0] += 1
+            return nil
+        }
+        counted.records += 1
+        var row = DeidentifiedRecord(pseudonym: pseudonym, kind: r.kind)
+        if recordRule(plan, base, 0, present: true) != nil {
+            row.start = start
             tally(base, 0, row.start == nil ? .unsupported : .applied)
         }
-        if let rule = recordRule(plan, base, 1, present: r.end != nil), let end = r.end {
-            row.end = shifted(end, rule, offset: offset)
+        if recordRule(plan, base, 1, present: r.end != nil) != nil, r.end != nil {
+            row.end = end
             tally(base, 1, row.end == nil ? .unsupported : .applied)
         }
         if let rule = recordRule(plan, base, 2, present: r.value != nil), let value = r.value {
@@ -404,30 +469,15 @@ public struct Deidentifier: Sendable {
         return fallback
     }
 
-    private mutating func timestamp(_ value: Timestamp, _ rule: FieldRule, offset: Int, field: String?) -> Timestamp? {
-        let result = shifted(value, rule, offset: offset)
-        if let field {
-            let (table, name) = split(field)
-            if result == nil { unsupported(field) } else { countApplied(table, name) }
-        }
-        return result
-    }
-
-    /// `value` under a date rule (`shift`, `keep`, `year`), or nil when the transform does not apply.
-    private func shifted(_ value: Timestamp, _ rule: FieldRule, offset: Int) -> Timestamp? {
-        let result: Timestamp?
+    /// `value` under a date rule (`shift`, `keep`, `year`), written at the participant's published
+    /// offset, or nil when the transform does not apply.
+    private func shifted(_ value: Timestamp, _ rule: FieldRule, shift: inout ParticipantShift) -> Timestamp? {
         switch rule.transform {
-        case .shift: result = value.adding(days: offset)
-        case .keep: result = value
-        case .year:
-            let offsetSeconds = Int64(value.utcOffsetSeconds)
-            let january = CivilDate(year: value.localDate.year, month: 1, day: 1) ?? value.localDate
-            result = Timestamp(
-                epochMilliseconds: Int64(january.daysSinceEpoch) * 86_400_000 - offsetSeconds * 1000,
-                utcOffsetSeconds: value.utcOffsetSeconds)
-        default: result = nil
+        case .shift: shift.shift(value)
+        case .keep: shift.published(value)
+        case .year: shift.yearStart(value)
+        default: nil
         }
-        return result
     }
 
     private mutating func civilDate(_ value: CivilDate, _ rule: FieldRule, offset: Int, field: String) -> CivilDate? {

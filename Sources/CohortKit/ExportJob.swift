@@ -114,7 +114,8 @@ public struct ExportJob: Sendable {
             let roster = try workspace.store.participants(withIdentities: true)
             scanRoster = roster.map(\.participant)
             var deid = try Deidentifier(
-                studyProtocol: p, recipient: recipient, recipientKey: recipientKey, roster: scanRoster, referenceDate: createdAt.localDate)
+                studyProtocol: p, recipient: recipient, recipientKey: recipientKey, roster: scanRoster, referenceDate: createdAt.localDate,
+                createdAt: createdAt)
             for stored in roster {
                 switch stored.participant.status {
                 case .excluded: exclusions["withdrawn (exclude)", default: 0] += 1
@@ -150,7 +151,8 @@ public struct ExportJob: Sendable {
                 try compliance.begin(ComplianceSubject(participant), pseudonym: rows[index].pseudonym)
                 try workspace.store.forEachRecord(participantPK: stored.pk, participantID: participant.id) { record in
                     compliance.add(kind: record.kind, start: record.start)
-                    try writer.write(deid.record(record, of: participant))
+                    guard let row = deid.record(record, of: participant) else { return }  // dated after createdAt
+                    try writer.write(row)
                     records += 1
                 }
                 progress?(index + 1, included.count)

@@ -98,6 +98,18 @@ struct TimestampTests {
     }
 
     /// Berlin falls back at 2025-10-26 03:00 → 02:00: 02:30 happens twice. The earlier (+02:00) is chosen.
+    /// Zones at +12 h and more: the gap and the overlap are found although half a day before the
+    /// wall-clock time is already after the transition in UTC.
+    @Test func gapAndOverlapInAuckland() throws {
+        let auckland = try Self.zone("Pacific/Auckland")
+        let gap = try #require(Timestamp.parse("2024-09-29T02:30:00", defaultTimeZone: auckland))
+        #expect(gap.epochMilliseconds == Timestamp.parse("2024-09-29T03:30:00+13:00", defaultTimeZone: nil)?.epochMilliseconds)
+        let overlap = try #require(Timestamp.parse("2025-04-06T02:30:00", defaultTimeZone: auckland))
+        #expect(overlap.iso8601 == "2025-04-06T02:30:00+13:00")
+        let before = try #require(Timestamp.parse("2024-09-29T01:30:00", defaultTimeZone: auckland))
+        #expect(before.iso8601 == "2024-09-29T01:30:00+12:00")
+    }
+
     @Test func fallBackOverlapTakesTheEarlierInstant() throws {
         let berlin = try Self.zone("Europe/Berlin")
         let overlap = try #require(Timestamp.parse("2025-10-26T02:30:00", defaultTimeZone: berlin))

@@ -56,9 +56,59 @@ struct DeidentifierTests {
         #expect(row.sex == .female)
         #expect(row.status == .stopped)
         #expect(row.enrolledOn == p.enrolledOn.adding(days: offset))
-        #expect(row.withdrawnAt == p.withdrawnAt?.adding(days: offset))
+        let zone = try #require(TimeZone(identifier: p.timeZone))
+        let withdrawn = try #require(p.withdrawnAt)
+        let expected = try CalendarShift.shift(withdrawn.epochMilliseconds, days: offset, zone: zone)
+        #expect(row.withdrawnAt?.epochMilliseconds == expected)
+        #expect(row.withdrawnAt?.utcOffsetSeconds == -21_600)
+        #expect(row.utcOffset == "-06:00")
         #expect(row.timeZone == "US-Central")
         #expect(row.devices == ["wearable"])
+    }
+
+    @Test func nothingDatedAfterTheExportsCreationIsPublished() throws {
+        let createdAt = try #require(Timestamp.parse("2025-03-01T12:00:00Z", defaultTimeZone: nil))
+        var deid = try Deidentifier(
+            studyProtocol: Fixtures.studyProtocol(), recipient: "analyst", recipientKey: Fixtures.key, roster: PlantedRoster.participants,
+            referenceDate: createdAt.localDate, createdAt: createdAt)
+        let p = PlantedRoster.participants[0]
+        let days = Int64(-deid.shifter.offset(for: p.id))
+        let now = Record(participantID: p.id, kind: .pain, start: createdAt, value: 1)
+        // Real instants so late that even shifted back they are two hours after the creation.
+        let late = Timestamp(epochMilliseconds: createdAt.epochMilliseconds + days * 86_400_000 + 7_200_000)
+        let lateStart = Record(participantID: p.id, kind: .pain, start: late, value: 2)
+        let lateEnd = Record(participantID: p.id, kind: .steps, start: createdAt, end: late, value: 3)
+        let nowRow = deid.record(now, of: p)
+        let lateStartRow = deid.record(lateStart, of: p)
+        let lateEndRow = deid.record(lateEnd, of: p)
+        let published = try #require(nowRow?.start)
+        #expect(published <= createdAt)
+        #expect(lateStartRow == nil)
+        #expect(lateEndRow == nil)
+        let consent = Consent(
+            id: UUID(), participantID: p.id, version: "1.0", documentSHA256: String(repeating: "a", count: 64), signedAt: late,
+            signatureKind: .typed, sharing: .broad, status: .active, recordedAt: late)
+        let consentRow = deid.consent(consent, of: p)
+        #expect(consentRow.signedAt == nil)
+        let stats = deid.stats
+        #expect(stats.records == 1)
+        #expect(stats.leftOutAfterCreation == ["records": 2, "consent.signed_at": 1])
+        #expect(stats.applied["symptom_log.start"]?.values == 1)
+        let report = try DeidentificationReport(studyProtocol: Fixtures.studyProtocol(), recipient: "analyst", stats: stats)
+        #expect(report.dateShift.leftOutAfterCreation["records"] == 2)
+        #expect(report.dateShift.rangeDays == [-180, -1])
+    }
+
+    @Test func theOffsetIsPublishedOnlyWithInstants() throws {
+        var fields = Fixtures.allFields
+        #expect(Deidentifier.publishesInstants(Fixtures.studyProtocol(fields: fields).deidentification))
+        for key in fields.keys where key.hasSuffix(".start") || key.hasSuffix(".end") || key.hasSuffix("signed_at") || key.hasSuffix("enrolled_on") {
+            fields[key] = FieldRule(.drop)
+        }
+        var deid = try Self.make(Fixtures.studyProtocol(fields: fields))
+        #expect(!deid.publishesInstants)
+        let row = deid.participant(PlantedRoster.participants[0])
+        #expect(row.utcOffset == nil)
     }
 
     @Test func restrictedZIPBecomesZeros() throws {
@@ -95,7 +145,8 @@ struct DeidentifierTests {
         let record = Record(
             participantID: p.id, kind: .pain, start: Timestamp(epochMilliseconds: 1_741_940_000_000), value: 4,
             note: "José García felt bad")
-        let row = deid.record(record, of: p)
+        let deidentified = deid.record(record, of: p)
+        let row = try #require(deidentified)
         #expect(row.note == nil)
         #expect(row.value == 4)
         let report = try DeidentificationReport(studyProtocol: studyProtocol, recipient: "analyst", stats: deid.stats)
@@ -112,15 +163,17 @@ struct DeidentifierTests {
         var deid = try Self.make(Fixtures.studyProtocol(fields: fields))
         let p = PlantedRoster.participants[0]
         let start = Timestamp(epochMilliseconds: 1_741_940_000_000, utcOffsetSeconds: 3_600)
-        let bio = deid.record(Record(participantID: p.id, kind: .steps, start: start, value: 7, source: "Apple Watch"), of: p)
+        let bioRow = deid.record(Record(participantID: p.id, kind: .steps, start: start, value: 7, source: "Apple Watch"), of: p)
+        let bio = try #require(bioRow)
         #expect(bio.value == nil)
         #expect(bio.valueLabel == "5–<10")
         #expect(bio.unit == "{steps}")
         #expect(bio.source == "smartwatch")
-        #expect(bio.start?.iso8601 == "2025-01-01T00:00:00+01:00")
-        let med = deid.record(
+        #expect(bio.start?.iso8601 == "2025-01-01T00:00:00-06:00", "1 January at the participant's (Chicago's) standard offset")
+        let medRow = deid.record(
             Record(participantID: p.id, kind: .medicationDose, start: start, value: 200, text: "ibuprofen", source: "José's iPhone"),
             of: p)
+        let med = try #require(medRow)
         #expect(med.text == "ibuprofen")
         #expect(med.source == "[DEVICE]")
         #expect(med.value == 200)
@@ -141,7 +194,8 @@ struct DeidentifierTests {
             _ = deid.record(Record(participantID: p.id, kind: .steps, start: start, end: end, value: 7, source: "Apple Watch"), of: p)
             _ = deid.record(Record(participantID: p.id, kind: .pain, start: start, value: 3, note: "fine"), of: p)
         }
-        let row = deid.record(Record(participantID: b.id, kind: .pain, start: start, value: 2), of: b)
+        let last = deid.record(Record(participantID: b.id, kind: .pain, start: start, value: 2), of: b)
+        let row = try #require(last)
         #expect(row.pseudonym == deid.pseudonym(of: b), "the cached pseudonym follows the participant")
         let stats = deid.stats
         #expect(stats.records == 7)
@@ -166,7 +220,10 @@ struct DeidentifierTests {
             signatureKind: .typed, sharing: .broad, status: .active, recordedAt: signed)
         let row = deid.consent(consent, of: p)
         let offset = try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: p.id)
-        #expect(row.signedAt == signed.adding(days: offset))
+        let zone = try #require(TimeZone(identifier: p.timeZone))
+        let expected = try CalendarShift.shift(signed.epochMilliseconds, days: offset, zone: zone)
+        #expect(row.signedAt?.epochMilliseconds == expected)
+        #expect(row.signedAt?.utcOffsetSeconds == -21_600)
         #expect(row.version == "1.0" && row.sharing == "broad" && row.status == "active")
         #expect(row.documentSHA256 == nil)  // no rule names it
         #expect(deid.stats.droppedUnruled["consent.document_sha256"] == 1)

@@ -167,7 +167,8 @@ struct ResidualScannerTests {
                 if r.kind == .pain, let identity = participant.identity {
                     r.note = "\(identity.name) at \(identity.phone ?? "") [NAME] ok, \(identity.email ?? "")"
                 }
-                let row = deid.record(r, of: participant)
+                let deidentified = deid.record(r, of: participant)
+                let row = try #require(deidentified)
                 lines.append(
                     [row.pseudonym, row.kind.rawValue, row.start?.iso8601 ?? "", row.end?.iso8601 ?? "", row.value.map { "\($0)" } ?? "",
                      row.unit ?? "", row.source ?? "", row.note ?? ""].joined(separator: ","))
