@@ -19,6 +19,9 @@ public struct DateShifter: Sendable {
     /// Whether offsets are whole weeks.
     public let wholeWeeks: Bool
     private let key: [UInt8]
+    /// Whether every participant's instants are written at `+00:00` (the `utc_offset` column
+    /// generalized for k-anonymity) instead of their zone's standard offset.
+    public var publishesInUTC = false
 
     /// A shifter for one recipient. Throws when `maxDays` is negative, or when `wholeWeeks` is
     /// set but the range holds no whole week (`0 < maxDays < 7`).
@@ -70,7 +73,7 @@ public struct DateShifter: Sendable {
     /// as UTC.
     public func shift(for participant: Participant, reference: Timestamp) -> ParticipantShift {
         let zone = TimeZone(identifier: participant.timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .gmt
-        return ParticipantShift(days: offset(for: participant.id), zone: zone, reference: reference)
+        return ParticipantShift(days: offset(for: participant.id), zone: zone, reference: reference, publishedOffsetSeconds: publishesInUTC ? 0 : nil)
     }
 
     /// `date` moved by `offset` days.

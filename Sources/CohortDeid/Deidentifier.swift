@@ -118,7 +118,13 @@ public struct Deidentifier: Sendable {
 
     let policy: DeidentificationPolicy
     let pseudonymizer: Pseudonymizer
-    let shifter: DateShifter
+    var shifter: DateShifter
+    /// Whether every instant is written in UTC (`+00:00`) instead of each participant's standard
+    /// offset: set when k-anonymity generalized the `utc_offset` column.
+    public var publishesTimesInUTC: Bool {
+        get { shifter.publishesInUTC }
+        set { shifter.publishesInUTC = newValue }
+    }
     /// The scrubber built from the roster.
     public let scrubber: Scrubber
 

@@ -11,7 +11,8 @@ public import CohortCore
 ///    suppression limit allows (`suppressionLimit` × rows, rounded down), take one step up one
 ///    column's ladder: the step that takes the most rows out of small classes per class it merges
 ///    (the information it loses); ties go to the step that merges fewer classes, then to the
-///    column order. Stop when no step is left.
+///    column order. `utc_offset` (→ every time written in UTC) is a candidate only once every
+///    other column is at the top of its ladder. Stop when no step is left.
 /// 2. **Cell suppression** (rows in small classes only). Among those rows, empty the column with
 ///    the most distinct values among them (ties: column order) — never `status` or
 ///    `utc_offset` — and repeat.
@@ -101,9 +102,12 @@ public struct KAnonymizer: Sendable {
         var current = classSizes(table)
         while current.small > budget {
             var best: (qi: QuasiIdentifier, values: [String?], small: Int, classes: Int)?
+            // Writing every time in UTC costs analysts the local time of day: `utc_offset` is
+            // generalized only once no other column can be.
+            let othersLeft = quasiIdentifiers.contains { $0 != .utcOffset && levels[$0, default: 0] < $0.maxLevel }
             for (index, qi) in quasiIdentifiers.enumerated() {
                 let level = levels[qi, default: 0]
-                guard level < qi.maxLevel else { continue }
+                guard level < qi.maxLevel, qi != .utcOffset || !othersLeft else { continue }
                 let values = column(qi, at: level + 1)
                 var candidate = table
                 for row in candidate.indices { candidate[row][index] = values[row] }

@@ -27,11 +27,12 @@ public struct ParticipantShift: Sendable {
     public let publishedOffsetSeconds: Int32
     private var offsets: ZoneOffsets
 
-    /// The shift by `days` in `zone`, published at the zone's standard offset at `reference`.
-    public init(days: Int, zone: TimeZone, reference: Timestamp) {
+    /// The shift by `days` in `zone`, published at the zone's standard offset at `reference`, or
+    /// at `publishedOffsetSeconds` when given (0 once k-anonymity generalized `utc_offset`).
+    public init(days: Int, zone: TimeZone, reference: Timestamp, publishedOffsetSeconds: Int32? = nil) {
         self.days = days
         self.zone = zone
-        publishedOffsetSeconds = Self.standardOffset(of: zone, at: reference)
+        self.publishedOffsetSeconds = publishedOffsetSeconds ?? Self.standardOffset(of: zone, at: reference)
         offsets = ZoneOffsets(zone: zone)
     }
 

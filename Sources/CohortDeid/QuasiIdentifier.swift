@@ -15,7 +15,8 @@ import CohortCore
 /// | `time_zone` | value → region (`America/Chicago` → `America`) → suppressed |
 /// | `devices` | value → suppressed |
 /// | `sex` | value only (single cells may be suppressed) |
-/// | `status`, `utc_offset` | value only, never blanked: FHIR needs the status, and every published time carries the offset |
+/// | `utc_offset` | the participant's standard offset → UTC (`+00:00`: every time of every participant is then written in UTC); never blanked |
+/// | `status` | value only, never blanked: FHIR needs the status |
 public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case sex
     case birthYear = "birth_year"
@@ -40,8 +41,8 @@ public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, 
         case .birthYear, .ageBand: 3
         case .enrolledOn, .withdrawnAt: 4
         case .zip3, .timeZone: 2
-        case .devices: 1
-        case .sex, .status, .utcOffset: 0
+        case .devices, .utcOffset: 1
+        case .sex, .status: 0
         }
     }
 
@@ -51,6 +52,7 @@ public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, 
     /// What level `level` of this column means, for the report.
     public func levelName(_ level: Int) -> String {
         if level == 0 { return "as de-identified" }
+        if self == .utcOffset { return "UTC (every time written at +00:00)" }
         if level >= maxLevel { return "suppressed" }
         switch (self, level) {
         case (.birthYear, 1): return "5-year range"
@@ -68,6 +70,7 @@ public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, 
 
     /// The published text of this column for `row` at `level` (nil: an empty cell).
     func value(_ row: DeidentifiedParticipant, level: Int, ageEdges: AgeBandEdges) -> String? {
+        if self == .utcOffset { return level == 0 ? row.utcOffset : row.utcOffset.map { _ in "+00:00" } }
         if level >= maxLevel, maxLevel > 0 { return nil }
         switch self {
         case .sex: return row.sex?.rawValue
@@ -118,7 +121,9 @@ public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, 
         switch self {
         case .sex: if published == nil { row.sex = nil }
         case .status: if published == nil { row.status = nil }
-        case .utcOffset: row.utcOffset = published
+        case .utcOffset:
+            row.utcOffset = published
+            if level > 0 { row.withdrawnAt?.utcOffsetSeconds = 0 }
         case .devices: if published == nil { row.devices = nil }
         case .zip3: row.zip3 = published
         case .timeZone: row.timeZone = published

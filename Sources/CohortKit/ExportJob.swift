@@ -128,6 +128,8 @@ public struct ExportJob: Sendable {
             // Participants whose quasi-identifiers could not be generalized or suppressed enough
             // are left out entirely (records and consents too), and counted.
             kSummary = try Self.applyKAnonymity(policy: p.deidentification, included: &included, rows: &rows, exclusions: &exclusions)
+            // A generalized `utc_offset` means every time is published in UTC, not only the column.
+            if kSummary?.generalized["utc_offset"] != nil { deid.publishesTimesInUTC = true }
             // From here on nothing needs an identity: rows, consents, records and compliance use
             // ids, zones and dates only.
             for index in included.indices { included[index].participant.identity = nil }

@@ -74,7 +74,8 @@ struct KAnonymizerTests {
                 #expect(period.hasPrefix(String(date.year)))
                 if period.count == 7, !period.contains("Q") { #expect(period == String(date.description.prefix(7))) }
             }
-            #expect(row.utcOffset == before.utcOffset)  // never blanked: records carry it
+            // Never blanked: records carry it; generalized, it is UTC for everyone.
+            #expect(row.utcOffset == before.utcOffset || (result.summary.generalized["utc_offset"] != nil && row.utcOffset == "+00:00"))
             #expect(row.status == before.status)  // never blanked: FHIR needs it
         }
     }
@@ -143,18 +144,34 @@ struct KAnonymizerTests {
         #expect(result.summary.achievedK == 5)
     }
 
-    @Test func aUniqueUTCOffsetRemovesTheRowInsteadOfBlankingIt() throws {
+    static func offsetRows() -> [DeidentifiedParticipant] {
         var input = (0..<6).map { i -> DeidentifiedParticipant in
             var row = DeidentifiedParticipant(pseudonym: "P\(i)")
             row.utcOffset = "-05:00"
             row.sex = .female
+            row.withdrawnAt = Timestamp(epochMilliseconds: 1_750_000_000_000, utcOffsetSeconds: -18_000)
             return row
         }
         input[5].utcOffset = "+05:45"
-        let result = try KAnonymizer(k: 5, quasiIdentifiers: [.sex, .utcOffset]).apply(input)
+        return input
+    }
+
+    @Test func aUniqueUTCOffsetRemovesTheRowInsteadOfBlankingIt() throws {
+        // One row of six may be suppressed (20%): cheaper than writing everyone's times in UTC.
+        let result = try KAnonymizer(k: 5, quasiIdentifiers: [.sex, .utcOffset], suppressionLimit: 0.2).apply(Self.offsetRows())
         #expect(result.suppressedPseudonyms == ["P5"])
         #expect(result.summary.suppressedValues.isEmpty)  // the removed row's emptied cells do not count
         #expect(result.participants.allSatisfy { $0.utcOffset == "-05:00" })
+    }
+
+    @Test func withoutSuppressionTheOffsetIsGeneralizedToUTCForEveryone() throws {
+        let result = try KAnonymizer(k: 5, quasiIdentifiers: [.sex, .utcOffset], suppressionLimit: 0).apply(Self.offsetRows())
+        #expect(result.suppressedPseudonyms.isEmpty)
+        #expect(result.summary.generalized["utc_offset"] == "UTC (every time written at +00:00)")
+        #expect(result.summary.achievedK == 6)
+        #expect(result.participants.allSatisfy { $0.utcOffset == "+00:00" && $0.withdrawnAt?.utcOffsetSeconds == 0 })
+        // The same instants: only the offset they are written at changes.
+        #expect(result.participants.allSatisfy { $0.withdrawnAt?.epochMilliseconds == 1_750_000_000_000 })
     }
 
     @Test func deterministic() throws {
