@@ -101,6 +101,60 @@ struct ExportIntegrityCLITests {
 
     // MARK: 1. two-phase export under SIGKILL
 
+    /// What one fault-injection sweep did.
+    struct Sweep {
+        /// Calls of each durable system call in an uninterrupted run.
+        var counts: [String: Int] = [:]
+        var cases = 0
+        var killed = 0
+        var total: Int { counts.values.reduce(0, +) }
+        var summary: String { "\(cases) kill points (" + counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + "), \(killed) killed" }
+    }
+
+    /// Runs `command(workspace, out)` once traced on a copy of `base` to count its durable system
+    /// calls, then, for every call and N = 1…count, on a fresh copy under strace
+    /// `inject=CALL:signal=SIGKILL:when=N`; after each kill, `check(label, workspace, out)`.
+    func killAtEveryDurableStep(
+        cli: CLI, base: String, _ command: (String, String) -> [String], check: (String, String, String) throws -> Void
+    ) throws -> Sweep {
+        let binary = CLI.binary.path
+        let probe = cli.path("probe-\(UUID().uuidString)")
+        try copyWorkspace(base, to: probe)
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        let log = cli.path("probe.strace")
+        let traced = try launch(
+            Self.strace, ["-f", "-qq", "-o", log, "-e", "trace=" + Self.durableSyscalls.joined(separator: ","), binary] + command(probe, probe + "-out"))
+        traced.waitUntilExit()
+        try #require(traced.terminationStatus == 0, "the traced run failed: \(command(probe, probe + "-out"))")
+        // Counted per thread (strace counts `when=N` per traced thread); the busiest thread decides.
+        var perThread: [String: [String: Int]] = [:]
+        for line in try helper.text(log).split(whereSeparator: \.isNewline) {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard words.count >= 2 else { continue }
+            let call = String(words[1].prefix { $0 != "(" })
+            if Self.durableSyscalls.contains(call) { perThread[call, default: [:]][String(words[0]), default: 0] += 1 }
+        }
+        var sweep = Sweep()
+        sweep.counts = perThread.mapValues { $0.values.max() ?? 0 }
+        for call in sweep.counts.keys.sorted() {
+            for n in 1...(sweep.counts[call] ?? 0) {
+                let workspace = cli.path("ws-\(call)-\(n)")
+                let out = cli.path("out-\(call)-\(n)")
+                try copyWorkspace(base, to: workspace)
+                let run = try launch(
+                    Self.strace, ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=SIGKILL:when=\(n)", binary] + command(workspace, out))
+                run.waitUntilExit()
+                sweep.cases += 1
+                // strace reports the tracee's death by SIGKILL as its own exit status 128+9.
+                if run.terminationStatus == 137 || run.terminationReason == .uncaughtSignal { sweep.killed += 1 }
+                try check("\(call) #\(n)", workspace, out)
+                try? FileManager.default.removeItem(atPath: workspace)
+                try? FileManager.default.removeItem(atPath: out)
+            }
+        }
+        return sweep
+    }
+
     /// Kills `cohort export` at its N-th call of each durable system call (strace
     /// `inject=…:signal=SIGKILL:when=N`, N = 1…all), opens the workspace again (`audit verify`),
     /// and checks the invariant "a verifiable export exists ⇒ the audit trail names its SHA-256".
@@ -111,52 +165,93 @@ struct ExportIntegrityCLITests {
         defer { demo.cleanup() }
         let cli = try helper.miniWorkspace(from: demo)
         defer { cli.cleanup() }
-        let binary = CLI.binary.path
-
-        // One traced export on a copy counts the durable calls (all on the main thread).
-        let probe = cli.path("probe")
-        try copyWorkspace(cli.workspace, to: probe)
-        let log = cli.path("probe.strace")
-        let traced = try launch(
-            Self.strace, ["-f", "-qq", "-o", log, "-e", "trace=" + Self.durableSyscalls.joined(separator: ","), binary, "export", "--recipient", "lab", "--out", cli.path("probe-out"), "-w", probe])
-        traced.waitUntilExit()
-        try #require(traced.terminationStatus == 0, "the traced export failed")
-        var counts: [String: Int] = [:]
-        for line in try helper.text(log).split(whereSeparator: \.isNewline) {
-            let call = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map { String($0.prefix { $0 != "(" }) } ?? ""
-            if Self.durableSyscalls.contains(call) { counts[call, default: 0] += 1 }
-        }
-        let total = counts.values.reduce(0, +)
-        #expect(total >= 10, "expected the export's syncs and renames to be traced: \(counts)")
-
-        var cases = 0
-        var killed = 0
         var published = 0
-        for call in counts.keys.sorted() {
-            for n in 1...(counts[call] ?? 0) {
-                let label = "\(call) #\(n)"
-                let workspace = cli.path("ws-\(call)-\(n)")
-                let out = cli.path("out-\(call)-\(n)")
-                try copyWorkspace(cli.workspace, to: workspace)
-                let run = try launch(
-                    Self.strace,
-                    ["-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=SIGKILL:when=\(n)", binary, "export", "--recipient", "lab", "--out", out, "-w", workspace])
-                run.waitUntilExit()
-                cases += 1
-                // strace reports the tracee's death by SIGKILL as its own exit status 128+9.
-                if run.terminationStatus == 137 || run.terminationReason == .uncaughtSignal { killed += 1 }
-                // The next command that opens the workspace closes what the killed export left open.
-                let audit = try cli.run(["audit", "verify", "-w", workspace])
-                #expect(audit.status == 0, "\(label): audit verify after the kill: \(audit.output)")
-                published += try checkInvariant(cli: cli, workspace: workspace, out: out, label: label)
-                try? FileManager.default.removeItem(atPath: workspace)
-                try? FileManager.default.removeItem(atPath: out)
+        let sweep = try killAtEveryDurableStep(cli: cli, base: cli.workspace, { ["export", "--recipient", "lab", "--out", $1, "-w", $0] }) { label, workspace, out in
+            // The next command that opens the workspace closes what the killed export left open.
+            let audit = try cli.run(["audit", "verify", "-w", workspace])
+            #expect(audit.status == 0, "\(label): audit verify after the kill: \(audit.output)")
+            published += try checkInvariant(cli: cli, workspace: workspace, out: out, label: label)
+        }
+        print("fault injection (export): \(sweep.summary), \(published) left a verifiable export, each named by the trail")
+        #expect(sweep.total >= 10, "expected the export's syncs and renames to be traced: \(sweep.counts)")
+        #expect(sweep.cases == sweep.total)
+        #expect(sweep.killed == sweep.total, "every injected call must have killed the export")
+        #expect(published > 0 && published < sweep.total, "some kill points come after publishing, most before")
+    }
+
+    /// `cohort data import` killed at every durable step: the file's records are stored with their
+    /// `data.import` event, or neither is; the trail stays intact and the import can be redone.
+    @Test(.enabled(if: hasTools || inCI, "strace or sqlite3 missing (apt-get install -y strace sqlite3); required when CI=true"))
+    func importKilledAtEveryDurableStepIsAllOrNothing() throws {
+        try #require(Self.hasTools, "strace and sqlite3 are required in CI")
+        let demo = try helper.demo()
+        defer { demo.cleanup() }
+        let cli = try helper.miniWorkspace(from: demo)
+        defer { cli.cleanup() }
+        // Every symptom row of the mini workspace's participants (the mini holds only the first 12).
+        let lines = try helper.text(demo.workspace + "/import/symptoms.csv").split(whereSeparator: \.isNewline).map(String.init)
+        let codes = ["P-0001", "P-0004", "P-0005", "P-0006"]
+        let rows = lines.dropFirst().filter { line in codes.contains { line.hasPrefix($0 + ",") } }
+        let file = try cli.write("more-symptoms.csv", ([lines[0]] + rows).joined(separator: "\n") + "\n")
+        let before = try sql(cli.workspace, "SELECT count(*) FROM records")
+        let events = try sql(cli.workspace, "SELECT count(*) FROM audit_events WHERE action = 'data.import'")
+        let complete = cli.path("complete")
+        try copyWorkspace(cli.workspace, to: complete)
+        #expect(try cli.run(["data", "import", file, "-w", complete]).status == 0)
+        let after = try sql(complete, "SELECT count(*) FROM records")
+        #expect(Int(after) ?? 0 > Int(before) ?? 0, "the file adds records")
+        var stored = 0
+        let sweep = try killAtEveryDurableStep(cli: cli, base: cli.workspace, { workspace, _ in ["data", "import", file, "-w", workspace] }) { label, workspace, _ in
+            let audit = try cli.run(["audit", "verify", "-w", workspace])
+            #expect(audit.status == 0, "\(label): \(audit.output)")
+            let records = try sql(workspace, "SELECT count(*) FROM records")
+            let imports = try sql(workspace, "SELECT count(*) FROM audit_events WHERE action = 'data.import'")
+            let all = records == after && imports == String((Int(events) ?? 0) + 1)
+            let none = records == before && imports == events
+            #expect(all || none, "\(label): \(records) records and \(imports) import events (before \(before)/\(events), complete \(after))")
+            if all { stored += 1 }
+            if none {
+                let redo = try cli.run(["data", "import", file, "-w", workspace])
+                #expect(redo.status == 0, "\(label): the import can be redone: \(redo.output)")
+                #expect(try sql(workspace, "SELECT count(*) FROM records") == after)
             }
         }
-        print("fault injection: \(cases) kill points (\(counts.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))), \(killed) killed, \(published) left a verifiable export, invariant held in all")
-        #expect(cases == total)
-        #expect(killed == total, "every injected call must have killed the export")
-        #expect(published > 0 && published < total, "some kill points come after publishing, most before")
+        print("fault injection (import): \(sweep.summary), \(stored) committed the file, the others none of it")
+        #expect(sweep.total >= 1 && sweep.killed == sweep.total)
+    }
+
+    /// `cohort withdraw --mode erase` killed at every durable step: the participant is erased
+    /// (status, no records, identifiers gone, `participant.withdraw` event) or untouched.
+    @Test(.enabled(if: hasTools || inCI, "strace or sqlite3 missing (apt-get install -y strace sqlite3); required when CI=true"))
+    func eraseKilledAtEveryDurableStepIsAllOrNothing() throws {
+        try #require(Self.hasTools, "strace and sqlite3 are required in CI")
+        let demo = try helper.demo()
+        defer { demo.cleanup() }
+        let cli = try helper.miniWorkspace(from: demo)
+        defer { cli.cleanup() }
+        let pk = try sql(cli.workspace, "SELECT pk FROM participants WHERE code = 'P-0004'")
+        let records = try sql(cli.workspace, "SELECT count(*) FROM records WHERE participant_pk = \(pk)")
+        #expect(Int(records) ?? 0 > 0)
+        var erased = 0
+        let sweep = try killAtEveryDurableStep(
+            cli: cli, base: cli.workspace, { workspace, _ in ["withdraw", "--participant", "P-0004", "--staff", "--reason", "asked", "--mode", "erase", "--yes", "-w", workspace] }
+        ) { label, workspace, _ in
+            let audit = try cli.run(["audit", "verify", "-w", workspace])
+            #expect(audit.status == 0, "\(label): \(audit.output)")
+            let state = try sql(
+                workspace,
+                "SELECT status || '|' || (SELECT count(*) FROM records WHERE participant_pk = \(pk)) || '|' || (name_enc IS NULL) || '|' || (SELECT count(*) FROM audit_events WHERE action = 'participant.withdraw') FROM participants WHERE pk = \(pk)")
+            let done = state == "erased|0|1|1"
+            let untouched = state == "active|\(records)|0|0"
+            #expect(done || untouched, "\(label): status|records|identifiers gone|withdraw events = \(state)")
+            if done { erased += 1 }
+            if untouched {
+                let redo = try cli.run(["withdraw", "--participant", "P-0004", "--staff", "--reason", "asked", "--mode", "erase", "--yes", "-w", workspace])
+                #expect(redo.status == 0, "\(label): the erase can be redone: \(redo.output)")
+            }
+        }
+        print("fault injection (erase): \(sweep.summary), \(erased) had committed the erase, the others left the participant untouched")
+        #expect(sweep.total >= 1 && sweep.killed == sweep.total)
     }
 
     /// `verify -w` refuses an archive whose SHA-256 the workspace's trail does not name: the
