@@ -88,8 +88,9 @@ final class ExportInProgress {
             let name = n == 1 ? base : "\(base)-\(n)"
             let taken = [name, name + ".tar.gz", name + ".manifest.json", name + ".manifest.json.sig"].contains { PosixFile.exists(out + "/" + $0) }
             if !taken {
-                if mkdir(out + "/." + name + ".staging", 0o700) == 0 { return name }
-                guard errno == EEXIST else { throw PosixFile.error("cannot create the export's staging folder", path: out + "/." + name + ".staging") }
+                let staging = PendingExportMarker.stagingPath(bag: name, in: out)
+                if mkdir(staging, 0o700) == 0 { return name }
+                guard errno == EEXIST else { throw PosixFile.error("cannot create the export's staging folder", path: staging) }
             }
             guard uniqueName else {
                 throw CohortError(

@@ -33,10 +33,13 @@ struct PendingExportMarker: Codable, Sendable, Equatable {
 
     static func directory(of workspace: URL) -> URL { workspace.appendingPathComponent(directoryName, isDirectory: true) }
 
-    /// The hidden folder in the output folder where the bag is built; creating it reserves the name.
-    var stagingPath: String { outDirectory + "/." + bag + ".staging" }
+    /// The hidden folder in the output folder where the bag is built; creating it reserves the
+    /// name. Like every leftover of an interrupted export, its name starts with a dot and holds
+    /// `.partial-`.
+    static func stagingPath(bag: String, in outDirectory: String) -> String { outDirectory + "/." + bag + ".partial-staging" }
+    var stagingPath: String { Self.stagingPath(bag: bag, in: outDirectory) }
     var archivePath: String { outDirectory + "/" + bag + ".tar.gz" }
-    var manifestPath: String { archivePath.replacingOccurrences(of: ".tar.gz", with: ".manifest.json", options: .backwards) }
+    var manifestPath: String { outDirectory + "/" + bag + ".manifest.json" }
     var signaturePath: String { manifestPath + ".sig" }
     var bagPath: String { outDirectory + "/" + bag }
 

@@ -27,7 +27,7 @@ extension StudyStore {
                 db,
                 sql: """
                     SELECT subject FROM audit_events
-                    WHERE seq > ? AND action = 'participant.withdraw' AND json_extract(details, '$.mode') IN ('exclude', 'erase')
+                    WHERE seq > ? AND action = 'participant.withdraw' AND json_valid(details) AND json_extract(details, '$.mode') IN ('exclude', 'erase')
                     ORDER BY seq
                     """, arguments: [snapshotSeq])
             var withdrawn: [UUID] = []
@@ -46,7 +46,7 @@ extension StudyStore {
         try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM audit_events WHERE action LIKE 'export.%' AND json_extract(details, '$.export_id') = ? ORDER BY seq",
+                sql: "SELECT * FROM audit_events WHERE action LIKE 'export.%' AND json_valid(details) AND json_extract(details, '$.export_id') = ? ORDER BY seq",
                 arguments: [exportID]
             ).map(Self.event(from:))
         }
@@ -57,7 +57,7 @@ extension StudyStore {
         try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM audit_events WHERE action = 'export.create' AND json_extract(details, '$.archive_sha256') = ? ORDER BY seq",
+                sql: "SELECT * FROM audit_events WHERE action = 'export.create' AND json_valid(details) AND json_extract(details, '$.archive_sha256') = ? ORDER BY seq",
                 arguments: [sha256.lowercased()]
             ).map(Self.event(from:))
         }

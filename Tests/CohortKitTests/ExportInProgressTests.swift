@@ -22,8 +22,8 @@ struct ExportInProgressTests {
         // A published archive (no staging folder left) takes its name too.
         _ = FileManager.default.createFile(atPath: out + "/" + base + "-3.tar.gz", contents: Data())
         #expect(try ExportInProgress.reserveName(base, in: out, uniqueName: true) == base + "-4")
-        let staging = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".staging") }.sorted()
-        #expect(staging == [".\(base)-2.staging", ".\(base)-4.staging", ".\(base).staging"])
+        let staging = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".partial-staging") }.sorted()
+        #expect(staging == [".\(base)-2.partial-staging", ".\(base)-4.partial-staging", ".\(base).partial-staging"])
     }
 
     @Test func fixedNameIsRefusedWhenTaken() throws {
