@@ -323,6 +323,38 @@ struct ExportIntegrityCLITests {
         #expect(erased == 2, "the demo's erased participant and P-0001: \(exclusions)")
     }
 
+    /// The same race by timing, without the hook: an erase issued while the export runs either
+    /// commits before the export's `export.create` (then the export publishes nothing) or after
+    /// it (then the export legitimately preceded it) — never an export published after the erase.
+    @Test func eraseDuringExportByTimingNeverPublishesAfterTheErase() throws {
+        let cli = try helper.demo()
+        defer { cli.cleanup() }
+        let out = cli.path("out")
+        let baseline = try sql(cli.workspace, "SELECT max(seq) FROM audit_events")
+        let export = try launch(CLI.binary.path, ["export", "--recipient", "Lab A", "--out", out, "-w", cli.workspace])
+        // Wait until the export has begun (its name is reserved), then let it read for a moment.
+        let deadline = Date().addingTimeInterval(60)
+        while export.isRunning && Date() < deadline && !((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).contains(where: { $0.hasPrefix(".") && $0.contains(".partial-") }) {
+            usleep(10_000)
+        }
+        usleep(300_000)
+        let withdraw = try cli.ws("withdraw", "--participant", "P-0001", "--staff", "--reason", "asked to leave", "--mode", "erase", "--yes")
+        #expect(withdraw.status == 0, "\(withdraw.output)")
+        export.waitUntilExit()
+        let erasedAt = Int(try sql(cli.workspace, "SELECT max(seq) FROM audit_events WHERE action = 'participant.withdraw' AND json_extract(details, '$.mode') = 'erase'")) ?? 0
+        let created = try sql(cli.workspace, "SELECT seq FROM audit_events WHERE action = 'export.create' AND seq > \(baseline)")
+        let published = helper.finalNamed(in: out)
+        if export.terminationStatus == 0 {
+            let createdAt = try #require(Int(created), "a published export has its export.create")
+            #expect(createdAt < erasedAt, "the export's audit event precedes the erase it did not see")
+            print("timing race: the export published; export.create is event \(createdAt), the erase event \(erasedAt)")
+        } else {
+            #expect(published.isEmpty && created.isEmpty, "a refused export publishes nothing: \(published)")
+            #expect(try sql(cli.workspace, "SELECT count(*) FROM audit_events WHERE action = 'export.refused' AND seq > \(baseline)") == "1")
+            print("timing race: the erase committed first; the export refused")
+        }
+    }
+
     /// Without a withdrawal, a paused export publishes normally (the hook only waits).
     @Test func pausedExportPublishesWhenNothingChanged() throws {
         let cli = try helper.demo()
