@@ -79,17 +79,19 @@ public struct ExportJob: Sendable {
         let createdAt = Timestamp(epochMilliseconds: Int64(created.timeIntervalSince1970.rounded(.down)) * 1000)
         let fm = FileManager.default
         try fm.createDirectory(at: options.outDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let bagName = BagWriter.bagName(studyID: p.id, createdAt: createdAt)
+        // Two-phase export (see ExportInProgress): the name is reserved and `export.begin`
+        // committed before anything is read; the roster read after it is the export's snapshot.
+        let inProgress = try ExportInProgress.begin(
+            workspace: workspace, studyID: p.id, baseName: BagWriter.bagName(studyID: p.id, createdAt: createdAt),
+            outDirectory: options.outDirectory, uniqueName: options.createdAt == nil, archive: options.archive, recipient: recipient)
+        defer { inProgress.end() }
+        let bagName = inProgress.bagName
         let finalBag = options.outDirectory.appendingPathComponent(bagName, isDirectory: true)
         let archiveURL = options.outDirectory.appendingPathComponent(bagName + ".tar.gz")
-        for url in [finalBag, archiveURL] where fm.fileExists(atPath: url.path) {
-            throw CohortError(.conflict, "the export already exists", at: .init(file: url.path), hint: "choose another --out, or another --created-at")
-        }
         // Everything is built in a hidden staging folder and only published when complete.
-        let staging = options.outDirectory.appendingPathComponent(".\(bagName).partial-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        let staging = inProgress.stagingDirectory
         let bag = staging.appendingPathComponent(bagName, isDirectory: true)
         try fm.createDirectory(at: bag.appendingPathComponent("data", isDirectory: true), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? fm.removeItem(at: staging) }
 
         let clock = ContinuousClock()
         var stageStart = clock.now
@@ -112,6 +114,7 @@ public struct ExportJob: Sendable {
         var scanRoster: [Participant] = []
         do {
             let roster = try workspace.store.participants(withIdentities: true)
+            inProgress.pauseIfAsked()
             scanRoster = roster.map(\.participant)
             var deid = try Deidentifier(
                 studyProtocol: p, recipient: recipient, recipientKey: recipientKey, roster: scanRoster, referenceDate: createdAt.localDate,
@@ -205,10 +208,15 @@ public struct ExportJob: Sendable {
             metadata: BagMetadata(
                 sourceOrganization: p.institution, studyID: p.id, createdAt: createdAt, toolVersion: "cohort \(CohortVersion.string)",
                 protocolRevision: p.revision, protocolSHA256: pinned.sha256, recipient: recipient))
-        guard let checkpoint = try workspace.checkpoint() else {
-            throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
-        }
         endStage("bag")
+        // `export.create` names the archive's SHA-256 and commits — after re-checking withdrawals
+        // since the snapshot — before any file gets its final name.
+        func createDetails(archiveSHA256: String) -> [String: String] {
+            [
+                "recipient": recipient, "formats": formats.map(\.rawValue).sorted().joined(separator: ","), "participants": String(included.count),
+                "records": String(records), "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": archiveSHA256,
+            ]
+        }
         var outcome = ExportOutcome(
             bagName: bagName, participants: included.count, records: records, exclusions: exclusions, files: contents.allFiles, report: report)
         if options.archive {
@@ -216,7 +224,12 @@ public struct ExportJob: Sendable {
                 bagDirectory: bag, archiveURL: archiveURL, createdAt: createdAt, level: options.compressionLevel,
                 signer: ManifestSigner(key: workspace.keystore.signingKey)
             ) { archive in
-                ExportManifest(
+                try inProgress.commit(included: included, subject: p.id, details: createDetails(archiveSHA256: archive.sha256))
+                // The manifest's checkpoint covers the export's own `export.create`.
+                guard let checkpoint = try workspace.checkpoint() else {
+                    throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
+                }
+                return ExportManifest(
                     study: .init(id: p.id, title: p.title), protocolReference: .init(revision: p.revision, sha256: pinned.sha256),
                     policySHA256: context.policySHA256, recipient: recipient, toolVersion: CohortVersion.string, createdAt: createdAt,
                     archive: .init(archive), files: contents.allFiles,
@@ -228,19 +241,15 @@ public struct ExportJob: Sendable {
             outcome.manifestURL = published.signed.manifestURL
             outcome.signatureURL = published.signed.signatureURL
         } else {
+            try inProgress.commit(included: included, subject: p.id, details: createDetails(archiveSHA256: "none"))
+            try workspace.checkpoint()
             try fm.moveItem(at: bag, to: finalBag)
+            try PosixFile.syncDirectory(options.outDirectory.path)
             outcome.bagDirectory = finalBag
         }
+        inProgress.published()
         endStage("archive")
         outcome.stages = stages
-        try workspace.store.appendEvent(
-            actor: workspace.actor, action: "export.create", subject: p.id,
-            details: [
-                "recipient": recipient, "formats": formats.map(\.rawValue).sorted().joined(separator: ","), "participants": String(included.count),
-                "records": String(records), "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": outcome.archive?.sha256 ?? "none",
-                "bag": bagName, "checkpoint_seq": String(checkpoint.seq),
-            ], at: workspace.now())
-        try workspace.checkpoint()
         return outcome
     }
 }

@@ -6,7 +6,9 @@ import CohortStore
 public import Foundation
 
 /// `cohort verify`: the package verifier, plus (with a workspace) the residual-PII scan against
-/// the roster and the check that the manifest's audit checkpoint is in the workspace's chain.
+/// the roster, the check that the manifest's audit checkpoint is in the workspace's chain, and the
+/// check that an `export.create` event of the trail names the archive's SHA-256 (and no
+/// `export.abandoned` closed that export): an export the trail does not name fails.
 public enum VerifyService {
     public static func verify(archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?) throws -> VerificationReport {
         var extra: [ExtraVerificationCheck] = []
@@ -37,9 +39,34 @@ public enum VerifyService {
                         detail: ok ? "event \(seq) of the workspace's intact chain has head \(head.prefix(16))…"
                             : (chain.firstProblem ?? "event \(seq) of the workspace's chain does not have the manifest's head hash"))
                 })
+            extra.append(
+                ExtraVerificationCheck(name: "export named in audit trail") { _ in
+                    try auditTrailCheck(archive: archive, workspace: workspace)
+                })
         }
         // With an explicit manifest, its signature is `<manifest>.sig` beside it.
         let signature = manifest.map { URL(fileURLWithPath: $0.path + ".sig") }
         return Verifier.verify(archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra)
+    }
+
+    /// The archive's SHA-256 (computed here, not taken from the manifest) must be named by an
+    /// `export.create` of the workspace's trail, and that export must not have been abandoned.
+    static func auditTrailCheck(archive: URL, workspace: Workspace) throws -> VerificationCheck {
+        let name = "export named in audit trail"
+        let hasher = SHA256Hasher()
+        try ReadableFile(path: archive.path).forEachChunk { hasher.update($0) }
+        let sha256 = Hex.encode(hasher.finalize())
+        guard let create = try workspace.store.exportCreateEvents(archiveSHA256: sha256).last else {
+            return VerificationCheck(
+                name: name, passed: false,
+                detail: "no export.create event of the workspace's audit trail names this archive's SHA-256 \(sha256.prefix(16))… — it was not exported from this workspace, or its export was never recorded")
+        }
+        if let exportID = create.details["export_id"],
+            let abandoned = try workspace.store.exportEvents(exportID: exportID).first(where: { $0.action == "export.abandoned" })
+        {
+            return VerificationCheck(
+                name: name, passed: false, detail: "event \(create.seq) names this archive, but event \(abandoned.seq) records its export as abandoned")
+        }
+        return VerificationCheck(name: name, passed: true, detail: "event \(create.seq) (export.create) names this archive's SHA-256 \(sha256.prefix(16))…")
     }
 }

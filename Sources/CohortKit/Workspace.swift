@@ -73,7 +73,9 @@ public final class Workspace: Sendable {
         let keystore = try Keystore.load(from: keysDirectory(of: directory))
         let store = try StudyStore(url: dbURL, piiKey: keystore.piiKey)
         try KeyCheck.verify(keystore, keysDirectory: keysDirectory(of: directory), store: store, actor: actor, at: now())
-        return Workspace(directory: directory, store: store, keystore: keystore, actor: actor, now: now)
+        let workspace = Workspace(directory: directory, store: store, keystore: keystore, actor: actor, now: now)
+        try ExportRecovery.recover(workspace)
+        return workspace
     }
 
     /// Signs the audit chain's head (after every command that changed state).

@@ -5,8 +5,11 @@ public import CohortCore
 ///
 /// Order of work:
 /// 1. the archive is written to `.<X.tar.gz>.partial-<random>` (hashed as it is written) and synced;
-/// 2. the manifest is built from the archive's digest and size, encoded, signed, and written to
-///    `.<X.manifest.json>.partial-…` and `.<X.manifest.json.sig>.partial-…`, each synced;
+/// 2. `makeManifest` runs: the archive is durable but no final name exists yet, so this is where
+///    the caller commits its audit event naming the archive's SHA-256 (two-phase export: a
+///    verifiable export never exists that the audit trail does not name). The manifest it returns
+///    is encoded, signed, and written to `.<X.manifest.json>.partial-…` and
+///    `.<X.manifest.json.sig>.partial-…`, each synced;
 /// 3. the final names appear in this order: signature, manifest, archive (last), then the
 ///    directory is synced.
 ///
@@ -18,8 +21,9 @@ public enum ExportPackager {
     /// Archives `bagDirectory` to `archiveURL` and publishes it with `X.manifest.json(.sig)`.
     ///
     /// - Parameters:
-    ///   - makeManifest: builds the manifest once the archive's digest and size are known; its
-    ///     `signer` is set to `signer`'s key.
+    ///   - makeManifest: builds the manifest once the archive's digest and size are known and
+    ///     the archive is synced, before any final name appears (commit the audit event here); its
+    ///     `signer` is set to `signer`'s key. When it throws, nothing is published.
     /// - Throws: `.conflict` when any of the three final names exists; errors from writing,
     ///   signing, or `makeManifest`.
     public static func publish(

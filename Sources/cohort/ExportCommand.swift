@@ -14,7 +14,11 @@ extension Cohort {
                 Streams records through the protocol's de-identification policy into the writers, scans the
                 result for residual identifiers (any hit publishes nothing), builds a BagIt bag, archives it
                 (tar + gzip), and writes <name>.manifest.json with its Ed25519 signature <name>.manifest.json.sig.
-                Participants withdrawn in exclude/erase mode are left out and counted.
+                Participants withdrawn in exclude/erase mode are left out and counted. The audit trail records
+                export.begin before anything is read and export.create (the archive's SHA-256) before any file
+                gets its final name; a participant who withdraws (exclude/erase) while the export runs makes it
+                publish nothing and name them. Names are unique in --out (a taken one gets -2, -3…); with
+                --created-at the name is fixed and a taken one is refused.
 
                 Examples:
                   cohort export --recipient "Analytics Team" --out exports -w my-study
@@ -95,8 +99,9 @@ extension Cohort {
             abstract: "Verify an export archive: signature, digests, gzip/tar, BagIt, row counts, audit checkpoint.",
             discussion: """
                 One line per check; exit 0 only when every check passes. With --workspace, also scans the
-                bag for every roster identifier and checks that the manifest's audit checkpoint is in the
-                workspace's (intact) audit chain.
+                bag for every roster identifier, checks that the manifest's audit checkpoint is in the
+                workspace's (intact) audit chain, and that an export.create event of that chain names the
+                archive's SHA-256 (an archive the trail does not name fails).
 
                 Examples:
                   cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz --public-key signing.pub.pem

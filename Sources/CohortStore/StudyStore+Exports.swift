@@ -1,0 +1,65 @@
+public import Foundation
+import GRDB
+
+/// What ``StudyStore/commitExport(snapshotSeq:participantIDs:actor:subject:details:at:)`` did.
+public enum ExportCommitResult: Sendable, Equatable {
+    /// `export.create` was appended.
+    case committed(AuditEvent)
+    /// Participants of the export withdrew (exclude or erase) after the snapshot; nothing was
+    /// appended. Their internal ids, in the order the withdrawals committed.
+    case withdrawnSinceSnapshot([UUID])
+}
+
+extension StudyStore {
+    /// Audit actions that close an `export.begin` (matched on its `export_id` detail).
+    public static let exportClosingActions = ["export.create", "export.abandoned", "export.refused"]
+
+    /// Appends `export.create` unless a participant in `participantIDs` withdrew in exclude or
+    /// erase mode after the audit event `snapshotSeq` (the export's `export.begin`).
+    ///
+    /// The check and the append are one write transaction, so a withdrawal either commits before
+    /// it (and is seen) or after the export's audit event (and the export legitimately preceded it).
+    public func commitExport(
+        snapshotSeq: Int64, participantIDs: Set<UUID>, actor: String, subject: String?, details: [String: String], at: Date
+    ) throws -> ExportCommitResult {
+        try write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT subject FROM audit_events
+                    WHERE seq > ? AND action = 'participant.withdraw' AND json_valid(details) AND json_extract(details, '$.mode') IN ('exclude', 'erase')
+                    ORDER BY seq
+                    """, arguments: [snapshotSeq])
+            var withdrawn: [UUID] = []
+            for row in rows {
+                guard let text: String = row["subject"], let id = UUID(uuidString: text), participantIDs.contains(id), !withdrawn.contains(id)
+                else { continue }
+                withdrawn.append(id)
+            }
+            if !withdrawn.isEmpty { return .withdrawnSinceSnapshot(withdrawn) }
+            return .committed(try Self.appendEvent(db, actor: actor, action: "export.create", subject: subject, details: details, at: at))
+        }
+    }
+
+    /// The `export.*` events whose `export_id` detail is `exportID`, oldest first.
+    public func exportEvents(exportID: String) throws -> [AuditEvent] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM audit_events WHERE action LIKE 'export.%' AND json_valid(details) AND json_extract(details, '$.export_id') = ? ORDER BY seq",
+                arguments: [exportID]
+            ).map(Self.event(from:))
+        }
+    }
+
+    /// The `export.create` events that name `sha256` as their archive's digest, oldest first.
+    public func exportCreateEvents(archiveSHA256 sha256: String) throws -> [AuditEvent] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM audit_events WHERE action = 'export.create' AND json_valid(details) AND json_extract(details, '$.archive_sha256') = ? ORDER BY seq",
+                arguments: [sha256.lowercased()]
+            ).map(Self.event(from:))
+        }
+    }
+}
