@@ -189,7 +189,7 @@ struct ExportIntegrityCLITests {
         let cli = try helper.miniWorkspace(from: demo)
         defer { cli.cleanup() }
         // Every symptom row of the mini workspace's participants (the mini holds only the first 12).
-        let lines = try helper.text(demo.workspace + "/import/symptoms.csv").split(whereSeparator: \.isNewline).map(String.init)
+        let lines = try helper.text(demo.path("import") + "/symptoms.csv").split(whereSeparator: \.isNewline).map(String.init)
         let codes = ["P-0001", "P-0004", "P-0005", "P-0006"]
         let rows = lines.dropFirst().filter { line in codes.contains { line.hasPrefix($0 + ",") } }
         let file = try cli.write("more-symptoms.csv", ([lines[0]] + rows).joined(separator: "\n") + "\n")
