@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "CohortDeid",
-            dependencies: ["CohortCore", "CohortCrypto"],
+            dependencies: ["CohortCore", "CohortCrypto", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         .target(
