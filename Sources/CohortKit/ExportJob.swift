@@ -209,9 +209,18 @@ public struct ExportJob: Sendable {
                 actor: workspace.actor, action: "export.refused", details: ["reason": "residual identifiers", "findings": String(refused.count)],
                 at: workspace.now())
             let advice = refused.prefix(10).map { ResidualScanAdvice.advice(for: $0, policy: p.deidentification) }
+            // The findings (places and value hashes, never values) for a reviewer: completed with
+            // reviewer and reason, the file is an exceptions list for `--allow`.
+            let findingsURL = options.outDirectory.appendingPathComponent(bagName + ".residual-findings.csv")
+            var rows = [CSVText.record(["table", "column", "value_sha256", "reviewer", "reason", "file", "line", "kind"])]
+            for f in refused.sorted() {
+                rows.append(CSVText.record([f.table, f.field ?? "", f.valueSHA256, "", "", f.file, String(f.line), f.kind.rawValue]))
+            }
+            let wroteFindings = fm.createFile(atPath: findingsURL.path, contents: Data(rows.joined().utf8), attributes: [.posixPermissions: 0o600])
             throw CohortError(
                 .policy, "the residual-PII scan found \(refused.count) participant identifier(s) in the export; nothing was published",
-                hint: advice.joined(separator: "; ") + (refused.count > 10 ? "; … (cohort deid scan lists them all)" : ""))
+                hint: advice.joined(separator: "; ") + (refused.count > 10 ? "; …" : "")
+                    + (wroteFindings ? ". All findings with value hashes: \(findingsURL.path) (add reviewer and reason to use it with --allow)" : ""))
         }
         let reviewed = options.exceptions.exceptions.compactMap { e in
             used[e].map {
