@@ -15,7 +15,8 @@ public enum ResidualScanAdvice {
         case "Consent": table = "consent"
         default: table = DataType.allCases.first { $0.tableName == finding.table }?.rawValue
         }
-        guard let table, let field = finding.field else { return nil }
+        guard let table, var field = finding.field else { return nil }
+        if field.hasPrefix("entry.resource.") { field.removeFirst("entry.resource.".count) }
         // FHIR elements that carry record fields.
         let recordField: String
         switch field {
