@@ -222,8 +222,10 @@ public struct ExportJob: Sendable {
                 hint: advice.joined(separator: "; ") + (refused.count > 10 ? "; …" : "")
                     + (wroteFindings ? ". All findings with value hashes: \(findingsURL.path) (add reviewer and reason to use it with --allow)" : ""))
         }
+        var listed: Set<ResidualException> = []
         let reviewed = options.exceptions.exceptions.compactMap { e in
-            used[e].map {
+            // A value listed twice is recorded once.
+            (listed.insert(e).inserted ? used[e] : nil).map {
                 ExportManifest.ReviewedException(
                     table: e.table, column: e.column, valueSHA256: e.valueSHA256, reviewer: e.reviewer, reason: e.reason, findings: $0)
             }

@@ -171,6 +171,7 @@ extension Cohort {
                 let workspace = try options.open()
                 let scanner = ResidualScanner(roster: try workspace.store.participants(withIdentities: true).map(\.participant))
                 var findings: [ResidualFinding] = []
+                var skipped: [String] = []
                 var files = 0
                 for path in paths {
                     var isDirectory: ObjCBool = false
@@ -180,6 +181,7 @@ extension Cohort {
                     if isDirectory.boolValue {
                         let result = try scanner.scan(directory: URL(fileURLWithPath: path))
                         findings += result.findings
+                        skipped += result.filesSkipped
                         files += result.filesScanned
                     } else {
                         findings += try scanner.scan(files: [URL(fileURLWithPath: path)])
@@ -188,7 +190,7 @@ extension Cohort {
                 }
                 switch format {
                 case .json:
-                    Console.print(String(decoding: try JSONEncoder.pretty.encode(ResidualScanResult(filesScanned: files, findings: findings)), as: UTF8.self))
+                    Console.print(String(decoding: try JSONEncoder.pretty.encode(ResidualScanResult(filesScanned: files, filesSkipped: skipped, findings: findings)), as: UTF8.self))
                 case .csv:
                     // One row per distinct (table, column, value): the exceptions file a reviewer completes.
                     var seen: Set<[String]> = []
