@@ -115,12 +115,12 @@ public struct ResidualExceptionList: Sendable, Hashable {
         guard let node else { return [] }
         guard let sequence = node.sequence else {
             throw CohortError.invalid(
-                "expected a list of exceptions", file: url.path, line: (node.mark?.line ?? 0) + 1,
+                "expected a list of exceptions", file: url.path, line: node.mark?.line ?? 1,
                 hint: "- {table: …, column: …, value_sha256: …, reviewer: …, reason: …}")
         }
         var rows: [(line: Int, fields: [String: String])] = []
         for item in sequence {
-            let line = (item.mark?.line ?? 0) + 1
+            let line = item.mark?.line ?? 1
             guard let mapping = item.mapping else {
                 throw CohortError.invalid("expected a mapping", file: url.path, line: line, hint: "keys: " + columns.joined(separator: ", "))
             }
