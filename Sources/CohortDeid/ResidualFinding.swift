@@ -7,6 +7,7 @@ public struct ResidualFinding: Sendable, Hashable, Codable, Comparable, CustomSt
     public var file: String
     /// 1-based line number (where the value starts).
     public var line: Int
+    /// What kind of identifier the value holds.
     public var kind: IdentifierKind
     /// The table the file holds: the file name without extension (`symptom_logs`, `Observation`),
     /// `Bundle` for FHIR collection bundles.
@@ -64,10 +65,12 @@ public struct ResidualFinding: Sendable, Hashable, Codable, Comparable, CustomSt
 
 /// The outcome of scanning a set of files.
 public struct ResidualScanResult: Sendable, Hashable, Codable {
+    /// How many files were scanned.
     public var filesScanned: Int
     /// Files of cohort's own making that were not scanned (relative paths), see
     /// ``ResidualScanner/isFixedText(_:)``.
     public var filesSkipped: [String]
+    /// Every finding, in file and line order.
     public var findings: [ResidualFinding]
 
     /// A result over `filesScanned` files.

@@ -103,11 +103,13 @@ public struct ResidualScanner: Sendable {
     ]
 
     /// Whether the file at `relativePath` is one of cohort's own fixed-text files: a name in
-    /// ``fixedTextFiles`` or anything under a `reports` folder.
+    /// ``fixedTextFiles``, a BagIt `manifest-*.txt`/`tagmanifest-*.txt`, or anything under a
+    /// `reports` folder.
     public static func isFixedText(_ relativePath: String) -> Bool {
         let parts = relativePath.split(separator: "/")
         guard let name = parts.last else { return false }
-        return fixedTextFiles.contains(String(name)) || parts.dropLast().contains("reports")
+        let isTagManifest = (name.hasPrefix("manifest-") || name.hasPrefix("tagmanifest-")) && name.hasSuffix(".txt")
+        return fixedTextFiles.contains(String(name)) || isTagManifest || parts.dropLast().contains("reports")
     }
 
     /// The kinds of identifier in one line of text (`isJSON`: unescape JSON strings first).
