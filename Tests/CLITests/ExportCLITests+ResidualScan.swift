@@ -100,5 +100,10 @@ extension ExportCLITests {
         let listed = try #require(result?["findings"] as? [[String: Any]])
         #expect(listed.count == 4 && listed.allSatisfy { $0["value_sha256"] as? String == valueHash && $0["kind"] as? String == "name" })
         #expect((result?["files_skipped"] as? [String])?.contains("data/csv/codebook.csv") == true)
+        // `--format csv` is an exceptions file to complete: one row per distinct table, column and value.
+        let csvScan = try cli.ws("deid", "scan", bag.path, "--format", "csv")
+        let csvRows = csvScan.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        #expect(csvRows.first == "table,column,value_sha256,reviewer,reason", "\(csvScan.stdout)")
+        #expect(csvRows.count == 4 && csvRows.dropFirst().allSatisfy { $0.contains(valueHash) }, "\(csvScan.stdout)")
     }
 }
