@@ -55,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "CohortDeid",
-            dependencies: ["CohortCore", "CohortCrypto"],
+            dependencies: ["CohortCore", "CohortCrypto", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -418,13 +418,14 @@ extension IdentifierIndex {
         return true
     }
 
-    /// Whether the code units `s` hold a roster phone number (as ``phoneRanges(in:)`` finds
-    /// them) and a roster birth date (as ``birthDateRanges(in:)`` does), in one pass over the
+    /// Whether the code units `s` hold a roster phone number (a run of digit groups joined by
+    /// phone separators, from any group on, whose 7–10 digits are a roster phone's last 7–10, or
+    /// whose 11–15 digits end in a roster phone's last 10) and a roster birth date (as ``birthDateRanges(in:)`` does), in one pass over the
     /// runs of digits.
     func numericKinds<C: FixedWidthInteger & UnsignedInteger>(
         _ s: UnsafeBufferPointer<C>, groups: inout [(start: Int, end: Int)]
     ) -> (phone: Bool, birthDate: Bool) {
-        var wantPhone = !phoneNumbers10.isEmpty || !phoneNumbers7.isEmpty
+        var wantPhone = !phoneSuffixNumbers.isEmpty
         var wantDate = !birthDayKeys.isEmpty
         var phone = false
         var date = false
@@ -448,7 +449,8 @@ extension IdentifierIndex {
                         digits += 1
                     }
                     if digits > 15 { break }
-                    if (digits == 7 && phoneNumbers7.contains(last10)) || (digits >= 10 && phoneNumbers10.contains(last10)) {
+                    // 7–10 digits: the phone's last as many digits; more (a country code): its last 10.
+                    if digits >= 7, phoneSuffixNumbers.contains(Self.phoneSuffixKey(digits: min(digits, 10), value: last10)) {
                         phone = true
                         wantPhone = false
                         return

@@ -9,8 +9,10 @@ import CohortCore
 /// hash probes per word, so the cost does not grow with the roster.
 struct IdentifierIndex: Sendable {
     /// What the index is for: the scrubber replaces every name word of 3+ letters; the residual
-    /// scanner flags full names and last-name words of 4+ letters (first names alone are too
-    /// common to fail an export on).
+    /// scanner flags full names, and any name word of 3+ letters alone unless it is ordinary or
+    /// clinical vocabulary (``ClinicalVocabulary``): such a word (`Field`, `Hope`) counts only
+    /// inside a full name, first and last name together, after a title (`Mr Field`) or as a
+    /// capitalized possessive (`Field's`).
     enum Mode: Sendable {
         case scrubber
         case scanner
@@ -38,6 +40,12 @@ struct IdentifierIndex: Sendable {
         private(set) var phones10: Set<String> = []
         /// Every roster phone's last 7 digits (the local form).
         private(set) var phones7: Set<String> = []
+        /// The last 7, 8, 9 and 10 digits of every roster phone (scanner: a digit run of that
+        /// length equal to one of them is the phone).
+        private(set) var phoneSuffixes: Set<String> = []
+        /// Scanner: roster name words that are vocabulary, found alone only as a capitalized
+        /// possessive (`Field's`).
+        private(set) var possessiveNames: Set<String> = []
         /// Birth dates: month·100 + day → full years and two-digit years.
         private(set) var birthDays: [Int: Set<Int>] = [:]
         private(set) var birthDaysShortYear: [Int: Set<Int>] = [:]
@@ -80,12 +88,17 @@ struct IdentifierIndex: Sendable {
                     insert([last, first], .name, &inserted)
                     insert(Array(nameKeys.dropFirst()) + [first], .name, &inserted)
                 }
-                for (index, token) in nameTokens.enumerated() {
+                for token in nameTokens {
                     switch mode {
                     case .scrubber:
                         if token.letterCount >= 3 { insert([token.key], .name, &inserted) }
                     case .scanner:
-                        if index > 0, token.letterCount >= 4 { insert([token.key], .name, &inserted) }
+                        if ClinicalVocabulary.contains(token.key) {
+                            for title in IdentifierIndex.titles { insert([title, token.key], .name, &inserted) }
+                            possessiveNames.insert(token.key)
+                        } else if token.letterCount >= 3 {
+                            insert([token.key], .name, &inserted)
+                        }
                     }
                 }
                 if mode == .scrubber, let first = nameKeys.first {
@@ -100,6 +113,7 @@ struct IdentifierIndex: Sendable {
                 let digits = phone.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map { Character($0) }
                 if digits.count >= 10 { phones10.insert(String(digits.suffix(10))) }
                 if digits.count >= 7 { phones7.insert(String(digits.suffix(7))) }
+                for length in 7...10 where digits.count >= length { phoneSuffixes.insert(String(digits.suffix(length))) }
             }
             if let birthDate = identity.birthDate {
                 let monthDay = birthDate.month * 100 + birthDate.day
@@ -110,6 +124,12 @@ struct IdentifierIndex: Sendable {
                 for month in IdentifierIndex.monthNames(birthDate.month) {
                     insert([month, day, year], .birthDate, &inserted)
                     insert([day, month, year], .birthDate, &inserted)
+                    if mode == .scanner {
+                        // Written with an ordinal: `March 14th, 1980`, `14th March 1980`.
+                        let ordinal = day + IdentifierIndex.ordinalSuffix(birthDate.day)
+                        insert([month, ordinal, year], .birthDate, &inserted)
+                        insert([ordinal, month, year], .birthDate, &inserted)
+                    }
                 }
             }
             if let address = identity.address {
@@ -133,6 +153,14 @@ struct IdentifierIndex: Sendable {
             if let mrn = identity.mrn {
                 let keys = TextTokenizer.keys(mrn)
                 if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn, &inserted) }
+                if mode == .scanner {
+                    // Without its prefix (`MRN-`, `A`): the part with digits, 5+ characters.
+                    for key in keys where key.count >= 5 && key.contains(where: \.isNumber) {
+                        if keys.count > 1 { insert([key], .mrn, &inserted) }
+                        let digits = String(key.drop(while: \.isLetter))
+                        if digits != key, digits.count >= 5 { insert([digits], .mrn, &inserted) }
+                    }
+                }
             }
             for device in identity.devices {
                 let tokens = TextTokenizer.tokens(Array(device.unicodeScalars))
@@ -154,6 +182,10 @@ struct IdentifierIndex: Sendable {
     /// The phones and birth dates as numbers (year·1000000 + month·100 + day).
     let phoneNumbers10: NumberSet
     let phoneNumbers7: NumberSet
+    /// Scanner: the phones' last 7–10 digits, as length << 40 | value (see ``phoneSuffixKey``).
+    let phoneSuffixNumbers: NumberSet
+    /// Scanner: vocabulary name words searched alone only as capitalized possessives.
+    let possessiveNames: Set<String>
     let birthDayKeys: NumberSet
     let birthDayShortKeys: NumberSet
 
@@ -165,9 +197,15 @@ struct IdentifierIndex: Sendable {
         lookup = KeyLookup(phrases: source.phrases)
         phoneNumbers10 = NumberSet(source.phones10.compactMap { UInt64($0) })
         phoneNumbers7 = NumberSet(source.phones7.compactMap { UInt64($0) })
+        phoneSuffixNumbers = NumberSet(source.phoneSuffixes.compactMap { s in UInt64(s).map { Self.phoneSuffixKey(digits: s.count, value: $0) } })
+        possessiveNames = source.possessiveNames
         birthDayKeys = NumberSet(Self.dateKeys(source.birthDays))
         birthDayShortKeys = NumberSet(Self.dateKeys(source.birthDaysShortYear))
     }
+
+    /// The key of a phone suffix of `digits` digits (7–10) with numeric `value`.
+    @inline(__always)
+    static func phoneSuffixKey(digits: Int, value: UInt64) -> UInt64 { UInt64(digits) << 40 | value }
 
     /// year·1000000 + month·100 + day for every (month·100 + day → years) pair.
     private static func dateKeys(_ days: [Int: Set<Int>]) -> [UInt64] {
@@ -177,6 +215,20 @@ struct IdentifierIndex: Sendable {
     @inline(__always)
     static func dateKey(year: Int, monthDay: Int) -> UInt64 {
         UInt64(bitPattern: Int64(year &* 1_000_000 &+ monthDay))
+    }
+
+    /// Titles before a surname (`Mr Field`, `Dr. Hand`), as keys.
+    static let titles = ["mr", "mrs", "ms", "miss", "mx", "dr", "prof"]
+
+    /// `st`, `nd`, `rd` or `th` for a day of the month.
+    static func ordinalSuffix(_ day: Int) -> String {
+        if (11...13).contains(day % 100) { return "th" }
+        switch day % 10 {
+        case 1: return "st"
+        case 2: return "nd"
+        case 3: return "rd"
+        default: return "th"
+        }
     }
 
     static func monthNames(_ month: Int) -> [String] {

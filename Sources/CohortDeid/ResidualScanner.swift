@@ -1,23 +1,36 @@
 public import CohortCore
+import CohortCrypto
 public import Foundation
 
-/// Scans output files for any identifier of any participant on the roster, after writing and
-/// before publishing: full names, last names (4+ letters) as whole words, emails, phone numbers
-/// in any formatting (7+ digits matching a roster phone's last 10, or its 7-digit local form),
-/// birth dates written numerically or with month names, MRNs, study codes, the street line of
-/// addresses, and device names that carry a name or a serial number.
+/// Scans the values that came from participants in output files for any identifier of any
+/// participant on the roster, after writing and before publishing; cohort's own fixed text is
+/// not scanned.
 ///
-/// Text is compared in normalized form (case and diacritics folded, punctuation and white
-/// space collapsed, apostrophes and possessives removed). Lines of `.json`/`.ndjson` files are
-/// JSON-unescaped first, so `Jos\u00e9` is found as `José`. Files are read line by line with a
-/// fixed buffer. Findings name file, line and kind, never the value. Typed tokens such as
-/// `[NAME]` and pseudonyms (one 16-character word) do not match.
+/// What is scanned (see docs/deidentification.md, "Residual-PII scan"):
+/// - `.csv`: every cell of every data row (RFC 4180 quoting, line breaks inside quotes); the
+///   header row names the field of a finding.
+/// - `.ndjson`/`.jsonl` (one value per line) and `.json`: every string value, named by its key
+///   path (`note.text`); keys, numbers and the fixed vocabulary fields (``fixedJSONKeys``, and
+///   `display` inside a `coding`) are not.
+/// - any other file: every line as a whole.
+/// - A directory scan skips the files cohort writes itself (``isFixedText(_:)``): codebook,
+///   datapackage.json, README.txt, study.json, the FHIR bulk manifest, the reports, BagIt tag
+///   files.
 ///
-/// Plain ASCII lines are matched on their bytes where they were read; other lines are decoded
-/// (and JSON-unescaped) into reused scalar buffers. Every word costs one hash probe into a table
-/// of first words, so the cost per byte does not grow with the roster. Files are cut at line
-/// ends into pieces of a few megabytes scanned on `threads` threads; findings come back in
-/// path and line order whatever the thread count.
+/// What is an identifier (values compared case- and accent-folded, see ``TextTokenizer``): a
+/// participant's full name, first and last name together (either order), any name word of 3+
+/// letters alone unless it is ordinary or clinical vocabulary (``ClinicalVocabulary``) — such a
+/// word only after a title (`Mr Field`) or as a capitalized possessive (`Field's`); emails;
+/// phone numbers as digit runs with any separators (7–10 digits equal to a roster phone's last
+/// 7–10, or 11–15 ending in its last 10); birth dates written numerically or with month names
+/// (ordinals too); MRNs with or without their prefix; study codes; the street line of addresses;
+/// device names that carry a name or a serial number. Typed tokens such as `[NAME]` do not match.
+///
+/// Findings name file, line, field and kind, never the value, and carry the value's SHA-256 for
+/// reviewed exceptions. Plain ASCII values are matched on their bytes; every word costs one hash
+/// probe, so the cost per byte does not grow with the roster. NDJSON and text files are cut at
+/// line ends into pieces of a few megabytes, CSV and JSON files are scanned whole; pieces run on
+/// `threads` threads and findings come back in path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
     private let index: IdentifierIndex
     /// How many threads ``scan(files:)`` and ``scan(directory:)`` use.
@@ -68,8 +81,35 @@ public struct ResidualScanner: Sendable {
             files.append((relative, url))
         }
         files.sort { $0.relative < $1.relative }
+        let skipped = files.filter { Self.isFixedText($0.relative) }.map(\.relative)
+        files.removeAll { Self.isFixedText($0.relative) }
         let findings = try scan(files.map { ($0.relative, $0.url) })
-        return ResidualScanResult(filesScanned: files.count, findings: findings)
+        return ResidualScanResult(filesScanned: files.count, filesSkipped: skipped, findings: findings)
+    }
+
+    /// File names cohort writes itself from fixed text, the protocol and counts (no participant
+    /// value): a directory scan skips them.
+    public static let fixedTextFiles: Set<String> = [
+        "codebook.csv", "datapackage.json", "README.txt", "study.json", "manifest.json", "bagit.txt", "bag-info.txt",
+        "manifest-sha256.txt", "tagmanifest-sha256.txt",
+    ]
+
+    /// JSON keys whose string values are fixed vocabulary (resource types, code systems, codes,
+    /// UCUM units, statuses, ids and references cohort makes), not participant values; `display`
+    /// is fixed only inside a `coding` (LOINC and HL7 displays), elsewhere (`device.display`) it
+    /// carries a record's source.
+    public static let fixedJSONKeys: Set<String> = [
+        "resourceType", "system", "code", "unit", "status", "id", "fullUrl", "reference", "url", "uri", "kind", "type",
+    ]
+
+    /// Whether the file at `relativePath` is one of cohort's own fixed-text files: a name in
+    /// ``fixedTextFiles``, a BagIt `manifest-*.txt`/`tagmanifest-*.txt`, or anything under a
+    /// `reports` folder.
+    public static func isFixedText(_ relativePath: String) -> Bool {
+        let parts = relativePath.split(separator: "/")
+        guard let name = parts.last else { return false }
+        let isTagManifest = (name.hasPrefix("manifest-") || name.hasPrefix("tagmanifest-")) && name.hasSuffix(".txt")
+        return fixedTextFiles.contains(String(name)) || isTagManifest || parts.dropLast().contains("reports")
     }
 
     /// The kinds of identifier in one line of text (`isJSON`: unescape JSON strings first).
@@ -156,6 +196,18 @@ public struct ResidualScanner: Sendable {
         index.matches(scalars: s, workspace: workspace, skip: { t in Self.isMarker(tokens[t], in: s) }) { match in
             mask |= Self.bit(match.kind)
         }
+        if mask & Self.bit(.name) == 0, !index.possessiveNames.isEmpty {
+            // A vocabulary surname alone counts as a capitalized possessive (`Field's`).
+            for t in 0..<workspace.tokenCount {
+                let token = tokens[t]
+                if token.isPossessive, token.isCapitalized, !Self.isMarker(token, in: s),
+                    index.possessiveNames.contains(workspace.keyString(token))
+                {
+                    mask |= Self.bit(.name)
+                    break
+                }
+            }
+        }
         return mask
     }
 
@@ -168,34 +220,64 @@ public struct ResidualScanner: Sendable {
         }
     }
 
+    /// How a file's values are found.
+    enum FileFormat: Sendable {
+        /// Data rows' cells, named by the header.
+        case csv
+        /// String values, one JSON value per line.
+        case ndjson
+        /// String values of a JSON text that may span lines.
+        case json
+        /// Whole lines.
+        case text
+
+        init(path: String) {
+            switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+            case "csv": self = .csv
+            case "ndjson", "jsonl": self = .ndjson
+            case "json": self = .json
+            default: self = .text
+            }
+        }
+
+        /// Whether a piece of the file can be scanned on its own (no state across lines).
+        var splits: Bool { self == .ndjson || self == .text }
+    }
+
     /// One piece of work: a byte range of a file (cut after a line end).
     private struct Piece: Sendable {
         var file: Int
         var range: Range<Int>
     }
 
+    struct Hit: Sendable {
+        var line: Int
+        var mask: UInt16
+        var field: String?
+        var sha256: String
+    }
+
     private struct PieceResult: Sendable {
-        var findings: [(line: Int, mask: UInt16)] = []
+        var findings: [Hit] = []
         var lines = 0
     }
 
     private func scan(_ files: [(name: String, url: URL)]) throws -> [ResidualFinding] {
         var planned: [Piece] = []
         for (number, file) in files.enumerated() {
-            let bounds = try LineReader.pieces(of: file.url, size: pieceSize)
+            let size = FileFormat(path: file.url.path).splits ? pieceSize : Int.max / 2
+            let bounds = try LineReader.pieces(of: file.url, size: size)
             planned += bounds.map { Piece(file: number, range: $0) }
         }
         // Pieces are scanned on `threads` threads; results come back in piece order.
         let results = try Parallel.map(planned, threads: threads) { piece -> PieceResult in
             let file = files[piece.file]
-            let ext = file.url.pathExtension.lowercased()
-            let isJSON = ext == "json" || ext == "ndjson" || ext == "jsonl"
-            var workspace = LineWorkspace()
             var result = PieceResult()
+            var values = ValueScanner(scanner: self, format: FileFormat(path: file.url.path))
             result.lines = try LineReader.forEachLine(of: file.url, in: piece.range) { number, bytes in
-                let mask = kindMask(utf8: bytes, isJSON: isJSON, &workspace)
-                if mask != 0 { result.findings.append((number, mask)) }
+                values.line(number, bytes) { result.findings.append($0) }
             }
+            values.finish { result.findings.append($0) }
             return result
         }
         var findings: [ResidualFinding] = []
@@ -206,13 +288,221 @@ public struct ResidualScanner: Sendable {
                 currentFile = piece.file
                 lineOffset = 0
             }
-            for (line, mask) in result.findings {
-                for (bit, kind) in IdentifierKind.allCases.enumerated() where mask & (1 << bit) != 0 {
-                    findings.append(ResidualFinding(file: files[piece.file].name, line: lineOffset + line, kind: kind))
+            for hit in result.findings {
+                for (bit, kind) in IdentifierKind.allCases.enumerated() where hit.mask & (1 << bit) != 0 {
+                    findings.append(
+                        ResidualFinding(
+                            file: files[piece.file].name, line: lineOffset + hit.line, kind: kind, field: hit.field, valueSHA256: hit.sha256))
                 }
             }
             lineOffset += result.lines
         }
         return findings
+    }
+
+    /// Finds the participant values of one file (or piece) line by line and matches each.
+    struct ValueScanner {
+        let scanner: ResidualScanner
+        let format: FileFormat
+        var workspace = LineWorkspace()
+        // CSV: the header, and a quoted cell that continues on the next line.
+        var header: [String]?
+        var headerCells: [String] = []
+        var cell: [UInt8] = []
+        var column = 0
+        var cellLine = 0
+        var inQuotes = false
+        var continuing = false
+        // JSON: per open container, whether it is an object and its current key.
+        var isObject: [Bool] = []
+        var keys: [[UInt8]] = []
+        var expectKey = false
+
+        init(scanner: ResidualScanner, format: FileFormat) {
+            self.scanner = scanner
+            self.format = format
+        }
+
+        mutating func line(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Hit) -> Void) {
+            switch format {
+            case .text:
+                let mask = scanner.kindMask(utf8: bytes, isJSON: false, &workspace)
+                if mask != 0 { emit(Hit(line: number, mask: mask, field: nil, sha256: SHA256.hex(bytes))) }
+            case .csv:
+                csvLine(number, bytes, emit)
+            case .ndjson:
+                isObject.removeAll(keepingCapacity: true)
+                keys.removeAll(keepingCapacity: true)
+                expectKey = false
+                jsonLine(number, bytes, emit)
+            case .json:
+                jsonLine(number, bytes, emit)
+            }
+        }
+
+        /// Ends the file: a CSV cell left open by a missing closing quote is matched as it is.
+        mutating func finish(_ emit: (Hit) -> Void) {
+            if format == .csv, continuing {
+                endCell(emit)
+                endRecord()
+            }
+        }
+
+        // MARK: CSV
+
+        private mutating func csvLine(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Hit) -> Void) {
+            let n = bytes.count
+            if !continuing {
+                column = 0
+                cellLine = number
+                // Fast path: a record on one line without quotes, cells matched in place.
+                if header != nil, let base = bytes.baseAddress, memchr(base, 0x22, n) == nil {
+                    var start = 0
+                    for i in 0...n where i == n || bytes[i] == 0x2C {
+                        if i > start { check(UnsafeBufferPointer(rebasing: bytes[start..<i]), line: number, emit) }
+                        column += 1
+                        start = i + 1
+                    }
+                    return
+                } else if n == 0 && header != nil {
+                    return
+                }
+                cell.removeAll(keepingCapacity: true)
+                inQuotes = false
+            } else {
+                cell.append(0x0A)  // the line break inside the quoted cell
+            }
+            continuing = false
+            var i = 0
+            while i < n {
+                let b = bytes[i]
+                if inQuotes {
+                    if b == 0x22 {
+                        if i + 1 < n, bytes[i + 1] == 0x22 {
+                            cell.append(0x22)
+                            i += 1
+                        } else {
+                            inQuotes = false
+                        }
+                    } else {
+                        cell.append(b)
+                    }
+                } else if b == 0x2C {
+                    endCell(emit)
+                    column += 1
+                    cellLine = number
+                } else if b == 0x22 && cell.isEmpty {
+                    inQuotes = true
+                } else {
+                    cell.append(b)
+                }
+                i += 1
+            }
+            if inQuotes {
+                continuing = true
+                return
+            }
+            endCell(emit)
+            endRecord()
+        }
+
+        private mutating func endCell(_ emit: (Hit) -> Void) {
+            if header == nil {
+                headerCells.append(String(decoding: cell, as: UTF8.self))
+            } else if !cell.isEmpty {
+                var value: [UInt8] = []
+                swap(&value, &cell)
+                value.withUnsafeBufferPointer { check($0, line: cellLine, emit) }
+                swap(&value, &cell)
+            }
+            cell.removeAll(keepingCapacity: true)
+        }
+
+        private mutating func endRecord() {
+            if header == nil {
+                header = headerCells
+                headerCells = []
+            }
+            column = 0
+        }
+
+        private mutating func check(_ value: UnsafeBufferPointer<UInt8>, line: Int, _ emit: (Hit) -> Void) {
+            let mask = scanner.kindMask(utf8: value, isJSON: false, &workspace)
+            guard mask != 0 else { return }
+            let name = header.flatMap { column < $0.count ? $0[column] : nil } ?? "column \(column + 1)"
+            emit(Hit(line: line, mask: mask, field: name, sha256: SHA256.hex(value)))
+        }
+
+        // MARK: JSON
+
+        private mutating func jsonLine(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Hit) -> Void) {
+            let n = bytes.count
+            var i = 0
+            while i < n {
+                switch bytes[i] {
+                case 0x7B:  // {
+                    isObject.append(true)
+                    keys.append([])
+                    expectKey = true
+                case 0x5B:  // [
+                    isObject.append(false)
+                    keys.append([])
+                    expectKey = false
+                case 0x7D, 0x5D:  // } ]
+                    if !isObject.isEmpty {
+                        isObject.removeLast()
+                        keys.removeLast()
+                    }
+                    expectKey = false
+                case 0x2C:  // ,
+                    expectKey = isObject.last == true
+                case 0x3A:  // :
+                    expectKey = false
+                case 0x22:  // a string: up to the next quote not escaped
+                    var j = i + 1
+                    while j < n, bytes[j] != 0x22 {
+                        j += bytes[j] == 0x5C ? 2 : 1
+                    }
+                    let raw = UnsafeBufferPointer(rebasing: bytes[(i + 1)..<min(j, n)])
+                    if expectKey, isObject.last == true {
+                        keys[keys.count - 1].removeAll(keepingCapacity: true)
+                        keys[keys.count - 1].append(contentsOf: raw)
+                    } else if !raw.isEmpty, !isFixedField() {
+                        let mask = scanner.kindMask(utf8: raw, isJSON: true, &workspace)
+                        if mask != 0 { emit(Hit(line: number, mask: mask, field: keyPath(), sha256: Self.jsonStringSHA256(raw))) }
+                    }
+                    i = j
+                default:
+                    break
+                }
+                i += 1
+            }
+        }
+
+        /// The key path of the current value: the keys of the open objects, joined by dots.
+        private func keyPath() -> String {
+            keys.filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+        }
+
+        private static let fixedKeys: [[UInt8]] = ResidualScanner.fixedJSONKeys.map { Array($0.utf8) }
+        private static let display = Array("display".utf8)
+        private static let coding = Array("coding".utf8)
+
+        /// Whether the current value's key is fixed vocabulary.
+        private func isFixedField() -> Bool {
+            guard let key = keys.last(where: { !$0.isEmpty }) else { return false }
+            if Self.fixedKeys.contains(key) { return true }
+            return key == Self.display && keys.contains(Self.coding)
+        }
+
+        /// SHA-256 of the unescaped JSON string whose raw content is `raw` (of `raw` itself when
+        /// it is not a valid JSON string).
+        static func jsonStringSHA256(_ raw: UnsafeBufferPointer<UInt8>) -> String {
+            let quoted = Data([0x22] + Array(raw) + [0x22])
+            if let value = try? JSONSerialization.jsonObject(with: quoted, options: .fragmentsAllowed) as? String {
+                return SHA256.hex(Array(value.utf8))
+            }
+            return SHA256.hex(raw)
+        }
     }
 }

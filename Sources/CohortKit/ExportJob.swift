@@ -19,6 +19,8 @@ public struct ExportOptions: Sendable {
     public var archive: Bool
     /// zlib level: 1 (fast), 6 (default), 9 (best).
     public var compressionLevel: Int
+    /// Reviewed exceptions to the residual-PII scan (`--allow FILE`); none by default.
+    public var exceptions = ResidualExceptionList([])
 
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
         self.recipient = recipient
@@ -181,25 +183,63 @@ public struct ExportJob: Sendable {
         endStage("write")
         let scanner = ResidualScanner(roster: scanRoster)
         scanRoster = []
-        // The residual-PII scan over everything written so far; any hit publishes nothing.
-        let scan = try scanner.scan(directory: bag.appendingPathComponent("data", isDirectory: true))
-        if !scan.findings.isEmpty {
-            _ = try? workspace.store.appendEvent(
-                actor: workspace.actor, action: "export.refused", details: ["reason": "residual identifiers", "findings": String(scan.findings.count)],
-                at: workspace.now())
-            throw CohortError(
-                .policy, "the residual-PII scan found identifiers in the export; nothing was published",
-                hint: scan.findings.prefix(10).map(\.description).joined(separator: "; ") + " — fix the policy (scrub or drop these fields)")
+        // The residual-PII scan over the participant values written so far (cohort's fixed-text
+        // files are skipped by path); any hit no reviewed exception covers publishes nothing.
+        var scan = try scanner.scan(directory: bag.appendingPathComponent("data", isDirectory: true))
+        var refused: [ResidualFinding] = []
+        var used: [ResidualException: Int] = [:]
+        for finding in scan.findings {
+            if let exception = options.exceptions.exception(covering: finding) {
+                used[exception, default: 0] += 1
+            } else {
+                refused.append(finding)
+            }
         }
+        if !refused.isEmpty {
+            _ = try? workspace.store.appendEvent(
+                actor: workspace.actor, action: "export.refused", details: ["reason": "residual identifiers", "findings": String(refused.count)],
+                at: workspace.now())
+            let advice = refused.prefix(10).map { ResidualScanAdvice.advice(for: $0, policy: p.deidentification) }
+            // The findings (places and value hashes, never values) for a reviewer: completed with
+            // reviewer and reason, the file is an exceptions list for `--allow`.
+            let findingsURL = options.outDirectory.appendingPathComponent(bagName + ".residual-findings.csv")
+            var rows = [CSVText.record(["table", "column", "value_sha256", "reviewer", "reason", "file", "line", "kind"])]
+            for f in refused.sorted() {
+                rows.append(CSVText.record([f.table, f.field ?? "", f.valueSHA256, "", "", f.file, String(f.line), f.kind.rawValue]))
+            }
+            let wroteFindings = fm.createFile(atPath: findingsURL.path, contents: Data(rows.joined().utf8), attributes: [.posixPermissions: 0o600])
+            throw CohortError(
+                .policy, "the residual-PII scan found \(refused.count) participant identifier(s) in the export; nothing was published",
+                hint: advice.joined(separator: "; ") + (refused.count > 10 ? "; …" : "")
+                    + (wroteFindings ? ". All findings with value hashes: \(findingsURL.path) (add reviewer and reason to use it with --allow)" : ""))
+        }
+        var listed: Set<ResidualException> = []
+        let reviewed = options.exceptions.exceptions.compactMap { e in
+            // A value listed twice is recorded once.
+            (listed.insert(e).inserted ? used[e] : nil).map {
+                ExportManifest.ReviewedException(
+                    table: e.table, column: e.column, valueSHA256: e.valueSHA256, reviewer: e.reviewer, reason: e.reason, findings: $0)
+            }
+        }
+        if !reviewed.isEmpty {
+            // Every exception used is in the audit trail: hashes and counts, never values.
+            try workspace.store.appendEvent(
+                actor: workspace.actor, action: "export.exception", subject: p.id,
+                details: [
+                    "bag": bagName, "exceptions": String(reviewed.count), "findings": String(scan.findings.count),
+                    "value_sha256": reviewed.map(\.valueSHA256).joined(separator: ","),
+                    "fields": reviewed.map { "\($0.table).\($0.column)" }.joined(separator: ","),
+                    "reviewers": Set(reviewed.map(\.reviewer)).sorted().joined(separator: ","),
+                ], at: workspace.now())
+        }
+        // The report lists the excepted findings (places, kinds and hashes; no values).
+        scan.findings = scan.findings.sorted()
         var fingerprints = ["signing": workspace.keystore.fingerprints.signing, "study_secret": workspace.keystore.fingerprints.studySecret]
         fingerprints["recipient_key"] = "SHA256:" + SHA256.hex(Array("cohort/fingerprint/recipient/v1".utf8) + [0] + recipientKey)
         let report = try DeidentificationReport(
             studyProtocol: p, recipient: recipient, stats: deidentificationStats, keyFingerprints: fingerprints, kAnonymity: kSummary, residualScan: scan)
         let reportURL = bag.appendingPathComponent("data/reports/deidentification.json")
         try CanonicalJSON.pretty(report).write(to: reportURL)
-        if !(try scanner.scan(files: [reportURL])).isEmpty {
-            throw CohortError(.policy, "the de-identification report itself contains an identifier; nothing was published")
-        }
 
         endStage("scan")
         // The bag, then (by default) the archive and its signed manifest.
@@ -236,6 +276,7 @@ public struct ExportJob: Sendable {
                     exclusions: exclusions.keys.sorted().map { .init(reason: $0, count: exclusions[$0] ?? 0) },
                     signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint), auditCheckpoint: checkpoint,
                     kAnonymity: kSummary.map(ExportManifest.KAnonymity.init))
+                    .withResidualExceptions(reviewed)
             }
             outcome.archive = published.archive
             outcome.manifestURL = published.signed.manifestURL

@@ -12,18 +12,34 @@ public import Foundation
 public enum VerifyService {
     public static func verify(archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?) throws -> VerificationReport {
         var extra: [ExtraVerificationCheck] = []
+        let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
+        // The reviewed exceptions the signed manifest records (printed whether or not a workspace is given).
+        let reviewed = reviewedExceptions(manifestURL)
+        extra.append(
+            ExtraVerificationCheck(name: "reviewed exceptions") { _ in
+                VerificationCheck(
+                    name: "reviewed exceptions", passed: true,
+                    detail: reviewed.isEmpty
+                        ? "none"
+                        : "\(reviewed.count): "
+                            + reviewed.map { "\($0.exception.table).\($0.exception.column) sha256 \($0.exception.valueSHA256) (\($0.findings) finding(s)) approved by \($0.exception.reviewer): \($0.exception.reason)" }
+                            .joined(separator: "; "))
+            })
         if let workspace {
             let roster = try workspace.store.participants(withIdentities: true).map(\.participant)
+            let exceptions = ResidualExceptionList(reviewed.map(\.exception))
             extra.append(
                 ExtraVerificationCheck(name: "residual PII scan") { bag in
                     let result = try ResidualScanner(roster: roster).scan(directory: bag)
+                    let open = result.findings.filter { exceptions.exception(covering: $0) == nil }
+                    let covered = result.findings.count - open.count
+                    let note = covered == 0 ? "" : "; \(covered) finding(s) covered by the manifest's reviewed exceptions"
                     return VerificationCheck(
-                        name: "residual PII scan", passed: result.findings.isEmpty,
-                        detail: result.findings.isEmpty
-                            ? "\(result.filesScanned) files, no identifier of the \(roster.count) roster participants"
-                            : "\(result.findings.count) finding(s): " + result.findings.prefix(5).map(\.description).joined(separator: "; "))
+                        name: "residual PII scan", passed: open.isEmpty,
+                        detail: open.isEmpty
+                            ? "\(result.filesScanned) files, no unreviewed identifier of the \(roster.count) roster participants" + note
+                            : "\(open.count) finding(s): " + open.prefix(5).map(\.description).joined(separator: "; ") + note)
                 })
-            let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
             extra.append(
                 ExtraVerificationCheck(name: "audit checkpoint in chain") { _ in
                     guard let data = FileManager.default.contents(atPath: manifestURL.path),
@@ -68,5 +84,22 @@ public enum VerifyService {
                 name: name, passed: false, detail: "event \(create.seq) names this archive, but event \(abandoned.seq) records its export as abandoned")
         }
         return VerificationCheck(name: name, passed: true, detail: "event \(create.seq) (export.create) names this archive's SHA-256 \(sha256.prefix(16))…")
+    }
+
+    /// The `residual_exceptions` of the manifest at `url` (none when absent or unreadable; the
+    /// manifest's signature and digests are checked by the verifier itself).
+    static func reviewedExceptions(_ url: URL) -> [(exception: ResidualException, findings: Int)] {
+        guard let data = FileManager.default.contents(atPath: url.path),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let list = object["residual_exceptions"] as? [[String: Any]]
+        else { return [] }
+        return list.map { e in
+            func text(_ key: String) -> String { e[key] as? String ?? "" }
+            return (
+                ResidualException(
+                    table: text("table"), column: text("column"), valueSHA256: text("value_sha256"), reviewer: text("reviewer"), reason: text("reason")),
+                (e["findings"] as? NSNumber)?.intValue ?? 0
+            )
+        }
     }
 }

@@ -143,6 +143,38 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         }
     }
 
+    /// A reviewed exception the residual-PII scan applied: which value (by hash) of which table
+    /// and column was published although it matched a roster identifier, who approved it and why.
+    public struct ReviewedException: Sendable, Hashable, Codable {
+        /// Table (file name without extension, `Bundle` for FHIR bundles).
+        public var table: String
+        /// CSV column or JSON key path.
+        public var column: String
+        /// Lowercase hex SHA-256 of the exact value (never the value).
+        public var valueSHA256: String
+        /// Who approved it.
+        public var reviewer: String
+        /// Why.
+        public var reason: String
+        /// How many findings of this export it covered.
+        public var findings: Int
+
+        /// An exception as given.
+        public init(table: String, column: String, valueSHA256: String, reviewer: String, reason: String, findings: Int) {
+            self.table = table
+            self.column = column
+            self.valueSHA256 = valueSHA256
+            self.reviewer = reviewer
+            self.reason = reason
+            self.findings = findings
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case table, column, reviewer, reason, findings
+            case valueSHA256 = "value_sha256"
+        }
+    }
+
     /// `cohort/export-manifest@1`.
     public var format: String
     /// The study.
@@ -170,6 +202,9 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     /// k-anonymity achieved; absent when the protocol asks for none (and in manifests written
     /// before this field existed, which still decode).
     public var kAnonymity: KAnonymity?
+    /// The reviewed exceptions the residual-PII scan applied (`cohort export --allow`); absent
+    /// (nil) when none was used, so manifests written before this field decode unchanged.
+    public var residualExceptions: [ReviewedException]?
 
     /// A manifest as given; `format` is ``currentFormat``.
     public init(
@@ -192,6 +227,13 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         self.kAnonymity = kAnonymity
     }
 
+    /// This manifest with `exceptions` recorded (none: the field stays absent).
+    public func withResidualExceptions(_ exceptions: [ReviewedException]) -> ExportManifest {
+        var copy = self
+        copy.residualExceptions = exceptions.isEmpty ? nil : exceptions
+        return copy
+    }
+
     /// The exact manifest file bytes: canonical pretty JSON and a final newline.
     public func encoded() throws -> [UInt8] {
         Array(try CanonicalJSON.pretty(self)) + [UInt8(ascii: "\n")]
@@ -205,5 +247,6 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         case createdAt = "created_at"
         case auditCheckpoint = "audit_checkpoint"
         case kAnonymity = "k_anonymity"
+        case residualExceptions = "residual_exceptions"
     }
 }

@@ -34,10 +34,16 @@ extension Cohort {
         @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
         @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: ExportCompression = .default
         @Option(help: "table or json.") var format: OutputFormat = .table
+        @Option(
+            help: ArgumentHelp(
+                "Reviewed exceptions to the residual-PII scan: a CSV (table,column,value_sha256,reviewer,reason) or YAML list.",
+                discussion: "Build it from `cohort deid scan DIR --format csv`; each exception used is recorded in the audit trail and the signed manifest.",
+                valueName: "file")) var allow: String?
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
             let workspace = try options.open()
+            let exceptions = try allow.map { try ResidualExceptionList.load(URL(fileURLWithPath: $0)) } ?? ResidualExceptionList([])
             if let study, study != (try workspace.currentProtocol().studyProtocol.id) {
                 throw CohortError(.notFound, "this workspace does not hold study '\(study)'", hint: "pass the study's workspace with -w")
             }
@@ -65,11 +71,10 @@ extension Cohort {
                     FileHandle.standardError.write(Data("\rexporting: \(done)/\(total) participants…".utf8))
                 }
             }
-            let outcome = try ExportJob(
-                workspace: workspace,
-                options: ExportOptions(recipient: recipient, formats: formatSet, outDirectory: URL(fileURLWithPath: out), createdAt: created, archive: !noArchive, compressionLevel: level),
-                progress: progress
-            ).run()
+            var exportOptions = ExportOptions(
+                recipient: recipient, formats: formatSet, outDirectory: URL(fileURLWithPath: out), createdAt: created, archive: !noArchive, compressionLevel: level)
+            exportOptions.exceptions = exceptions
+            let outcome = try ExportJob(workspace: workspace, options: exportOptions, progress: progress).run()
             Console.endProgress()
             if format == .json {
                 let summary: [String: String] = [
@@ -86,11 +91,17 @@ extension Cohort {
                 Console.print("  archive    \(archive.url.path)  (\(archive.size) bytes, sha256 \(archive.sha256))")
                 Console.print("  manifest   \(manifest.path)")
                 Console.print("  signature  \(sig.path)")
-                Console.print("  k-anonymity \(outcome.report.kAnonymity.map { "k = \($0.achievedK.map(String.init) ?? "n/a") (requested \($0.requestedK))" } ?? "not requested"); residual PII scan: clean")
+                Console.print("  k-anonymity \(outcome.report.kAnonymity.map { "k = \($0.achievedK.map(String.init) ?? "n/a") (requested \($0.requestedK))" } ?? "not requested"); residual PII scan: \(Self.scanSummary(outcome.report))")
                 Console.print("Verify: cohort verify \(archive.url.path) -w \(options.directory.path)")
             } else if let bag = outcome.bagDirectory {
                 Console.print("  bag        \(bag.path)")
             }
+        }
+
+        /// `clean`, or how many findings reviewed exceptions covered.
+        static func scanSummary(_ report: DeidentificationReport) -> String {
+            let covered = report.residualScan?.findingsCount ?? 0
+            return covered == 0 ? "clean" : "\(covered) finding(s) covered by reviewed exceptions (recorded in the manifest)"
         }
     }
 
@@ -144,8 +155,18 @@ extension Cohort {
 
         struct Scan: ParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Scan files or folders for any roster participant's identifiers (reports file:line:kind, never the value).",
-                discussion: "Exit 1 when anything is found.\n\nExamples:\n  cohort deid scan exports/bag/data -w my-study\n  cohort deid scan notes.csv --format json -w my-study")
+                abstract: "Scan files or folders for any roster participant's identifiers (reports file:line:field:kind, never the value).",
+                discussion: """
+                    Scans the participant values (CSV data cells, JSON string values); in folders, cohort's own
+                    fixed-text files (codebook, datapackage.json, README.txt, reports…) are skipped. Exit 1 when
+                    anything is found. --format json and --format csv add each value's SHA-256: the csv output is
+                    an exceptions file for `cohort export --allow` once a reviewer fills in reviewer and reason.
+
+                    Examples:
+                      cohort deid scan exports/bag/data -w my-study
+                      cohort deid scan notes.csv --format json -w my-study
+                      cohort deid scan exports/bag --format csv -w my-study > exceptions.csv
+                    """)
 
             @Argument(help: "Files or folders.") var paths: [String]
             @Option(help: "table or json.") var format: OutputFormat = .table
@@ -155,6 +176,7 @@ extension Cohort {
                 let workspace = try options.open()
                 let scanner = ResidualScanner(roster: try workspace.store.participants(withIdentities: true).map(\.participant))
                 var findings: [ResidualFinding] = []
+                var skipped: [String] = []
                 var files = 0
                 for path in paths {
                     var isDirectory: ObjCBool = false
@@ -164,15 +186,26 @@ extension Cohort {
                     if isDirectory.boolValue {
                         let result = try scanner.scan(directory: URL(fileURLWithPath: path))
                         findings += result.findings
+                        skipped += result.filesSkipped
                         files += result.filesScanned
                     } else {
                         findings += try scanner.scan(files: [URL(fileURLWithPath: path)])
                         files += 1
                     }
                 }
-                if format == .json {
-                    Console.print(String(decoding: try JSONEncoder.pretty.encode(ResidualScanResult(filesScanned: files, findings: findings)), as: UTF8.self))
-                } else {
+                switch format {
+                case .json:
+                    Console.print(String(decoding: try JSONEncoder.pretty.encode(ResidualScanResult(filesScanned: files, filesSkipped: skipped, findings: findings)), as: UTF8.self))
+                case .csv:
+                    // One row per distinct (table, column, value): the exceptions file a reviewer completes.
+                    var seen: Set<[String]> = []
+                    var rows: [[String]] = []
+                    for f in findings {
+                        let row = [f.table, f.field ?? "", f.valueSHA256, "", ""]
+                        if seen.insert(row).inserted { rows.append(row) }
+                    }
+                    Console.print(TableRenderer.csv(["table", "column", "value_sha256", "reviewer", "reason"], rows))
+                case .table:
                     for f in findings { Console.print(f.description) }
                     Console.print(findings.isEmpty ? "✔ no identifiers found in \(files) file(s)" : "✘ \(findings.count) finding(s) in \(files) file(s)")
                 }

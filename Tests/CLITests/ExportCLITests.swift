@@ -504,7 +504,7 @@ struct ExportCLITests {
         try Data(content.utf8).write(to: csv)
         let dirty = try cli.ws("deid", "scan", data.path)
         #expect(dirty.status == 1, "\(dirty.output)")
-        #expect(dirty.stdout.contains("symptom_logs.csv:\(line): name"), "\(dirty.stdout)")
+        #expect(dirty.stdout.contains("symptom_logs.csv:\(line): note: name"), "names file, line and field: \(dirty.stdout)")
         #expect(dirty.stdout.contains("✘ 1 finding(s)"), "only the planted line (the export itself is clean): \(dirty.stdout)")
         #expect(!dirty.output.contains(name), "the scan must not print the identifier")
         for part in name.split(separator: " ") where part.count >= 3 { #expect(!dirty.output.contains(part)) }
@@ -561,19 +561,8 @@ struct ExportCLITests {
     @Test func residualIdentifiersRefuseTheExport() throws {
         let cli = try CLI()
         defer { cli.cleanup() }
-        // A protocol that keeps notes verbatim (and asks no k-anonymity: a one-person cohort).
+        try keepNotesWorkspace(cli)
         let fm = FileManager.default
-        let protocols = cli.directory.appendingPathComponent("protocols")
-        try fm.createDirectory(at: protocols, withIntermediateDirectories: true)
-        try fm.createSymbolicLink(at: cli.directory.appendingPathComponent("templates"), withDestinationURL: CLI.repoRoot.appendingPathComponent("templates"))
-        let original = try text(CLI.repoRoot.appendingPathComponent("protocols/axspa-wearables.yaml").path)
-        #expect(original.contains("    records.note: scrub\n") && original.contains("  k_anonymity:\n    k: 3\n"))
-        var lines = original.replacingOccurrences(of: "    records.note: scrub\n", with: "    records.note: keep\n").components(separatedBy: "\n")
-        if let k = lines.firstIndex(of: "  k_anonymity:") { lines.removeSubrange(k...(k + 2)) }
-        let protocolFile = protocols.appendingPathComponent("keep-notes.yaml")
-        try Data(lines.joined(separator: "\n").utf8).write(to: protocolFile)
-        let initialized = try cli.run(["init", "--dir", cli.workspace, "--protocol", protocolFile.path])
-        try #require(initialized.status == 0, "\(initialized.output)")
 
         let name = "Zoë O'Brien"
         let enrolled = try cli.ws("participant", "enroll", "--code", "P-0001", "--name", name, "--birth-date", "1980-02-29", "--sex", "female",
@@ -588,12 +577,15 @@ struct ExportCLITests {
         let (r, published) = try export(cli)
         #expect(r.status == 8, "\(r.output)")
         #expect(published == nil)
-        #expect(r.stderr.contains("residual-PII scan found identifiers"), "\(r.stderr)")
-        #expect(r.stderr.contains("csv/symptom_logs.csv:2: name"), "names the file, line and kind: \(r.stderr)")
+        #expect(r.stderr.contains("residual-PII scan found"), "\(r.stderr)")
+        #expect(r.stderr.contains("csv/symptom_logs.csv:2: note: name"), "names the file, line, field and kind: \(r.stderr)")
+        #expect(r.stderr.contains("records.note is keep: use scrub or drop"), "says which rule to change: \(r.stderr)")
         #expect(!r.output.contains(name) && !r.output.contains("O'Brien") && !r.output.contains("Zoë"), "the identifier leaked into the error: \(r.output)")
         let out = cli.path("out")
-        #expect(finalNamed(in: out).isEmpty, "\(finalNamed(in: out))")
-        #expect(((try? fm.contentsOfDirectory(atPath: out)) ?? []).isEmpty, "staging must be removed after a refusal")
+        // Nothing published; only the findings list (places and value hashes) for a reviewer.
+        let left = (try? fm.contentsOfDirectory(atPath: out)) ?? []
+        #expect(left.count == 1 && left.allSatisfy { $0.hasSuffix(".residual-findings.csv") }, "staging must be removed after a refusal: \(left)")
+        #expect(!(try text(out + "/" + (left.first ?? ""))).contains("Zo"), "the findings list holds no value")
         let audit = try cli.ws("audit", "show", "--format", "json")
         #expect(audit.stdout.contains("export.refused"), "the refusal is audited")
         #expect(!audit.stdout.contains(name))

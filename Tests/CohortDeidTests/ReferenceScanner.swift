@@ -24,6 +24,11 @@ struct ReferenceScanner {
 
     init(roster: [Participant], mode: IdentifierIndex.Mode = .scanner) { index = IdentifierIndex.Source(roster: roster, mode: mode) }
 
+    /// Updated deliberately with the scan of issue #13: phones are found by their last 7–10
+    /// digits (``hasScannerPhone(in:)``), and a vocabulary surname alone as a capitalized
+    /// possessive (`Field's`).
+    static let revision = 2
+
     /// Findings for `lines` of a file named `name`, in line and kind order.
     func findings(_ lines: [String], file name: String, isJSON: Bool) -> [ResidualFinding] {
         var result: [ResidualFinding] = []
@@ -40,17 +45,60 @@ struct ReferenceScanner {
         var result: Set<IdentifierKind> = []
         let text = isJSON ? Self.unescapeJSON(line) : line
         let scalars = Array(text.unicodeScalars)
-        if !phoneRanges(in: scalars).isEmpty { result.insert(.phone) }
+        if hasScannerPhone(in: scalars) { result.insert(.phone) }
         if !birthDateRanges(in: scalars).isEmpty { result.insert(.birthDate) }
         let tokens = Self.tokens(scalars)
         let markers = Self.markers
-        let found = matches(in: scalars, tokens: tokens) { t in
-            let token = tokens[t]
-            return token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
+        let isMarker = { (token: RefToken) in
+            token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
                 && markers.contains(String(String.UnicodeScalarView(scalars[token.start..<token.end])))
         }
+        let found = matches(in: scalars, tokens: tokens) { t in isMarker(tokens[t]) }
         for match in found { result.insert(match.kind) }
+        if tokens.contains(where: { $0.isPossessive && $0.isCapitalized && !isMarker($0) && index.possessiveNames.contains($0.key) }) {
+            result.insert(.name)
+        }
         return result
+    }
+
+    /// Whether a run of digit groups (joined by phone separators), from any group on, has 7–10
+    /// digits equal to a roster phone's last 7–10, or 11–15 digits ending in its last 10.
+    func hasScannerPhone(in scalars: [Unicode.Scalar]) -> Bool {
+        var runs: [[String]] = [[]]
+        var lastEnd = -1
+        let n = scalars.count
+        var i = 0
+        while i < n {
+            guard scalars[i].value >= 48 && scalars[i].value <= 57 else {
+                i += 1
+                continue
+            }
+            let start = i
+            while i < n, scalars[i].value >= 48, scalars[i].value <= 57 { i += 1 }
+            if lastEnd >= 0, !Self.isPhoneGap(scalars, from: lastEnd, to: start) { runs.append([]) }
+            if (start > 0 && Self.isLetter(scalars[start - 1])) || (i < n && Self.isLetter(scalars[i])) {
+                runs.append([])
+                lastEnd = -1
+                continue
+            }
+            runs[runs.count - 1].append(String(String.UnicodeScalarView(scalars[start..<i])))
+            lastEnd = i
+        }
+        for run in runs where run.joined().count >= 7 {
+            for g in run.indices {
+                var digits = ""
+                for h in g..<run.count {
+                    digits += run[h]
+                    if digits.count > 15 { break }
+                    if digits.count >= 7, index.phoneSuffixes.contains(String(digits.suffix(min(digits.count, 10)))),
+                        digits.count > 10 || index.phoneSuffixes.contains(digits)
+                    {
+                        return true
+                    }
+                }
+            }
+        }
+        return false
     }
 
     /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps).
