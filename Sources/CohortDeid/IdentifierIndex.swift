@@ -83,13 +83,30 @@ struct IdentifierIndex: Sendable {
                 for (index, token) in nameTokens.enumerated() {
                     switch mode {
                     case .scrubber:
+                        // Every name word; two-letter ones (Li, Bo) only when capitalized. Whether
+                        // a word that is also vocabulary (Hope, Field) is replaced is the
+                        // scrubber's decision (see Scrubber), made on the matched text.
                         if token.letterCount >= 3 { insert([token.key], .name, &inserted) }
+                        if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &inserted) }
                     case .scanner:
                         if index > 0, token.letterCount >= 4 { insert([token.key], .name, &inserted) }
                     }
                 }
                 if mode == .scrubber, let first = nameKeys.first {
-                    for nickname in Nicknames.diminutives(of: first) { insert([nickname], .name, requiresCapital: true, &inserted) }
+                    let rest = Array(nameKeys.dropFirst())
+                    if nameKeys.count >= 2, let last = nameKeys.last, let initial = first.first {
+                        // Initials with the surname: "J. Doe", "J Doe", "J. M. Doe", "Doe, J.".
+                        let initials = nameKeys.dropLast().compactMap { $0.first.map(String.init) }
+                        insert([String(initial), last], .name, &inserted)
+                        insert(initials + [last], .name, &inserted)
+                        insert([last, String(initial)], .name, &inserted)
+                        if rest.count >= 2 { insert([String(initial)] + rest, .name, &inserted) }
+                    }
+                    for nickname in Nicknames.diminutives(of: first) {
+                        insert([nickname], .name, requiresCapital: nickname.count < 3, &inserted)
+                        if !rest.isEmpty { insert([nickname] + rest, .name, &inserted) }
+                        if let last = rest.last, rest.count > 1 { insert([nickname, last], .name, &inserted) }
+                    }
                 }
             }
             if let email = identity.email {
@@ -133,6 +150,11 @@ struct IdentifierIndex: Sendable {
             if let mrn = identity.mrn {
                 let keys = TextTokenizer.keys(mrn)
                 if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn, &inserted) }
+                if mode == .scrubber, keys.count > 1 {
+                    // "MRN-55443322" also as "MRN55443322", and its number alone.
+                    insert([keys.joined()], .mrn, &inserted)
+                    if let number = keys.last, number.count >= 5, number.allSatisfy(\.isNumber) { insert([number], .mrn, &inserted) }
+                }
             }
             for device in identity.devices {
                 let tokens = TextTokenizer.tokens(Array(device.unicodeScalars))
