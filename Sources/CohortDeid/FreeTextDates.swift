@@ -10,11 +10,13 @@ import CohortCore
 /// ≤ 12), a month with a year and no day (`March 2026`: no day to shift), birth dates (a roster
 /// birth date, or a date after "born", "DOB", "birth"), and every date when no offset is known.
 /// Years alone and relative dates ("last Tuesday") are not matched at all. A day and month without
-/// a year (`3/14`, `14 March`) are shifted as if in a leap year, so Feb 29 exists; without a
-/// year they carry none after shifting either.
+/// a year (`3/14`, `14 March`) are shifted as if in a common year (29 February in a leap
+/// year); they carry no year after shifting either.
 enum FreeTextDates {
-    /// The year a date without one is computed in (a leap year).
-    static let referenceYear = 2024
+    /// The year a date without one is computed in: a common year (three years in four are),
+    /// or a leap year for 29 February.
+    static let referenceYear = 2025
+    static let leapReferenceYear = 2024
 
     static let monthNames = [
         "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
@@ -50,7 +52,7 @@ enum FreeTextDates {
         guard var parsed = parse(text) else { return nil }
         if parsed.needsContext, weekday == nil, !hasDateContext(before) { return nil }
         guard let month = parsed.month, let day = parsed.day else { return "[DATE]" }  // month + year, or ambiguous
-        let year = parsed.year ?? referenceYear
+        let year = parsed.year ?? (month == 2 && day == 29 ? leapReferenceYear : referenceYear)
         guard let date = CivilDate(year: year, month: month, day: day) else { return nil }
         let lowered = before.suffix(24).lowercased()
         if lowered.contains("born") || lowered.contains("dob") || lowered.contains("birth") { return "[DATE]" }
@@ -85,8 +87,12 @@ enum FreeTextDates {
     /// The word `name` written like `model`: all capitals, capitalized or lower case, and as
     /// long (three letters, or whole).
     static func styled(_ name: String, like model: Substring) -> String {
-        var word = model.count <= 4 && name.count > model.count ? String(name.prefix(model.count)) : name
-        if model.count == 4, name == "september", model.lowercased() == "sept" { word = "sept" }
+        let written = model.lowercased()
+        var word = name
+        if !monthNames.contains(written), !weekdayNames.contains(written) {
+            // An abbreviation: Mar, Sept, Tue, Thurs.
+            word = written == "sept" && name == "september" ? "sept" : String(name.prefix(min(max(model.count, 3), name.count)))
+        }
         if model.allSatisfy({ $0.isUppercase || !$0.isLetter }), model.count > 1 { return word.uppercased() }
         if model.first?.isUppercase == true { return word.prefix(1).uppercased() + word.dropFirst() }
         return word
@@ -192,8 +198,9 @@ enum FreeTextDates {
                     guard let c = digits(b.rest.dropFirst()) else { return nil }
                     var p = Parsed(layout: .yearFirst, year: a.value, month: b.value, day: c.value)
                     p.separator = sep
-                    p.firstWidth = b.width
-                    p.secondWidth = c.width
+                    let padded = (b.width == 2 && b.value < 10) || (c.width == 2 && c.value < 10) || (b.width == 2 && c.width == 2) ? 2 : 1
+                    p.firstWidth = padded
+                    p.secondWidth = padded
                     p.rest = c.rest
                     return (1...12).contains(b.value) ? p : nil
                 }
@@ -225,8 +232,10 @@ enum FreeTextDates {
                 guard (1...12).contains(month), (1...31).contains(day) else { return nil }
                 var p = Parsed(layout: .numeric(monthFirst: monthFirst), year: year, month: ambiguous ? nil : month, day: ambiguous ? nil : day)
                 p.separator = sep
-                p.firstWidth = a.width
-                p.secondWidth = b.width
+                // Zero-padded when either number was written with a leading zero (03/14, 14.03.).
+                let padded = (a.width == 2 && a.value < 10) || (b.width == 2 && b.value < 10) || (a.width == 2 && b.width == 2) ? 2 : 1
+                p.firstWidth = padded
+                p.secondWidth = padded
                 p.yearWidth = yearWidth
                 p.trailingDot = trailingDot
                 p.needsContext = year == nil && sep == "/" && !(a.width == 2 && b.width == 2)

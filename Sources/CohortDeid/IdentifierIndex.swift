@@ -167,6 +167,10 @@ struct IdentifierIndex: Sendable {
                     guard personal || serial else { continue }
                 }
                 insert(tokens.map(\.key), .device, &inserted)
+                if mode == .scrubber {
+                    // A serial number alone ("FX4K29Q7").
+                    for token in tokens where token.key.count >= 6 && token.letterCount < token.key.count { insert([token.key], .device, &inserted) }
+                }
             }
         }
     }
@@ -213,7 +217,12 @@ struct IdentifierIndex: Sendable {
     }
 
     /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps).
-    func matches(in scalars: [Unicode.Scalar], tokens: [TextToken], skip: (Int) -> Bool = { _ in false }) -> [Match] {
+    /// `accept` may refuse a phrase match (the scrubber's context rules); the next shorter
+    /// phrase at the same word is tried then.
+    func matches(
+        in scalars: [Unicode.Scalar], tokens: [TextToken], skip: (Int) -> Bool = { _ in false },
+        accept: (Match) -> Bool = { _ in true }
+    ) -> [Match] {
         var result: [Match] = []
         guard !lookup.entries.isEmpty else { return result }
         var i = 0
@@ -243,7 +252,7 @@ struct IdentifierIndex: Sendable {
                         }
                         j += 1
                     }
-                    if fits {
+                    if fits, accept(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind)) {
                         result.append(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind))
                         i += count
                         matched = true

@@ -62,19 +62,19 @@ enum PatternDetectors {
         ),
         (
             .address,
-            "\\b\\d{1,6}[A-Za-z]?\\s+(?:[NSEWnsew]\\.?\\s+)?(?:[\\p{Lu}\\d][\\p{L}\\d'’.-]*\\s+){1,3}\(streetSuffix)\\b\\.?"
+            "\\b\\d{1,6}[A-Za-z]?\\s+(?:[NSEWnsew]\\.?\\s+)?(?:[\\p{Lu}\\d][\\p{L}\\d'’-]*\\s+){1,3}\(streetSuffix)\\b\\.?"
                 + "(?:,?\\s*(?i:apt|apartment|suite|ste|unit|fl|floor|#)\\.?\\s*#?\\s*[\\p{L}\\d-]+)?"
                 + "|\\b\\d{1,4}(?:\\s*(?:bis|ter))?,?\\s+(?i:rue|chemin|impasse|quai|allée|allee|bd)\\s+(?:(?i:de|du|des|la|le|l'|d')\\s*)*\\p{Lu}[\\p{L}'’-]*"
                 + "|\\b\\p{Lu}[\\p{L}-]*(?i:straße|strasse|str\\.|weg|allee|platz|gasse)\\s+\\d{1,4}[a-z]?\\b"
                 + "|\\b(?i:p\\.?\\s?o\\.?\\s*box)\\s+\\d+\\b"
-                + "|\\b\(states)\\s+\\d{5}(?:-\\d{4})?\\b"
+                + "|\\b(?:\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*){0,2},?\\s+)?\(states)\\s+\\d{5}(?:-\\d{4})?\\b"
                 // Postcodes: UK (SW1A 1AA), and DE/FR five digits before a city (10115 Berlin).
                 + "|\\b(?:[A-Z]{1,2}\\d[A-Z\\d]?|GIR)\\s?\\d[A-Z]{2}\\b"
                 + "|\\b\\d{5}\\s+\\p{Lu}\\p{Ll}+(?:[ -]\\p{Lu}\\p{Ll}+)?"
         ),
         (
             .device,
-            "\\b(?i:serial(?:\\s+(?:number|no\\.?|#))?|s/n|sn)\\s*[:#]?\\s*[A-Za-z0-9-]{0,12}\\d[A-Za-z0-9-]{3,}"
+            "\\b(?i:serial(?:\\s+(?:number|no\\.?|#))?|s/n|sn)\\s*[:#]?\\s*(?=[A-Za-z-]*\\d)[A-Za-z0-9-]{5,}"
         ),
         (.id, "\\b[A-Z]{1,4}-\\d{3,6}\\b"),
     ]
@@ -126,7 +126,7 @@ enum PatternDetectors {
         ].map { Array($0.utf8) })
     /// Endings of German street names (Hauptstraße is caught by its `ß`).
     static let germanStreetEndings: [[UInt8]] = ["strasse", "str", "weg", "allee", "platz", "gasse"].map { Array($0.utf8) }
-    static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "box"]
+    static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "box", "serial", "s/n"]
         .map { Array($0.utf8) }
 
     /// Whether a non-ASCII scalar could take part in a case-insensitive match of an ASCII

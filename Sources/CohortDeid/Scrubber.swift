@@ -47,6 +47,7 @@ public struct Scrubber: @unchecked Sendable {
     ]
 
     /// Words before a name that say "person": titles and relations.
+    static let abbreviatedTitles: Set<String> = ["mr", "mrs", "ms", "mx", "dr", "prof", "rev"]
     static let titles: Set<String> = ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "nurse", "coach", "pastor", "rev"]
     static let relations: Set<String> = [
         "daughter", "son", "wife", "husband", "sister", "brother", "mother", "mom", "mum", "mommy", "mummy", "dad", "father",
@@ -266,7 +267,7 @@ public struct Scrubber: @unchecked Sendable {
         /// Whether token `t` starts a sentence (or the text).
         func startsSentence(_ t: Int) -> Bool {
             guard t > 0 else { return true }
-            if Self.titles.contains(tokens[t - 1].key) { return false }
+            if Self.abbreviatedTitles.contains(tokens[t - 1].key) { return false }
             for i in tokens[t - 1].end..<tokens[t].start {
                 switch scalars[i] {
                 case ".", "!", "?", "\n", ":", ";", "•", "\"", "(": return true
@@ -275,11 +276,29 @@ public struct Scrubber: @unchecked Sendable {
             }
             return false
         }
+        /// Whether a sentence ends between tokens `first` and `last` (after a word that is not
+        /// an initial or an abbreviated title).
+        func crossesSentence(_ first: Int, _ last: Int) -> Bool {
+            for t in first..<last where tokens[t].letterCount > 1 && !Self.abbreviatedTitles.contains(tokens[t].key) {
+                for i in tokens[t].end..<tokens[t + 1].start where [".", "!", "?", ";", ":"].contains(scalars[i]) { return true }
+            }
+            return false
+        }
         for range in phones {
             let isDate = birthDateRanges.contains(range)
             spans.append(Span(start: range.lowerBound, end: range.upperBound, token: isDate ? .date : .phone, suffix: nil, firstToken: -1, lastToken: -1))
         }
-        let matches = index.matches(in: matchScalars, tokens: tokens, skip: { inNumericRange($0) || isMarker($0) })
+        let matches = index.matches(in: matchScalars, tokens: tokens, skip: { inNumericRange($0) || isMarker($0) }) { m in
+            guard m.lastToken > m.firstToken else { return true }
+            // A name does not run across the end of a sentence ("…a hot bath. Will walk"), and
+            // initials with a surname count only as written for a name ("I hope", "a little"
+            // are no initials).
+            if crossesSentence(m.firstToken, m.lastToken) { return false }
+            if m.kind == .name, tokens[m.firstToken].letterCount == 1 || tokens[m.lastToken].letterCount == 1 {
+                return (m.firstToken...m.lastToken).allSatisfy { tokens[$0].isCapitalized }
+            }
+            return true
+        }
         var tokenSpan = [Int?](repeating: nil, count: n)
         var wordSpans: [Span] = []
         func add(_ first: Int, _ last: Int, _ token: ScrubToken) {
@@ -292,6 +311,15 @@ public struct Scrubber: @unchecked Sendable {
             for t in first...last { tokenSpan[t] = wordSpans.count - 1 }
         }
         func isName(_ t: Int) -> Bool { tokenSpan[t].map { wordSpans[$0].token == .name } ?? false }
+        /// Whether token `t - 1` is a title or relation word that introduces token `t` (in the
+        /// same sentence; only an abbreviated title may be followed by its dot).
+        func introducedByPersonWord(_ t: Int) -> Bool {
+            guard t > 0, gap(t - 1, t) else { return false }
+            let previous = tokens[t - 1].key
+            if Self.abbreviatedTitles.contains(previous) { return true }
+            guard Self.titles.contains(previous) || Self.relations.contains(previous) else { return false }
+            return !startsSentence(t)
+        }
 
         // Roster phrases; a lone word that is also vocabulary waits for evidence (below).
         var pending: [(token: Int, kind: ScrubToken)] = []
@@ -308,7 +336,7 @@ public struct Scrubber: @unchecked Sendable {
             let key = tokens[t].key
             if FirstNames.isUnambiguousName(key) {
                 add(t, t, .name)
-            } else if t > 0, gap(t - 1, t), Self.titles.contains(tokens[t - 1].key) || Self.relations.contains(tokens[t - 1].key),
+            } else if introducedByPersonWord(t),
                 !ClinicalVocabulary.calendar.contains(key), !ClinicalVocabulary.drugs.contains(key),
                 !ClinicalVocabulary.clinical.contains(key), tokens[t].letterCount >= 2
             {
@@ -322,17 +350,18 @@ public struct Scrubber: @unchecked Sendable {
             for (i, candidate) in pending.enumerated() where candidate.token >= 0 {
                 let t = candidate.token
                 let token = tokens[t]
-                guard token.isCapitalized, tokenSpan[t] == nil else { continue }
                 let previous = t > 0 && gap(t - 1, t) ? tokens[t - 1].key : nil
+                let introduced = introducedByPersonWord(t)
+                // Capitalized, or after a title ("mr. field" is a person in any case).
+                guard token.isCapitalized || (introduced && previous.map(Self.titles.contains) == true), tokenSpan[t] == nil else { continue }
                 let next = t + 1 < n && gap(t, t + 1) ? tokens[t + 1].key : nil
-                let isCalendar = ClinicalVocabulary.calendar.contains(token.key)
                 var evidence = false
                 if candidate.kind == .address {
                     // A city that is also a word (Bath): after "in", "from", "near", "to".
                     evidence = !startsSentence(t) && ["in", "from", "near", "to", "at", "visiting", "moved"].contains(previous ?? "")
                 } else {
-                    if let previous, Self.titles.contains(previous) || Self.relations.contains(previous) { evidence = true }
-                    if let previous, !isCalendar, !startsSentence(t), Self.interactions.contains(previous) { evidence = true }
+                    if introduced { evidence = true }
+                    if let previous, !startsSentence(t), Self.interactions.contains(previous) { evidence = true }
                     if let next, Self.personVerbs.contains(next), !token.isPossessive { evidence = true }
                     if token.isPossessive, !(next.map { Self.eponymHeads.contains($0) || ClinicalVocabulary.calendar.contains($0) } ?? false) {
                         evidence = true
