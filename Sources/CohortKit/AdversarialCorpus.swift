@@ -135,6 +135,22 @@ public struct AdversarialCorpus: Sendable {
         "Felt strong enough to bike for twenty minutes.",
         "Frank pain in the heel on the first steps out of bed.",
         "Still sore but better than last week.",
+        "April showers made the knee ache.",
+        "Will power is low today, skipped the exercises.",
+        "Frank discussion with the rheumatologist about Humira.",
+        "Iris inflammation checked by the eye doctor.",
+        "Mark the dose in the app before bed.",
+        "June was a good month for the back.",
+        "Ray of sunshine this afternoon, walked to the shops.",
+        "Art class helped take my mind off the pain.",
+        "Faith in the new treatment is growing.",
+        "Dawn walks are easier on the joints.",
+        "Holly bush in the garden scratched my arm.",
+        "Summer plans depend on the flares.",
+        "Hope the Cosentyx works; the Achilles is still sore.",
+        "Long Covid clinic appointment moved to next week.",
+        "Little finger swollen, Heberden node again.",
+        "Field trip with the class was tiring.",
     ]
 
     /// Plant-note filler (no names, no dates, no digits that look like identifiers).
@@ -185,12 +201,19 @@ public struct AdversarialCorpus: Sendable {
             var text = opening.prefix(1).uppercased() + opening.dropFirst() + ". "
             var plants: [Plant] = []
             let count = 1 + Int(g.next() % 3)
+            var used: Set<String> = []
             for k in 0..<count {
-                // Every kind in turn, so each is planted about as often.
+                // Every kind in turn, so each is planted about as often. The first plant is the
+                // author's; the others are any participant's (the scrubber removes everyone's),
+                // chosen so no two plants of a note share a word and each can be judged alone.
                 let kind = kinds[(n * 3 + k) % kinds.count]
-                let (sentence, plant) = Self.plant(kind, person, &g)
-                text += sentence + " "
-                plants.append(plant)
+                var chosen = Self.plant(kind, k == 0 ? person : people[Int(g.next() % UInt64(people.count))], shift: person.shift, &g)
+                for _ in 0..<20 where !Self.words(chosen.1.text).isDisjoint(with: used) {
+                    chosen = Self.plant(kind, people[Int(g.next() % UInt64(people.count))], shift: person.shift, &g)
+                }
+                used.formUnion(Self.words(chosen.1.text))
+                text += chosen.0 + " "
+                plants.append(chosen.1)
             }
             text += g.pick(Self.fillers) + "."
             notes.append(Note(participant: p, shiftDays: person.shift, text: text, plants: plants))
@@ -211,6 +234,11 @@ public struct AdversarialCorpus: Sendable {
             byte(a, 0), byte(a, 1), byte(a, 2), byte(a, 3), byte(a, 4), byte(a, 5), (byte(a, 6) & 0x0F) | 0x40, byte(a, 7),
             (byte(b, 0) & 0x3F) | 0x80, byte(b, 1), byte(b, 2), byte(b, 3), byte(b, 4), byte(b, 5), byte(b, 6), byte(b, 7)
         )
+    }
+
+    /// Lower-case words of `text` (for keeping the plants of a note apart).
+    static func words(_ text: String) -> Set<String> {
+        Set(text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init))
     }
 
     /// The name without diacritics, for email addresses.
@@ -285,7 +313,8 @@ public struct AdversarialCorpus: Sendable {
         return (format(day), format(moved))
     }
 
-    private static func plant(_ kind: String, _ p: Person, _ g: inout SeededRandom) -> (String, Plant) {
+    /// A sentence planting `kind` of `p`'s identifiers; dates are the note author's, shifted by `shift`.
+    private static func plant(_ kind: String, _ p: Person, shift: Int, _ g: inout SeededRandom) -> (String, Plant) {
         let full = [p.first, p.middle, p.last].compactMap { $0 }.joined(separator: " ")
         func make(_ template: String, _ value: String, shifted: String? = nil) -> (String, Plant) {
             (template.replacingOccurrences(of: "{}", with: value), Plant(kind: kind, text: value, shifted: shifted))
@@ -293,7 +322,11 @@ public struct AdversarialCorpus: Sendable {
         switch kind {
         case "full_name": return make(g.pick(["{} called about the diary.", "Note from {}: knee worse.", "Spoke with {} today."]), full)
         case "first_name":
-            return make(g.pick(["{} said the pain was better.", "Talked with {} about sleep.", "{} texted that the flare eased."]), p.first)
+            // "{} is worried…" carries no evidence of a person: a first name that is also a word
+            // (Hope, May, Mark) is expected to stay there, and is counted as a leak.
+            return make(
+                g.pick(["{} said the pain was better.", "Talked with {} about sleep.", "{} texted that the flare eased.", "{} is worried about the flare."]),
+                p.first)
         case "surname": return make(g.pick(["Mr. {} came in for the visit.", "Spoke to Ms. {} about meds.", "Dr. {} reviewed the log."]), p.last)
         case "middle_name":
             return make("Signed {}.", [p.first, p.middle ?? p.first.prefix(1) + ".", p.last].joined(separator: " "))
@@ -333,7 +366,7 @@ public struct AdversarialCorpus: Sendable {
         case "device": return make("{} stopped syncing.", "\(p.first)'s Apple Watch")
         case "serial": return make("Serial number {} replaced.", p.serial)
         case "date":
-            let (text, shifted) = dateText(p.shift, &g)
+            let (text, shifted) = dateText(shift, &g)
             return make(g.pick(["Flare started on {}.", "Seen on {} at the clinic.", "Since {} worse."]), text, shifted: shifted)
         default:
             let age = 90 + Int(g.next() % 15)

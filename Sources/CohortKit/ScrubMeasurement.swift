@@ -63,6 +63,16 @@ public struct ScrubMeasurement: Sendable, Codable {
         "ssn": "SSN", "url": "URL", "ip": "IP", "device": "DEVICE", "serial": "DEVICE", "age": "AGE", "date": "DATE",
     ]
 
+    /// cohort's ``Scrubber``, built from the corpus's roster, measured on the corpus; also
+    /// returns each note's output.
+    public static func measureCohortScrubber(_ corpus: AdversarialCorpus) throws -> (ScrubMeasurement, [String]) {
+        let scrubber = try Scrubber(roster: corpus.participants)
+        return measure(corpus) { text, shift in
+            var counts = ScrubCounts()
+            return scrubber.scrub(text, counts: &counts, shiftDays: shift)
+        }
+    }
+
     /// Scrubs every note of `corpus` with `scrub(text, shiftDays)` and measures the result.
     public static func measure(_ corpus: AdversarialCorpus, scrub: (String, Int) -> String) -> (ScrubMeasurement, [String]) {
         var kinds = Dictionary(uniqueKeysWithValues: AdversarialCorpus.kinds.map { ($0, Kind(kind: $0)) })

@@ -1,5 +1,4 @@
 import CohortCore
-import CohortDeid
 import Foundation
 import Testing
 
@@ -12,11 +11,7 @@ struct ScrubMeasurementTests {
         let corpus = AdversarialCorpus()
         #expect(corpus.participants.count >= 200)
         #expect(corpus.notes.filter { !$0.isClean }.count >= 5_000)
-        let scrubber = try Scrubber(roster: corpus.participants)
-        let (m, _) = ScrubMeasurement.measure(corpus) { text, shift in
-            var counts = ScrubCounts()
-            return scrubber.scrub(text, counts: &counts, shiftDays: shift)
-        }
+        let (m, _) = try ScrubMeasurement.measureCohortScrubber(corpus)
         print(m.render())
         #expect(m.recall >= 0.995, "\(m.render())")
         #expect(m.leaks(["full_name", "lower_case", "middle_name", "line_break"]) == 0)
