@@ -258,7 +258,11 @@ extension PatternDetectors {
     /// Whether a word detector can match `text`: it holds a `.` followed by a letter, or the word
     /// `dot`, or `at` in brackets. Every word alternative needs one of them.
     static func wordDetectorsMayMatch(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        if let result = text.utf8.withContiguousStorageIfAvailable({ wordDetectorsMayMatch(bytes: $0) }) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer { wordDetectorsMayMatch(bytes: $0) }
+    }
+
+    static func wordDetectorsMayMatch(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = bytes.count
         @inline(__always) func lower(_ k: Int) -> UInt8 { bytes[k] &- 0x41 < 26 ? bytes[k] | 0x20 : bytes[k] }
         var i = 0

@@ -68,6 +68,12 @@ public struct Scrubber: @unchecked Sendable {
         "helped", "helps", "thinks", "thought", "wants", "wanted", "noticed", "mentioned", "brought", "picked", "insisted",
         "suggested", "reminded", "worries", "worried", "laughed", "cried", "stayed", "phoned", "emailed", "messaged",
     ]
+    /// Hashes (``TextTokenizer/hashKey(_:_:)``) of the given names that are not vocabulary, and
+    /// of the titles and relation words, for the roster pre-check.
+    static let givenNameHashes: Set<UInt64> = Set(
+        FirstNames.names.filter(FirstNames.isUnambiguousName).map { TextTokenizer.hash(asciiKey: Array($0.utf8)) })
+    static let personWordHashes: Set<UInt64> = Set(titles.union(relations).map { TextTokenizer.hash(asciiKey: Array($0.utf8)) })
+
     /// Words after a possessive eponym: `Parkinson's disease` is no person.
     static let eponymHeads: Set<String> = [
         "disease", "syndrome", "sign", "test", "tendon", "tendonitis", "phenomenon", "palsy", "maneuver", "manoeuvre", "reflex",
@@ -150,10 +156,18 @@ public struct Scrubber: @unchecked Sendable {
                     return true
                 }
                 guard token.isCapitalized else { continue }
-                if FirstNames.isUnambiguousName(workspace.keyString(token)) { return true }
+                // Hash probes (a collision only costs the full pass, never a missed name).
+                if token.isASCII ? Self.givenNameHashes.contains(token.hash) : FirstNames.isUnambiguousName(workspace.keyString(token)) {
+                    return true
+                }
                 if t > 0 {
-                    let previous = workspace.keyString(workspace.tokens[t - 1])
-                    if Self.titles.contains(previous) || Self.relations.contains(previous) { return true }
+                    let previous = workspace.tokens[t - 1]
+                    if previous.isASCII
+                        ? Self.personWordHashes.contains(previous.hash)
+                        : Self.titles.contains(workspace.keyString(previous)) || Self.relations.contains(workspace.keyString(previous))
+                    {
+                        return true
+                    }
                 }
             }
             return false
