@@ -25,7 +25,7 @@ enum FreeTextDates {
     /// Words before `3/14` that make it a date rather than a score or a fraction.
     static let contextWords: Set<String> = [
         "on", "since", "from", "until", "till", "til", "by", "before", "after", "of", "dated", "started", "starting", "began",
-        "ended", "until", "through", "thru", "to", "and", "visit", "appointment", "appt", "date", "due", "seen", "week",
+        "ended", "through", "thru", "to", "and", "visit", "appointment", "appt", "date", "due", "seen", "week",
     ]
 
     /// What replaces `match` (found by the date detector) in text whose preceding part is
