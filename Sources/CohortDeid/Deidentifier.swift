@@ -387,15 +387,15 @@ public struct Deidentifier: Sendable {
             }
         }
         if let rule = recordRule(plan, base, 4, present: r.text != nil), let value = r.text {
-            row.text = text(value, rule, field: nil)
+            row.text = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
         if let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
-            row.source = text(value, rule, field: nil)
+            row.source = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 5, row.source == nil ? .unsupported : .applied)
         }
         if let rule = recordRule(plan, base, 6, present: r.note != nil), let value = r.note {
-            row.note = text(value, rule, field: nil)
+            row.note = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
         return row
@@ -450,11 +450,12 @@ public struct Deidentifier: Sendable {
     }
 
     /// Text through `keep`, `scrub` or `generalize`; counts under `field` when given.
-    private mutating func text(_ value: String, _ rule: FieldRule, field: String?) -> String? {
+    /// `shiftDays`: the participant's date-shift offset, for dates written in the text.
+    private mutating func text(_ value: String, _ rule: FieldRule, field: String?, shiftDays: Int? = nil) -> String? {
         let result: String?
         switch rule.transform {
         case .keep: result = value
-        case .scrub: result = scrubber.scrub(value, counts: &counted.scrubTokens)
+        case .scrub: result = scrubber.scrub(value, counts: &counted.scrubTokens, shiftDays: shiftDays)
         case .generalize: result = generalize(value, rule)
         default: result = nil
         }

@@ -91,7 +91,11 @@ struct IdentifierIndex: Sendable {
                 for token in nameTokens {
                     switch mode {
                     case .scrubber:
+                        // Every name word; two-letter ones (Li, Bo) only when capitalized. Whether
+                        // a word that is also vocabulary (Hope, Field) is replaced is the
+                        // scrubber's decision (see Scrubber), made on the matched text.
                         if token.letterCount >= 3 { insert([token.key], .name, &inserted) }
+                        if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &inserted) }
                     case .scanner:
                         if ClinicalVocabulary.contains(token.key) {
                             for title in IdentifierIndex.titles { insert([title, token.key], .name, &inserted) }
@@ -102,7 +106,20 @@ struct IdentifierIndex: Sendable {
                     }
                 }
                 if mode == .scrubber, let first = nameKeys.first {
-                    for nickname in Nicknames.diminutives(of: first) { insert([nickname], .name, requiresCapital: true, &inserted) }
+                    let rest = Array(nameKeys.dropFirst())
+                    if nameKeys.count >= 2, let last = nameKeys.last, let initial = first.first {
+                        // Initials with the surname: "J. Doe", "J Doe", "J. M. Doe", "Doe, J.".
+                        let initials = nameKeys.dropLast().compactMap { $0.first.map(String.init) }
+                        insert([String(initial), last], .name, &inserted)
+                        insert(initials + [last], .name, &inserted)
+                        insert([last, String(initial)], .name, &inserted)
+                        if rest.count >= 2 { insert([String(initial)] + rest, .name, &inserted) }
+                    }
+                    for nickname in Nicknames.diminutives(of: first) {
+                        insert([nickname], .name, requiresCapital: nickname.count < 3, &inserted)
+                        if !rest.isEmpty { insert([nickname] + rest, .name, &inserted) }
+                        if let last = rest.last, rest.count > 1 { insert([nickname, last], .name, &inserted) }
+                    }
                 }
             }
             if let email = identity.email {
@@ -161,6 +178,11 @@ struct IdentifierIndex: Sendable {
                         if digits != key, digits.count >= 5 { insert([digits], .mrn, &inserted) }
                     }
                 }
+                if mode == .scrubber, keys.count > 1 {
+                    // "MRN-55443322" also as "MRN55443322", and its number alone.
+                    insert([keys.joined()], .mrn, &inserted)
+                    if let number = keys.last, number.count >= 5, number.allSatisfy(\.isNumber) { insert([number], .mrn, &inserted) }
+                }
             }
             for device in identity.devices {
                 let tokens = TextTokenizer.tokens(Array(device.unicodeScalars))
@@ -173,6 +195,10 @@ struct IdentifierIndex: Sendable {
                     guard personal || serial else { continue }
                 }
                 insert(tokens.map(\.key), .device, &inserted)
+                if mode == .scrubber {
+                    // A serial number alone ("FX4K29Q7").
+                    for token in tokens where token.key.count >= 6 && token.letterCount < token.key.count { insert([token.key], .device, &inserted) }
+                }
             }
         }
     }
@@ -243,7 +269,12 @@ struct IdentifierIndex: Sendable {
     }
 
     /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps).
-    func matches(in scalars: [Unicode.Scalar], tokens: [TextToken], skip: (Int) -> Bool = { _ in false }) -> [Match] {
+    /// `accept` may refuse a phrase match (the scrubber's context rules); the next shorter
+    /// phrase at the same word is tried then.
+    func matches(
+        in scalars: [Unicode.Scalar], tokens: [TextToken], skip: (Int) -> Bool = { _ in false },
+        accept: (Match) -> Bool = { _ in true }
+    ) -> [Match] {
         var result: [Match] = []
         guard !lookup.entries.isEmpty else { return result }
         var i = 0
@@ -273,7 +304,7 @@ struct IdentifierIndex: Sendable {
                         }
                         j += 1
                     }
-                    if fits {
+                    if fits, accept(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind)) {
                         result.append(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind))
                         i += count
                         matched = true

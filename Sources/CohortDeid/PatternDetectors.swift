@@ -5,8 +5,12 @@ import Foundation
 /// ids. One alternation, compiled once; the first alternative that matches at a position wins,
 /// so the order below matters (an email before a URL, an SSN before a phone).
 enum PatternDetectors {
+    /// Month names; "may" only capitalized (`May 14`, not "you may 2").
     static let month =
-        "(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?"
+        "(?:(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|MAY)\\.?"
+    static let weekday =
+        "(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\\.?,?\\s+(?:the\\s+)?)?"
+    static let extensionSuffix = "(?:\\s*(?i:x|ext\\.?|extension)\\s*\\d{1,5})?"
     static let ordinal = "(?i:st|nd|rd|th)?"
     static let streetSuffix =
         "(?i:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|place|pl|way|terrace|ter|circle|cir|parkway|pkwy|highway|hwy|square|sq|trail|trl|alley|row|crescent|close)"
@@ -31,24 +35,46 @@ enum PatternDetectors {
         ),
         (
             .date,
-            "\\b\\d{4}[-/.]\\d{1,2}[-/.]\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?(?!\\d)"
-                + "|\\b\\d{1,2}[-/.]\\d{1,2}[-/.](?:\\d{4}|\\d{2})\\b"
-                + "|\\b\\d{1,2}\(ordinal)\\s+(?i:of\\s+)?\(month)(?:,?\\s+\\d{4})?\\b"
-                + "|\\b\(month)\\s+\\d{1,2}\(ordinal)(?:,?\\s+\\d{4})?\\b"
-                + "|\\b\(month),?\\s+\\d{4}\\b"
+            "\\b\(weekday)(?:"
+                + "\\d{4}[-/.]\\d{1,2}[-/.]\\d{1,2}(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?(?!\\d)"
+                + "|\\d{1,2}[-/.]\\d{1,2}[-/.](?:\\d{4}|\\d{2})\\b(?![-/.]\\d)"
+                + "|\\d{1,2}\(ordinal)\\s+(?i:of\\s+)?\(month)(?:,?\\s+\\d{4})?\\b"
+                + "|\(month)\\s+\\d{1,2}\(ordinal)(?:,?\\s+\\d{4})?\\b"
+                + "|\(month),?\\s+\\d{4}\\b"
+                + "|(?<![/\\d.])\\d{1,2}/\\d{1,2}(?![/\\d])"
+                + "|(?<![\\d.])\\d{1,2}\\.\\d{1,2}\\.(?![\\d])"
+                + ")"
+        ),
+        (
+            .age,
+            "\\b(?i:aged?|age:)\\s+(?:9\\d|1[01]\\d)\\b(?!\\s*(?:%|/|\\.\\d))"
+                + "|\\b(?:9\\d|1[01]\\d)\\s*-?\\s*(?i:years?[\\s-]old|year-old|yrs?[\\s-]old|y/o|y\\.o\\.|yo)(?!\\w)"
         ),
         (
             .phone,
-            "(?<![\\w+])(?:\\+?1[\\s.-]?)?(?:\\(\\d{3}\\)\\s?|\\d{3}[\\s.-])\\d{3}[\\s.-]\\d{4}(?!\\w)"
-                + "|(?<![\\w+])\\+\\d{1,3}(?:[\\s.-]?\\d){6,14}(?!\\w)"
+            "(?<![\\w+])(?:\\+?1[\\s.-]?)?(?:\\(\\d{3}\\)\\s?|\\d{3}[\\s.-])\\d{3}[\\s.-]\\d{4}\(extensionSuffix)(?!\\w)"
+                // National and international formats (FR, UK, DE, IN, AU…): 9 to 15 digits in all,
+                // checked after matching (PatternDetectors.isPhone).
+                + "|(?<![\\w+/.])(?:\\+\\d{1,3}[ .-]?(?:\\(0\\)[ .-]?)?\\d{1,5}[ .\\-/]|\\(\\d{2,5}\\)[ .-]?|\\d{2,6}[ .\\-/])"
+                + "\\d{2,8}(?:[ .-]\\d{2,8}){0,4}\(extensionSuffix)(?![\\w/])"
+                + "|(?<![\\w+])\\+\\d{1,3}(?:[\\s.-]?\\d){6,14}\(extensionSuffix)(?!\\w)"
                 + "|(?<![\\d\\w])1?\\d{10}(?![\\d\\w])"
         ),
         (
             .address,
-            "\\b\\d{1,6}[A-Za-z]?\\s+(?:[NSEWnsew]\\.?\\s+)?(?:[\\p{Lu}\\d][\\p{L}\\d'’.-]*\\s+){1,3}\(streetSuffix)\\b\\.?"
+            "\\b\\d{1,6}[A-Za-z]?\\s+(?:[NSEWnsew]\\.?\\s+)?(?:[\\p{Lu}\\d][\\p{L}\\d'’-]*\\s+){1,3}\(streetSuffix)\\b\\.?"
                 + "(?:,?\\s*(?i:apt|apartment|suite|ste|unit|fl|floor|#)\\.?\\s*#?\\s*[\\p{L}\\d-]+)?"
+                + "|\\b\\d{1,4}(?:\\s*(?:bis|ter))?,?\\s+(?i:rue|chemin|impasse|quai|allée|allee|bd)\\s+(?:(?i:de|du|des|la|le|l'|d')\\s*)*\\p{Lu}[\\p{L}'’-]*"
+                + "|\\b\\p{Lu}[\\p{L}-]*(?i:straße|strasse|str\\.|weg|allee|platz|gasse)\\s+\\d{1,4}[a-z]?\\b"
                 + "|\\b(?i:p\\.?\\s?o\\.?\\s*box)\\s+\\d+\\b"
-                + "|\\b\(states)\\s+\\d{5}(?:-\\d{4})?\\b"
+                + "|\\b(?:\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*){0,2},?\\s+)?\(states)\\s+\\d{5}(?:-\\d{4})?\\b"
+                // Postcodes: UK (SW1A 1AA), and DE/FR five digits before a city (10115 Berlin).
+                + "|\\b(?:[A-Z]{1,2}\\d[A-Z\\d]?|GIR)\\s?\\d[A-Z]{2}\\b"
+                + "|\\b\\d{5}\\s+\\p{Lu}\\p{Ll}+(?:[ -]\\p{Lu}\\p{Ll}+)?"
+        ),
+        (
+            .device,
+            "\\b(?i:serial(?:\\s+(?:number|no\\.?|#))?|s/n|sn)\\s*[:#]?\\s*(?=[A-Za-z-]*\\d)[A-Za-z0-9-]{5,}"
         ),
         (.id, "\\b[A-Z]{1,4}-\\d{3,6}\\b"),
     ]
@@ -96,9 +122,11 @@ enum PatternDetectors {
         [
             "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane", "ln", "drive", "dr", "court", "ct", "place", "pl",
             "way", "terrace", "ter", "circle", "cir", "parkway", "pkwy", "highway", "hwy", "square", "sq", "trail", "trl", "alley",
-            "row", "crescent", "close",
+            "row", "crescent", "close", "rue", "chemin", "impasse", "quai", "allee", "bd",
         ].map { Array($0.utf8) })
-    static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "box"]
+    /// Endings of German street names (Hauptstraße is caught by its `ß`).
+    static let germanStreetEndings: [[UInt8]] = ["strasse", "str", "weg", "allee", "platz", "gasse"].map { Array($0.utf8) }
+    static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "box", "serial", "s/n"]
         .map { Array($0.utf8) }
 
     /// Whether a non-ASCII scalar could take part in a case-insensitive match of an ASCII
@@ -145,7 +173,10 @@ enum PatternDetectors {
                 hasDigit = true
                 run += 1
                 if run >= 3 { return true }
-                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E, digit(i + 2) { return true }
+                if run == 2, UInt32(p[i - 1]) == 0x39 { return true }  // 9x: an age over 89
+                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E || p[i + 1] == 0x20, digit(i + 2) { return true }
+                // A digit and two capitals: the inward code of a UK postcode (SW1A 1AA).
+                if i + 2 < n, UInt32(p[i + 1]) &- 0x41 < 26, UInt32(p[i + 2]) &- 0x41 < 26 { return true }
                 if i + 3 < n, alnumOrHyphen(i + 1), alnumOrHyphen(i + 2), alnumOrHyphen(i + 3) { return true }
                 continue
             }
@@ -183,10 +214,80 @@ enum PatternDetectors {
                 word.append(UInt8(truncatingIfNeeded: lower(i)))
             } else {
                 if !word.isEmpty, word.count <= 9, streetSuffixWords.contains(word) { return true }
+                if word.count >= 4, germanStreetEndings.contains(where: { word.count > $0.count && word.suffix($0.count).elementsEqual($0) }) {
+                    return true
+                }
                 word.removeAll(keepingCapacity: true)
             }
             i += 1
         }
         return false
+    }
+}
+
+extension PatternDetectors {
+    static let topLevelDomains =
+        "com|org|net|edu|gov|mil|int|io|info|biz|me|co|uk|us|ca|au|in|de|fr|nl|ie|ch|at|be|es|it|se|no|dk|fi|nz|za|jp|cn|br|mx"
+    /// Domains a bare host name is recognized by (English words such as `in`, `it`, `no`, `me`
+    /// are left out: "ok.No pain" is no host name); lower case only.
+    static let bareDomains = "com|org|net|edu|gov|io|info|biz|co\\.uk|org\\.uk|ac\\.uk|nhs\\.uk|uk|ca|au|de|fr|nl|ie|ch|es|se|dk|fi|nz|za|jp"
+    static let obfuscatedDot = "(?:\\s*(?i:\\[dot\\]|\\(dot\\)|\\{dot\\}|\\[\\.\\])\\s*|\\s+(?i:dot)\\s+)"
+    static let obfuscatedAt = "(?:\\s*(?i:\\[at\\]|\\(at\\)|\\{at\\}|\\[@\\]|\\(@\\))\\s*|\\s+(?i:at)\\s+)"
+
+    /// Detectors that need no digit, kept out of the main expression so its pre-check stays
+    /// cheap: obfuscated emails (`jane dot doe at gmail dot com`, `jane[at]example[dot]com`) and
+    /// bare domains with or without a path (`example.com/path`).
+    static let wordAlternatives: [(ScrubToken, String)] = [
+        (
+            .email,
+            "(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}_%+-]+(?:(?:\(obfuscatedDot)|\\.)[\\p{L}\\p{N}_%+-]+)*\(obfuscatedAt)"
+                + "[\\p{L}\\p{N}-]+(?:(?:\(obfuscatedDot)|\\.)[\\p{L}\\p{N}-]+)*(?:\(obfuscatedDot)|\\.)(?i:\(topLevelDomains))\\b"
+        ),
+        (
+            .url,
+            "(?<![\\p{L}\\p{N}@.-])(?:[A-Za-z0-9][A-Za-z0-9-]*\\.)+(?:\(bareDomains))\\b(?![.-]?[\\p{L}\\p{N}])"
+                + "(?:/[^\\s<>\"']*[^\\s<>\"'.,;:!?)\\]])?"
+        ),
+    ]
+
+    static func compileWordDetectors() throws -> NSRegularExpression {
+        let pattern = wordAlternatives.map { "(\($0.1))" }.joined(separator: "|")
+        return try NSRegularExpression(pattern: pattern, options: [])
+    }
+
+    /// Whether a word detector can match `text`: it holds a `.` followed by a letter, or the word
+    /// `dot`, or `at` in brackets. Every word alternative needs one of them.
+    static func wordDetectorsMayMatch(_ text: String) -> Bool {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ wordDetectorsMayMatch(bytes: $0) }) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer { wordDetectorsMayMatch(bytes: $0) }
+    }
+
+    static func wordDetectorsMayMatch(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = bytes.count
+        @inline(__always) func lower(_ k: Int) -> UInt8 { bytes[k] &- 0x41 < 26 ? bytes[k] | 0x20 : bytes[k] }
+        var i = 0
+        while i < n {
+            let b = bytes[i]
+            if b == 0x2E, i + 1 < n, lower(i + 1) &- 0x61 < 26, i > 0, bytes[i - 1] != 0x20 { return true }
+            if (b == 0x5B || b == 0x28 || b == 0x7B), i + 2 < n, (lower(i + 1) == 0x61 && lower(i + 2) == 0x74) || bytes[i + 1] == 0x40 || bytes[i + 1] == 0x2E {
+                return true
+            }
+            if lower(i) == 0x64, i + 2 < n, lower(i + 1) == 0x6F, lower(i + 2) == 0x74 { return true }  // "dot"
+            i += 1
+        }
+        return false
+    }
+}
+
+extension PatternDetectors {
+    /// Whether a phone-number match has 9 to 15 digits before its extension (the national
+    /// formats' pattern also matches shorter runs of numbers, such as `10 000`).
+    static func isPhone(_ match: Substring) -> Bool {
+        var digits = 0
+        for c in match {
+            if c.isLetter { break }  // x123, ext. 12
+            if c.isASCII, c.isNumber { digits += 1 }
+        }
+        return (9...15).contains(digits)
     }
 }

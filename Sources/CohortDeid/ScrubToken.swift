@@ -11,9 +11,11 @@ public enum ScrubToken: String, Sendable, Hashable, Codable, CaseIterable, Compa
     case mrn = "MRN"
     case device = "DEVICE"
     case id = "ID"
+    /// An age over 89, written as "90 or older" (Safe Harbor).
+    case age = "AGE"
 
-    /// The text put in place of the identifier: `[NAME]`.
-    public var text: String { "[\(rawValue)]" }
+    /// The text put in place of the identifier: `[NAME]`; for an age over 89, `90 or older`.
+    public var text: String { self == .age ? "90 or older" : "[\(rawValue)]" }
 
     init(_ kind: IdentifierKind) {
         switch kind {

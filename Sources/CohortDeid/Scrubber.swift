@@ -1,24 +1,41 @@
 public import CohortCore
 import Foundation
 
-/// Replaces identifiers in free text with typed tokens (`[NAME]`, `[PHONE]`…).
+/// Replaces identifiers in free text with typed tokens (`[NAME]`, `[PHONE]`…) and shifts the
+/// dates in it.
 ///
-/// Built once from the roster: every participant's names (full names; first, middle and last
-/// names alone when 3+ letters; common nicknames of first names when capitalized), emails,
-/// phone digits in any formatting, MRNs, study codes, street address and city, ZIP, written-out
-/// birth dates and device names. Pattern detectors add emails (also in angle brackets), URLs,
-/// MRN-like ids, SSNs, IPv4/IPv6, dates, phone numbers, street addresses and code-like ids for
-/// identifiers of people not on the roster.
+/// Three passes, each skipped for text it cannot change:
 ///
-/// Matching is case-, accent- and apostrophe-insensitive (`José` = `Jose`, `O’Brien` =
-/// `O'Brien` = `OBrien`); hyphenated names match as a whole and by part. A possessive keeps its
-/// `'s` (`[NAME]'s`), except before a device word, where the whole phrase becomes `[DEVICE]`
-/// (`Jane's Apple Watch` → `[DEVICE]`). One regular-expression pass (skipped for text that
-/// none of its alternatives can match, see ``PatternDetectors/needsRegex(_:)``) plus one word
-/// pass with hash lookups: the cost does not grow with the roster.
+/// 1. **Patterns** (one regular expression, see ``PatternDetectors``): emails, URLs, MRNs,
+///    SSNs, IP addresses, phone numbers of US/CA, UK, DE, FR, IN and AU in national and
+///    international form (with extensions), street addresses, PO boxes, ZIP and postcodes next
+///    to a state or city, device serial numbers, ages over 89 (→ `90 or older`) and dates. A
+///    date is shifted by the participant's offset and written back in its own format (see
+///    ``FreeTextDates``), or replaced by `[DATE]` when it is a birth date, ambiguous, or no
+///    offset is given.
+/// 2. **Words without digits**: obfuscated emails (`jane dot doe at gmail dot com`,
+///    `jane[at]example[dot]com`) and bare domains (`example.com/path`).
+/// 3. **The roster and people** (word pass, hash lookups; the cost does not grow with the
+///    roster): every identifier of every participant — full name in any order, each name word,
+///    initials with the surname (`J. Doe`), nicknames both ways (``Nicknames``), emails, phone
+///    digits in any formatting, MRNs (with or without prefix), study codes, address, city, ZIP,
+///    birth dates, device names — in any case, accents and apostrophes folded, possessive kept
+///    (`[NAME]'s`), words of a name split across a line break. Then people who are not on the
+///    roster: a capitalized given name from ``FirstNames``, a capitalized word after a relation
+///    (`my daughter Emma`) or a title (`Dr. Okafor`), and the capitalized word after such a
+///    name (its surname).
+///
+/// **When a word is a name.** A roster name word that is also ordinary or clinical vocabulary
+/// (``ClinicalVocabulary``: Hope, Field, Mark, May, Parkinson…) is replaced alone only where
+/// the text says "person": it is capitalized and next to another name part, after a title or a
+/// relation word, after "with"/"told"/"met"…, before "said"/"called"/"texted"…, or possessive
+/// (`Hope's`) but not before a disease word (`Parkinson's disease`). In a multi-word roster
+/// phrase ("Hope Field", "H. Field") it is always replaced: a roster name always wins. Every
+/// other roster name word is replaced in any case, anywhere.
 public struct Scrubber: @unchecked Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     private let detectors: NSRegularExpression
+    private let wordDetectors: NSRegularExpression
     private let index: IdentifierIndex
 
     /// Words that make `X's …` a device name.
@@ -29,47 +46,98 @@ public struct Scrubber: @unchecked Sendable {
         "dexcom", "libre",
     ]
 
+    /// Words before a name that say "person": titles and relations.
+    static let abbreviatedTitles: Set<String> = ["mr", "mrs", "ms", "mx", "dr", "prof", "rev"]
+    static let titles: Set<String> = ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "nurse", "coach", "pastor", "rev"]
+    static let relations: Set<String> = [
+        "daughter", "son", "wife", "husband", "sister", "brother", "mother", "mom", "mum", "mommy", "mummy", "dad", "father",
+        "daddy", "friend", "partner", "boyfriend", "girlfriend", "fiance", "fiancee", "aunt", "auntie", "uncle", "cousin",
+        "niece", "nephew", "grandson", "granddaughter", "grandma", "grandpa", "grandmother", "grandfather", "granny", "nana",
+        "neighbor", "neighbour", "colleague", "coworker", "boss", "roommate", "flatmate", "caregiver", "carer", "nanny",
+        "stepson", "stepdaughter", "stepmom", "stepdad", "sibling", "twin", "spouse", "named", "called", "kids", "kid", "child",
+        "baby", "granddad", "grandad", "bestie", "buddy", "pal", "therapist", "physio",
+    ]
+    /// Words before a name that say "person" when the name is not a month or weekday.
+    static let interactions: Set<String> = [
+        "with", "told", "asked", "called", "texted", "met", "visited", "saw", "phoned", "emailed", "messaged", "thanked",
+        "hugged", "dear", "hi", "hello", "thanks", "love",
+    ]
+    /// Words after a name that say "person".
+    static let personVerbs: Set<String> = [
+        "said", "says", "told", "tells", "called", "calls", "asked", "asks", "texted", "visited", "came", "comes", "drove",
+        "helped", "helps", "thinks", "thought", "wants", "wanted", "noticed", "mentioned", "brought", "picked", "insisted",
+        "suggested", "reminded", "worries", "worried", "laughed", "cried", "stayed", "phoned", "emailed", "messaged",
+    ]
+    /// Hashes (``TextTokenizer/hashKey(_:_:)``) of the given names that are not vocabulary, and
+    /// of the titles and relation words, for the roster pre-check.
+    static let givenNameHashes: Set<UInt64> = Set(
+        FirstNames.names.filter(FirstNames.isUnambiguousName).map { TextTokenizer.hash(asciiKey: Array($0.utf8)) })
+    static let personWordHashes: Set<UInt64> = Set(titles.union(relations).map { TextTokenizer.hash(asciiKey: Array($0.utf8)) })
+
+    /// Words after a possessive eponym: `Parkinson's disease` is no person.
+    static let eponymHeads: Set<String> = [
+        "disease", "syndrome", "sign", "test", "tendon", "tendonitis", "phenomenon", "palsy", "maneuver", "manoeuvre", "reflex",
+        "fracture", "node", "nodes", "ulcer", "law", "triad", "lymphoma", "sarcoma", "tumor", "tumour", "cyst", "scale", "score",
+        "index", "criteria", "procedure", "operation", "position", "classification", "stage", "contracture", "arthritis",
+        "ataxia", "chorea", "disorder", "dementia", "thyroiditis", "angina", "neuroma", "neuralgia", "phenomena", "nodule",
+        "nodules", "lines", "line", "point", "points", "space", "area", "method", "technique",
+    ]
+
     /// A scrubber for the identifiers of everyone on `roster` (participants without a
     /// decrypted identity contribute only their study code).
     public init(roster: [Participant]) throws {
         do {
             detectors = try PatternDetectors.compile()
+            wordDetectors = try PatternDetectors.compileWordDetectors()
         } catch {
             throw CohortError(.system, "the free-text detectors could not be compiled", underlying: String(describing: error))
         }
         index = IdentifierIndex(roster: roster, mode: .scrubber)
     }
 
-    /// `text` with every identifier replaced by its token.
+    /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`).
     public func scrub(_ text: String) -> String {
         var counts = ScrubCounts()
-        return scrub(text, counts: &counts)
+        return scrub(text, counts: &counts, shiftDays: nil)
     }
 
-    /// `text` with every identifier replaced by its token; adds the replacements to `counts`.
+    /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`); adds
+    /// the replacements to `counts`.
     public func scrub(_ text: String, counts: inout ScrubCounts) -> String {
+        scrub(text, counts: &counts, shiftDays: nil)
+    }
+
+    /// `text` with every identifier replaced by its token and every date moved by `shiftDays`
+    /// (the participant's date-shift offset for this recipient) and written in its own format;
+    /// with `shiftDays` nil, dates are replaced by `[DATE]`. Adds the replacements (shifted dates
+    /// under `DATE`) to `counts`.
+    public func scrub(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         if text.isEmpty { return text }
         var current = text
-        if PatternDetectors.needsRegex(text) { current = applyDetectors(text, counts: &counts) }
+        if PatternDetectors.needsRegex(text) { current = applyDetectors(text, counts: &counts, shiftDays: shiftDays) }
+        if PatternDetectors.wordDetectorsMayMatch(current) { current = applyWordDetectors(current, counts: &counts) }
         guard rosterMayApply(current) else { return current }
         return applyRoster(current, counts: &counts)
     }
 
-    /// ``scrub(_:counts:)`` without the two shortcuts (the ASCII pre-check before the regular
-    /// expression, the roster pre-check): the reference the tests hold the shortcuts to.
-    func scrubWithoutShortcuts(_ text: String, counts: inout ScrubCounts) -> String {
+    /// ``scrub(_:counts:shiftDays:)`` without the two shortcuts (the ASCII pre-check before the
+    /// regular expression, the roster pre-check): the reference the tests hold the shortcuts to.
+    func scrubWithoutShortcuts(_ text: String, counts: inout ScrubCounts, shiftDays: Int? = nil) -> String {
         if text.isEmpty { return text }
         var current = text
-        if PatternDetectors.mayMatch(text) { current = applyDetectors(text, counts: &counts) }
+        if PatternDetectors.mayMatch(text) { current = applyDetectors(text, counts: &counts, shiftDays: shiftDays) }
+        if PatternDetectors.wordDetectorsMayMatch(current) { current = applyWordDetectors(current, counts: &counts) }
         return applyRoster(current, counts: &counts)
     }
 
     /// Whether the roster pass can change `text`: it holds a roster phone number or birth date,
-    /// a roster phrase, or a possessive word before a device word. Without
-    /// any, the pass finds no span and returns the text as it is, so it is skipped.
+    /// a roster phrase, a possessive word before a device word, or a capitalized word that is a
+    /// given name or follows a title or relation word. Without any, the pass finds no span and
+    /// returns the text as it is, so it is skipped.
     private func rosterMayApply(_ text: String) -> Bool {
         var workspace = LineWorkspace(capacity: text.utf8.count)
-        workspace.load(text)
+        // Line breaks do not end a name (see applyRoster).
+        workspace.load(text.utf8.contains(10) ? text.replacingOccurrences(of: "\n", with: " ") : text)
         let scalars = workspace.scalars
         return scalars.withUnsafeBufferPointer { s in
             let numeric = index.numericKinds(s, groups: &workspace.groups)
@@ -80,30 +148,97 @@ public struct Scrubber: @unchecked Sendable {
             var matched = false
             index.matches(scalars: s, workspace: workspace, skip: { _ in false }) { _ in matched = true }
             if matched { return true }
-            for t in 0..<max(workspace.tokenCount - 1, 0) where workspace.tokens[t].isPossessive {
-                if Self.deviceWords.contains(workspace.keyString(workspace.tokens[t + 1])) { return true }
+            for t in 0..<workspace.tokenCount {
+                let token = workspace.tokens[t]
+                if t + 1 < workspace.tokenCount, token.isPossessive,
+                    Self.deviceWords.contains(workspace.keyString(workspace.tokens[t + 1]))
+                {
+                    return true
+                }
+                guard token.isCapitalized else { continue }
+                // Hash probes (a collision only costs the full pass, never a missed name).
+                if token.isASCII ? Self.givenNameHashes.contains(token.hash) : FirstNames.isUnambiguousName(workspace.keyString(token)) {
+                    return true
+                }
+                if t > 0 {
+                    let previous = workspace.tokens[t - 1]
+                    if previous.isASCII
+                        ? Self.personWordHashes.contains(previous.hash)
+                        : Self.titles.contains(workspace.keyString(previous)) || Self.relations.contains(workspace.keyString(previous))
+                    {
+                        return true
+                    }
+                }
             }
             return false
         }
     }
 
-    private func applyDetectors(_ text: String, counts: inout ScrubCounts) -> String {
+    private func isBirthDate(_ year: Int, _ month: Int, _ day: Int) -> Bool {
+        index.birthDayKeys.contains(IdentifierIndex.dateKey(year: year, monthDay: month * 100 + day))
+    }
+
+    /// The first alternative of `alternatives` whose group took part in `match`.
+    private static func token(of match: NSTextCheckingResult, in alternatives: [(ScrubToken, String)]) -> ScrubToken {
+        for (offset, alternative) in alternatives.enumerated() where match.range(at: offset + 1).location != NSNotFound {
+            return alternative.0
+        }
+        return .id
+    }
+
+    private func applyDetectors(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
+        let utf16Count = text.utf16.count
+        var output = ""
+        var cursor = text.startIndex
+        var changed = false
+        var searchFrom = 0
+        while searchFrom < utf16Count,
+            let match = detectors.firstMatch(in: text, options: [], range: NSRange(location: searchFrom, length: utf16Count - searchFrom))
+        {
+            guard let whole = Range(match.range, in: text), match.range.length > 0 else { break }
+            let token = Self.token(of: match, in: PatternDetectors.alternatives)
+            let matched = text[whole]
+            var replacement: String?
+            switch token {
+            case .date:
+                replacement = FreeTextDates.replacement(
+                    for: matched, before: text[cursor..<whole.lowerBound], shiftDays: shiftDays, isBirthDate: isBirthDate)
+            case .phone:
+                replacement = PatternDetectors.isPhone(matched) ? token.text : nil
+            case .age:
+                // "aged 93" → "aged 90 or older"; "93-year-old", "93 yo" → "90 or older".
+                let word = matched.prefix(while: { $0.isLetter || $0 == ":" })
+                replacement = word.isEmpty ? token.text : String(word) + " " + token.text
+            default:
+                replacement = token.text
+            }
+            guard let replacement else {
+                // Not an identifier after all (a score such as 7/10): look again one character on.
+                let next = text.index(after: whole.lowerBound)
+                searchFrom = NSRange(next..<next, in: text).location
+                continue
+            }
+            output += text[cursor..<whole.lowerBound]
+            output += replacement
+            counts.add(token)
+            changed = true
+            cursor = whole.upperBound
+            searchFrom = match.range.location + match.range.length
+        }
+        guard changed else { return text }
+        output += text[cursor...]
+        return output
+    }
+
+    private func applyWordDetectors(_ text: String, counts: inout ScrubCounts) -> String {
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
-        let matches = detectors.matches(in: text, options: [], range: range)
+        let matches = wordDetectors.matches(in: text, options: [], range: range)
         guard !matches.isEmpty else { return text }
         var output = ""
-        output.reserveCapacity(text.utf8.count)
         var cursor = text.startIndex
         for match in matches {
             guard let whole = Range(match.range, in: text), whole.lowerBound >= cursor else { continue }
-            var token = ScrubToken.id
-            for (offset, alternative) in PatternDetectors.alternatives.enumerated() {
-                let group = match.range(at: offset + 1)
-                if group.location != NSNotFound {
-                    token = alternative.0
-                    break
-                }
-            }
+            let token = Self.token(of: match, in: PatternDetectors.wordAlternatives)
             output += text[cursor..<whole.lowerBound]
             output += token.text
             counts.add(token)
@@ -125,10 +260,14 @@ public struct Scrubber: @unchecked Sendable {
 
     private func applyRoster(_ text: String, counts: inout ScrubCounts) -> String {
         let scalars = Array(text.unicodeScalars)
+        // Words of a name may be split across a line break: match on a copy where line breaks
+        // are spaces (same positions).
+        let matchScalars = scalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
         var spans: [Span] = []
         let birthDateRanges = index.birthDateRanges(in: scalars)
         let phones = index.phoneRanges(in: scalars) + birthDateRanges
         let tokens = TextTokenizer.tokens(scalars)
+        let n = tokens.count
         func inNumericRange(_ t: Int) -> Bool {
             let token = tokens[t]
             return phones.contains { $0.overlaps(token.start..<token.end) }
@@ -138,40 +277,131 @@ public struct Scrubber: @unchecked Sendable {
             return token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
                 && ScrubToken(rawValue: String(String.UnicodeScalarView(scalars[token.start..<token.end]))) != nil
         }
+        func gap(_ a: Int, _ b: Int) -> Bool { TextTokenizer.isPhraseGap(matchScalars, from: tokens[a].end, to: tokens[b].start) }
+        /// Whether token `t` starts a sentence (or the text).
+        func startsSentence(_ t: Int) -> Bool {
+            guard t > 0 else { return true }
+            if Self.abbreviatedTitles.contains(tokens[t - 1].key) { return false }
+            for i in tokens[t - 1].end..<tokens[t].start {
+                switch scalars[i] {
+                case ".", "!", "?", "\n", ":", ";", "•", "\"", "(": return true
+                default: continue
+                }
+            }
+            return false
+        }
+        /// Whether a sentence ends between tokens `first` and `last` (after a word that is not
+        /// an initial or an abbreviated title).
+        func crossesSentence(_ first: Int, _ last: Int) -> Bool {
+            for t in first..<last where tokens[t].letterCount > 1 && !Self.abbreviatedTitles.contains(tokens[t].key) {
+                for i in tokens[t].end..<tokens[t + 1].start where [".", "!", "?", ";", ":"].contains(scalars[i]) { return true }
+            }
+            return false
+        }
         for range in phones {
             let isDate = birthDateRanges.contains(range)
             spans.append(Span(start: range.lowerBound, end: range.upperBound, token: isDate ? .date : .phone, suffix: nil, firstToken: -1, lastToken: -1))
         }
-        let matches = index.matches(in: scalars, tokens: tokens, skip: { inNumericRange($0) || isMarker($0) })
-        var tokenSpan = [Int?](repeating: nil, count: tokens.count)
-        var wordSpans: [Span] = matches.map { m in
-            let last = tokens[m.lastToken]
-            let token = ScrubToken(m.kind)
-            let suffix: Range<Int>? = token == .name && last.isPossessive ? last.coreEnd..<last.end : nil
-            return Span(
-                start: tokens[m.firstToken].start, end: token == .name ? last.coreEnd : last.end, token: token, suffix: suffix,
-                firstToken: m.firstToken, lastToken: m.lastToken)
+        let matches = index.matches(in: matchScalars, tokens: tokens, skip: { inNumericRange($0) || isMarker($0) }) { m in
+            guard m.lastToken > m.firstToken else { return true }
+            // A name does not run across the end of a sentence ("…a hot bath. Will walk"), and
+            // initials with a surname count only as written for a name ("I hope", "a little"
+            // are no initials).
+            if crossesSentence(m.firstToken, m.lastToken) { return false }
+            if m.kind == .name, tokens[m.firstToken].letterCount == 1 || tokens[m.lastToken].letterCount == 1 {
+                return (m.firstToken...m.lastToken).allSatisfy { tokens[$0].isCapitalized }
+            }
+            return true
         }
-        for (i, span) in wordSpans.enumerated() {
-            for t in span.firstToken...span.lastToken { tokenSpan[t] = i }
+        var tokenSpan = [Int?](repeating: nil, count: n)
+        var wordSpans: [Span] = []
+        func add(_ first: Int, _ last: Int, _ token: ScrubToken) {
+            let end = tokens[last]
+            let suffix: Range<Int>? = token == .name && end.isPossessive ? end.coreEnd..<end.end : nil
+            wordSpans.append(
+                Span(
+                    start: tokens[first].start, end: token == .name ? end.coreEnd : end.end, token: token, suffix: suffix, firstToken: first,
+                    lastToken: last))
+            for t in first...last { tokenSpan[t] = wordSpans.count - 1 }
+        }
+        func isName(_ t: Int) -> Bool { tokenSpan[t].map { wordSpans[$0].token == .name } ?? false }
+        /// Whether token `t - 1` is a title or relation word that introduces token `t` (in the
+        /// same sentence; only an abbreviated title may be followed by its dot).
+        func introducedByPersonWord(_ t: Int) -> Bool {
+            guard t > 0, gap(t - 1, t) else { return false }
+            let previous = tokens[t - 1].key
+            if Self.abbreviatedTitles.contains(previous) { return true }
+            guard Self.titles.contains(previous) || Self.relations.contains(previous) else { return false }
+            return !startsSentence(t)
         }
 
-        // A capitalized word between two name matches is a nickname: Katherine "Kit" O'Brien.
-        if tokens.count >= 3 {
-            for t in 1..<(tokens.count - 1) where tokenSpan[t] == nil && tokens[t].isCapitalized && tokens[t].letterCount >= 2 {
-                guard let before = tokenSpan[t - 1], let after = tokenSpan[t + 1], wordSpans[before].token == .name,
-                    wordSpans[after].token == .name, !isMarker(t),
-                    TextTokenizer.isPhraseGap(scalars, from: tokens[t - 1].end, to: tokens[t].start),
-                    TextTokenizer.isPhraseGap(scalars, from: tokens[t].end, to: tokens[t + 1].start)
-                else { continue }
-                wordSpans.append(Span(start: tokens[t].start, end: tokens[t].coreEnd, token: .name, suffix: nil, firstToken: t, lastToken: t))
-                tokenSpan[t] = wordSpans.count - 1
+        // Roster phrases; a lone word that is also vocabulary waits for evidence (below).
+        var pending: [(token: Int, kind: ScrubToken)] = []
+        for m in matches {
+            let kind = ScrubToken(m.kind)
+            if m.firstToken == m.lastToken, kind == .name || kind == .address, ClinicalVocabulary.contains(tokens[m.firstToken].key) {
+                pending.append((m.firstToken, kind))
+            } else {
+                add(m.firstToken, m.lastToken, kind)
             }
+        }
+        // People not on the roster: given names, and capitalized words after a title or relation.
+        for t in 0..<n where tokenSpan[t] == nil && tokens[t].isCapitalized && !isMarker(t) && !inNumericRange(t) {
+            let key = tokens[t].key
+            if FirstNames.isUnambiguousName(key) {
+                add(t, t, .name)
+            } else if introducedByPersonWord(t),
+                !ClinicalVocabulary.calendar.contains(key), !ClinicalVocabulary.drugs.contains(key),
+                !ClinicalVocabulary.clinical.contains(key), tokens[t].letterCount >= 2
+            {
+                add(t, t, .name)
+            }
+        }
+        // Vocabulary words on the roster, where the text says "person".
+        var changed = true
+        while changed {
+            changed = false
+            for (i, candidate) in pending.enumerated() where candidate.token >= 0 {
+                let t = candidate.token
+                let token = tokens[t]
+                let previous = t > 0 && gap(t - 1, t) ? tokens[t - 1].key : nil
+                let introduced = introducedByPersonWord(t)
+                // Capitalized, or after a title ("mr. field" is a person in any case).
+                guard token.isCapitalized || (introduced && previous.map(Self.titles.contains) == true), tokenSpan[t] == nil else { continue }
+                let next = t + 1 < n && gap(t, t + 1) ? tokens[t + 1].key : nil
+                var evidence = false
+                if candidate.kind == .address {
+                    // A city that is also a word (Bath): after "in", "from", "near", "to".
+                    evidence = !startsSentence(t) && ["in", "from", "near", "to", "at", "visiting", "moved"].contains(previous ?? "")
+                } else {
+                    if introduced { evidence = true }
+                    if let previous, !startsSentence(t), Self.interactions.contains(previous) { evidence = true }
+                    if let next, Self.personVerbs.contains(next), !token.isPossessive { evidence = true }
+                    if token.isPossessive, !(next.map { Self.eponymHeads.contains($0) || ClinicalVocabulary.calendar.contains($0) } ?? false) {
+                        evidence = true
+                    }
+                    if (t > 0 && gap(t - 1, t) && isName(t - 1)) || (t + 1 < n && gap(t, t + 1) && isName(t + 1)) { evidence = true }
+                }
+                guard evidence else { continue }
+                add(t, t, candidate.kind)
+                pending[i].token = -1
+                changed = true
+            }
+        }
+
+        // A capitalized word right after a name that is not the end of the sentence: its
+        // surname ("Emma Okafor", "Dr. Amara Okafor"); and one between two names: a nickname
+        // (Katherine "Kit" O'Brien).
+        for t in 1..<max(n, 1) where tokenSpan[t] == nil && tokens[t].isCapitalized && tokens[t].letterCount >= 2 && !isMarker(t) {
+            let afterName = isName(t - 1) && gap(t - 1, t) && !startsSentence(t)
+            let betweenNames = t + 1 < n && isName(t - 1) && isName(t + 1) && gap(t - 1, t) && gap(t, t + 1)
+            guard betweenNames || (afterName && !ClinicalVocabulary.contains(tokens[t].key)) else { continue }
+            add(t, t, .name)
         }
 
         // "Jane's Apple Watch": a possessive name (or capitalized word) before a device word.
         var t = 0
-        while t + 1 < tokens.count {
+        while t + 1 < n {
             let owner = tokens[t]
             let ownerSpan = tokenSpan[t].map { wordSpans[$0] }
             let isNameOwner = ownerSpan.map { $0.token == .name && $0.lastToken == t } ?? false
@@ -183,7 +413,7 @@ public struct Scrubber: @unchecked Sendable {
                 continue
             }
             var last = t + 1
-            while last + 1 < tokens.count, last - t < 5, tokenSpan[last + 1] == nil,
+            while last + 1 < n, last - t < 5, tokenSpan[last + 1] == nil,
                 TextTokenizer.isPhraseGap(scalars, from: tokens[last].end, to: tokens[last + 1].start),
                 Self.deviceWords.contains(tokens[last + 1].key) || tokens[last + 1].isCapitalized
                     || tokens[last + 1].letterCount == 0

@@ -36,9 +36,11 @@ struct CohortBench: ParsableCommand {
               swift run -c release cohort-bench --size M,L --json > bench.json
               swift run -c release cohort-bench --size S --compression fast --keep --dir /tmp/bench
 
+            `cohort-bench scrub` measures the free-text scrubber on the adversarial corpus instead (see its --help).
+
             Exit codes: 0 measured (targets are reported, not enforced), 1 a phase failed, 64 bad usage.
             """,
-        subcommands: [Run.self, PhaseCommand.self],
+        subcommands: [Run.self, Scrub.self, PhaseCommand.self],
         defaultSubcommand: Run.self)
 
     struct Run: ParsableCommand {

@@ -1,0 +1,99 @@
+import ArgumentParser
+import CohortCore
+import CohortKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CohortBench {
+    /// `cohort-bench scrub`: the free-text scrubber on the adversarial corpus — recall per
+    /// identifier kind, precision per token, clean-note damage — and, when `.venv` has it,
+    /// scrubadub on the same notes.
+    struct Scrub: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "scrub",
+            abstract: "Measure the free-text scrubber on the adversarial corpus (and compare with scrubadub when .venv has it).",
+            discussion: """
+                Generates the deterministic adversarial corpus (participants with hard names, notes that plant
+                identifiers in every form, clean clinical notes), scrubs every note with the participant's date
+                shift, and prints per identifier kind how many plants were fully removed (checked by folded
+                word counts against the ground truth, not by the scrubber's matcher), per token a precision
+                estimate, the share of clean-note words altered, and the targets. With .venv (scripts/setup-venv.sh)
+                the same notes go through scrubadub 2.0.1 (Tests/interop/compare_scrubadub.py); scrubadub
+                does not know the roster, cohort does.
+                """)
+
+        @Option(help: "Seed for the corpus.") var seed: UInt64 = 13
+        @Option(help: "Participants.") var participants: Int = 220
+        @Option(help: "Notes with planted identifiers.") var notes: Int = 5_000
+        @Option(help: "Clean notes.") var cleanNotes: Int = 1_200
+        @Option(help: "Also write the corpus with cohort's output as JSON lines to this file.") var writeCorpus: String?
+        @Flag(help: "Skip the scrubadub comparison.") var noCompare = false
+        @Flag(help: "Print JSON instead of tables.") var json = false
+
+        func validate() throws {
+            guard (1...20_000).contains(participants) else { throw ValidationError("--participants must be between 1 and 20000") }
+            guard (0...1_000_000).contains(notes), (0...1_000_000).contains(cleanNotes) else {
+                throw ValidationError("--notes and --clean-notes must be between 0 and 1000000")
+            }
+        }
+
+        func run() throws {
+            let corpus = AdversarialCorpus(seed: seed, participantCount: participants, plantNotes: notes, cleanNotes: cleanNotes)
+            let (measurement, outputs) = try ScrubMeasurement.measureCohortScrubber(corpus)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(measurement), as: UTF8.self))
+            } else {
+                print("cohort scrubber on the adversarial corpus (seed \(seed), \(corpus.participants.count) participants, \(corpus.notes.count) notes)")
+                print(measurement.render())
+            }
+            let lines = try ScrubMeasurement.jsonLines(corpus, outputs: outputs)
+            if let writeCorpus { try lines.write(to: URL(fileURLWithPath: writeCorpus)) }
+            guard !noCompare, !json else { return }
+            try compare(lines)
+        }
+
+        /// The cohort source folder (holding Tests/interop/compare_scrubadub.py) at or above one of `starts`.
+        static func sourceRoot(from starts: [URL]) -> URL? {
+            for start in starts {
+                var url = start.standardizedFileURL
+                for _ in 0..<8 {
+                    if FileManager.default.fileExists(atPath: url.appendingPathComponent("Tests/interop/compare_scrubadub.py").path) { return url }
+                    let parent = url.deletingLastPathComponent()
+                    if parent.path == url.path { break }
+                    url = parent
+                }
+            }
+            return nil
+        }
+
+        /// Runs Tests/interop/compare_scrubadub.py on the corpus when `.venv` exists.
+        func compare(_ lines: Data) throws {
+            let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            guard let root = Self.sourceRoot(from: [cwd, BenchRunner.executable.deletingLastPathComponent()]) else {
+                print("\nscrubadub comparison skipped: run cohort-bench from the cohort source folder")
+                return
+            }
+            let python = root.appendingPathComponent(".venv/bin/python")
+            let script = root.appendingPathComponent("Tests/interop/compare_scrubadub.py")
+            guard FileManager.default.isExecutableFile(atPath: python.path) else {
+                print("\nscrubadub comparison skipped: no .venv (run scripts/setup-venv.sh)")
+                return
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-scrub-corpus-\(getpid()).jsonl")
+            try lines.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            fflush(nil)  // cohort's table first, then the script's (nil: every output stream)
+            let process = Process()
+            process.executableURL = python
+            process.arguments = [script.path, file.path]
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 { throw ExitCode(1) }
+        }
+    }
+}
