@@ -48,7 +48,7 @@ extension StudyStore {
                     sql: "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES (?, ?, ?, ?)",
                     arguments: [sha, path, SHA256.hex(content), content])
             }
-            try Self.appendEvent(
+            try appendEvent(
                 db, actor: actor, action: "protocol.load", subject: p.id,
                 details: ["revision": String(p.revision), "sha256": sha, "templates": String(templates.count)], at: at)
             return PinnedProtocol(studyProtocol: p, sha256: sha, canonicalJSON: json)
