@@ -104,7 +104,8 @@ extension StudyStore {
                     ORDER BY c.signed_at_ms, c.recorded_at_ms, c.rowid
                     """)
             for row in rows {
-                let pid = try RowReader(row, table: "participants", file: url.path, rowIDColumn: "ppk").uuid("pid")
+                let participant = RowReader(row, table: "participants", file: url.path, rowIDColumn: "ppk")
+                guard let pid = UUID(uuidString: try participant.string("pid")) else { throw participant.problem("id", expected: "a UUID") }
                 result[pid, default: []].append(try consent(from: row, participantID: pid))
             }
             return result

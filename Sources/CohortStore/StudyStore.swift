@@ -108,14 +108,17 @@ public final class StudyStore: Sendable {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
     }
 
-    /// The path (or SQLite URI) to open. A WAL database in a folder nobody may write, with no
-    /// write-ahead log beside it, can only be read as immutable: SQLite could not create its
-    /// shared-memory file.
+    /// The path (or SQLite URI) to open. A read-only copy — study.db without write permission
+    /// bits, or in a folder we may not write — with no write-ahead log beside it is opened as
+    /// immutable: SQLite could not create its shared-memory file, and nothing may change the
+    /// copy. (Mode bits, not only access(2), so a copy is treated alike when running as root.)
     static func openPath(_ path: String, readOnly: Bool) -> String {
         guard readOnly else { return path }
         let folder = (path as NSString).deletingLastPathComponent
         let walSize = fileSize(path + "-wal") ?? 0
-        guard access(folder.isEmpty ? "." : folder, W_OK) != 0, walSize == 0 else { return path }
+        let mode = ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue ?? 0o600
+        let readOnlyCopy = mode & 0o222 == 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0
+        guard readOnlyCopy, walSize == 0 else { return path }
         return URL(fileURLWithPath: path).absoluteString + "?mode=ro&immutable=1"
     }
 
