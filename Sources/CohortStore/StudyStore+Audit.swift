@@ -30,9 +30,13 @@ extension StudyStore {
         _ db: Database, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
         owner: String? = nil, at: Date
     ) throws -> AuditEvent {
-        let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
-        let seq: Int64 = (last?["seq"] as Int64? ?? 0) + 1
-        let prev: String = last?["hash"] ?? AuditEvent.genesisHash
+        var seq: Int64 = 1
+        var prev = AuditEvent.genesisHash
+        if let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") {
+            let r = RowReader(last, table: "audit_events", file: url.path, rowIDColumn: "seq")
+            seq = try r.int64("seq") + 1
+            prev = try r.string("hash")
+        }
         let instant = Self.isoNow(at)
         let committedActor = try storeRedactable(db, actor, participantID: nil)
         var committed = details

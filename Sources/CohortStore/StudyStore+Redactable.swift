@@ -61,14 +61,15 @@ extension StudyStore {
         let rows = try Row.fetchAll(
             db, sql: "SELECT w.rowid AS row_id, w.actor, w.reason, p.id AS pid FROM withdrawals w JOIN participants p ON p.pk = w.participant_pk")
         for row in rows {
-            let rowID: Int64 = row["row_id"]
-            let pid: String? = row["pid"]
+            let r = RowReader(row, table: "withdrawals", file: "study.db")
+            let rowID = try r.int64("row_id")
+            let pid = try r.optionalString("pid")
             func move(_ text: String?, owner: String?) throws -> String? {
                 guard let text, !text.hasPrefix(redactablePrefix) else { return text }
                 return try storeRedactable(db, text, participantID: owner, piiKey: piiKey)
             }
-            let actor: String? = row["actor"]
-            let reason: String? = row["reason"]
+            let actor = try r.optionalString("actor")
+            let reason = try r.optionalString("reason")
             try db.execute(
                 sql: "UPDATE withdrawals SET actor = ?, reason = ? WHERE rowid = ?",
                 arguments: [try move(actor, owner: nil) ?? "", try move(reason, owner: pid), rowID])
