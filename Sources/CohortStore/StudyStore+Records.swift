@@ -216,20 +216,21 @@ extension StudyStore {
         try write { db in
             try db.execute(
                 sql: "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES (?, ?, ?, ?, ?)",
-                arguments: [info.fileName, info.fileSHA256, info.format, Self.isoNow(at), actor])
+                arguments: [info.fileName, info.fileSHA256, info.format, Self.isoNow(at), ""])
             let batchID = db.lastInsertedRowID
             let inserter = try RecordInserter(db: db, batchID: batchID, piiKey: piiKey)
             let counts = try body(inserter)
             try inserter.flush()
-            try db.execute(
-                sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ? WHERE id = ?",
-                arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, batchID])
-            try appendEvent(
+            let event = try appendEvent(
                 db, actor: actor, action: "data.import", subject: "batch-\(batchID)",
                 details: [
                     "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
                     "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
                 ], at: at)
+            // The batch names its actor by the same redactable reference as its audit event.
+            try db.execute(
+                sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, actor = ? WHERE id = ?",
+                arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, event.actor, batchID])
             return ImportBatchResult(batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
         }
     }

@@ -75,4 +75,15 @@ extension StudyStore {
                 arguments: [try move(actor, owner: nil) ?? "", try move(reason, owner: pid), rowID])
         }
     }
+
+    /// Migration step: import batches' plaintext actor names become redactable references.
+    static func moveBatchActorsToRedactable(_ db: Database, piiKey: [UInt8]) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT id, actor FROM import_batches") {
+            let r = RowReader(row, table: "import_batches", file: "study.db", rowIDColumn: "id")
+            let actor = try r.string("actor")
+            guard !actor.isEmpty, !actor.hasPrefix(redactablePrefix) else { continue }
+            let reference = try storeRedactable(db, actor, participantID: nil, piiKey: piiKey)
+            try db.execute(sql: "UPDATE import_batches SET actor = ? WHERE id = ?", arguments: [reference, try r.int64("id")])
+        }
+    }
 }

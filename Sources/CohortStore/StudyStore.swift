@@ -217,6 +217,7 @@ public final class StudyStore: Sendable {
             try db.execute(sql: Schema.v2)
             try Self.encryptPlaintextNotes(db, piiKey: piiKey)
             try Self.moveWithdrawalTextsToRedactable(db, piiKey: piiKey)
+            try Self.moveBatchActorsToRedactable(db, piiKey: piiKey)
         }
         return migrator
     }

@@ -238,4 +238,27 @@ struct StoreTrustCLITests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "/study.db")) == before, "a read-only command changed the copy")
         #expect(!FileManager.default.fileExists(atPath: copy + "/study.db-wal"))
     }
+
+    /// `verify -w` on an auditor's read-only copy of a demo workspace (whose notes are encrypted
+    /// at rest and decrypted for the export).
+    @Test func verifyWithAWorkspaceWorksOnAReadOnlyCopy() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let demo = try cli.run(["demo", "--dir", cli.workspace, "--participants", "6", "--seed", "1"])
+        try #require(demo.status == 0, "demo failed: \(demo.output)")
+        let export = try cli.run(["export", "--recipient", "Lab A", "--out", cli.path("out"), "-w", cli.workspace])
+        #expect(export.status == 0, "\(export.output)")
+        var archivePath: String?
+        for line in export.stdout.split(whereSeparator: \.isNewline) {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            if words.count >= 2, words[0] == "archive" { archivePath = words[1] }
+        }
+        let archive = try #require(archivePath, "\(export.output)")
+        let copy = cli.path("auditor-copy")
+        try FileManager.default.copyItem(atPath: cli.workspace, toPath: copy)
+        #expect(try CLI.tool("/bin/chmod", ["-R", "a-w", copy]).0 == 0)
+        defer { _ = try? CLI.tool("/bin/chmod", ["-R", "u+w", copy]) }
+        let verify = try cli.run(["verify", archive, "-w", copy])
+        #expect(verify.status == 0, "\(verify.output)")
+    }
 }
