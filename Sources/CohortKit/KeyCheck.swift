@@ -29,10 +29,13 @@ enum KeyCheck {
     ///
     /// - Throws: `.security` (exit 6) naming the first key file that does not match, with the hint
     ///   to restore the original `keys/` folder. Nothing has been changed at that point.
-    static func verify(_ keystore: Keystore, keysDirectory: URL, store: StudyStore, actor: String, at instant: Date) throws {
+    /// A read-only workspace with no recorded check values is only read (nothing recorded).
+    static func verify(_ workspace: Workspace) throws {
+        let keystore = workspace.keystore, store = workspace.store
+        let keysDirectory = Workspace.keysDirectory(of: workspace.directory)
         let present = keystore.fingerprints
         guard let recorded = try recordedFingerprints(in: store) else {
-            try record(present, in: store, signingKey: keystore.signingKey, actor: actor, at: instant)
+            if !store.isReadOnly { try record(present, in: workspace) }
             return
         }
         let pairs: [(file: String, recorded: String?, present: String)] = [
@@ -64,10 +67,11 @@ enum KeyCheck {
         }
     }
 
-    private static func record(_ prints: KeyFingerprints, in store: StudyStore, signingKey: Ed25519PrivateKey, actor: String, at instant: Date) throws {
-        try store.appendEvent(
-            actor: actor, action: recordedAction,
-            details: ["signing": prints.signing, "study_secret": prints.studySecret, "pii_key": prints.piiKey], at: instant)
-        try store.checkpoint(signingKey: signingKey, at: instant)
+    /// Appends the `keys.check` event and signs the head (in the database and in `audit.head`).
+    private static func record(_ prints: KeyFingerprints, in workspace: Workspace) throws {
+        try workspace.store.appendEvent(
+            actor: workspace.actor, action: recordedAction,
+            details: ["signing": prints.signing, "study_secret": prints.studySecret, "pii_key": prints.piiKey], at: workspace.now())
+        try workspace.checkpoint()
     }
 }

@@ -3,17 +3,39 @@ import Foundation
 /// One entry of the hash-linked audit trail. Carries internal ids only — never an identifier,
 /// a key, or a record value.
 public struct AuditEvent: Sendable, Hashable, Codable {
+    /// Position in the chain, from 1.
     public var seq: Int64
     /// UTC instant, ISO 8601 with milliseconds.
     public var at: String
+    /// Who acted, as committed: a `redactable:` reference to the name (events written before
+    /// redaction existed carry the name itself).
     public var actor: String
+    /// What happened, e.g. `participant.withdraw`.
     public var action: String
     /// The internal id the event concerns, if any.
     public var subject: String?
     /// Counts, hashes, versions — never PII.
     public var details: [String: String]
+    /// The previous event's hash (``genesisHash`` for the first).
     public var prevHash: String
+    /// SHA-256 (hex) of ``hashInput(seq:at:actor:action:subject:details:prevHash:)``.
     public var hash: String
+    /// The texts behind this event's redactable references (`actor`, or a details key, whose
+    /// committed value is `redactable:<salted SHA-256>`): the text, or `[redacted]` once it was
+    /// erased. Not part of the hash; nil when the event has none.
+    public var revealed: [String: String]?
+
+    /// What a reader is shown for a redacted text.
+    public static let redactedText = "[redacted]"
+
+    /// The actor as a reader sees it (the text behind a redactable reference).
+    public var displayActor: String { revealed?["actor"] ?? actor }
+
+    /// The details as a reader sees them (texts behind redactable references).
+    public var displayDetails: [String: String] {
+        guard let revealed else { return details }
+        return details.reduce(into: [:]) { result, entry in result[entry.key] = revealed["details." + entry.key] ?? entry.value }
+    }
 
     public init(seq: Int64, at: String, actor: String, action: String, subject: String?, details: [String: String], prevHash: String, hash: String) {
         self.seq = seq
@@ -62,7 +84,7 @@ public struct AuditEvent: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case seq, at, actor, action, subject, details, hash
+        case seq, at, actor, action, subject, details, hash, revealed
         case prevHash = "prev_hash"
     }
 }
@@ -76,6 +98,8 @@ public struct AuditVerification: Sendable, Codable {
     /// The first problem found, naming the event; nil when the chain is intact.
     public var firstProblem: String?
     public var brokenAtSeq: Int64?
+    /// The event `audit.head` (outside the database) names, when it was compared.
+    public var auditHeadSeq: Int64?
 
     public var isIntact: Bool { firstProblem == nil }
 
@@ -85,5 +109,6 @@ public struct AuditVerification: Sendable, Codable {
         case headHash = "head_hash"
         case firstProblem = "first_problem"
         case brokenAtSeq = "broken_at_seq"
+        case auditHeadSeq = "audit_head_seq"
     }
 }

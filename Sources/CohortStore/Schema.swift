@@ -110,4 +110,18 @@ enum Schema {
             at TEXT NOT NULL
         );
         """
+
+    /// Free text at rest: notes move to `records.note_enc` (AES-256-GCM under pii.key), and texts
+    /// that may hold personal data (staff reasons, actor names) live in `redactable_texts`, where
+    /// the audit chain commits only to their salted SHA-256 — so erase can delete them.
+    static let v2 = """
+        ALTER TABLE records ADD COLUMN note_enc BLOB;
+        CREATE TABLE redactable_texts (
+            digest TEXT PRIMARY KEY CHECK (length(digest) = 64),
+            participant_id TEXT,
+            salt BLOB NOT NULL CHECK (length(salt) = 16),
+            text_enc BLOB NOT NULL
+        );
+        CREATE INDEX redactable_texts_participant ON redactable_texts(participant_id) WHERE participant_id IS NOT NULL;
+        """
 }

@@ -3,29 +3,71 @@ public import CohortCrypto
 public import Foundation
 import GRDB
 
+/// An `audit_events` row, decoded strictly.
+struct AuditEventRow {
+    var event: AuditEvent
+
+    init(_ row: Row, file: String) throws {
+        let reader = RowReader(row, table: "audit_events", file: file, rowIDColumn: "seq")
+        let detailsText = try reader.string("details")
+        guard let details = try? JSONDecoder().decode([String: String].self, from: Data(detailsText.utf8)) else {
+            throw reader.problem("details", expected: "a JSON object of strings")
+        }
+        event = AuditEvent(
+            seq: try reader.int64("seq"), at: try reader.string("at"), actor: try reader.string("actor"), action: try reader.string("action"),
+            subject: try reader.optionalString("subject"), details: details, prevHash: try reader.string("prev_hash"), hash: try reader.string("hash"))
+    }
+}
+
 extension StudyStore {
     /// Appends an event inside the caller's transaction and returns it.
+    ///
+    /// The actor name and every `redactable` detail are stored as redactable texts (see
+    /// ``storeRedactable(_:_:participantID:)``): the chain commits to their salted hashes.
+    /// `owner` is the participant those details may concern; an erase deletes them.
     @discardableResult
-    static func appendEvent(_ db: Database, actor: String, action: String, subject: String?, details: [String: String], at: Date)
-        throws -> AuditEvent
-    {
-        let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
-        let seq: Int64 = (last?["seq"] as Int64? ?? 0) + 1
-        let prev: String = last?["hash"] ?? AuditEvent.genesisHash
-        let instant = isoNow(at)
-        let input = try AuditEvent.hashInput(seq: seq, at: instant, actor: actor, action: action, subject: subject, details: details, prevHash: prev)
+    func appendEvent(
+        _ db: Database, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
+        owner: String? = nil, at: Date
+    ) throws -> AuditEvent {
+        var seq: Int64 = 1
+        var prev = AuditEvent.genesisHash
+        if let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") {
+            let r = RowReader(last, table: "audit_events", file: url.path, rowIDColumn: "seq")
+            seq = try r.int64("seq") + 1
+            prev = try r.string("hash")
+        }
+        let instant = Self.isoNow(at)
+        let committedActor = try storeRedactable(db, actor, participantID: nil)
+        var committed = details
+        var revealed = ["actor": actor]
+        for (key, text) in redactable {
+            committed[key] = try storeRedactable(db, text, participantID: owner)
+            revealed["details." + key] = text
+        }
+        let input = try AuditEvent.hashInput(
+            seq: seq, at: instant, actor: committedActor, action: action, subject: subject, details: committed, prevHash: prev)
         let hash = SHA256.hex(input)
-        let detailsJSON = String(decoding: try CanonicalJSON.encode(details), as: UTF8.self)
+        let detailsJSON = String(decoding: try CanonicalJSON.encode(committed), as: UTF8.self)
         try db.execute(
             sql: "INSERT INTO audit_events (seq, at, actor, action, subject, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            arguments: [seq, instant, actor, action, subject, detailsJSON, prev, hash])
-        return AuditEvent(seq: seq, at: instant, actor: actor, action: action, subject: subject, details: details, prevHash: prev, hash: hash)
+            arguments: [seq, instant, committedActor, action, subject, detailsJSON, prev, hash])
+        var event = AuditEvent(
+            seq: seq, at: instant, actor: committedActor, action: action, subject: subject, details: committed, prevHash: prev, hash: hash)
+        event.revealed = revealed
+        return event
     }
 
-    /// Appends an event in its own transaction.
+    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
+    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
     @discardableResult
-    public func appendEvent(actor: String, action: String, subject: String? = nil, details: [String: String] = [:], at: Date) throws -> AuditEvent {
-        try write { db in try Self.appendEvent(db, actor: actor, action: action, subject: subject, details: details, at: at) }
+    public func appendEvent(
+        actor: String, action: String, subject: String? = nil, details: [String: String] = [:], redactable: [String: String] = [:],
+        owner: String? = nil, at: Date
+    ) throws -> AuditEvent {
+        try write { db in
+            try appendEvent(db, actor: actor, action: action, subject: subject, details: details, redactable: redactable, owner: owner, at: at)
+        }
     }
 
     /// Signs the current head of the chain and stores the checkpoint; returns it (nil for an empty chain).
@@ -33,11 +75,11 @@ extension StudyStore {
     public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
         try write { db in
             guard let head = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return nil }
-            let seq: Int64 = head["seq"]
-            let hash: String = head["hash"]
-            if let existing = try Row.fetchOne(db, sql: "SELECT signature FROM audit_checkpoints WHERE seq = ?", arguments: [seq]),
-                let signature: String = existing["signature"]
-            {
+            let reader = RowReader(head, table: "audit_events", file: url.path, rowIDColumn: "seq")
+            let seq = try reader.int64("seq")
+            let hash = try reader.string("hash")
+            if let existing = try Row.fetchOne(db, sql: "SELECT seq AS row_id, signature FROM audit_checkpoints WHERE seq = ?", arguments: [seq]) {
+                let signature = try RowReader(existing, table: "audit_checkpoints", file: url.path).string("signature")
                 return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
             }
             let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
@@ -49,33 +91,70 @@ extension StudyStore {
         }
     }
 
+    static func checkpoint(from row: Row, file: String) throws -> AuditCheckpoint {
+        let reader = RowReader(row, table: "audit_checkpoints", file: file, rowIDColumn: "seq")
+        return AuditCheckpoint(seq: try reader.int64("seq"), headHash: try reader.string("head_hash"), signature: try reader.string("signature"))
+    }
+
     /// The newest checkpoint, if any.
     public func latestCheckpoint() throws -> AuditCheckpoint? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq DESC LIMIT 1") else { return nil }
-            return AuditCheckpoint(seq: row["seq"], headHash: row["head_hash"], signature: row["signature"])
+            try Row.fetchOne(db, sql: "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq DESC LIMIT 1")
+                .map { try Self.checkpoint(from: $0, file: url.path) }
         }
     }
 
-    /// Events with `seq >= since`, oldest first.
+    /// The newest event's number and hash, or nil for an empty chain.
+    public func auditHead() throws -> (seq: Int64, hash: String)? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return nil }
+            let reader = RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq")
+            return (try reader.int64("seq"), try reader.string("hash"))
+        }
+    }
+
+    /// The hash of event `seq`, or nil when the database holds no such event.
+    public func auditEventHash(seq: Int64) throws -> String? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events WHERE seq = ?", arguments: [seq]).map {
+                try RowReader($0, table: "audit_events", file: url.path, rowIDColumn: "seq").string("hash")
+            }
+        }
+    }
+
+    /// True when the chain records that this workspace keeps its head in an `audit.head` file
+    /// (every workspace made or upgraded by a cohort that writes one).
+    public func auditHeadFileEstablished() throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM audit_events WHERE action = 'audit.head.create' OR (action = 'workspace.init' AND details LIKE '%\"audit_head\"%') LIMIT 1")
+                ?? false
+        }
+    }
+
+    /// Events with `seq >= since`, oldest first, with their redactable texts revealed.
     public func auditEvents(since: Int64 = 1, limit: Int? = nil) throws -> [AuditEvent] {
         try read { db in
             var sql = "SELECT * FROM audit_events WHERE seq >= ? ORDER BY seq"
             if let limit { sql += " LIMIT \(limit)" }
-            return try Row.fetchAll(db, sql: sql, arguments: [since]).map(Self.event(from:))
+            return try Row.fetchAll(db, sql: sql, arguments: [since]).map { row in
+                var event = try AuditEventRow(row, file: url.path).event
+                var revealed: [String: String] = [:]
+                if event.actor.hasPrefix(Self.redactablePrefix) {
+                    revealed["actor"] = try revealRedactable(db, event.actor) ?? AuditEvent.redactedText
+                }
+                for (key, value) in event.details where value.hasPrefix(Self.redactablePrefix) {
+                    revealed["details." + key] = try revealRedactable(db, value) ?? AuditEvent.redactedText
+                }
+                event.revealed = revealed.isEmpty ? nil : revealed
+                return event
+            }
         }
     }
 
-    static func event(from row: Row) -> AuditEvent {
-        let detailsText: String = row["details"] ?? "{}"
-        let details = (try? JSONDecoder().decode([String: String].self, from: Data(detailsText.utf8))) ?? ["_unreadable": "true"]
-        return AuditEvent(
-            seq: row["seq"], at: row["at"], actor: row["actor"], action: row["action"], subject: row["subject"], details: details,
-            prevHash: row["prev_hash"], hash: row["hash"])
-    }
-
     /// Recomputes every hash and link, and checks every checkpoint signature and head, naming the
-    /// first broken event. Streams the table (flat memory).
+    /// first broken event. Streams the table (flat memory). Redactable texts are not needed: the
+    /// chain commits to their salted hashes, so an erase leaves it intact.
     public func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification {
         try read { db in
             var expectedSeq: Int64 = 1
@@ -87,12 +166,14 @@ extension StudyStore {
             var lastSeq: Int64 = 0
             while let row = try cursor.next() {
                 count += 1
-                let seq: Int64 = row["seq"]
+                let seq: Int64 = (try? RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq").int64("seq")) ?? lastSeq + 1
                 lastSeq = seq
                 guard problem == nil else { continue }
-                let detailsText: String = row["details"] ?? ""
-                guard let details = try? JSONDecoder().decode([String: String].self, from: Data(detailsText.utf8)) else {
-                    problem = "event \(seq): its details are not valid JSON (edited?)"
+                let event: AuditEvent
+                do {
+                    event = try AuditEventRow(row, file: url.path).event
+                } catch let error as CohortError {
+                    problem = "event \(seq): \(error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed") (edited?)"
                     brokenAt = seq
                     continue
                 }
@@ -103,17 +184,15 @@ extension StudyStore {
                     brokenAt = min(seq, expectedSeq)
                     continue
                 }
-                let storedPrev: String = row["prev_hash"]
-                if storedPrev != prev {
+                if event.prevHash != prev {
                     problem = "event \(seq): its previous-hash does not link to event \(seq - 1) (an earlier event was changed or removed)"
                     brokenAt = seq
                     continue
                 }
                 let input = try AuditEvent.hashInput(
-                    seq: seq, at: row["at"], actor: row["actor"], action: row["action"], subject: row["subject"], details: details, prevHash: prev)
+                    seq: seq, at: event.at, actor: event.actor, action: event.action, subject: event.subject, details: event.details, prevHash: prev)
                 let hash = SHA256.hex(input)
-                let stored: String = row["hash"]
-                if hash != stored {
+                if hash != event.hash {
                     problem = "event \(seq): its content does not match its hash (edited?)"
                     brokenAt = seq
                     continue
@@ -125,7 +204,10 @@ extension StudyStore {
             for row in try Row.fetchAll(db, sql: "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq") {
                 checkpoints += 1
                 guard problem == nil else { break }
-                let cp = AuditCheckpoint(seq: row["seq"], headHash: row["head_hash"], signature: row["signature"])
+                guard let cp = try? Self.checkpoint(from: row, file: url.path) else {
+                    problem = "a checkpoint row is malformed (edited?)"
+                    break
+                }
                 let signature = Base64.decode(cp.signature) ?? []
                 if !publicKey.isValidSignature(signature, for: cp.signedBytes) {
                     problem = "checkpoint at event \(cp.seq): its signature does not verify with the study key"

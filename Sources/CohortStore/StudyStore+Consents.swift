@@ -63,7 +63,7 @@ extension StudyStore {
                     sql: "UPDATE consents SET status = 'superseded' WHERE id = ? AND participant_pk = ? AND status = 'active'",
                     arguments: [old.uuidString.lowercased(), participantPK])
             }
-            try Self.appendEvent(
+            try appendEvent(
                 db, actor: actor, action: "consent.record", subject: consent.participantID.uuidString.lowercased(),
                 details: [
                     "consent_id": id, "version": consent.version, "document_sha256": consent.documentSHA256, "sharing": consent.sharing.rawValue,
@@ -72,21 +72,24 @@ extension StudyStore {
         }
     }
 
-    static func consent(from row: Row, participantID: UUID) -> Consent {
-        Consent(
-            id: UUID(uuidString: row["id"]) ?? UUID(), participantID: participantID, version: row["version"], documentSHA256: row["document_sha256"],
-            signedAt: Timestamp(epochMilliseconds: row["signed_at_ms"], utcOffsetSeconds: row["signed_offset"]),
-            signatureKind: SignatureKind(rawValue: row["signature_kind"]) ?? .typed, sharing: SharingScope(rawValue: row["sharing"]) ?? .studyOnly,
-            status: ConsentStatus(rawValue: row["status"]) ?? .active,
-            recordedAt: Timestamp(epochMilliseconds: row["recorded_at_ms"], utcOffsetSeconds: row["recorded_offset"]))
+    /// Decodes a `consents` row (selected with `rowid AS row_id`); throws on any malformed column.
+    func consent(from row: Row, participantID: UUID) throws -> Consent {
+        let r = RowReader(row, table: "consents", file: url.path)
+        return Consent(
+            id: try r.uuid("id"), participantID: participantID, version: try r.string("version"), documentSHA256: try r.string("document_sha256"),
+            signedAt: Timestamp(epochMilliseconds: try r.int64("signed_at_ms"), utcOffsetSeconds: try r.offset("signed_offset")),
+            signatureKind: try r.choice("signature_kind", SignatureKind.self), sharing: try r.choice("sharing", SharingScope.self),
+            status: try r.choice("status", ConsentStatus.self),
+            recordedAt: Timestamp(epochMilliseconds: try r.int64("recorded_at_ms"), utcOffsetSeconds: try r.offset("recorded_offset")))
     }
 
     /// One participant's consents, oldest first (as ``consentHistories()`` lists them).
     public func consentHistory(participantPK: Int64, participantID: UUID) throws -> [Consent] {
         try read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM consents WHERE participant_pk = ? ORDER BY signed_at_ms, recorded_at_ms, rowid", arguments: [participantPK]
-            ).map { Self.consent(from: $0, participantID: participantID) }
+                db, sql: "SELECT *, rowid AS row_id FROM consents WHERE participant_pk = ? ORDER BY signed_at_ms, recorded_at_ms, rowid",
+                arguments: [participantPK]
+            ).map { try consent(from: $0, participantID: participantID) }
         }
     }
 
@@ -95,10 +98,15 @@ extension StudyStore {
         try read { db in
             var result: [UUID: [Consent]] = [:]
             let rows = try Row.fetchAll(
-                db, sql: "SELECT c.*, p.id AS pid FROM consents c JOIN participants p ON p.pk = c.participant_pk ORDER BY c.signed_at_ms, c.recorded_at_ms, c.rowid")
+                db,
+                sql: """
+                    SELECT c.*, c.rowid AS row_id, p.id AS pid, p.pk AS ppk FROM consents c JOIN participants p ON p.pk = c.participant_pk
+                    ORDER BY c.signed_at_ms, c.recorded_at_ms, c.rowid
+                    """)
             for row in rows {
-                guard let pid = UUID(uuidString: row["pid"]) else { continue }
-                result[pid, default: []].append(Self.consent(from: row, participantID: pid))
+                let participant = RowReader(row, table: "participants", file: url.path, rowIDColumn: "ppk")
+                guard let pid = UUID(uuidString: try participant.string("pid")) else { throw participant.problem("id", expected: "a UUID") }
+                result[pid, default: []].append(try consent(from: row, participantID: pid))
             }
             return result
         }
@@ -107,14 +115,22 @@ extension StudyStore {
     /// The withdrawal of a participant, if any (the latest).
     public func withdrawal(participantPK: Int64) throws -> StoredWithdrawal? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM withdrawals WHERE participant_pk = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1", arguments: [participantPK])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT *, rowid AS row_id FROM withdrawals WHERE participant_pk = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1",
+                    arguments: [participantPK])
             else { return nil }
-            let countsText: String = row["counts_json"]
+            let r = RowReader(row, table: "withdrawals", file: url.path)
+            guard let counts = try? JSONDecoder().decode(WithdrawalCounts.self, from: Data(try r.string("counts_json").utf8)) else {
+                throw r.problem("counts_json", expected: "a JSON object with records, consents and identifiers_erased")
+            }
+            let by = try r.string("by_kind")
+            guard by == "participant" || by == "staff" else { throw r.problem("by_kind", expected: "one of participant, staff") }
             return StoredWithdrawal(
-                id: UUID(uuidString: row["id"]) ?? UUID(), mode: WithdrawalMode(rawValue: row["mode"]) ?? .stop,
-                at: Timestamp(epochMilliseconds: row["at_ms"]), by: row["by_kind"], actor: row["actor"], reason: row["reason"],
-                consentVersion: row["consent_version"],
-                counts: (try? JSONDecoder().decode(WithdrawalCounts.self, from: Data(countsText.utf8))) ?? WithdrawalCounts(records: 0, consents: 0, identifiersErased: false))
+                id: try r.uuid("id"), mode: try r.choice("mode", WithdrawalMode.self), at: Timestamp(epochMilliseconds: try r.int64("at_ms")),
+                by: by, actor: try revealRedactable(db, try r.string("actor")) ?? AuditEvent.redactedText,
+                reason: try r.optionalString("reason").map { try revealRedactable(db, $0) ?? AuditEvent.redactedText },
+                consentVersion: try r.optionalString("consent_version"), counts: counts)
         }
     }
 
@@ -145,16 +161,24 @@ extension StudyStore {
                     arguments: [erasedCode, participantPK])
                 try db.execute(sql: "UPDATE consents SET signature_enc = NULL WHERE participant_pk = ?", arguments: [participantPK])
             }
-            let countsJSON = String(decoding: try CanonicalJSON.encode(counts), as: UTF8.self)
-            try db.execute(
-                sql: "INSERT INTO withdrawals (id, participant_pk, mode, at_ms, by_kind, actor, reason, consent_version, counts_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [receiptID.uuidString.lowercased(), participantPK, mode.rawValue, at.epochMilliseconds, by, actor, reason, consentVersion, countsJSON])
             var details = [
                 "mode": mode.rawValue, "by": by, "records": String(records), "consents": String(consents), "receipt_id": receiptID.uuidString.lowercased(),
             ]
             if let consentVersion { details["consent_version"] = consentVersion }
-            if let reason { details["reason"] = reason }
-            try Self.appendEvent(db, actor: actor, action: "participant.withdraw", subject: participantID.uuidString.lowercased(), details: details, at: at.date)
+            let pid = participantID.uuidString.lowercased()
+            // The reason is free text a person typed: the chain commits to its salted hash, the
+            // text is kept encrypted beside it, and an erase deletes it.
+            let event = try appendEvent(
+                db, actor: actor, action: "participant.withdraw", subject: pid, details: details, redactable: reason.map { ["reason": $0] } ?? [:],
+                owner: pid, at: at.date)
+            let countsJSON = String(decoding: try CanonicalJSON.encode(counts), as: UTF8.self)
+            try db.execute(
+                sql: "INSERT INTO withdrawals (id, participant_pk, mode, at_ms, by_kind, actor, reason, consent_version, counts_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    receiptID.uuidString.lowercased(), participantPK, mode.rawValue, at.epochMilliseconds, by, event.actor, event.details["reason"],
+                    consentVersion, countsJSON,
+                ])
+            if mode == .erase { _ = try eraseRedactable(db, participantID: pid) }
             return counts
         }
         if mode == .erase { try checkpointAndTruncateLog() }

@@ -37,7 +37,7 @@ extension StudyStore {
                 withdrawn.append(id)
             }
             if !withdrawn.isEmpty { return .withdrawnSinceSnapshot(withdrawn) }
-            return .committed(try Self.appendEvent(db, actor: actor, action: "export.create", subject: subject, details: details, at: at))
+            return .committed(try self.appendEvent(db, actor: actor, action: "export.create", subject: subject, details: details, at: at))
         }
     }
 
@@ -48,7 +48,7 @@ extension StudyStore {
                 db,
                 sql: "SELECT * FROM audit_events WHERE action LIKE 'export.%' AND json_valid(details) AND json_extract(details, '$.export_id') = ? ORDER BY seq",
                 arguments: [exportID]
-            ).map(Self.event(from:))
+            ).map { try AuditEventRow($0, file: url.path).event }
         }
     }
 
@@ -59,7 +59,7 @@ extension StudyStore {
                 db,
                 sql: "SELECT * FROM audit_events WHERE action = 'export.create' AND json_valid(details) AND json_extract(details, '$.archive_sha256') = ? ORDER BY seq",
                 arguments: [sha256.lowercased()]
-            ).map(Self.event(from:))
+            ).map { try AuditEventRow($0, file: url.path).event }
         }
     }
 }

@@ -49,7 +49,7 @@ extension StudyStore {
                             token_salt, token_hash, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: arguments)
-                try Self.appendEvent(db, actor: actor, action: "participant.enroll", subject: id, details: ["source": source], at: at)
+                try appendEvent(db, actor: actor, action: "participant.enroll", subject: id, details: ["source": source], at: at)
             }
         }
     }
@@ -68,55 +68,69 @@ extension StudyStore {
     }
 
     func decryptIdentity(_ row: Row) throws -> ParticipantIdentity? {
-        let id: String = row["id"]
+        let reader = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
+        let id = try reader.string("id")
         func open(_ column: String, _ field: String) throws -> String? {
-            guard let data: Data = row[column] else { return nil }
-            let plain = try AESGCM.open(Array(data), key: piiKey, authenticating: Array("participant:\(id):\(field)".utf8))
+            guard let data = try reader.optionalBlob(column) else { return nil }
+            let plain = try AESGCM.open(data, key: piiKey, authenticating: Array("participant:\(id):\(field)".utf8))
             return String(decoding: plain, as: UTF8.self)
         }
         guard let name = try open("name_enc", "name") else { return nil }
-        let devices = try open("devices_enc", "devices").flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+        var devices: [String] = []
+        if let json = try open("devices_enc", "devices") {
+            guard let list = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) else {
+                throw reader.problem("devices_enc", expected: "an encrypted JSON list of device names")
+            }
+            devices = list
+        }
+        var birthDate: CivilDate?
+        if let text = try open("birth_date_enc", "birth_date") {
+            guard let date = CivilDate(iso: text) else { throw reader.problem("birth_date_enc", expected: "an encrypted date YYYY-MM-DD") }
+            birthDate = date
+        }
         return ParticipantIdentity(
-            name: name, email: try open("email_enc", "email"), phone: try open("phone_enc", "phone"),
-            birthDate: try open("birth_date_enc", "birth_date").flatMap { CivilDate(iso: $0) }, address: try open("address_enc", "address"),
-            zip: try open("zip_enc", "zip"), mrn: try open("mrn_enc", "mrn"), devices: devices)
+            name: name, email: try open("email_enc", "email"), phone: try open("phone_enc", "phone"), birthDate: birthDate,
+            address: try open("address_enc", "address"), zip: try open("zip_enc", "zip"), mrn: try open("mrn_enc", "mrn"), devices: devices)
     }
 
-    static func participant(from row: Row, identity: ParticipantIdentity?) -> Participant {
-        let withdrawnMs: Int64? = row["withdrawn_at_ms"]
-        let withdrawnOffset: Int32 = row["withdrawn_offset"] ?? 0
-        return Participant(
-            id: UUID(uuidString: row["id"]) ?? UUID(), code: row["code"], sex: Sex(rawValue: row["sex"]) ?? .unknown,
-            timeZone: row["time_zone"], enrolledOn: CivilDate(iso: row["enrolled_on"] as String) ?? CivilDate(daysSinceEpoch: 0),
-            status: ParticipantStatus(rawValue: row["status"]) ?? .active,
-            withdrawnAt: withdrawnMs.map { Timestamp(epochMilliseconds: $0, utcOffsetSeconds: withdrawnOffset) }, identity: identity)
+    /// Decodes a `participants` row; throws on any malformed column instead of inventing a value.
+    func participant(from row: Row, withIdentity: Bool) throws -> StoredParticipant {
+        let reader = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
+        let withdrawnMs = try reader.optionalInt64("withdrawn_at_ms")
+        var withdrawnAt: Timestamp?
+        if let withdrawnMs {
+            guard try reader.optionalInt64("withdrawn_offset") != nil else { throw reader.problem("withdrawn_offset", expected: "a UTC offset in seconds") }
+            withdrawnAt = Timestamp(epochMilliseconds: withdrawnMs, utcOffsetSeconds: try reader.offset("withdrawn_offset"))
+        }
+        let participant = Participant(
+            id: try reader.uuid("id"), code: try reader.string("code"), sex: try reader.choice("sex", Sex.self),
+            timeZone: try reader.string("time_zone"), enrolledOn: try reader.civilDate("enrolled_on"),
+            status: try reader.choice("status", ParticipantStatus.self), withdrawnAt: withdrawnAt,
+            identity: withIdentity ? try decryptIdentity(row) : nil)
+        return StoredParticipant(pk: try reader.int64("pk"), participant: participant)
     }
 
     /// Every participant, ordered by study code; identities decrypted only when asked.
     public func participants(withIdentities: Bool = false) throws -> [StoredParticipant] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM participants ORDER BY code").map { row in
-                StoredParticipant(pk: row["pk"], participant: Self.participant(from: row, identity: withIdentities ? try decryptIdentity(row) : nil))
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM participants ORDER BY code").map { try participant(from: $0, withIdentity: withIdentities) }
         }
     }
 
     /// The participant with study code `code`, or nil.
     public func participant(code: String, withIdentity: Bool = false) throws -> StoredParticipant? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM participants WHERE code = ?", arguments: [code]).map { row in
-                StoredParticipant(pk: row["pk"], participant: Self.participant(from: row, identity: withIdentity ? try decryptIdentity(row) : nil))
-            }
+            try Row.fetchOne(db, sql: "SELECT * FROM participants WHERE code = ?", arguments: [code]).map { try participant(from: $0, withIdentity: withIdentity) }
         }
     }
 
     /// The participant's withdrawal token salt and hash.
     public func withdrawalTokenHash(pk: Int64) throws -> (salt: [UInt8], hash: [UInt8])? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT token_salt, token_hash FROM participants WHERE pk = ?", arguments: [pk]),
-                let salt: Data = row["token_salt"], let hash: Data = row["token_hash"]
-            else { return nil }
-            return (Array(salt), Array(hash))
+            guard let row = try Row.fetchOne(db, sql: "SELECT pk, token_salt, token_hash FROM participants WHERE pk = ?", arguments: [pk]) else { return nil }
+            let reader = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
+            guard let salt = try reader.optionalBlob("token_salt"), let hash = try reader.optionalBlob("token_hash") else { return nil }
+            return (salt, hash)
         }
     }
 

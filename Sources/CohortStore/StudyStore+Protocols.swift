@@ -48,7 +48,7 @@ extension StudyStore {
                     sql: "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES (?, ?, ?, ?)",
                     arguments: [sha, path, SHA256.hex(content), content])
             }
-            try Self.appendEvent(
+            try appendEvent(
                 db, actor: actor, action: "protocol.load", subject: p.id,
                 details: ["revision": String(p.revision), "sha256": sha, "templates": String(templates.count)], at: at)
             return PinnedProtocol(studyProtocol: p, sha256: sha, canonicalJSON: json)
@@ -58,10 +58,19 @@ extension StudyStore {
     /// The current protocol revision, or nil before one is loaded.
     public func currentProtocol() throws -> PinnedProtocol? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT sha256, canonical_json FROM protocol_revisions WHERE is_current = 1") else { return nil }
-            let json: Data = row["canonical_json"]
-            let p = try JSONDecoder().decode(StudyProtocol.self, from: json)
-            return PinnedProtocol(studyProtocol: p, sha256: row["sha256"], canonicalJSON: json)
+            guard let row = try Row.fetchOne(db, sql: "SELECT rowid AS row_id, sha256, canonical_json FROM protocol_revisions WHERE is_current = 1")
+            else { return nil }
+            let r = RowReader(row, table: "protocol_revisions", file: url.path)
+            let json: Data
+            switch r.value("canonical_json").storage {
+            case let .blob(data): json = data
+            case let .string(text): json = Data(text.utf8)
+            default: throw r.problem("canonical_json", expected: "the protocol's canonical JSON")
+            }
+            guard let p = try? JSONDecoder().decode(StudyProtocol.self, from: json) else {
+                throw r.problem("canonical_json", expected: "a cohort/protocol@1 document this version of cohort reads")
+            }
+            return PinnedProtocol(studyProtocol: p, sha256: try r.string("sha256"), canonicalJSON: json)
         }
     }
 

@@ -1,5 +1,6 @@
 public import CohortCore
 public import Foundation
+import CohortCrypto
 import GRDB
 import GRDBSQLite
 
@@ -35,6 +36,9 @@ public struct ImportBatchResult: Sendable, Codable, Hashable {
 /// text bound without copies) and the statement is stepped directly: that is safe here because
 /// it runs inside the transaction `importBatch` opened, the store registers no transaction
 /// observers, and the statement is reset after every use.
+///
+/// A non-empty note is encrypted (AES-256-GCM under pii.key, associated data naming the record's
+/// unique key and the field) before it is queued; notes are rare, so the hot path stays fast.
 public final class RecordInserter {
     /// Rows per multi-row statement.
     static let batchSize = 32
@@ -51,6 +55,7 @@ public final class RecordInserter {
         var value: Double?
         var text: Range<Int>?
         var source: Range<Int>
+        /// The sealed note's bytes (bound as a blob).
         var note: Range<Int>?
     }
 
@@ -58,6 +63,7 @@ public final class RecordInserter {
     let batch: Statement
     let batchID: Int64
     let db: Database
+    let piiKey: [UInt8]
     /// Rows queued by `add`, not yet written.
     private var queue: [Row] = []
     /// The UTF-8 of the queued rows' text columns, one after another.
@@ -65,10 +71,11 @@ public final class RecordInserter {
     /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
     public private(set) var insertedCount = 0
 
-    init(db: Database, batchID: Int64) throws {
+    init(db: Database, batchID: Int64, piiKey: [UInt8]) throws {
         self.db = db
         self.batchID = batchID
-        let head = "INSERT INTO records (participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note, batch_id) VALUES "
+        self.piiKey = piiKey
+        let head = "INSERT INTO records (participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc, batch_id) VALUES "
         let tuple = "(" + Array(repeating: "?", count: Self.columnCount).joined(separator: ", ") + ")"
         single = try db.makeStatement(sql: head + tuple + " ON CONFLICT DO NOTHING")
         batch = try db.makeStatement(sql: head + Array(repeating: tuple, count: Self.batchSize).joined(separator: ", ") + " ON CONFLICT DO NOTHING")
@@ -80,7 +87,7 @@ public final class RecordInserter {
     /// participant, kind, start and source) is already stored. Writes queued rows first.
     public func insert(_ record: CohortCore.Record, participantPK: Int64) throws -> Bool {
         try flush()
-        enqueue(record, participantPK: participantPK)
+        try enqueue(record, participantPK: participantPK)
         defer {
             queue.removeAll(keepingCapacity: true)
             text.removeAll(keepingCapacity: true)
@@ -91,7 +98,7 @@ public final class RecordInserter {
     /// Queues `record` for participant row `participantPK`; rows are written in groups. Call
     /// `flush()` after the last one, then read `insertedCount`.
     public func add(_ record: CohortCore.Record, participantPK: Int64) throws {
-        enqueue(record, participantPK: participantPK)
+        try enqueue(record, participantPK: participantPK)
         if queue.count == Self.batchSize { try flush() }
     }
 
@@ -109,13 +116,22 @@ public final class RecordInserter {
         }
     }
 
-    private func enqueue(_ record: CohortCore.Record, participantPK: Int64) {
+    private func enqueue(_ record: CohortCore.Record, participantPK: Int64) throws {
+        var note: Range<Int>?
+        if let text = record.note, !text.isEmpty {
+            let sealed = try StudyStore.sealNote(
+                text, key: piiKey, participantPK: participantPK, kind: record.kind.rawValue, startMs: record.start.epochMilliseconds,
+                source: record.source ?? "")
+            let start = self.text.count
+            self.text.append(contentsOf: sealed)
+            note = start..<self.text.count
+        }
         queue.append(
             Row(
                 participantPK: participantPK, kind: append(record.kind.rawValue), startMs: record.start.epochMilliseconds,
                 startOffset: Int64(record.start.utcOffsetSeconds), endMs: record.end?.epochMilliseconds,
                 endOffset: record.end.map { Int64($0.utcOffsetSeconds) }, value: record.value, text: record.text.map { append($0) },
-                source: append(record.source ?? ""), note: record.note.map { append($0) }))
+                source: append(record.source ?? ""), note: note))
     }
 
     /// Appends `string`'s UTF-8 to `text`; its range there.
@@ -141,6 +157,13 @@ public final class RecordInserter {
                     _ = sqlite3_bind_text(stmt, index, $0, CInt(range.count), nil)
                 }
             }
+            func bindBlob(_ range: Range<Int>?, at index: CInt) {
+                guard let range, let base = buffer.baseAddress else {
+                    sqlite3_bind_null(stmt, index)
+                    return
+                }
+                _ = sqlite3_bind_blob(stmt, index, base + range.lowerBound, CInt(range.count), nil)
+            }
             func bind(_ value: Int64?, at index: CInt) {
                 if let value { sqlite3_bind_int64(stmt, index, value) } else { sqlite3_bind_null(stmt, index) }
             }
@@ -156,7 +179,7 @@ public final class RecordInserter {
                 if let value = row.value { sqlite3_bind_double(stmt, first + 7, value) } else { sqlite3_bind_null(stmt, first + 7) }
                 bind(row.text, at: first + 8)
                 bind(row.source, at: first + 9)
-                bind(row.note, at: first + 10)
+                bindBlob(row.note, at: first + 10)
                 sqlite3_bind_int64(stmt, first + 11, batchID)
             }
             let code = sqlite3_step(stmt)
@@ -193,40 +216,55 @@ extension StudyStore {
         try write { db in
             try db.execute(
                 sql: "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES (?, ?, ?, ?, ?)",
-                arguments: [info.fileName, info.fileSHA256, info.format, Self.isoNow(at), actor])
+                arguments: [info.fileName, info.fileSHA256, info.format, Self.isoNow(at), ""])
             let batchID = db.lastInsertedRowID
-            let inserter = try RecordInserter(db: db, batchID: batchID)
+            let inserter = try RecordInserter(db: db, batchID: batchID, piiKey: piiKey)
             let counts = try body(inserter)
             try inserter.flush()
-            try db.execute(
-                sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ? WHERE id = ?",
-                arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, batchID])
-            try Self.appendEvent(
+            let event = try appendEvent(
                 db, actor: actor, action: "data.import", subject: "batch-\(batchID)",
                 details: [
                     "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
                     "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
                 ], at: at)
+            // The batch names its actor by the same redactable reference as its audit event.
+            try db.execute(
+                sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, actor = ? WHERE id = ?",
+                arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, event.actor, batchID])
             return ImportBatchResult(batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
         }
     }
 
-    /// Streams the records of one participant (ordered by start), without loading them all.
+    /// Streams the records of one participant (ordered by start), without loading them all;
+    /// notes are decrypted. A malformed row fails with its table, row and column.
     public func forEachRecord(participantPK: Int64, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         try read { db in
             let cursor = try Row.fetchCursor(
-                db, sql: "SELECT kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note FROM records WHERE participant_pk = ? ORDER BY start_ms, kind",
+                db,
+                sql: """
+                    SELECT id, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc FROM records
+                    WHERE participant_pk = ? ORDER BY start_ms, kind
+                    """,
                 arguments: [participantPK])
             while let row = try cursor.next() {
-                guard let kind = RecordKind(rawValue: row[0]) else { continue }
-                let endMs: Int64? = row[3]
-                let endOffset: Int32? = row[4]
-                let source: String = row[7] ?? ""
+                let r = RowReader(row, table: "records", file: url.path, rowIDColumn: "id")
+                let kind = try r.choice("kind", RecordKind.self)
+                let startMs = try r.int64("start_ms")
+                let endMs = try r.optionalInt64("end_ms")
+                let source = try r.optionalString("source") ?? ""
+                var note: String?
+                if let sealed = try r.optionalBlob("note_enc") {
+                    do {
+                        note = try Self.openNote(sealed, key: piiKey, participantPK: participantPK, kind: kind.rawValue, startMs: startMs, source: source)
+                    } catch {
+                        throw r.problem("note_enc", expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
+                    }
+                }
                 try body(
                     CohortCore.Record(
-                        participantID: participantID, kind: kind, start: Timestamp(epochMilliseconds: row[1], utcOffsetSeconds: row[2]),
-                        end: endMs.map { Timestamp(epochMilliseconds: $0, utcOffsetSeconds: endOffset ?? 0) }, value: row[5], text: row[6],
-                        source: source.isEmpty ? nil : source, note: row[8]))
+                        participantID: participantID, kind: kind, start: Timestamp(epochMilliseconds: startMs, utcOffsetSeconds: try r.offset("start_offset")),
+                        end: try endMs.map { Timestamp(epochMilliseconds: $0, utcOffsetSeconds: try r.offset("end_offset")) },
+                        value: try r.optionalDouble("value"), text: try r.optionalString("text"), source: source.isEmpty ? nil : source, note: note))
             }
         }
     }
@@ -234,11 +272,46 @@ extension StudyStore {
     /// Streams (participant row, kind, start) of every record — what compliance needs.
     public func forEachRecordStart(_ body: (Int64, RecordKind, Timestamp) throws -> Void) throws {
         try read { db in
-            let cursor = try Row.fetchCursor(db, sql: "SELECT participant_pk, kind, start_ms, start_offset FROM records")
+            let cursor = try Row.fetchCursor(db, sql: "SELECT id, participant_pk, kind, start_ms, start_offset FROM records")
             while let row = try cursor.next() {
-                guard let kind = RecordKind(rawValue: row[1]) else { continue }
-                try body(row[0], kind, Timestamp(epochMilliseconds: row[2], utcOffsetSeconds: row[3]))
+                let r = RowReader(row, table: "records", file: url.path, rowIDColumn: "id")
+                try body(
+                    try r.int64("participant_pk"), try r.choice("kind", RecordKind.self),
+                    Timestamp(epochMilliseconds: try r.int64("start_ms"), utcOffsetSeconds: try r.offset("start_offset")))
             }
+        }
+    }
+
+    /// The associated data of a note: the record's unique key and the field, so a sealed note
+    /// opens only in its own row.
+    static func noteAAD(participantPK: Int64, kind: String, startMs: Int64, source: String) -> [UInt8] {
+        Array("record:\(participantPK):\(kind):\(startMs):\(source):note".utf8)
+    }
+
+    static func sealNote(_ note: String, key: [UInt8], participantPK: Int64, kind: String, startMs: Int64, source: String) throws -> [UInt8] {
+        try AESGCM.seal(Array(note.utf8), key: key, authenticating: noteAAD(participantPK: participantPK, kind: kind, startMs: startMs, source: source))
+    }
+
+    static func openNote(_ sealed: [UInt8], key: [UInt8], participantPK: Int64, kind: String, startMs: Int64, source: String) throws -> String {
+        String(
+            decoding: try AESGCM.open(sealed, key: key, authenticating: noteAAD(participantPK: participantPK, kind: kind, startMs: startMs, source: source)),
+            as: UTF8.self)
+    }
+
+    /// Migration step: every plaintext note is encrypted into `note_enc` and its text removed.
+    static func encryptPlaintextNotes(_ db: Database, piiKey: [UInt8]) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, participant_pk, kind, start_ms, source, note FROM records WHERE note IS NOT NULL")
+        for row in rows {
+            let r = RowReader(row, table: "records", file: "study.db", rowIDColumn: "id")
+            let note = try r.optionalString("note") ?? ""
+            var sealed: Data?
+            if !note.isEmpty {
+                sealed = Data(
+                    try sealNote(
+                        note, key: piiKey, participantPK: try r.int64("participant_pk"), kind: try r.string("kind"), startMs: try r.int64("start_ms"),
+                        source: try r.optionalString("source") ?? ""))
+            }
+            try db.execute(sql: "UPDATE records SET note = NULL, note_enc = ? WHERE id = ?", arguments: [sealed, try r.int64("id")])
         }
     }
 

@@ -15,7 +15,10 @@ extension Cohort {
                 abstract: "Recompute the chain and check signed checkpoints; name the first broken event.",
                 discussion: """
                     Each event's hash = SHA-256(previous hash ‖ canonical JSON of the event). Checkpoints sign
-                    the head with the study's Ed25519 key, so removing the newest events is caught too.
+                    the head with the study's Ed25519 key, and the newest signed head is also kept outside the
+                    database in audit.head, so removing the newest events (with their checkpoints), rolling
+                    study.db back to an older copy or replacing it is caught too. Redacted texts (erased reasons)
+                    do not break the chain: it commits to their salted hashes. Opens the database read-only.
                     Exits 0 when intact, 1 when broken.
 
                     Example:
@@ -26,14 +29,16 @@ extension Cohort {
             @OptionGroup var options: WorkspaceOptions
 
             func run() throws {
-                let workspace = try options.open()
-                let result = try workspace.store.verifyAudit(publicKey: workspace.keystore.publicKey)
+                let workspace = try options.open(readOnly: true, checkingAuditHead: false)
+                let result = try workspace.verifyAudit()
                 if format == .json {
                     Console.print(String(decoding: try JSONEncoder.pretty.encode(result), as: UTF8.self))
                 } else if let problem = result.firstProblem {
                     Console.print("✘ audit chain broken: \(problem)")
                 } else {
-                    Console.print("✔ audit chain intact: \(result.events) events, \(result.checkpoints) signed checkpoints, head \(result.headSeq) \(result.headHash)")
+                    let head = result.auditHeadSeq.map { ", audit.head at event \($0)" } ?? ", no audit.head (workspace made before it existed)"
+                    Console.print(
+                        "✔ audit chain intact: \(result.events) events, \(result.checkpoints) signed checkpoints\(head), head \(result.headSeq) \(result.headHash)")
                 }
                 if !result.isIntact { throw ExitCode(1) }
             }
@@ -42,19 +47,27 @@ extension Cohort {
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List audit events.",
-                discussion: "Examples:\n  cohort audit show --since 10\n  cohort audit show --format json")
+                discussion: """
+                    Names and reasons people typed are stored beside the chain, encrypted; the chain commits to
+                    their salted hashes. They are shown here, or "[redacted]" once an erase deleted them.
+                    JSON output carries the committed values (to recompute hashes) and the texts under "revealed".
+
+                    Examples:
+                      cohort audit show --since 10
+                      cohort audit show --format json
+                    """)
 
             @Option(help: "First event number to show.") var since: Int64 = 1
             @Option(help: "table, json or csv.") var format: OutputFormat = .table
             @OptionGroup var options: WorkspaceOptions
 
             func run() throws {
-                let workspace = try options.open()
+                let workspace = try options.open(readOnly: true)
                 let events = try workspace.store.auditEvents(since: since)
                 let header = ["seq", "at", "actor", "action", "subject", "details", "hash"]
                 let rows = events.map { e in
-                    [String(e.seq), e.at, e.actor, e.action, e.subject ?? "",
-                     e.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "), String(e.hash.prefix(16))]
+                    [String(e.seq), e.at, e.displayActor, e.action, e.subject ?? "",
+                     e.displayDetails.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "), String(e.hash.prefix(16))]
                 }
                 switch format {
                 case .table: Console.print(TableRenderer.table(header, rows))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortCore
 import CohortKit
+import CohortStore
 import Foundation
 
 #if canImport(Glibc)
@@ -87,13 +88,15 @@ struct WorkspaceOptions: ParsableArguments {
         URL(fileURLWithPath: workspace ?? ProcessInfo.processInfo.environment["COHORT_WORKSPACE"] ?? FileManager.default.currentDirectoryPath)
     }
 
-    var actorName: String {
-        if let actor, !actor.isEmpty { return actor }
-        let env = ProcessInfo.processInfo.environment
-        return env["USER"] ?? env["LOGNAME"] ?? "unknown"
-    }
+    var actorName: String { Workspace.actorName(explicit: actor) }
 
-    func open() throws -> Workspace { try Workspace.open(at: directory, actor: actorName) }
+    /// Opens the workspace; read-only commands pass `readOnly` (they then work on a copy nobody may write).
+    func open(readOnly: Bool = false, checkingAuditHead: Bool = true) throws -> Workspace {
+        let options = try StudyStore.OpenOptions.command(readOnly: readOnly, environment: ProcessInfo.processInfo.environment) {
+            Console.note("waiting for another cohort command to finish (study.db is locked)…")
+        }
+        return try Workspace.open(at: directory, actor: actorName, options: options, checkingAuditHead: checkingAuditHead)
+    }
 }
 
 /// Output formats for commands whose output is data.

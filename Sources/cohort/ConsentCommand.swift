@@ -59,7 +59,7 @@ extension Cohort {
             @OptionGroup var options: WorkspaceOptions
 
             func run() throws {
-                let rows = try ConsentService(workspace: try options.open()).status()
+                let rows = try ConsentService(workspace: try options.open(readOnly: true)).status()
                 switch format {
                 case .table: Console.print(ConsentStatusRow.table(rows).render())
                 case .csv: Console.print(TableRenderer.csv(ConsentStatusRow.csvHeader, rows.map(\.cells)))
@@ -205,7 +205,7 @@ extension Cohort {
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
-            let workspace = try options.open()
+            let workspace = try options.open(readOnly: true)
             var report = try ComplianceService(workspace: workspace).report(asOf: try ComplianceService.asOf(asOf, now: workspace.now()))
             if let below { report = report.filtered(below: try ComplianceReport.parseRate(below)) }
             switch format {

@@ -126,7 +126,7 @@ extension Cohort {
         @Option(help: "table or json.") var format: OutputFormat = .table
 
         func run() throws {
-            let ws = try workspace.map { try Workspace.open(at: URL(fileURLWithPath: $0), actor: "verifier") }
+            let ws = try workspace.map { try Workspace.open(at: URL(fileURLWithPath: $0), actor: "verifier", options: .init(readOnly: true)) }
             let key: Ed25519PublicKey
             if let publicKey {
                 key = try PublicKeyFile.load(publicKey)

@@ -89,7 +89,7 @@ extension Cohort {
             @OptionGroup var options: WorkspaceOptions
 
             func run() throws {
-                let workspace = try options.open()
+                let workspace = try options.open(readOnly: true)
                 let rows = try ParticipantListing(workspace: workspace).rows(withIdentities: showIdentifiers)
                 var header = ["code", "status", "enrolled_on", "time_zone", "sex", "consent", "records"]
                 if showIdentifiers { header += ["name", "email", "phone", "birth_date", "zip", "mrn"] }

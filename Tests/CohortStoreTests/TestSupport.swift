@@ -2,6 +2,7 @@ import CohortCore
 import CohortCrypto
 import CohortStore
 import Foundation
+import Synchronization
 import Testing
 
 /// The package root, found from this file's location.
@@ -22,7 +23,9 @@ struct StoreFixture {
     let piiKey: [UInt8]
     let signingKey: Ed25519PrivateKey
 
-    func open(create: Bool = false) throws -> StudyStore { try StudyStore(url: url, piiKey: piiKey, create: create) }
+    func open(create: Bool = false, options: StudyStore.OpenOptions = .init()) throws -> StudyStore {
+        try StudyStore(url: url, piiKey: piiKey, create: create, options: options)
+    }
 
     /// Runs `sql` on the database file with the stock `sqlite3` tool; returns its output.
     @discardableResult
@@ -70,4 +73,11 @@ func enrollment(code: String, identity: ParticipantIdentity) throws -> Enrollmen
         participant: Participant(
             id: UUID(), code: code, sex: .female, timeZone: "Europe/Berlin", enrolledOn: CivilDate(daysSinceEpoch: 20_150)),
         identity: identity, tokenSalt: try SecureRandom.bytes(16), tokenHash: try SecureRandom.bytes(32))
+}
+
+/// A thread-safe counter (callbacks from SQLite's busy handler).
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

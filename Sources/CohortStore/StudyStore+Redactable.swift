@@ -1,0 +1,89 @@
+import CohortCore
+import CohortCrypto
+import Foundation
+import GRDB
+
+/// Texts that may hold personal data (staff reasons, actor names, anything a person typed) are
+/// not written into the hash-chained audit trail. The chain holds a reference,
+/// `redactable:<hex SHA-256(salt ‖ text)>`; the text itself is stored encrypted under pii.key
+/// in `redactable_texts` with its random 16-byte salt. Deleting that row (an erase) leaves the
+/// chain intact, and without the salt a guess of the text cannot be confirmed from the hash.
+extension StudyStore {
+    static let redactablePrefix = "redactable:"
+
+    /// Stores `text` as a redactable text of `participantID` (nil: nobody's, e.g. a staff
+    /// actor name) and returns the reference the chain commits to.
+    func storeRedactable(_ db: Database, _ text: String, participantID: String?) throws -> String {
+        try Self.storeRedactable(db, text, participantID: participantID, piiKey: piiKey)
+    }
+
+    static func storeRedactable(_ db: Database, _ text: String, participantID: String?, piiKey: [UInt8]) throws -> String {
+        let salt = try SecureRandom.bytes(16)
+        let digest = SHA256.hex(salt + Array(text.utf8))
+        let sealed = try AESGCM.seal(Array(text.utf8), key: piiKey, authenticating: Array("redactable:\(digest)".utf8))
+        try db.execute(
+            sql: "INSERT INTO redactable_texts (digest, participant_id, salt, text_enc) VALUES (?, ?, ?, ?)",
+            arguments: [digest, participantID, Data(salt), Data(sealed)])
+        return Self.redactablePrefix + digest
+    }
+
+    /// The text behind `value` when it is a redactable reference: the text, or nil when it was
+    /// erased. A plain value (events written before redaction existed, fixed texts) is returned
+    /// as is.
+    func revealRedactable(_ db: Database, _ value: String) throws -> String? {
+        guard value.hasPrefix(Self.redactablePrefix) else { return value }
+        let digest = String(value.dropFirst(Self.redactablePrefix.count))
+        guard let row = try Row.fetchOne(db, sql: "SELECT rowid AS row_id, salt, text_enc FROM redactable_texts WHERE digest = ?", arguments: [digest])
+        else { return nil }
+        let reader = RowReader(row, table: "redactable_texts", file: url.path)
+        guard let salt = try reader.optionalBlob("salt") else { throw reader.problem("salt", expected: "binary data, found nothing") }
+        guard let sealed = try reader.optionalBlob("text_enc") else { throw reader.problem("text_enc", expected: "binary data, found nothing") }
+        let plain: [UInt8]
+        do {
+            plain = try AESGCM.open(sealed, key: piiKey, authenticating: Array("redactable:\(digest)".utf8))
+        } catch {
+            throw reader.problem("text_enc", expected: "text encrypted with this workspace's pii.key for this row (wrong key, or the row was moved)")
+        }
+        guard SHA256.hex(salt + plain) == digest else {
+            throw reader.problem("salt", expected: "the salt whose hash the audit trail commits to")
+        }
+        return String(decoding: plain, as: UTF8.self)
+    }
+
+    /// Deletes every redactable text of `participantID`; the number deleted.
+    func eraseRedactable(_ db: Database, participantID: String) throws -> Int {
+        try db.execute(sql: "DELETE FROM redactable_texts WHERE participant_id = ?", arguments: [participantID])
+        return db.changesCount
+    }
+
+    /// Migration step: withdrawals' plaintext actor and reason become redactable references.
+    static func moveWithdrawalTextsToRedactable(_ db: Database, piiKey: [UInt8]) throws {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT w.rowid AS row_id, w.actor, w.reason, p.id AS pid FROM withdrawals w JOIN participants p ON p.pk = w.participant_pk")
+        for row in rows {
+            let r = RowReader(row, table: "withdrawals", file: "study.db")
+            let rowID = try r.int64("row_id")
+            let pid = try r.optionalString("pid")
+            func move(_ text: String?, owner: String?) throws -> String? {
+                guard let text, !text.hasPrefix(redactablePrefix) else { return text }
+                return try storeRedactable(db, text, participantID: owner, piiKey: piiKey)
+            }
+            let actor = try r.optionalString("actor")
+            let reason = try r.optionalString("reason")
+            try db.execute(
+                sql: "UPDATE withdrawals SET actor = ?, reason = ? WHERE rowid = ?",
+                arguments: [try move(actor, owner: nil) ?? "", try move(reason, owner: pid), rowID])
+        }
+    }
+
+    /// Migration step: import batches' plaintext actor names become redactable references.
+    static func moveBatchActorsToRedactable(_ db: Database, piiKey: [UInt8]) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT id, actor FROM import_batches") {
+            let r = RowReader(row, table: "import_batches", file: "study.db", rowIDColumn: "id")
+            let actor = try r.string("actor")
+            guard !actor.isEmpty, !actor.hasPrefix(redactablePrefix) else { continue }
+            let reference = try storeRedactable(db, actor, participantID: nil, piiKey: piiKey)
+            try db.execute(sql: "UPDATE import_batches SET actor = ? WHERE id = ?", arguments: [reference, try r.int64("id")])
+        }
+    }
+}
