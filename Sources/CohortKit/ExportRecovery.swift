@@ -1,5 +1,6 @@
 import CohortCore
 import CohortStore
+import CohortCrypto
 import Foundation
 
 #if canImport(Glibc)
@@ -20,6 +21,23 @@ import Glibc
 ///
 /// A read-only workspace (an auditor's copy) is left as it is.
 enum ExportRecovery {
+    /// Recovers dead exports when there are any. A read-only command still closes them when the
+    /// workspace's files are writable (through a writable store of its own), so the next command,
+    /// whatever it is, records what a killed export left; a read-only copy is left as it is.
+    static func recoverIfPending(_ workspace: Workspace, directory: URL, options: StudyStore.OpenOptions, keystore: Keystore) throws {
+        let markers = PendingExportMarker.directory(of: directory).path
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: markers), !names.isEmpty else { return }
+        guard workspace.store.isReadOnly else {
+            try recover(workspace)
+            return
+        }
+        guard access(markers, W_OK) == 0, access(workspace.store.url.path, W_OK) == 0 else { return }
+        var writable = options
+        writable.readOnly = false
+        let store = try StudyStore(url: workspace.store.url, piiKey: keystore.piiKey, options: writable)
+        try recover(Workspace(directory: directory, store: store, keystore: keystore, actor: workspace.actor, now: workspace.now))
+    }
+
     /// Recovers every dead export; returns the bag names it closed with `export.abandoned`.
     @discardableResult
     static func recover(_ workspace: Workspace) throws -> [String] {

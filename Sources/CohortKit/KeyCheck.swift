@@ -54,13 +54,13 @@ enum KeyCheck {
     /// The details of the `keys.create` event among the first events, else of the first
     /// `keys.check` event anywhere in the trail; nil when neither exists.
     static func recordedFingerprints(in store: StudyStore) throws -> [String: String]? {
-        let first = try store.auditEvents(since: 1, limit: createdWithin)
+        let first = try store.auditEvents(since: 1, limit: createdWithin, revealing: false)
         if let created = first.first(where: { $0.action == createdAction }) { return created.details }
         if let checked = first.first(where: { $0.action == recordedAction }) { return checked.details }
         guard first.count == createdWithin, let last = first.last else { return nil }
         var since = last.seq + 1
         while true {
-            let page = try store.auditEvents(since: since, limit: pageSize)
+            let page = try store.auditEvents(since: since, limit: pageSize, revealing: false)
             if let checked = page.first(where: { $0.action == createdAction || $0.action == recordedAction }) { return checked.details }
             guard page.count == pageSize, let last = page.last else { return nil }
             since = last.seq + 1

@@ -102,14 +102,14 @@ public final class Workspace: Sendable {
         let keystore = try Keystore.load(from: keysDirectory(of: directory))
         let store = try StudyStore(url: dbURL, piiKey: keystore.piiKey, options: options)
         let workspace = Workspace(directory: directory, store: store, keystore: keystore, actor: actor, now: now)
-        // Checked before anything is written: a shortened trail, then the keys, then exports a
-        // killed command left open (closed only where the store is writable).
+        // Checked before anything is written: the keys first (nothing encrypted can be read
+        // with a wrong pii.key), then a shortened trail, then exports a killed command left open.
+        try KeyCheck.verify(workspace)
         if checkingAuditHead, let problem = try workspace.auditHeadProblem() {
             throw CohortError(.integrity, problem, at: .init(file: workspace.auditHeadURL.path),
                 hint: "run `cohort audit verify` for the details; restore study.db (with its audit trail) from a backup. Nothing was changed.")
         }
-        try KeyCheck.verify(workspace)
-        if !store.isReadOnly { try ExportRecovery.recover(workspace) }
+        try ExportRecovery.recoverIfPending(workspace, directory: directory, options: options, keystore: keystore)
         return workspace
     }
 

@@ -132,13 +132,15 @@ extension StudyStore {
         }
     }
 
-    /// Events with `seq >= since`, oldest first, with their redactable texts revealed.
-    public func auditEvents(since: Int64 = 1, limit: Int? = nil) throws -> [AuditEvent] {
+    /// Events with `seq >= since`, oldest first, with their redactable texts revealed (unless
+    /// `revealing` is false: the key check reads events before it knows `pii.key` is the right one).
+    public func auditEvents(since: Int64 = 1, limit: Int? = nil, revealing: Bool = true) throws -> [AuditEvent] {
         try read { db in
             var sql = "SELECT * FROM audit_events WHERE seq >= ? ORDER BY seq"
             if let limit { sql += " LIMIT \(limit)" }
             return try Row.fetchAll(db, sql: sql, arguments: [since]).map { row in
                 var event = try AuditEventRow(row, file: url.path).event
+                guard revealing else { return event }
                 var revealed: [String: String] = [:]
                 if event.actor.hasPrefix(Self.redactablePrefix) {
                     revealed["actor"] = try revealRedactable(db, event.actor) ?? AuditEvent.redactedText
