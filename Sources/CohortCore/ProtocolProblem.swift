@@ -46,11 +46,14 @@ public enum Suggest {
     /// The candidate closest to `word`, if it is close enough to be a likely typo.
     public static func closest(to word: String, in candidates: [String]) -> String? {
         var best: (String, Int)?
-        for candidate in candidates {
+        // The edit distance is at least the difference in length: a candidate whose length is
+        // farther off than the limit cannot qualify, so a huge input costs linear time, not n·m.
+        let limit = max(2, word.count / 3)
+        for candidate in candidates where abs(candidate.count - word.count) <= limit {
             let d = distance(word.lowercased(), candidate.lowercased())
             if d < (best?.1 ?? Int.max) { best = (candidate, d) }
         }
-        guard let (candidate, d) = best, d <= max(2, word.count / 3) else { return nil }
+        guard let (candidate, d) = best, d <= limit else { return nil }
         return candidate
     }
 

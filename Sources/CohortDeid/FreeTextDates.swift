@@ -98,15 +98,7 @@ enum FreeTextDates {
         return word
     }
 
-    static func ordinal(_ day: Int) -> String {
-        if (11...13).contains(day % 100) { return "th" }
-        switch day % 10 {
-        case 1: return "st"
-        case 2: return "nd"
-        case 3: return "rd"
-        default: return "th"
-        }
-    }
+    static func ordinal(_ day: Int) -> String { IdentifierIndex.ordinalSuffix(day) }
 
     /// A date as written: its parts and how to write them again.
     struct Parsed {

@@ -21,16 +21,30 @@ extension Cohort {
                     do not break the chain: it commits to their salted hashes. Opens the database read-only.
                     Exits 0 when intact, 1 when broken.
 
-                    Example:
+                    With --export-manifest, each export manifest's signed audit checkpoint is compared too:
+                    the database must still hold the event it names with the same hash (the newest export
+                    catches a trail cut back even if audit.head was replaced along with study.db).
+
+                    Examples:
                       cohort audit verify -w my-study
+                      cohort audit verify -w my-study --export-manifest exports/*.manifest.json
                     """)
 
             @Option(help: "table or json.") var format: OutputFormat = .table
+            @Option(name: .customLong("export-manifest"), parsing: .upToNextOption, help: "Export manifests whose signed checkpoint the trail must still hold.")
+            var exportManifests: [String] = []
             @OptionGroup var options: WorkspaceOptions
 
             func run() throws {
                 let workspace = try options.open(readOnly: true, checkingAuditHead: false)
-                let result = try workspace.verifyAudit()
+                var result = try workspace.verifyAudit()
+                let exportChecks = workspace.checkExportCheckpoints(exportManifests.map { URL(fileURLWithPath: $0) })
+                if result.isIntact, let failed = exportChecks.first(where: { $0.problem != nil }) {
+                    result.firstProblem = "\(failed.manifest): \(failed.problem ?? "")"
+                }
+                for check in exportChecks where format != .json {
+                    Console.note((check.problem == nil ? "✔ " : "✘ ") + "\(check.manifest): " + (check.problem ?? "the trail holds event \(check.seq ?? 0) as signed"))
+                }
                 if format == .json {
                     Console.print(String(decoding: try JSONEncoder.pretty.encode(result), as: UTF8.self))
                 } else if let problem = result.firstProblem {

@@ -1,0 +1,55 @@
+import CohortCore
+import CohortPackage
+public import Foundation
+
+extension Workspace {
+    /// What ``checkExportCheckpoints(_:)`` found for one manifest.
+    public struct ExportCheckpointCheck: Sendable {
+        /// The manifest file.
+        public var manifest: String
+        /// The audit event the manifest's signed checkpoint names.
+        public var seq: Int64?
+        /// Nil when the database still holds the trail the export was signed under; else why not.
+        public var problem: String?
+    }
+
+    /// Compares the audit trail with the checkpoint each export manifest carries: the manifest's
+    /// signature (`<manifest>.sig`) must verify with the study key, and the database must still
+    /// hold the event the checkpoint names with the same hash. An export made after the newest
+    /// `audit.head` therefore also catches a trail cut back behind it (issue: "the checkpoint in
+    /// the newest export").
+    public func checkExportCheckpoints(_ manifests: [URL]) -> [ExportCheckpointCheck] {
+        manifests.map { url in
+            var check = ExportCheckpointCheck(manifest: url.path)
+            guard let bytes = try? Data(contentsOf: url), bytes.count <= 16 << 20,
+                let manifest = try? JSONDecoder().decode(ExportManifest.self, from: bytes)
+            else {
+                check.problem = "not a readable cohort export manifest"
+                return check
+            }
+            check.seq = manifest.auditCheckpoint.seq
+            let signatureURL = URL(fileURLWithPath: url.path + ".sig")
+            guard let signature = try? Data(contentsOf: signatureURL), signature.count <= 1024,
+                keystore.publicKey.isValidSignature(Array(signature), for: Array(bytes))
+            else {
+                check.problem = "the manifest's signature (\(signatureURL.lastPathComponent)) is missing or does not verify with this study's key"
+                return check
+            }
+            let checkpoint = manifest.auditCheckpoint
+            do {
+                guard let hash = try store.auditEventHash(seq: checkpoint.seq) else {
+                    let last = (try? store.auditHead()?.seq) ?? nil
+                    check.problem =
+                        "the export was signed at event \(checkpoint.seq) but the database ends at event \(last ?? 0): events were removed"
+                    return check
+                }
+                if hash != checkpoint.headHash {
+                    check.problem = "event \(checkpoint.seq) differs from the one the export was signed under: the trail was rewritten or study.db replaced"
+                }
+            } catch {
+                check.problem = "the audit trail cannot be read: \(error)"
+            }
+            return check
+        }
+    }
+}
