@@ -12,7 +12,9 @@ public import CohortCore
 ///    column's ladder: the step that takes the most rows out of small classes per class it merges
 ///    (the information it loses); ties go to the step that merges fewer classes, then to the
 ///    column order. `utc_offset` (→ every time written in UTC) is a candidate only once every
-///    other column is at the top of its ladder. Stop when no step is left.
+///    other column is at the top of its ladder. Stop when no step is left. Then undo every step
+///    a later one made unnecessary (one level at a time, `utc_offset` first), so k is not
+///    overshot.
 /// 2. **Cell suppression** (rows in small classes only). Among those rows, empty the column with
 ///    the most distinct values among them (ties: column order) — never `status` or
 ///    `utc_offset` — and repeat.
@@ -127,6 +129,29 @@ public struct KAnonymizer: Sendable {
             levels[step.qi, default: 0] += 1
             for row in table.indices { table[row][index] = step.values[row] }
             current = (step.small, step.classes)
+        }
+
+        // 1b. Undo steps a later step made unnecessary (greedy steps overshoot: once a column is
+        // blanked, an earlier one may go back down a level and k still holds). `utc_offset` first,
+        // so local times come back whenever they can, then the other columns in reverse order.
+        if current.small <= budget {
+            let order = quasiIdentifiers.filter { $0 == .utcOffset } + quasiIdentifiers.filter { $0 != .utcOffset }.reversed()
+            var lowered = true
+            while lowered {
+                lowered = false
+                for qi in order {
+                    guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > 0 else { continue }
+                    let values = column(qi, at: level - 1)
+                    var candidate = table
+                    for row in candidate.indices { candidate[row][index] = values[row] }
+                    let after = classSizes(candidate)
+                    guard after.small <= budget else { continue }
+                    levels[qi] = level - 1
+                    table = candidate
+                    current = after
+                    lowered = true
+                }
+            }
         }
 
         // 2. Cell suppression in small classes, 3. row suppression.

@@ -174,6 +174,39 @@ struct KAnonymizerTests {
         #expect(result.participants.allSatisfy { $0.withdrawnAt?.epochMilliseconds == 1_750_000_000_000 })
     }
 
+    /// Greedy steps overshoot; the ones a later step made unnecessary are undone. Recomputed here
+    /// from the rows: lowering any generalized column by one level would leave more rows in
+    /// classes below k than the suppression limit allows.
+    @Test(arguments: [(5, UInt64(61)), (3, UInt64(62)), (10, UInt64(63))])
+    func noGeneralizationStepIsLeftThatKDoesNotNeed(k: Int, seed: UInt64) throws {
+        let input = Self.rows(count: 120, seed: seed)
+        let anonymizer = try KAnonymizer(k: k, quasiIdentifiers: Self.all)
+        let result = anonymizer.apply(input)
+        let edges = AgeBandEdges(labels: input.compactMap(\.ageBand))
+        var levels: [QuasiIdentifier: Int] = [:]
+        for (name, levelName) in result.summary.generalized {
+            let qi = try #require(QuasiIdentifier(rawValue: name))
+            let level = try #require((1...qi.maxLevel).first(where: { qi.levelName($0) == levelName }))
+            levels[qi] = level
+        }
+        let budget = Int((Double(input.count) * anonymizer.suppressionLimit).rounded(.down))
+        func smallRows(_ levels: [QuasiIdentifier: Int]) -> Int {
+            var sizes: [[String?]: Int] = [:]
+            for row in input { sizes[Self.all.map { $0.value(row, level: levels[$0, default: 0], ageEdges: edges) }, default: 0] += 1 }
+            return sizes.values.filter { $0 < k }.reduce(0, +)
+        }
+        guard smallRows(levels) <= budget else {
+            // Generalization alone could not reach k: then every column went as far as it goes.
+            #expect(Self.all.allSatisfy { levels[$0, default: 0] == $0.maxLevel })
+            return
+        }
+        for (qi, level) in levels {
+            var lower = levels
+            lower[qi] = level - 1
+            #expect(smallRows(lower) > budget, "\(qi.rawValue) could stay at level \(level - 1)")
+        }
+    }
+
     @Test func deterministic() throws {
         let input = Self.rows(count: 300, seed: 60)
         let anonymizer = try KAnonymizer(k: 5, quasiIdentifiers: Self.all)
