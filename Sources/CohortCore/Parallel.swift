@@ -13,53 +13,35 @@ public enum Parallel {
     ) throws -> [Result] {
         let workers = max(1, min(threads, items.count))
         if workers == 1 { return try items.map(body) }
-        let state = State<Result>(count: items.count)
+        let count = items.count
+        let state = ConditionLock(State<Result>(values: Array(repeating: nil, count: count)))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while let index = state.claim() {
+            while let index = state.withLock({ $0.claim(count: count) }) {
                 do {
-                    state.store(try body(items[index]), at: index)
+                    let value = try body(items[index])
+                    state.withLock { $0.values[index] = value }
                 } catch {
-                    state.fail(error)
+                    state.withLock { if $0.error == nil { $0.error = error } }
                 }
             }
         }
-        return try state.results()
+        return try state.withLock { state in
+            if let error = state.error { throw error }
+            return state.values.compactMap { $0 }
+        }
     }
 
-    /// Shared by the worker threads; every access holds `lock`.
-    private final class State<Result: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var next = 0
-        private let count: Int
-        private var values: [Result?]
-        private var error: (any Error)?
+    /// Shared by the worker threads, inside a ``ConditionLock``.
+    private struct State<Result> {
+        var next = 0
+        var values: [Result?]
+        var error: (any Error)?
 
-        init(count: Int) {
-            self.count = count
-            values = Array(repeating: nil, count: count)
-        }
-
-        func claim() -> Int? {
-            lock.withLock {
-                guard error == nil, next < count else { return nil }
-                defer { next += 1 }
-                return next
-            }
-        }
-
-        func store(_ value: Result, at index: Int) {
-            lock.withLock { values[index] = value }
-        }
-
-        func fail(_ error: any Error) {
-            lock.withLock { if self.error == nil { self.error = error } }
-        }
-
-        func results() throws -> [Result] {
-            try lock.withLock {
-                if let error { throw error }
-                return values.compactMap { $0 }
-            }
+        /// The next item's index, or nil once every item is handed out or one has failed.
+        mutating func claim(count: Int) -> Int? {
+            guard error == nil, next < count else { return nil }
+            defer { next += 1 }
+            return next
         }
     }
 }

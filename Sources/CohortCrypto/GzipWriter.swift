@@ -163,8 +163,7 @@ public final class GzipWriter {
             next.reset(after: block)
             current = next
             if pool == nil && threads > 1 {
-                let engines = try (0..<threads).map { _ in try ParallelDeflateEngine(level: level) }
-                pool = ParallelDeflatePool(engines: engines)
+                pool = try ParallelDeflatePool(level: level, threads: threads)
             }
         }
         inFlight.append(block)

@@ -7,9 +7,9 @@ import CohortCore
 /// the block to ``ParallelDeflatePool`` under the pool's lock; one worker compresses it, fills
 /// `output`, `crc` and `error`, and marks it done under the same lock; only after seeing it done
 /// (under the lock) does the writer read the results and reuse the block. The lock hand-offs
-/// order every access, hence `@unchecked Sendable`. `isDone` itself is only touched under the
+/// order every access (see ``ParallelDeflatePool``). `isDone` itself is only touched under the
 /// pool's lock (or by the writer for a block it compressed on its own thread).
-final class ParallelDeflateBlock: @unchecked Sendable {
+final class ParallelDeflateBlock {
     /// The input bytes of this block; `count` of them are valid.
     let input: UnsafeMutableRawBufferPointer
     var count = 0

@@ -9,8 +9,8 @@ import CohortCore
 /// output identical to the single-threaded one.
 ///
 /// Used by one thread at a time: created by the writer, then either kept by it or handed once
-/// to a single worker thread that alone uses it until it exits; hence `@unchecked Sendable`.
-final class ParallelDeflateEngine: @unchecked Sendable {
+/// to a single worker thread that alone uses it until it exits (see ``ParallelDeflatePool``).
+final class ParallelDeflateEngine {
     private let stream: UnsafeMutablePointer<z_stream>
 
     /// - Throws: `.system` when zlib cannot start (out of memory).

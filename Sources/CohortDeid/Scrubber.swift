@@ -32,7 +32,7 @@ import Foundation
 /// (`Hope's`) but not before a disease word (`Parkinson's disease`). In a multi-word roster
 /// phrase ("Hope Field", "H. Field") it is always replaced: a roster name always wins. Every
 /// other roster name word is replaced in any case, anywhere.
-public struct Scrubber: @unchecked Sendable {
+public struct Scrubber: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     private let detectors: NSRegularExpression
     private let wordDetectors: NSRegularExpression

@@ -4,9 +4,9 @@ import Foundation
 /// Writes the FHIR part of an export: Bulk Data NDJSON (one resource type per file), one
 /// collection Bundle per participant streamed entry by entry, and `manifest.json`.
 ///
-/// Used by one thread at a time (the export's FHIR worker, handed over through its lock), hence
-/// `@unchecked Sendable`.
-final class FHIRWriter: @unchecked Sendable {
+/// Used by one thread at a time: the export's FHIR worker runs the jobs that touch it, one after
+/// another (see ``SerialWorker``); it is never shared, so it need not be `Sendable`.
+final class FHIRWriter {
     private let directory: URL
     private let bundlesDirectory: URL
     private let mapper: FHIRMapper

@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 
 /// A thread of its own that runs submitted jobs one at a time, in order, with a bounded queue:
@@ -5,15 +6,18 @@ import Foundation
 /// stays flat. The first job that throws stops the rest (they are dropped) and its error comes
 /// back from the next `submit` or from `finish`.
 ///
-/// Lock discipline (hence `@unchecked Sendable`): every stored property except `limit` is read
-/// and written only while `condition` is locked; jobs run outside the lock, on the worker thread.
-final class SerialWorker: @unchecked Sendable {
-    private let condition = NSCondition()
+/// Everything shared (the queue and the flags) lives in one ``ConditionLock``; jobs run outside
+/// it, on the worker thread, and each job is run by that thread alone.
+final class SerialWorker: Sendable {
+    private struct State {
+        var jobs: [() throws -> Void] = []
+        var closed = false
+        var stopped = false
+        var failure: (any Error)?
+    }
+
     private let limit: Int
-    private var jobs: [() throws -> Void] = []
-    private var closed = false
-    private var stopped = false
-    private var failure: (any Error)?
+    private let state = ConditionLock(State())
 
     init(name: String, limit: Int = 4) {
         self.limit = max(1, limit)
@@ -26,59 +30,50 @@ final class SerialWorker: @unchecked Sendable {
     ///
     /// - Throws: the error of an earlier job, if one failed (and then `job` is not queued).
     func submit(_ job: @escaping () throws -> Void) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while jobs.count >= limit, failure == nil, !stopped { condition.wait() }
-        if let failure { throw failure }
-        guard !closed else { return }
-        jobs.append(job)
-        condition.broadcast()
+        try state.withLock(until: { $0.jobs.count < limit || $0.failure != nil || $0.stopped }) { state in
+            if let failure = state.failure { throw failure }
+            guard !state.closed else { return }
+            state.jobs.append(job)
+        }
     }
 
     /// Waits until every queued job has run and the thread has ended.
     ///
     /// - Throws: the first job's error, if any failed.
     func finish() throws {
-        condition.lock()
-        defer { condition.unlock() }
-        closed = true
-        condition.broadcast()
-        while !stopped { condition.wait() }
-        if let failure { throw failure }
+        state.withLock { $0.closed = true }
+        try state.withLock(until: { $0.stopped }) { state in
+            if let failure = state.failure { throw failure }
+        }
     }
 
     /// Drops queued jobs and lets the thread end (for an abandoned export); does not wait.
     func cancel() {
-        condition.lock()
-        closed = true
-        jobs.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { state in
+            state.closed = true
+            state.jobs.removeAll()
+        }
     }
 
     private func loop() {
         while true {
-            condition.lock()
-            while jobs.isEmpty, !closed { condition.wait() }
-            if jobs.isEmpty {
-                stopped = true
-                condition.broadcast()
-                condition.unlock()
-                return
+            // The next job (and whether an earlier one failed), or nil once closed and drained.
+            let next: (job: () throws -> Void, skip: Bool)? = state.withLock(until: { !$0.jobs.isEmpty || $0.closed }) { state in
+                if state.jobs.isEmpty {
+                    state.stopped = true
+                    return nil
+                }
+                return (state.jobs.removeFirst(), state.failure != nil)
             }
-            let job = jobs.removeFirst()
-            let skip = failure != nil
-            condition.broadcast()
-            condition.unlock()
-            guard !skip else { continue }
+            guard let next else { return }
+            guard !next.skip else { continue }
             do {
-                try job()
+                try next.job()
             } catch {
-                condition.lock()
-                if failure == nil { failure = error }
-                jobs.removeAll()
-                condition.broadcast()
-                condition.unlock()
+                state.withLock { state in
+                    if state.failure == nil { state.failure = error }
+                    state.jobs.removeAll()
+                }
             }
         }
     }

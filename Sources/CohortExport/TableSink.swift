@@ -9,10 +9,10 @@ enum ExportEvent: Sendable {
 
 /// The CSV and NDJSON tables of an export, fed batches of events.
 ///
-/// Used by one thread at a time (the export's table worker, handed over through its lock; the
-/// export writer reads the tables again only after that worker has finished), hence
-/// `@unchecked Sendable`.
-final class TableSink: @unchecked Sendable {
+/// Used by one thread at a time: the export's table worker runs the jobs that touch it (see
+/// ``SerialWorker``), and the export writer reads the tables again only after that worker has
+/// finished; it is never shared, so it need not be `Sendable`.
+final class TableSink {
     private let participants: TableWriter
     private let consents: TableWriter
     private let families: [DataType: TableWriter]

@@ -49,16 +49,19 @@ public struct RecordImporter: Sendable {
         let format = Self.format(of: url)
         let digest = try Self.fileSHA256(url)
         let validator = try RecordValidator(workspace: workspace, studyProtocol: pinned.studyProtocol, file: file)
-        var rejects: RejectsWriter?
-        if let rejectsURL { rejects = try RejectsWriter(url: rejectsURL) }
         let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: format)
-        let progress = self.progress
         // Rows are read and validated on a thread of their own and handed over in batches; this
-        // thread (the database's writer, inside the file's transaction) inserts them.
-        let reader = ValidatingReader(url: url, format: format, file: file, validator: validator, rejects: rejects, progress: progress)
+        // thread (the database's writer, inside the file's transaction) inserts them. The reader
+        // (with the rejects file) moves to that thread through a lock and never comes back: its
+        // counts return through the handoff.
+        let pending = ConditionLock<ValidatingReader?>(
+            try ValidatingReader(url: url, format: format, file: file, validator: validator, rejectsURL: rejectsURL, progress: progress))
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
             let handoff = BatchHandoff<(Int64, Record)>()
-            Thread { reader.run(into: handoff) }.start()
+            Thread {
+                let reader = pending.withLock { reader in reader.take() }
+                reader?.run(into: handoff)
+            }.start()
             var accepted = 0
             do {
                 while let batch = try handoff.receive() {
@@ -71,9 +74,9 @@ public struct RecordImporter: Sendable {
                 handoff.cancelAndWait()
                 throw error
             }
-            return (reader.total, inserter.insertedCount, accepted - inserter.insertedCount, reader.rejected)
+            let counts = handoff.counts
+            return (counts.total, inserter.insertedCount, accepted - inserter.insertedCount, counts.rejected)
         }
-        try rejects?.close()
         try workspace.checkpoint()
         return ImportFileResult(
             file: file, format: format, rows: result.rowsTotal, inserted: result.inserted, duplicates: result.duplicates, rejected: result.rejected,
@@ -103,25 +106,25 @@ public struct RecordImporter: Sendable {
 /// records go to the handoff in batches, rejected rows to the rejects file (when there is one),
 /// and the first other error ends the run and reaches the consumer.
 ///
-/// Owned by that thread until it calls `finish` on the handoff; the counts are read only after
-/// that (the handoff's lock orders the two).
-private final class ValidatingReader: @unchecked Sendable {
+/// Owned by that thread alone: it closes the rejects file itself and hands its counts to the
+/// consumer with ``BatchHandoff/finish(_:total:rejected:)``.
+private final class ValidatingReader {
     let url: URL
     let format: String
     let file: String
     let validator: RecordValidator
     let rejects: RejectsWriter?
     let progress: (@Sendable (Int) -> Void)?
-    private(set) var total = 0
-    private(set) var rejected = 0
+    private var total = 0
+    private var rejected = 0
     static let batchSize = 256
 
-    init(url: URL, format: String, file: String, validator: RecordValidator, rejects: RejectsWriter?, progress: (@Sendable (Int) -> Void)?) {
+    init(url: URL, format: String, file: String, validator: RecordValidator, rejectsURL: URL?, progress: (@Sendable (Int) -> Void)?) throws {
         self.url = url
         self.format = format
         self.file = file
         self.validator = validator
-        self.rejects = rejects
+        self.rejects = try rejectsURL.map { try RejectsWriter(url: $0) }
         self.progress = progress
     }
 
@@ -147,11 +150,14 @@ private final class ValidatingReader: @unchecked Sendable {
                 }
             }
             if !batch.isEmpty, !handoff.send(batch) { throw Cancelled() }
-            handoff.finish()
+            try rejects?.close()
+            handoff.finish(total: total, rejected: rejected)
         } catch is Cancelled {
-            handoff.finish()
+            try? rejects?.close()
+            handoff.finish(total: total, rejected: rejected)
         } catch {
-            handoff.finish(error)
+            try? rejects?.close()
+            handoff.finish(error, total: total, rejected: rejected)
         }
     }
 }
