@@ -8,17 +8,8 @@ struct ScrubBenchCLITests {
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
     func run(_ args: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = BenchCLITests.binary
-        process.arguments = args
-        process.currentDirectoryURL = CLI.repoRoot
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let (status, data) = try BenchCLITests().run(args)
+        return (status, String(decoding: data, as: UTF8.self))
     }
 
     @Test func measuresTheScrubberAndWritesTheCorpus() throws {
