@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// State guarded by a lock with a condition variable: the threading primitive the bounded queues,
 /// worker pools and parallel maps are built on. The state is read and changed only inside
