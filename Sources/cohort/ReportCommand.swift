@@ -11,16 +11,16 @@ extension Cohort {
             commandName: "report",
             abstract: "Write the study report: one self-contained HTML file (no network, no script, prints well).",
             discussion: """
-                Study summary, enrollment over time, consent versions and re-consents, withdrawals by mode,
-                compliance per rule (participant × day heatmap and weekly trend against the threshold), the
-                participants below threshold as of --as-of, and with --export an archive's contents,
-                de-identification, k and quasi-identifiers, suppressions, residual scan and signature status
-                (checked by the verifier, as `cohort verify -w` does). Participants are shown by study code
+                Study summary, enrollment over time, consent versions and re-consents, withdrawals by mode, \
+                compliance per rule (participant × day heatmap and weekly trend against the threshold), the \
+                participants below threshold as of --as-of, and with --export an archive's contents, \
+                de-identification, k and quasi-identifiers, suppressions, residual scan and signature status \
+                (checked by the verifier, as `cohort verify -w` does). Participants are shown by study code \
                 only. Exit 1 when the --export archive fails verification (the report is still written).
 
                 Examples:
                   cohort report -w my-study --out report.html
-                  cohort report -w my-study --out report.html --as-of 2026-11-01 --export exports/….tar.gz
+                  cohort report -w my-study --out report.html --as-of 2026-11-01 --export exports/X.tar.gz
                 """)
 
         @Option(help: "The HTML file to write (replaced atomically).") var out: String

@@ -63,6 +63,18 @@ enum Browser {
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
+    /// Strict HTML5 parse errors of `files` (html5lib through `Tests/interop/check_html.py`),
+    /// or nil when the check was skipped — visibly: the reason is printed.
+    static func strictParseProblems(_ files: [String]) throws -> [String]? {
+        guard ExportCLITests.hasPython else {
+            print("skipped the strict HTML5 parse: no .venv (run scripts/setup-venv.sh)")
+            return nil
+        }
+        let script = CLI.repoRoot.appendingPathComponent("Tests/interop/check_html.py").path
+        let (status, out) = try CLI.tool(ExportCLITests.python, [script] + files)
+        return status == 0 ? [] : out.split(separator: "\n").map(String.init)
+    }
+
     /// A PNG's width and height from its IHDR chunk.
     static func pngSize(_ url: URL) throws -> (Int, Int) {
         let bytes = [UInt8](try Data(contentsOf: url).prefix(24))
@@ -112,6 +124,8 @@ struct ReportCLITests {
         #expect(page.consoleLines.isEmpty, "console: \(page.consoleLines)")
         let (width, height) = try Browser.pngSize(shot)
         #expect(width == 1280 && height == 3000)
+
+        if let problems = try Browser.strictParseProblems([out]) { #expect(problems.isEmpty, "html5lib: \(problems)") }
 
         let dom = page.dom
         for heading in [
@@ -166,6 +180,7 @@ struct ReportCLITests {
         let page = try Browser.render(URL(fileURLWithPath: out), screenshot: shot, in: cli.directory)
         print("verification report screenshot: \(shot.path)")
         #expect(page.consoleLines.isEmpty, "console: \(page.consoleLines)")
+        if let problems = try Browser.strictParseProblems([out]) { #expect(problems.isEmpty, "html5lib: \(problems)") }
         #expect(page.dom.contains("✔ Verified: all \(checks) checks passed"))
         #expect(page.dom.components(separatedBy: "✔ pass").count - 1 == checks)
         for heading in ["Checks", "What the manifest states", "Re-check it yourself"] { #expect(page.dom.contains(">\(heading)<")) }

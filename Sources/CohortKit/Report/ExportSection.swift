@@ -48,7 +48,7 @@ struct ExportSection {
             ("Audit checkpoint", "event \(Int(clamping: m.auditCheckpoint.seq)), head <code>\(m.auditCheckpoint.headHash)</code>"),
         ]
         return """
-            <h3>The signed manifest states</h3>
+            <h3>Study, protocol, recipient and signer</h3>
             \(signed ? "" : "<p class=\"fail\">The manifest's signature did not verify: treat everything it states as unconfirmed.</p>" as Markup)
             <dl class="facts" id="manifest-facts">\(facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" as Markup })</dl>
             """
@@ -69,7 +69,8 @@ struct ExportSection {
     }
 
     /// Rules applied, fields dropped, k and the QI set, suppressions and exclusions.
-    static func deidentification(_ report: DeidentificationReport?, manifest: ExportManifest?) -> Markup {
+    /// `readsBag`: whether the bag's own report was looked for (the verifier's page does not extract it).
+    static func deidentification(_ report: DeidentificationReport?, manifest: ExportManifest?, readsBag: Bool = true) -> Markup {
         var parts: [Markup] = ["<h3>De-identification</h3>"]
         if let report {
             parts.append(
@@ -85,7 +86,7 @@ struct ExportSection {
                 ReportPage.table(
                     caption: "Direct identifiers removed", header: ["Field", "Values"],
                     rows: report.directIdentifiersRemoved.map { ["\($0.field)", "\($0.values)"] }, numeric: [1]))
-        } else {
+        } else if readsBag {
             parts.append("<p>The bag's de-identification report could not be read (see the verification checks).</p>")
         }
         if let k = manifest?.kAnonymity {

@@ -76,7 +76,7 @@ enum ReportPage {
         .cards li { border: 1px solid var(--line); border-radius: 6px; padding: 8px 14px; min-width: 130px; }
         .cards .figure { display: block; font-size: 1.6em; font-weight: 600; }
         table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.92em; }
-        caption { text-align: left; font-weight: 600; padding: 4px 0; }
+        caption { text-align: left; font-weight: 600; padding: 4px 0; white-space: nowrap; }
         th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
         thead th { background: #f6f8fa; } tbody th { font-weight: normal; }
         .num { text-align: right; font-variant-numeric: tabular-nums; }

@@ -170,7 +170,7 @@ extension StudyReport {
         return """
             <section id="below-threshold">
             <h2>Participants below threshold</h2>
-            <p id="below-count">\(Set(belowThreshold.map(\.code)).count) participant(s) below at least one rule's threshold (\(belowThreshold.count) participant-rule pair(s)). `cohort reminders` drafts messages for those still in the study.</p>
+            <p id="below-count">\(Set(belowThreshold.map(\.code)).count) participant(s) below at least one rule's threshold (\(belowThreshold.count) participant-rule pair(s)). <code>cohort reminders</code> drafts messages for those still in the study.</p>
             \(table)
             </section>
             """

@@ -47,7 +47,7 @@ public struct VerificationPage: Sendable {
             <section id="manifest">
             <h2>What the manifest states</h2>
             \(parsed.map { ExportSection.manifestFacts($0, signed: signed) } ?? "<p>The manifest could not be read.</p>")
-            \(parsed.map { ExportSection.deidentification(nil, manifest: $0) } ?? "")
+            \(parsed.map { ExportSection.deidentification(nil, manifest: $0, readsBag: false) } ?? "")
             \(parsed.map(ExportSection.contents) ?? "")
             </section>
             <section id="recheck">
