@@ -179,6 +179,9 @@ public struct StudyReportService: Sendable {
     /// The export section: the verifier's checks (with the workspace's own checks), the manifest
     /// and the bag's de-identification report.
     func export(_ archive: URL, manifest: URL?) throws -> StudyReport.Export {
+        guard FileManager.default.fileExists(atPath: archive.path) else {
+            throw CohortError(.notFound, "no such export archive", at: .init(file: archive.path), hint: "give the .tar.gz that `cohort export` wrote (in the workspace's exports/ folder by default)")
+        }
         let key = workspace.keystore.publicKey
         let verification = try VerifyService.verify(archive: archive, manifest: manifest, publicKey: key, workspace: workspace)
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)

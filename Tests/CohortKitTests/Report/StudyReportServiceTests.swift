@@ -138,3 +138,16 @@ struct StudyReportServiceTests {
         #expect(report.html().contains("NOT verified"))
     }
 }
+
+extension StudyReportServiceTests {
+    @Test func aMissingArchiveIsNotFoundNamingTheFile() throws {
+        let (workspace, demo) = try ReportFixture.workspace()
+        let missing = demo.directory.appendingPathComponent("exports/none.tar.gz")
+        do {
+            _ = try StudyReportService(workspace: workspace).report(asOf: demo.now, archive: missing)
+            Issue.record("a missing archive must be refused")
+        } catch let error as CohortError {
+            #expect(error.code == .notFound && error.location?.file == missing.path)
+        }
+    }
+}

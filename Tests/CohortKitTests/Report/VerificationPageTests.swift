@@ -1,5 +1,4 @@
 import CohortCore
-import CohortPackage
 import Foundation
 import Testing
 
@@ -43,7 +42,7 @@ struct VerificationPageTests {
         let archive = folder.appendingPathComponent(stem + ".tar.gz")
         let report = try VerifyService.verify(archive: archive, manifest: nil, publicKey: workspace.keystore.publicKey, workspace: workspace)
         let html = VerificationPage(report: report, archive: archive, manifest: nil, publicKeyPath: nil, generatedAt: demo.now).html()
-        #expect(!report.passed && report.check(named: VerificationCheck.signature)?.passed == false)
+        #expect(!report.passed && report.check(named: "signature")?.passed == false)
         #expect(html.contains("NOT verified"))
         #expect(html.contains("treat everything it states as unconfirmed"))
         #expect(html.contains("&lt;b&gt;Mallory&lt;/b&gt;") && !html.contains("<b>Mallory"))
