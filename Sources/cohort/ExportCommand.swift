@@ -124,6 +124,7 @@ extension Cohort {
         @Option(help: "The manifest (default: next to the archive).") var manifest: String?
         @Option(name: [.customShort("w"), .customLong("workspace")], help: "A workspace: adds the residual-PII scan and the audit-chain check.") var workspace: String?
         @Option(help: "table or json.") var format: OutputFormat = .table
+        @Option(help: "Also write the auditor's verification report (HTML) to this file.") var html: String?
 
         func run() throws {
             let ws = try workspace.map { try Workspace.open(at: URL(fileURLWithPath: $0), actor: "verifier", options: .init(readOnly: true)) }
@@ -139,6 +140,7 @@ extension Cohort {
             if progress { Console.note("verifying \(archive)…") }
             let report = try VerifyService.verify(
                 archive: URL(fileURLWithPath: archive), manifest: manifest.map { URL(fileURLWithPath: $0) }, publicKey: key, workspace: ws)
+            if let html { try writeHTML(report, to: html, workspace: ws) }
             if format == .json {
                 Console.print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
             } else {
