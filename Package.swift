@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CZlib"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
