@@ -59,8 +59,15 @@ public final class XMLStreamParser {
     /// The first error a handler threw (libxml2 is stopped and the error rethrown).
     private var handlerError: (any Error)?
 
+    /// libxml2's global state, set up once per process before any parser (its rule for threads).
+    private static let libraryReady: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
     /// A parser for the document called `name` in errors.
     public init(name: String, onStart: @escaping StartHandler, onEnd: @escaping EndHandler = { _ in }) throws {
+        _ = Self.libraryReady
         self.name = name
         self.onStart = onStart
         self.onEnd = onEnd
