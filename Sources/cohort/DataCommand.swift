@@ -46,10 +46,12 @@ extension Cohort {
             func run() throws {
                 let workspace = try options.open()
                 var results: [ImportFileResult] = []
+                var appleHealthFiles = 0
                 for file in files {
                     let source = from.flatMap(ImportSource.init(rawValue:)) ?? ImportSource.sniff(URL(fileURLWithPath: file))
                     if source == .appleHealth {
                         try AppleHealthImportCommand.run(file: file, participant: participant, study: study, format: format, workspace: workspace)
+                        appleHealthFiles += 1
                         continue
                     }
                     let importer = RecordImporter(workspace: workspace, progress: Console.progress("importing \(URL(fileURLWithPath: file).lastPathComponent)"))
@@ -69,7 +71,7 @@ extension Cohort {
                             "\(file): \(result.rows) rows, \(result.inserted) new, \(result.duplicates) already stored, \(result.rejected) rejected (\(rate) rows/s)")
                     }
                 }
-                if format == .json { Console.print(String(decoding: try JSONEncoder.pretty.encode(results), as: UTF8.self)) }
+                if format == .json, !results.isEmpty || appleHealthFiles == 0 { Console.print(String(decoding: try JSONEncoder.pretty.encode(results), as: UTF8.self)) }
                 if results.contains(where: { $0.rejected > 0 }), let rejects { Console.note("Rejected rows written to \(rejects)") }
             }
         }
