@@ -2,9 +2,6 @@ import CohortCore
 import CohortKit
 import CohortStore
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
 
 /// A workspace on the AxSpA protocol (heart_rate, resting_heart_rate, hrv_sdnn, steps,
@@ -42,9 +39,10 @@ struct AppleHealthWorkspace {
     }
 }
 
-/// Recounts the fixture's summary by another route: Foundation's XMLParser, DateFormatter, and
-/// the rules as the documentation states them.
-final class IndependentCount: NSObject, XMLParserDelegate {
+/// Recounts the fixture's summary by another route: a regular expression over the fixture's
+/// lines (each sample starts on its own line), DateFormatter, and the rules as the documentation
+/// states them.
+final class IndependentCount {
     var counts: [String: [String: Int]] = [:]
     var seenKeys: Set<String> = []
     let formatter: DateFormatter = {
@@ -65,18 +63,23 @@ final class IndependentCount: NSObject, XMLParserDelegate {
 
     static func count(_ url: URL) -> [String: [String: Int]] {
         let counter = IndependentCount()
-        // FoundationXML crashes on the internal DTD on Linux: the counter reads the document without it.
-        var text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        if let open = text.range(of: "<!DOCTYPE"), let close = text.range(of: "]>", range: open.upperBound..<text.endIndex) {
-            text.removeSubrange(open.lowerBound..<close.upperBound)
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        guard let attribute = try? NSRegularExpression(pattern: "([A-Za-z]+)=\"([^\"]*)\"") else { return [:] }
+        for line in text.split(separator: "\n").map(String.init) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("<Record ") || trimmed.hasPrefix("<Workout ") else { continue }
+            var attributes: [String: String] = [:]
+            for match in attribute.matches(in: trimmed, range: NSRange(trimmed.startIndex..., in: trimmed)) {
+                guard let key = Range(match.range(at: 1), in: trimmed), let value = Range(match.range(at: 2), in: trimmed) else { continue }
+                attributes[String(trimmed[key])] = String(trimmed[value]).replacingOccurrences(of: "&lt;", with: "<")
+                    .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&#8217;", with: "’").replacingOccurrences(of: "&amp;", with: "&")
+            }
+            counter.sample(trimmed.hasPrefix("<Record ") ? "Record" : "Workout", attributes)
         }
-        let parser = XMLParser(data: Data(text.utf8))
-        parser.delegate = counter
-        _ = parser.parse()
         return counter.counts
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String] = [:]) {
+    func sample(_ name: String, _ a: [String: String]) {
         guard name == "Record" || name == "Workout", let type = a["type"] ?? a["workoutActivityType"] else { return }
         func add(_ column: String) { counts[type, default: [:]][column, default: 0] += 1 }
         add("seen")
