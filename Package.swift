@@ -33,6 +33,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
         .target(
             name: "CohortCore",
             dependencies: [.product(name: "Yams", package: "Yams")],
@@ -46,6 +51,11 @@ let package = Package(
         .target(
             name: "CohortStore",
             dependencies: ["CohortCore", "CohortCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortImport",
+            dependencies: ["CohortCore", "CZlib", "CLibXML2"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -71,7 +81,7 @@ let package = Package(
         .target(
             name: "CohortKit",
             dependencies: [
-                "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
+                "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortImport",
                 "CohortDeid", "CohortExport", "CohortPackage",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
@@ -93,6 +103,7 @@ let package = Package(
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CZlib"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),

@@ -32,16 +32,28 @@ extension Cohort {
             @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
             @Option(help: "Keep good rows and write bad rows (with reasons) to this CSV.") var rejects: String?
             @Option(help: "table or json.") var format: OutputFormat = .table
+            @Option(help: "cohort or apple-health (default: sniffed from the file).") var from: String?
+            @Option(help: "The participant's study code (Apple Health exports belong to one participant).") var participant: String?
             @OptionGroup var options: WorkspaceOptions
 
             func validate() throws {
                 if rejects != nil, files.count > 1 { throw ValidationError("--rejects takes one data file at a time") }
+                if let from, ImportSource(rawValue: from) == nil {
+                    throw ValidationError("--from must be one of: \(ImportSource.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
             }
 
             func run() throws {
                 let workspace = try options.open()
                 var results: [ImportFileResult] = []
+                var appleHealthFiles = 0
                 for file in files {
+                    let source = from.flatMap(ImportSource.init(rawValue:)) ?? ImportSource.sniff(URL(fileURLWithPath: file))
+                    if source == .appleHealth {
+                        try AppleHealthImportCommand.run(file: file, participant: participant, study: study, format: format, workspace: workspace)
+                        appleHealthFiles += 1
+                        continue
+                    }
                     let importer = RecordImporter(workspace: workspace, progress: Console.progress("importing \(URL(fileURLWithPath: file).lastPathComponent)"))
                     let result: ImportFileResult
                     do {
@@ -59,7 +71,7 @@ extension Cohort {
                             "\(file): \(result.rows) rows, \(result.inserted) new, \(result.duplicates) already stored, \(result.rejected) rejected (\(rate) rows/s)")
                     }
                 }
-                if format == .json { Console.print(String(decoding: try JSONEncoder.pretty.encode(results), as: UTF8.self)) }
+                if format == .json, !results.isEmpty || appleHealthFiles == 0 { Console.print(String(decoding: try JSONEncoder.pretty.encode(results), as: UTF8.self)) }
                 if results.contains(where: { $0.rejected > 0 }), let rejects { Console.note("Rejected rows written to \(rejects)") }
             }
         }

@@ -1,0 +1,145 @@
+import CohortCore
+public import Foundation
+
+/// The Health app's "Export All Health Data": the zip, its unpacked folder, or `export.xml`
+/// alone. Finds `export.xml`, streams it without unpacking anything to disk, and counts the
+/// files that are never imported (workout routes, ECGs, clinical records, the CDA document).
+public struct AppleHealthExport {
+    /// Where export.xml is.
+    enum Location {
+        case zip(path: String, entry: ZipArchive.Entry)
+        case file(path: String)
+    }
+
+    let location: Location
+    /// The path of the input as given (the zip, folder or XML file).
+    public let inputPath: String
+    /// The file whose SHA-256 identifies this import (the zip, or export.xml).
+    public let identifyingFile: String
+    /// How export.xml is named in errors (`export.zip!apple_health_export/export.xml`).
+    public let xmlName: String
+    /// Files of the export that are not imported, by category (`workout-routes/*.gpx`: 3).
+    public let skippedFiles: [String: Int]
+
+    /// Opens the export at `url`.
+    public init(url: URL) throws {
+        let path = url.path
+        inputPath = path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CohortError(.notFound, "cannot find the Apple Health export", at: .init(file: path), hint: "pass export.zip, its unpacked folder or export.xml")
+        }
+        if isDirectory.boolValue {
+            var xml: String?
+            var others: [String] = []
+            let root = url.standardizedFileURL.path
+            if let walker = FileManager.default.enumerator(atPath: root) {
+                while let relative = walker.nextObject() as? String {
+                    var sub: ObjCBool = false
+                    guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &sub), !sub.boolValue else { continue }
+                    if (relative as NSString).lastPathComponent == "export.xml" {
+                        guard xml == nil else {
+                            throw CohortError.invalid("the folder holds more than one export.xml", file: path, hint: "import one export at a time")
+                        }
+                        xml = root + "/" + relative
+                    } else {
+                        others.append(relative)
+                    }
+                }
+            }
+            guard let xml else {
+                throw CohortError.invalid("the folder holds no export.xml", file: path, hint: "pass the folder the Health app's export.zip unpacks to")
+            }
+            location = .file(path: xml)
+            identifyingFile = xml
+            xmlName = xml
+            skippedFiles = Self.categorize(others)
+        } else if Self.isZip(path) {
+            let archive = try ZipArchive(path: path)
+            let xmlEntries = archive.entries.filter { !$0.isDirectory && ($0.path as NSString).lastPathComponent == "export.xml" }
+            guard xmlEntries.count == 1, let entry = xmlEntries.first else {
+                throw CohortError.invalid(
+                    xmlEntries.isEmpty ? "the zip archive holds no export.xml" : "the zip archive holds more than one export.xml", file: path,
+                    hint: "pass the Health app's export.zip (\"Export All Health Data\")")
+            }
+            location = .zip(path: path, entry: entry)
+            identifyingFile = path
+            xmlName = "\(path)!\(entry.path)"
+            skippedFiles = Self.categorize(archive.entries.filter { !$0.isDirectory && $0 != entry }.map(\.path))
+        } else {
+            location = .file(path: path)
+            identifyingFile = path
+            xmlName = path
+            skippedFiles = [:]
+        }
+    }
+
+    /// Whether the file starts with a zip local header.
+    static func isZip(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4)) ?? Data()
+        return head == Data([0x50, 0x4B, 0x03, 0x04]) || head == Data([0x50, 0x4B, 0x05, 0x06])
+    }
+
+    /// Whether `url` looks like an Apple Health export (a zip or folder with export.xml, or an
+    /// XML file whose root is `HealthData`), read from its first bytes only.
+    public static func looksLikeExport(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return false }
+        if isDirectory.boolValue {
+            return FileManager.default.fileExists(atPath: url.appendingPathComponent("export.xml").path)
+                || FileManager.default.fileExists(atPath: url.appendingPathComponent("apple_health_export/export.xml").path)
+        }
+        if isZip(url.path) {
+            return (try? ZipArchive(path: url.path))?.entries.contains { ($0.path as NSString).lastPathComponent == "export.xml" } ?? false
+        }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 8192)) ?? Data(), as: UTF8.self)
+        return head.hasPrefix("<?xml") && head.contains("<HealthData")
+    }
+
+    /// Counts files by what they are.
+    static func categorize(_ paths: [String]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for path in paths {
+            let parts = path.split(separator: "/").map(String.init)
+            let file = parts.last ?? path
+            let category: String
+            if parts.contains("workout-routes") {
+                category = "workout-routes/*.gpx (GPS, not imported)"
+            } else if parts.contains("electrocardiograms") {
+                category = "electrocardiograms/*.csv (ECG, not imported)"
+            } else if parts.contains("clinical-records") {
+                category = "clinical-records/*.json (not imported)"
+            } else if file == "export_cda.xml" {
+                category = "export_cda.xml (not imported)"
+            } else {
+                category = "other files (not imported)"
+            }
+            counts[category, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// Streams export.xml's bytes to `body` in chunks.
+    public func streamXML(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        switch location {
+        case let .zip(path, entry):
+            try ZipArchive(path: path).read(entry, body)
+        case let .file(path):
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { throw CohortError(.notFound, "cannot open export.xml", at: .init(file: path)) }
+            defer { close(fd) }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let n = read(fd, buffer.baseAddress, buffer.count)
+                guard n >= 0 else { throw CohortError(.system, "cannot read export.xml", at: .init(file: path)) }
+                if n == 0 { break }
+                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            }
+        }
+    }
+}

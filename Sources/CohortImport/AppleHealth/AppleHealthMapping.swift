@@ -1,0 +1,52 @@
+public import CohortCore
+
+/// How the Health app's sample types map to cohort's record kinds, and how Apple's unit strings
+/// map to UCUM. A type that is not in ``kinds`` has no cohort record kind: it is counted as
+/// "not collected by the protocol", never stored.
+public enum AppleHealthMapping {
+    /// HealthKit type identifier → record kind.
+    public static let kinds: [String: RecordKind] = [
+        "HKQuantityTypeIdentifierHeartRate": .heartRate,
+        "HKQuantityTypeIdentifierRestingHeartRate": .restingHeartRate,
+        "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": .hrvSDNN,
+        "HKQuantityTypeIdentifierStepCount": .steps,
+        "HKQuantityTypeIdentifierOxygenSaturation": .spo2,
+        "HKQuantityTypeIdentifierRespiratoryRate": .respiratoryRate,
+        "HKQuantityTypeIdentifierBodyMass": .bodyMass,
+        "HKCategoryTypeIdentifierSleepAnalysis": .sleepDuration,
+    ]
+
+    /// The sleep analysis values that are sleep (stored as `sleep_duration` in hours, with the
+    /// stage as text); in-bed and awake periods are not sleep and are counted as not collected.
+    public static let sleepStages: [String: String] = [
+        "HKCategoryValueSleepAnalysisAsleep": "asleep",
+        "HKCategoryValueSleepAnalysisAsleepUnspecified": "asleep",
+        "HKCategoryValueSleepAnalysisAsleepCore": "core",
+        "HKCategoryValueSleepAnalysisAsleepDeep": "deep",
+        "HKCategoryValueSleepAnalysisAsleepREM": "rem",
+    ]
+
+    /// Apple's unit string → the UCUM unit cohort's conversions know, and a factor applied first
+    /// (Apple writes oxygen saturation as a fraction with unit `%`).
+    public static func ucum(_ appleUnit: String, kind: RecordKind) -> (unit: String, factor: Double)? {
+        switch (appleUnit, kind) {
+        case ("%", .spo2): ("%", 100)
+        case ("count/min", _): ("/min", 1)
+        case ("count", .steps): ("{steps}", 1)
+        case ("ms", _): ("ms", 1)
+        case ("s", _): ("s", 1)
+        case ("kg", _): ("kg", 1)
+        case ("g", _): ("g", 1)
+        case ("lb", _): ("[lb_av]", 1)
+        case ("min", _): ("min", 1)
+        case ("hr", _): ("h", 1)
+        default: nil
+        }
+    }
+
+    /// `value` in `appleUnit` converted to `kind`'s canonical unit, nil when the unit is refused.
+    public static func canonicalValue(_ value: Double, appleUnit: String, kind: RecordKind) -> Double? {
+        guard let (unit, factor) = ucum(appleUnit, kind: kind) else { return nil }
+        return Units.toCanonical(value * factor, unit: unit, kind: kind)
+    }
+}
