@@ -33,6 +33,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(
             name: "CohortCore",
             dependencies: [.product(name: "Yams", package: "Yams")],
@@ -46,6 +51,16 @@ let package = Package(
         .target(
             name: "CohortStore",
             dependencies: ["CohortCore", "CohortCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortPostgres",
+            dependencies: ["CohortCore", "CLibPQ"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortImport",
+            dependencies: ["CohortCore", "CohortPostgres"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -72,7 +87,7 @@ let package = Package(
             name: "CohortKit",
             dependencies: [
                 "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
-                "CohortDeid", "CohortExport", "CohortPackage",
+                "CohortDeid", "CohortExport", "CohortPackage", "CohortImport",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings
@@ -97,6 +112,7 @@ let package = Package(
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortPostgres"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid"], swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
         .testTarget(name: "CLITests", dependencies: ["cohort"], swiftSettings: swiftSettings),
