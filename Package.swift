@@ -112,7 +112,8 @@ let package = Package(
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortPostgres"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortPostgres"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid"], swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
         .testTarget(name: "CLITests", dependencies: ["cohort"], swiftSettings: swiftSettings),

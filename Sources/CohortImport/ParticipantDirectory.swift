@@ -6,8 +6,11 @@ public struct ParticipantDirectory: Sendable {
     public var codes: Set<String>
     /// MRN → study code (for `Patient.identifier` in the protocol's MRN system).
     public var mrns: [String: String]
-    /// The coordinator's map: source user id (or FHIR patient identifier) → study code.
-    public var userMap: [String: String]
+    /// The coordinator's map: source user id (or FHIR patient identifier) → study code, and
+    /// the date shift to undo for ids that were an export's pseudonyms.
+    public var userMap: UserMap
+    /// Study code → IANA time zone (shifted instants move on the participant's wall clock).
+    public var timeZones: [String: String]
     /// One recipient's pseudonym → (study code, the day offset its dates were shifted by).
     public var pseudonyms: [String: Pseudonymous]
 
@@ -25,10 +28,14 @@ public struct ParticipantDirectory: Sendable {
         }
     }
 
-    public init(codes: Set<String>, mrns: [String: String] = [:], userMap: [String: String] = [:], pseudonyms: [String: Pseudonymous] = [:]) {
+    public init(
+        codes: Set<String>, mrns: [String: String] = [:], userMap: UserMap = UserMap(), timeZones: [String: String] = [:],
+        pseudonyms: [String: Pseudonymous] = [:]
+    ) {
         self.codes = codes
         self.mrns = mrns
         self.userMap = userMap
+        self.timeZones = timeZones
         self.pseudonyms = pseudonyms
     }
 }

@@ -1,6 +1,5 @@
 import CohortCore
 import CohortCrypto
-import CohortDeid
 public import CohortImport
 import CohortStore
 public import Foundation
@@ -87,7 +86,7 @@ public struct ExternalImporter: Sendable {
         if !isFHIR, recipient != nil {
             throw CohortError(.invalidInput, "--recipient applies to FHIR exported by cohort", at: .init(field: "--recipient"))
         }
-        let directory = try makeDirectory(p, withMRNs: isFHIR && p.importSettings.patientIdentifierSystem != nil)
+        let directory = try makeDirectory(withMRNs: isFHIR && p.importSettings.patientIdentifierSystem != nil)
         let validator = try RecordValidator(workspace: workspace, studyProtocol: p, file: source.label)
         let info = ImportBatchInfo(fileName: Self.batchName(source), fileSHA256: try Self.digest(source), format: source.format)
         var tally = ImportTally()
@@ -97,10 +96,10 @@ public struct ExternalImporter: Sendable {
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
             func take(_ record: SourceRecord) throws {
                 let validated: (Int64, Record)
-                do {
-                    validated = try Self.validate(record, with: validator)
-                } catch {
-                    guard var error = error as? CohortError else { throw error }
+                switch Result(catching: { try Self.validate(record, with: validator) }) {
+                case .success(let v): validated = v
+                case .failure(let failure):
+                    guard var error = failure as? CohortError else { throw failure }
                     if let reason = Self.outsideReason(error) {
                         outside[reason, default: 0] += 1
                         return
@@ -119,15 +118,15 @@ public struct ExternalImporter: Sendable {
                 for file in try FHIRReader.files(at: url) { try reader.read(file: file, take) }
                 tally = reader.tally
             case .healthMetricsCSV(let url):
-                var mapper = HealthMetricsMapper(userMap: directory.userMap, collected: p.collectedKinds)
+                var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
                 try HealthMetricsCSV.forEachDay(url: url) { try mapper.map($0, take) }
                 tally = mapper.tally
             case .healthMetricsSync(let url):
-                var mapper = HealthMetricsMapper(userMap: directory.userMap, collected: p.collectedKinds)
+                var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
                 try HealthMetricsSync.forEachDay(url: url) { try mapper.map($0, take) }
                 tally = mapper.tally
             case .healthMetricsTable(let url, let table):
-                var mapper = HealthMetricsMapper(userMap: directory.userMap, collected: p.collectedKinds)
+                var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
                 try HealthMetricsTable.forEachDay(url: url, table: table) { try mapper.map($0, take) }
                 tally = mapper.tally
             }
@@ -155,22 +154,18 @@ public struct ExternalImporter: Sendable {
         return nil
     }
 
-    func makeDirectory(_ p: StudyProtocol, withMRNs: Bool) throws -> ParticipantDirectory {
+    func makeDirectory(withMRNs: Bool) throws -> ParticipantDirectory {
         let stored = try workspace.store.participants(withIdentities: withMRNs)
         let codes = Set(stored.map(\.participant.code))
         var directory = ParticipantDirectory(codes: codes)
+        for s in stored { directory.timeZones[s.participant.code] = s.participant.timeZone }
         if withMRNs {
             for s in stored { if let mrn = s.participant.identity?.mrn, !mrn.isEmpty { directory.mrns[mrn] = s.participant.code } }
         }
         if let userMap { directory.userMap = try UserMap.load(userMap, codes: codes) }
         if let recipient {
-            let key = try workspace.keystore.recipientKey(for: recipient)
-            let pseudonymizer = Pseudonymizer(recipientKey: key)
-            let shifter = try DateShifter(recipientKey: key, policy: p.deidentification.dateShift)
-            let shifts = p.deidentification.rule(table: "records", field: "start")?.transform == .shift
-            for s in stored {
-                directory.pseudonyms[pseudonymizer.pseudonym(for: s.participant.id)] = .init(
-                    code: s.participant.code, shiftDays: shifts ? shifter.offset(for: s.participant.id) : 0, timeZone: s.participant.timeZone)
+            for e in try PseudonymMap.entries(workspace: workspace, recipient: recipient) {
+                directory.pseudonyms[e.pseudonym] = .init(code: e.code, shiftDays: e.shiftDays, timeZone: e.timeZone)
             }
         }
         return directory

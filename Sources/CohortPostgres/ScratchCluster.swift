@@ -86,13 +86,20 @@ public final class ScratchCluster {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = arguments
         }
-        let output = Pipe()
+        // Output goes to a file, not a pipe: the server `pg_ctl start` leaves running inherits
+        // the descriptors, and a pipe would never reach end-of-file.
+        let outputURL = directory.appendingPathComponent("\(tool).out")
+        guard FileManager.default.createFile(atPath: outputURL.path, contents: nil), let output = FileHandle(forWritingAtPath: outputURL.path) else {
+            throw CohortError(.system, "cannot write \(tool)'s output in the cluster directory", at: .init(file: outputURL.path))
+        }
+        defer { try? output.close() }
         process.standardOutput = output
         process.standardError = output
+        process.standardInput = FileHandle.nullDevice
         process.currentDirectoryURL = directory
         try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let text = (try? Data(contentsOf: outputURL)) ?? Data()
         guard process.terminationStatus == 0 else {
             let last = String(decoding: text, as: UTF8.self).split(separator: "\n").suffix(3).joined(separator: " / ")
             throw CohortError(.system, "\(tool) failed with status \(process.terminationStatus)", underlying: last)

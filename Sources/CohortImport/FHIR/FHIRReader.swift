@@ -162,8 +162,9 @@ public final class FHIRReader {
             let system = identifier["system"] as? String
             if let mrnSystem = settings.patientIdentifierSystem, system == mrnSystem, let code = directory.mrns[value] {
                 match = Matched(code: code, shiftDays: 0, zone: nil)
-            } else if let code = directory.userMap[value] {
-                match = Matched(code: code, shiftDays: 0, zone: nil)
+            } else if let code = directory.userMap.codes[value] {
+                let shift = directory.userMap.shifts[value] ?? 0
+                match = Matched(code: code, shiftDays: shift, zone: directory.timeZones[code].flatMap(zone))
             } else if let system, system.hasPrefix(Self.cohortIdentifierBase), system.hasSuffix("/pseudonym"), let p = directory.pseudonyms[value] {
                 match = Matched(code: p.code, shiftDays: p.shiftDays, zone: zone(p.timeZone))
             } else if system == nil, settings.patientIdentifierSystem != nil, i >= 0 {
@@ -398,10 +399,15 @@ public final class FHIRReader {
                 hint: "use one of \(Units.accepted(for: kind).joined(separator: ", ")) (UCUM)")
         }
         let same = given.isEmpty || given == kind.canonicalUnit || Self.ucumAliases[given] == kind.canonicalUnit
-        record.value = same ? number.stringValue : String(converted)
+        record.value = same ? number.stringValue : Self.numberText(converted)
         record.unit = kind.canonicalUnit
         record.origins["value"] = "\(at.path).\(element).value"
         record.origins["unit"] = "\(at.path).\(unitElement)"
+    }
+
+    /// A converted number as text: whole numbers without a fraction (steps stay integers).
+    static func numberText(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
     }
 
     /// Unit spellings common in FHIR feeds for cohort's canonical units.
