@@ -116,6 +116,7 @@ let package = Package(
             name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortPostgres"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid"], swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
-        .testTarget(name: "CLITests", dependencies: ["cohort"], swiftSettings: swiftSettings),
+        // (CohortPostgres only for its throwaway cluster, which the health_metrics test imports from.)
+        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres"], swiftSettings: swiftSettings),
     ]
 )
