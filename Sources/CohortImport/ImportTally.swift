@@ -13,6 +13,8 @@ public struct ImportTally: Sendable, Equatable, Codable {
     public var unmappedRows = 0
     /// Distinct users the user map does not name.
     public var unmappedUsers = 0
+    /// FHIR Patient resources matched to a participant.
+    public var patients = 0
 
     public init() {}
 
@@ -24,7 +26,7 @@ public struct ImportTally: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case seen, records, skipped
+        case seen, records, skipped, patients
         case perItem = "per_item"
         case unmappedRows = "unmapped_rows"
         case unmappedUsers = "unmapped_users"

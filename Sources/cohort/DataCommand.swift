@@ -162,6 +162,7 @@ extension Cohort {
                 let t = r.tally
                 let unit = r.format == "fhir" ? "resources" : "rows"
                 var lines = ["\(r.source) (\(r.format)): \(t.seen) \(unit) seen, \(t.records) records read, \(r.inserted) new, \(r.duplicates) already stored"]
+                if r.format == "fhir" { lines.append("  patients matched to the roster: \(t.patients)") }
                 for (item, n) in t.perItem.sorted(by: { $0.key < $1.key }) { lines.append("  \(item): \(n)") }
                 if t.unmappedRows > 0 { lines.append("  not imported: \(t.unmappedRows) rows of \(t.unmappedUsers) users not in the user map") }
                 for (reason, n) in r.outside.sorted(by: { $0.key < $1.key }) { lines.append("  not imported: \(n) records \(reason)") }

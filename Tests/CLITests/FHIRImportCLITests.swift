@@ -43,6 +43,7 @@ struct FHIRImportCLITests {
         #expect(first.stdout.contains("9 records read, 9 new, 0 already stored"), "\(first.stdout)")
         #expect(first.stdout.contains("skipped: 1 not collected: body_mass"))
         #expect(first.stdout.contains("skipped: 1 resource type not imported: Encounter"))
+        #expect(first.stdout.contains("patients matched to the roster: 2"))
         // Re-importing stores nothing new; a Bundle is recognized by its content.
         let again = try cli.ws("data", "import", bulk, "--from", "fhir")
         #expect(again.stdout.contains("9 records read, 0 new, 9 already stored"), "\(again.output)")

@@ -53,6 +53,7 @@ struct FHIRReaderTests {
         #expect(tally.skipped["Observation.component: code not in the code map (http://loinc.org|8462-4)"] == 1)
         #expect(tally.skipped["Condition: code not in the code map (http://snomed.info/sct|38341003)"] == 1)
         #expect(tally.perItem.values.reduce(0, +) == records.count)
+        #expect(tally.patients == 2)
     }
 
     @Test func bundlesResolveFullUrlsAndIncludedPatients() throws {

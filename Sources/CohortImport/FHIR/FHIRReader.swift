@@ -157,7 +157,7 @@ public final class FHIRReader {
 
     func patient(_ p: [String: Any], _ at: Place, fullUrl: String?) throws {
         var match: Matched?
-        for (i, item) in ((p["identifier"] as? [Any]) ?? []).enumerated() {
+        for item in (p["identifier"] as? [Any]) ?? [] {
             guard let identifier = item as? [String: Any], let value = identifier["value"] as? String else { continue }
             let system = identifier["system"] as? String
             if let mrnSystem = settings.patientIdentifierSystem, system == mrnSystem, let code = directory.mrns[value] {
@@ -167,8 +167,6 @@ public final class FHIRReader {
                 match = Matched(code: code, shiftDays: shift, zone: directory.timeZones[code].flatMap(zone))
             } else if let system, system.hasPrefix(Self.cohortIdentifierBase), system.hasSuffix("/pseudonym"), let p = directory.pseudonyms[value] {
                 match = Matched(code: p.code, shiftDays: p.shiftDays, zone: zone(p.timeZone))
-            } else if system == nil, settings.patientIdentifierSystem != nil, i >= 0 {
-                continue
             }
             if match != nil { break }
         }
@@ -182,7 +180,7 @@ public final class FHIRReader {
             patients["urn:uuid:\(id)"] = match
         }
         if let fullUrl { patients[fullUrl] = match }
-        tally.skip("patients matched")
+        tally.patients += 1
     }
 
     /// The base of the identifier systems cohort's exports write (`…/sid/<study>/pseudonym`).
@@ -211,7 +209,7 @@ public final class FHIRReader {
             let before = patients
             defer { patients = before }
             try patient(logical, Place(file: at.file, line: at.line, path: "\(at.path).subject"), fullUrl: "logical")
-            tally.skip("patients matched", count: -1)
+            tally.patients -= 1
             if let match = patients["logical"] { return match }
         }
         throw at.error("expected subject.reference", "subject.reference")
