@@ -38,6 +38,11 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(
             name: "CohortCore",
             dependencies: [.product(name: "Yams", package: "Yams")],
@@ -54,8 +59,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CohortPostgres",
+            dependencies: ["CohortCore", "CLibPQ"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CohortImport",
-            dependencies: ["CohortCore", "CZlib", "CLibXML2"],
+            dependencies: ["CohortCore", "CohortPostgres", "CZlib", "CLibXML2"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -81,8 +91,8 @@ let package = Package(
         .target(
             name: "CohortKit",
             dependencies: [
-                "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortImport",
-                "CohortDeid", "CohortExport", "CohortPackage",
+                "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
+                "CohortDeid", "CohortExport", "CohortPackage", "CohortImport",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings
@@ -103,13 +113,15 @@ let package = Package(
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CZlib"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortPostgres", "CZlib"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid"], swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
-        .testTarget(name: "CLITests", dependencies: ["cohort"], swiftSettings: swiftSettings),
+        // (CohortPostgres only for its throwaway cluster, which the health_metrics test imports from.)
+        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres"], swiftSettings: swiftSettings),
     ]
 )

@@ -4,11 +4,11 @@ import Yams
 extension NodeReader {
     static let topKeys = [
         "schema", "id", "revision", "title", "institution", "principal_investigator", "irb", "duration_days", "consent",
-        "data_types", "compliance", "deidentification", "export",
+        "data_types", "compliance", "deidentification", "export", "import",
     ]
 
     func readProtocol(_ node: Node) -> StudyProtocol? {
-        guard let top = mapping(node, "", keys: Self.topKeys, required: Self.topKeys) else { return nil }
+        guard let top = mapping(node, "", keys: Self.topKeys, required: Self.topKeys.filter { $0 != "import" }) else { return nil }
         if let schema = string(top["schema"], "schema"), schema != StudyProtocol.schemaID {
             error(top["schema"], "schema", "unsupported schema '\(schema)'", hint: "this cohort reads '\(StudyProtocol.schemaID)'")
         }
@@ -30,10 +30,11 @@ extension NodeReader {
         guard let id, let revision, let title, let institution, let investigator, let irb, let duration, let consent,
             let dataTypes, let compliance, let deid, let export
         else { return nil }
-        let result = StudyProtocol(
+        var result = StudyProtocol(
             id: id, revision: revision, title: title, institution: institution, principalInvestigator: investigator, irb: irb,
             durationDays: duration, consent: consent, dataTypes: dataTypes, compliance: compliance, deidentification: deid,
             export: export)
+        result.importSettings = readImport(top["import"], dataTypes: dataTypes)
         for field in deid.unruledFields(of: result) {
             warning(
                 top["deidentification"], "deidentification.fields", "no rule names '\(field)': it will be dropped from exports",

@@ -21,6 +21,8 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
     public var compliance: CompliancePolicy
     public var deidentification: DeidentificationPolicy
     public var export: ExportSettings
+    /// How records from outside systems (FHIR) map to this study; empty when not given.
+    public var importSettings = ImportSettings()
 
     public init(
         id: String, revision: Int, title: String, institution: String, principalInvestigator: Investigator, irb: IRB,
@@ -76,6 +78,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         case principalInvestigator = "principal_investigator"
         case durationDays = "duration_days"
         case dataTypes = "data_types"
+        case importSettings = "import"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -101,6 +104,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         compliance = try c.decode(CompliancePolicy.self, forKey: .compliance)
         deidentification = try c.decode(DeidentificationPolicy.self, forKey: .deidentification)
         export = try c.decode(ExportSettings.self, forKey: .export)
+        importSettings = try c.decodeIfPresent(ImportSettings.self, forKey: .importSettings) ?? ImportSettings()
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -120,6 +124,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         try c.encode(compliance, forKey: .compliance)
         try c.encode(deidentification, forKey: .deidentification)
         try c.encode(export, forKey: .export)
+        if !importSettings.isEmpty { try c.encode(importSettings, forKey: .importSettings) }
     }
 }
 

@@ -88,6 +88,14 @@ deidentification:
     medication_log.text: keep
 export:
   formats: [csv, json, fhir]
+import:
+  # FHIR Patient.identifier in this system is matched to the roster's MRN.
+  patient_identifier_system: "http://hospital.example.org/mrn"
+  # Codes beyond the LOINC and cohort codes every kind already has (see docs/import-fhir.md).
+  code_map:
+    - system: "http://hospital.example.org/fhir/CodeSystem/rheumatology-events"
+      code: "axspa-flare"
+      kind: flare
 
 """#####,
         "protocols/migraine-risk.yaml": #####"""

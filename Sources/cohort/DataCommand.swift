@@ -8,7 +8,32 @@ extension Cohort {
         static let configuration = CommandConfiguration(
             commandName: "data",
             abstract: "Import study records.",
-            subcommands: [Import.self])
+            subcommands: [Import.self, PseudonymMapCommand.self])
+
+        struct PseudonymMapCommand: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "pseudonym-map",
+                abstract: "Write one export recipient's pseudonym → study code map (to re-import its FHIR export elsewhere).",
+                discussion: """
+                    Writes user_id,participant,shift_days (user_id = the recipient's pseudonym; shift_days = the day
+                    offset the recipient's dates were shifted by), mode 0600. The file re-identifies that recipient's
+                    data: keep it with the keys, never with an export. A fresh workspace with the same roster then
+                    re-imports the export with: cohort data import --from fhir DIR --user-map FILE
+
+                    Example:
+                      cohort data pseudonym-map --recipient lab-b --out lab-b-map.csv -w my-study
+                    """)
+
+            @Option(help: "The export recipient.") var recipient: String
+            @Option(help: "Where to write the CSV.") var out: String
+            @OptionGroup var options: WorkspaceOptions
+
+            func run() throws {
+                let workspace = try options.open()
+                let n = try PseudonymMap.write(workspace: workspace, recipient: recipient, to: URL(fileURLWithPath: out))
+                Console.print("\(out): \(n) participants (keep this file private: it links pseudonyms to study codes)")
+            }
+        }
 
         struct Import: ParsableCommand {
             static let configuration = CommandConfiguration(
@@ -23,12 +48,27 @@ extension Cohort {
                     With --rejects FILE, good rows are kept and bad ones written to FILE with their reasons.
                     Re-importing a file is idempotent (same participant, kind, start and source = same record).
 
+                    Outside sources (docs/import-fhir.md, docs/import-health-metrics.md), chosen with --from or
+                    recognized by content: FHIR R4 NDJSON or Bundles (a file or a folder), and the app backend's
+                    health_metrics (a CSV dump, sync API bodies, or the table itself over a postgresql:// URL).
+                    Their summary lists what was seen, imported per metric or kind, and skipped with reasons.
+
                     Examples:
                       cohort data import symptoms.csv wearable.ndjson -w my-study
                       cohort data import --study axspa-wearables export.csv --rejects rejects.csv -w my-study
+                      cohort data import --from fhir bulk-export/ -w my-study
+                      cohort data import --from fhir export/data/fhir --recipient lab-b -w my-study
+                      cohort data import --from health-metrics dump.csv --user-map users.csv -w my-study
+                      cohort data import --from postgresql://app@db/app --table health_metrics --user-map users.csv -w my-study
                     """)
 
-            @Argument(help: "Data files.") var files: [String]
+            @Argument(help: "Data files (a folder for FHIR).") var files: [String] = []
+            @Option(help: "The source: cohort, fhir, health-metrics, or a postgresql:// URL (default: recognized by content).") var from: String?
+            @Option(help: "With a postgresql:// source: the health_metrics table (table or schema.table).") var table: String?
+            @Option(help: "CSV with the header user_id,participant: maps health_metrics users or FHIR patient identifiers to study codes.")
+            var userMap: String?
+            @Option(help: "FHIR exported by cohort: the export's recipient; its pseudonyms map back to study codes and its date shift is undone.")
+            var recipient: String?
             @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
             @Option(help: "Keep good rows and write bad rows (with reasons) to this CSV.") var rejects: String?
             @Option(help: "table or json.") var format: OutputFormat = .table
@@ -36,15 +76,49 @@ extension Cohort {
             @Option(help: "The participant's study code (Apple Health exports belong to one participant).") var participant: String?
             @OptionGroup var options: WorkspaceOptions
 
+            var isDatabase: Bool { from.map { $0.hasPrefix("postgresql://") || $0.hasPrefix("postgres://") } ?? false }
+
             func validate() throws {
                 if rejects != nil, files.count > 1 { throw ValidationError("--rejects takes one data file at a time") }
-                if let from, ImportSource(rawValue: from) == nil {
-                    throw ValidationError("--from must be one of: \(ImportSource.allCases.map(\.rawValue).joined(separator: ", "))")
+                if let from, !isDatabase, !["cohort", "apple-health", "fhir", "health-metrics"].contains(from) {
+                    throw ValidationError("--from takes cohort, apple-health, fhir, health-metrics or a postgresql:// URL")
                 }
+                if isDatabase {
+                    guard table != nil else { throw ValidationError("a postgresql:// source needs --table (e.g. --table health_metrics)") }
+                    guard files.isEmpty else { throw ValidationError("a postgresql:// source reads the table; give no files") }
+                } else {
+                    if table != nil { throw ValidationError("--table applies to a postgresql:// source") }
+                    if files.isEmpty { throw ValidationError("give at least one data file") }
+                }
+            }
+
+            /// The outside sources to import, or nil for cohort's own record files.
+            func externalSources() throws -> [ExternalSource]? {
+                if isDatabase, let from, let table { return [.healthMetricsTable(url: from, table: table)] }
+                if from == "cohort" || from == "apple-health" { return nil }
+                if let from {
+                    return files.compactMap { ExternalSource.named(from, URL(fileURLWithPath: $0)) }
+                }
+                // An Apple Health folder or zip is read by the Apple Health path below, not as FHIR.
+                let sniffed = files.map { file -> ExternalSource? in
+                    let url = URL(fileURLWithPath: file)
+                    return ImportSource.sniff(url) == .appleHealth ? nil : ExternalSource.sniff(url)
+                }
+                if sniffed.allSatisfy({ $0 == nil }) { return nil }
+                guard let sources = sniffed as? [ExternalSource] else {
+                    throw ValidationError("the files mix cohort record files and outside sources; import them separately or name the source with --from")
+                }
+                return sources
             }
 
             func run() throws {
                 let workspace = try options.open()
+                if let sources = try externalSources() {
+                    if rejects != nil { throw ValidationError("--rejects applies to cohort's own record files") }
+                    try runExternal(sources, workspace: workspace)
+                    return
+                }
+                if userMap != nil || recipient != nil { throw ValidationError("--user-map and --recipient apply to FHIR and health_metrics sources") }
                 var results: [ImportFileResult] = []
                 var appleHealthFiles = 0
                 for file in files {
@@ -73,6 +147,40 @@ extension Cohort {
                 }
                 if format == .json, !results.isEmpty || appleHealthFiles == 0 { Console.print(String(decoding: try JSONEncoder.pretty.encode(results), as: UTF8.self)) }
                 if results.contains(where: { $0.rejected > 0 }), let rejects { Console.note("Rejected rows written to \(rejects)") }
+            }
+
+            func runExternal(_ sources: [ExternalSource], workspace: Workspace) throws {
+                var results: [ExternalImportResult] = []
+                for source in sources {
+                    let importer = ExternalImporter(
+                        workspace: workspace, userMap: userMap.map { URL(fileURLWithPath: $0) }, recipient: recipient,
+                        progress: Console.progress("importing \(source.label)"))
+                    let result: ExternalImportResult
+                    do {
+                        result = try importer.run(source)
+                    } catch {
+                        Console.endProgress()
+                        if !results.isEmpty { Console.note("(\(results.count) earlier source(s) were imported; this one stored nothing)") }
+                        throw error
+                    }
+                    Console.endProgress()
+                    results.append(result)
+                    if format == .table { Console.print(Self.summary(result)) }
+                }
+                if format == .json { Console.print(String(decoding: try JSONEncoder.pretty.encode(results), as: UTF8.self)) }
+            }
+
+            /// The summary a coordinator reads: counts by metric or kind and by reason, never values.
+            static func summary(_ r: ExternalImportResult) -> String {
+                let t = r.tally
+                let unit = r.format == "fhir" ? "resources" : "rows"
+                var lines = ["\(r.source) (\(r.format)): \(t.seen) \(unit) seen, \(t.records) records read, \(r.inserted) new, \(r.duplicates) already stored"]
+                if r.format == "fhir" { lines.append("  patients matched to the roster: \(t.patients)") }
+                for (item, n) in t.perItem.sorted(by: { $0.key < $1.key }) { lines.append("  \(item): \(n)") }
+                if t.unmappedRows > 0 { lines.append("  not imported: \(t.unmappedRows) rows of \(t.unmappedUsers) users not in the user map") }
+                for (reason, n) in r.outside.sorted(by: { $0.key < $1.key }) { lines.append("  not imported: \(n) records \(reason)") }
+                for (reason, n) in t.skipped.sorted(by: { $0.key < $1.key }) { lines.append("  skipped: \(n) \(reason)") }
+                return lines.joined(separator: "\n")
             }
         }
     }

@@ -1,0 +1,68 @@
+public import CohortCore
+
+/// A metric column of the app backend's `health_metrics` table (one row per user, day and
+/// source), with the record kind it becomes. Columns with no kind (distance, min/max heart
+/// rate, body fat, BMI, sleep stages, water, caffeine in mg, mindful minutes) are counted as not
+/// collected: cohort has no kind whose unit and meaning they fit.
+public enum HealthMetric: String, CaseIterable, Sendable {
+    case steps
+    case distanceMeters = "distance_meters"
+    case heartRateAvg = "heart_rate_avg"
+    case heartRateMin = "heart_rate_min"
+    case heartRateMax = "heart_rate_max"
+    case heartRateResting = "heart_rate_resting"
+    case heartRateVariability = "heart_rate_variability"
+    case bloodOxygenPercent = "blood_oxygen_percent"
+    case respiratoryRate = "respiratory_rate"
+    case weightKg = "weight_kg"
+    case bodyFatPercent = "body_fat_percent"
+    case bmi
+    case sleepHours = "sleep_hours"
+    case sleepDeepHours = "sleep_deep_hours"
+    case sleepRemHours = "sleep_rem_hours"
+    case sleepLightHours = "sleep_light_hours"
+    case sleepAwakeMinutes = "sleep_awake_minutes"
+    case waterMl = "water_ml"
+    case caffeineMg = "caffeine_mg"
+    case mindfulMinutes = "mindful_minutes"
+
+    /// The record kind a day's value becomes, nil when cohort has none for it.
+    public var kind: RecordKind? {
+        switch self {
+        case .steps: .steps
+        case .heartRateAvg: .heartRate
+        case .heartRateResting: .restingHeartRate
+        case .heartRateVariability: .hrvSDNN
+        case .bloodOxygenPercent: .spo2
+        case .respiratoryRate: .respiratoryRate
+        case .weightKg: .bodyMass
+        case .sleepHours: .sleepDuration
+        default: nil
+        }
+    }
+
+    /// The column's UCUM unit.
+    public var unit: String {
+        switch self {
+        case .steps: "{steps}"
+        case .distanceMeters: "m"
+        case .heartRateAvg, .heartRateMin, .heartRateMax, .heartRateResting, .respiratoryRate: "/min"
+        case .heartRateVariability: "ms"
+        case .bloodOxygenPercent, .bodyFatPercent: "%"
+        case .weightKg: "kg"
+        case .bmi: "kg/m2"
+        case .sleepHours, .sleepDeepHours, .sleepRemHours, .sleepLightHours: "h"
+        case .sleepAwakeMinutes, .mindfulMinutes: "min"
+        case .waterMl: "mL"
+        case .caffeineMg: "mg"
+        }
+    }
+
+    /// The key in the sync API's `metrics` object (`heartRateAvg`).
+    public var syncName: String {
+        let parts = rawValue.split(separator: "_")
+        return parts.enumerated().map { i, p in i == 0 ? String(p) : p.prefix(1).uppercased() + p.dropFirst() }.joined()
+    }
+
+    static let bySyncName: [String: HealthMetric] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.syncName, $0) })
+}

@@ -1,0 +1,127 @@
+import CohortCore
+public import Foundation
+
+/// A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` and `pg_ctl` from the
+/// server's binaries, in a new temporary directory, listening only on a unix socket in that
+/// directory (no TCP, no root service). ``stop()`` (also run by `deinit`) stops the server and
+/// deletes the directory.
+///
+/// Run as root, the server programs run as the `postgres` user (`runuser -u postgres --`), which
+/// PostgreSQL requires, and the directory is made theirs.
+public final class ScratchCluster {
+    /// Where Debian's PostgreSQL 15 server programs are.
+    public static let defaultBinDirectory = "/usr/lib/postgresql/15/bin"
+
+    /// The cluster's directory (data directory, socket and log inside).
+    public let directory: URL
+    /// The port that names the socket (`.s.PGSQL.<port>`).
+    public let port: Int
+    /// The superuser the cluster was made with.
+    public let user = "postgres"
+    private let bin: String
+    private let asPostgres: Bool
+    private var running = false
+
+    /// A libpq URL for `database` (`postgresql://postgres@/db?host=%2Ftmp%2F…&port=…`).
+    public func url(database: String = "postgres") -> String {
+        let host = directory.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? directory.path
+        return "postgresql://\(user)@/\(database)?host=\(host)&port=\(port)"
+    }
+
+    /// Why a cluster cannot be started here, or nil when the programs are present.
+    public static func unavailableReason(binDirectory: String = defaultBinDirectory) -> String? {
+        for tool in ["initdb", "pg_ctl"] where !FileManager.default.isExecutableFile(atPath: "\(binDirectory)/\(tool)") {
+            return "\(binDirectory)/\(tool) not found (install Debian's postgresql package)"
+        }
+        if getuid() == 0, !FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") && !FileManager.default.isExecutableFile(atPath: "/sbin/runuser") {
+            return "running as root, and runuser (util-linux) is missing"
+        }
+        return nil
+    }
+
+    /// Creates and starts a cluster. Throws, naming the step, when that is impossible.
+    public init(binDirectory: String = defaultBinDirectory) throws {
+        if let reason = Self.unavailableReason(binDirectory: binDirectory) {
+            throw CohortError(.notFound, "cannot start a throwaway PostgreSQL cluster: \(reason)")
+        }
+        bin = binDirectory
+        asPostgres = getuid() == 0
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-pg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if asPostgres {
+            try FileManager.default.setAttributes([.ownerAccountName: "postgres", .groupOwnerAccountName: "postgres"], ofItemAtPath: directory.path)
+        }
+        port = Self.freePort()
+        do {
+            try run("initdb", ["-D", data, "-U", user, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"])
+            let options = "-k \(directory.path) -p \(port) -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            try run("pg_ctl", ["-D", data, "-o", options, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"])
+            running = true
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    private var data: String { directory.appendingPathComponent("data").path }
+
+    /// Stops the server (immediate shutdown: the data is thrown away) and deletes the directory.
+    public func stop() {
+        if running {
+            try? run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+            running = false
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs a server program and waits for it, its output in a file in the cluster directory.
+    ///
+    /// posix_spawn + waitpid rather than Foundation's Process: `pg_ctl start` leaves a server
+    /// running that inherits the descriptors, and Process did not reap `runuser` reliably then.
+    private func run(_ tool: String, _ arguments: [String]) throws {
+        let program = "\(bin)/\(tool)"
+        let runuser = FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") ? "/usr/sbin/runuser" : "/sbin/runuser"
+        // The programs refuse to run from a directory the postgres user cannot read: start in the cluster's.
+        let command = asPostgres ? [runuser, "-u", "postgres", "--", program] + arguments : [program] + arguments
+        let argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory.path] + command
+        let outputPath = directory.appendingPathComponent("\(tool).out").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for p in cArguments { free(p) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw CohortError(.system, "cannot run \(tool)", underlying: String(cString: strerror(spawned))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
+        guard exited, code == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            let last = text.split(separator: "\n").suffix(3).joined(separator: " / ")
+            throw CohortError(.system, "\(tool) failed with status \(code)", underlying: last)
+        }
+    }
+
+    /// A port no local TCP listener uses (the socket is a file in the private directory, so the
+    /// number only needs to be plausible; a free one keeps `-p` honest if TCP is turned on).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return 54_321 }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : 54_321
+    }
+}
