@@ -134,13 +134,25 @@ deidentification:
     quasi_identifiers: [participant.age, participant.sex, participant.zip]
   fields:
     participant.id: pseudonymize
+    # Direct identifiers and fields this study does not share: named so the allow-list is complete.
+    participant.code: drop
+    participant.name: drop
+    participant.email: drop
+    participant.phone: drop
+    participant.address: drop
+    participant.mrn: drop
+    participant.birth_date: drop
+    participant.devices: drop
+    participant.time_zone: drop
     participant.age: { transform: age_band, bins: [18, 25, 35, 45, 55, 65, 90] }
     participant.sex: keep
     participant.zip: zip3
     participant.enrolled_on: shift
     participant.status: keep
     consent.version: keep
+    consent.document_sha256: drop
     consent.signed_at: shift
+    consent.signature: drop
     consent.sharing: keep
     consent.status: keep
     records.participant: pseudonymize
@@ -199,6 +211,29 @@ deidentification:
     records.start: shift
     records.value: keep
     records.unit: keep
+    # Every other field is named too, so the allow-list is complete and loading warns about nothing.
+    participant.code: drop
+    participant.name: drop
+    participant.email: drop
+    participant.phone: drop
+    participant.birth_date: drop
+    participant.age: drop
+    participant.address: drop
+    participant.zip: drop
+    participant.mrn: drop
+    participant.devices: drop
+    participant.time_zone: drop
+    participant.status: drop
+    consent.version: drop
+    consent.document_sha256: drop
+    consent.signed_at: drop
+    consent.signature: drop
+    consent.sharing: drop
+    consent.status: drop
+    records.end: drop
+    records.text: drop
+    records.source: drop
+    records.note: drop
 export:
   formats: [csv, json, fhir]
 

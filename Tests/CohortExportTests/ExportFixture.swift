@@ -70,11 +70,15 @@ enum ExportFixture {
             compliance: .init(rules: []), deidentification: policy, export: .init(formats: [.csv, .json, .fhir]))
     }
 
-    static func context(formats: Set<ExportFormat> = Set(ExportFormat.allCases), policy: DeidentificationPolicy = fullPolicy) -> ExportContext {
+    /// The fixture's context; both FHIR layouts by default, so the golden files pin both shapes.
+    static func context(
+        formats: Set<ExportFormat> = Set(ExportFormat.allCases), policy: DeidentificationPolicy = fullPolicy, fhirLayout: FHIRLayout = .both,
+        fhirTransactions: Bool = false
+    ) -> ExportContext {
         ExportContext(
             studyProtocol: studyProtocol(policy: policy), protocolSHA256: String(repeating: "a", count: 64),
             policySHA256: String(repeating: "b", count: 64), recipient: "analyst-team", createdAt: createdAt, toolVersion: "0.1.0",
-            exclusions: ["withdrawn-exclude": 1], formats: formats)
+            exclusions: ["withdrawn-exclude": 1], formats: formats, fhirLayout: fhirLayout, fhirTransactions: fhirTransactions)
     }
 
     struct Participant {
@@ -137,7 +141,7 @@ enum ExportFixture {
         flare.valueLabel = "4-7"
         flare.note = "lower back"
 
-        var p2 = DeidentifiedParticipant(pseudonym: "W3HZ8P5LCA2YUE7G")
+        var p2 = DeidentifiedParticipant(pseudonym: "W3HZ7P5LCA2YUE7G")
         p2.sex = .male
         p2.ageBand = "90+"
         p2.zip3 = "000"

@@ -24,4 +24,22 @@ struct FHIRMapperTests {
         #expect(FHIRMapper.partialDate("2025") == "2025" && FHIRMapper.partialDate("2025-03") == "2025-03")
         #expect(FHIRMapper.partialDate("2025-Q1") == nil && FHIRMapper.partialDate("1980–1984") == nil)
     }
+
+    /// Every Observation kind has a category from the standard observation-category system
+    /// (environment readings as social-history, plus cohort's own `environment` code); only
+    /// medication doses, which are MedicationStatements, have none.
+    @Test(arguments: RecordKind.allCases)
+    func everyObservationHasAStandardCategory(kind: RecordKind) {
+        let category = FHIRMapper.category(kind)
+        guard kind != .medicationDose else {
+            #expect(category == nil)
+            return
+        }
+        #expect(category?.first?.system == "http://terminology.hl7.org/CodeSystem/observation-category")
+        let standardCodes: Set<String> = ["social-history", "vital-signs", "imaging", "laboratory", "procedure", "survey", "exam", "therapy", "activity"]
+        #expect(category?.first?.code.map { standardCodes.contains($0) } == true)
+        if kind.dataType == .environment {
+            #expect(category?.map(\.code) == ["social-history", "environment"])
+        }
+    }
 }
