@@ -21,6 +21,9 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
     public var compliance: CompliancePolicy
     public var deidentification: DeidentificationPolicy
     public var export: ExportSettings
+    /// RxNorm concept ids (RXCUI) of the medications the study names, by the name participants'
+    /// records use (lower-cased): the FHIR export codes a MedicationStatement whose name matches.
+    public var medicationCodes: [String: String] = [:]
 
     public init(
         id: String, revision: Int, title: String, institution: String, principalInvestigator: Investigator, irb: IRB,
@@ -76,6 +79,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         case principalInvestigator = "principal_investigator"
         case durationDays = "duration_days"
         case dataTypes = "data_types"
+        case medicationCodes = "medication_codes"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -101,6 +105,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         compliance = try c.decode(CompliancePolicy.self, forKey: .compliance)
         deidentification = try c.decode(DeidentificationPolicy.self, forKey: .deidentification)
         export = try c.decode(ExportSettings.self, forKey: .export)
+        medicationCodes = try c.decodeIfPresent([String: String].self, forKey: .medicationCodes) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -120,6 +125,8 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         try c.encode(compliance, forKey: .compliance)
         try c.encode(deidentification, forKey: .deidentification)
         try c.encode(export, forKey: .export)
+        // Left out when empty, so protocols without codes keep their pinned canonical form.
+        if !medicationCodes.isEmpty { try c.encode(medicationCodes, forKey: .medicationCodes) }
     }
 }
 

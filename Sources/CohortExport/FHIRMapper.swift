@@ -194,7 +194,13 @@ struct FHIRMapper: Sendable {
             }
         }
         if r.kind == .medicationDose {
-            let medication = text.map { FHIR.CodeableConcept(coding: nil, text: $0) } ?? Self.masked
+            let medication = text.map { name in
+                // The protocol's RxNorm code for this name (case-insensitive), if it names one.
+                let code = context.studyProtocol.medicationCodes[name.trimmingCharacters(in: .whitespaces).lowercased()]
+                return FHIR.CodeableConcept(
+                    coding: code.map { [FHIR.Coding(system: FHIR.rxNorm, code: $0, display: name.trimmingCharacters(in: .whitespaces).lowercased())] },
+                    text: name)
+            } ?? Self.masked
             return .medicationStatement(
                 FHIR.MedicationStatement(
                     id: id, text: parts.narrative, medicationCodeableConcept: medication, subject: subject,

@@ -34,6 +34,14 @@ data_types:
   medication_log: [medication_dose]
   flare_event: [flare]
   environment: [barometric_pressure, ambient_temperature, relative_humidity]
+# RxNorm ingredient concept ids (RXCUI) of the medications participants log, by the name they
+# log them under (case does not matter): FHIR MedicationStatements carry the code.
+medication_codes:
+  naproxen: "7258"
+  ibuprofen: "5640"
+  celecoxib: "140587"
+  adalimumab: "327361"
+  etanercept: "214555"
 compliance:
   reminder_template: templates/reminder.mustache
   rules:
@@ -117,6 +125,16 @@ data_types:
   biometric: [sleep_duration, hrv_sdnn, resting_heart_rate, steps]
   menstrual_cycle: [menstrual_cycle_day]
   daily_checkin: [stress, hydration, caffeine]
+# RxNorm ingredient concept ids (RXCUI) of the medications participants log, by the name they
+# log them under (case does not matter): FHIR MedicationStatements carry the code.
+medication_codes:
+  sumatriptan: "37418"
+  rizatriptan: "88014"
+  ibuprofen: "5640"
+  naproxen: "7258"
+  acetaminophen: "161"
+  topiramate: "38404"
+  propranolol: "8787"
 compliance:
   reminder_template: templates/reminder.mustache
   rules:

@@ -255,3 +255,4 @@ extension Cohort {
 extension SharingScope: ExpressibleByArgument {}
 extension WithdrawalMode: ExpressibleByArgument {}
 extension ExportCompression: ExpressibleByArgument {}
+extension FHIRLayout: ExpressibleByArgument {}

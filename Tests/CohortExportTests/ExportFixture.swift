@@ -53,8 +53,9 @@ enum ExportFixture {
         return policy
     }
 
+    /// The fixture study; it names an RxNorm code for ibuprofen (the fixture's medication).
     static func studyProtocol(policy: DeidentificationPolicy = fullPolicy) -> StudyProtocol {
-        StudyProtocol(
+        var study = StudyProtocol(
             id: "axspa-wearables", revision: 3, title: "Wearables in axial spondyloarthritis", institution: "Example University",
             principalInvestigator: .init(name: "Dr. Example"),
             irb: .init(board: "Example IRB", approvalNumber: "IRB-2025-001", expires: CivilDate(year: 2027, month: 1, day: 1) ?? CivilDate(daysSinceEpoch: 0)),
@@ -68,6 +69,8 @@ enum ExportFixture {
                 .migraineEntry: [.migraineAttack],
             ],
             compliance: .init(rules: []), deidentification: policy, export: .init(formats: [.csv, .json, .fhir]))
+        study.medicationCodes = ["ibuprofen": "5640", "naproxen": "7258"]
+        return study
     }
 
     /// The fixture's context; both FHIR layouts by default, so the golden files pin both shapes.
