@@ -416,7 +416,7 @@ With cohort: cohort verify {{bag_name}}.tar.gz --public-key signing.pub.pem
 
 """#####,
         "templates/reminder.mustache": #####"""
-Hello,
+Hello {{{name}}},
 
 this is a friendly reminder from the {{title}} study team.
 
