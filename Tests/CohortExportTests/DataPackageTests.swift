@@ -64,6 +64,9 @@ struct DataPackageTests {
         let codeStart = try #require(block.range(of: "```python\n"))
         let codeEnd = try #require(block.range(of: "```", range: codeStart.upperBound..<block.endIndex))
         let recipe = String(block[codeStart.upperBound..<codeEnd.lowerBound])
+        // README's "Loading the export" shows the same recipe.
+        let readme = String(decoding: try Data(contentsOf: ExportFixture.repositoryRoot.appendingPathComponent("README.md")), as: UTF8.self)
+        #expect(readme.contains("```python\n" + recipe + "```"), "README's pandas recipe differs from docs/export-formats.md")
 
         let root = try ExportFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
