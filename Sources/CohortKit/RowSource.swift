@@ -40,7 +40,8 @@ enum RowSource {
         // A rejects file (`--rejects`), once fixed, imports as it is: its `line`, `field` and
         // `reason` columns describe the old problem and are ignored.
         let names = try InputHeader.names(
-            header, expected: RecordImporter.columns + RecordImporter.rejectsAnnotationColumns, required: ["participant", "kind", "start"], file: file)
+            header, expected: RecordImporter.columns, ignored: RecordImporter.rejectsAnnotationColumns, required: ["participant", "kind", "start"],
+            file: file)
         // Field i of a row → its column's span slots (-1: an ignored annotation column).
         let slots = names.map { name in RecordFields.Column(name: name).map { 2 * $0.rawValue } ?? -1 }
         var spans = [Int](repeating: -1, count: 2 * RecordFields.Column.allCases.count)
