@@ -6,9 +6,10 @@ extension NodeReader {
         "schema", "id", "revision", "title", "institution", "principal_investigator", "irb", "duration_days", "consent",
         "data_types", "compliance", "deidentification", "export", "import",
     ]
+    static let optionalTopKeys = ["medication_codes"]
 
     func readProtocol(_ node: Node) -> StudyProtocol? {
-        guard let top = mapping(node, "", keys: Self.topKeys, required: Self.topKeys.filter { $0 != "import" }) else { return nil }
+        guard let top = mapping(node, "", keys: Self.topKeys + Self.optionalTopKeys, required: Self.topKeys.filter { $0 != "import" }) else { return nil }
         if let schema = string(top["schema"], "schema"), schema != StudyProtocol.schemaID {
             error(top["schema"], "schema", "unsupported schema '\(schema)'", hint: "this cohort reads '\(StudyProtocol.schemaID)'")
         }
@@ -27,6 +28,7 @@ extension NodeReader {
         let compliance = readCompliance(top["compliance"], dataTypes: dataTypes)
         let deid = readDeidentification(top["deidentification"])
         let export = readExport(top["export"])
+        let medicationCodes = readMedicationCodes(top["medication_codes"])
         guard let id, let revision, let title, let institution, let investigator, let irb, let duration, let consent,
             let dataTypes, let compliance, let deid, let export
         else { return nil }
@@ -35,6 +37,7 @@ extension NodeReader {
             durationDays: duration, consent: consent, dataTypes: dataTypes, compliance: compliance, deidentification: deid,
             export: export)
         result.importSettings = readImport(top["import"], dataTypes: dataTypes)
+        result.medicationCodes = medicationCodes
         for field in deid.unruledFields(of: result) {
             warning(
                 top["deidentification"], "deidentification.fields", "no rule names '\(field)': it will be dropped from exports",
@@ -317,5 +320,35 @@ extension NodeReader {
             current = current?[index]
         }
         return current
+    }
+
+    /// `medication_codes`: medication name → RxNorm concept id (RXCUI, digits), e.g.
+    /// `naproxen: "7258"`. Names are matched without regard to case.
+    func readMedicationCodes(_ node: Node?) -> [String: String] {
+        guard let node else { return [:] }
+        guard case let .mapping(mapping) = node else {
+            error(node, "medication_codes", "expected a mapping of medication name: RxNorm code, e.g. naproxen: \"7258\"")
+            return [:]
+        }
+        var codes: [String: String] = [:]
+        for (keyNode, value) in mapping {
+            let name = (keyNode.scalar?.string ?? "").trimmingCharacters(in: .whitespaces)
+            let path = "medication_codes.\(name)"
+            guard !name.isEmpty else {
+                error(keyNode, "medication_codes", "a medication name must not be empty")
+                continue
+            }
+            guard let code = string(value, path) else { continue }
+            guard code.range(of: "^[0-9]{1,10}$", options: .regularExpression) != nil else {
+                error(value, path, "expected an RxNorm concept id (RXCUI, digits only), e.g. \"7258\"", hint: "look the ingredient up at https://mor.nlm.nih.gov/RxNav")
+                continue
+            }
+            if codes[name.lowercased()] != nil {
+                error(keyNode, path, "names a medication twice (names are matched without regard to case)")
+                continue
+            }
+            codes[name.lowercased()] = code
+        }
+        return codes
     }
 }

@@ -23,6 +23,9 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
     public var export: ExportSettings
     /// How records from outside systems (FHIR) map to this study; empty when not given.
     public var importSettings = ImportSettings()
+    /// RxNorm concept ids (RXCUI) of the medications the study names, by the name participants'
+    /// records use (lower-cased): the FHIR export codes a MedicationStatement whose name matches.
+    public var medicationCodes: [String: String] = [:]
 
     public init(
         id: String, revision: Int, title: String, institution: String, principalInvestigator: Investigator, irb: IRB,
@@ -79,6 +82,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         case durationDays = "duration_days"
         case dataTypes = "data_types"
         case importSettings = "import"
+        case medicationCodes = "medication_codes"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -105,6 +109,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         deidentification = try c.decode(DeidentificationPolicy.self, forKey: .deidentification)
         export = try c.decode(ExportSettings.self, forKey: .export)
         importSettings = try c.decodeIfPresent(ImportSettings.self, forKey: .importSettings) ?? ImportSettings()
+        medicationCodes = try c.decodeIfPresent([String: String].self, forKey: .medicationCodes) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -125,6 +130,8 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         try c.encode(deidentification, forKey: .deidentification)
         try c.encode(export, forKey: .export)
         if !importSettings.isEmpty { try c.encode(importSettings, forKey: .importSettings) }
+        // Left out when empty, so protocols without codes keep their pinned canonical form.
+        if !medicationCodes.isEmpty { try c.encode(medicationCodes, forKey: .medicationCodes) }
     }
 }
 

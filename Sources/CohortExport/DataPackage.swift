@@ -48,6 +48,9 @@ struct DataPackage: Encodable, Sendable {
         var `enum`: [String]?
         var minimum: Double?
         var maximum: Double?
+        /// An XML Schema regular expression the whole value matches (codes with leading zeros,
+        /// pseudonyms, hashes): tells a reader the column is a code, not a number.
+        var pattern: String?
     }
 
     struct ForeignKey: Encodable, Sendable {
@@ -73,9 +76,9 @@ struct DataPackage: Encodable, Sendable {
                 let isKey = isParticipants && column.name == "pseudonym"
                 let constraints = Constraints(
                     required: column.required ? true : nil, unique: isKey ? true : nil, enum: column.allowedValues,
-                    minimum: column.minimum, maximum: column.maximum)
+                    minimum: column.minimum, maximum: column.maximum, pattern: column.pattern)
                 let empty = constraints.required == nil && constraints.unique == nil && constraints.enum == nil
-                    && constraints.minimum == nil && constraints.maximum == nil
+                    && constraints.minimum == nil && constraints.maximum == nil && constraints.pattern == nil
                 return Field(name: column.name, type: column.type.rawValue, description: column.description, constraints: empty ? nil : constraints)
             }
             return Resource(

@@ -19,12 +19,20 @@ public struct ExportContext: Sendable {
     public var exclusions: [String: Int]
     /// The formats to write; folders for the others are not created.
     public var formats: Set<ExportFormat>
+    /// The FHIR shapes to write (with `fhir` in `formats`): Bulk NDJSON by default.
+    public var fhirLayout: FHIRLayout
+    /// Also write one transaction Bundle per participant (`bundles/<pseudonym>.transaction.json`),
+    /// ready to POST to a FHIR server.
+    public var fhirTransactions: Bool
 
     /// Creates an export context.
     public init(
         studyProtocol: StudyProtocol, protocolSHA256: String, policySHA256: String, recipient: String, createdAt: Timestamp,
-        toolVersion: String, exclusions: [String: Int], formats: Set<ExportFormat>
+        toolVersion: String, exclusions: [String: Int], formats: Set<ExportFormat>, fhirLayout: FHIRLayout = .bulk,
+        fhirTransactions: Bool = false
     ) {
+        self.fhirLayout = fhirLayout
+        self.fhirTransactions = fhirTransactions
         self.studyProtocol = studyProtocol
         self.protocolSHA256 = protocolSHA256
         self.policySHA256 = policySHA256

@@ -56,7 +56,7 @@ public final class ExportWriter {
         csvDirectory = try folder("csv", formats.contains(.csv))
         jsonDirectory = try folder("json", formats.contains(.json))
         let fhirDirectory = try folder("fhir", formats.contains(.fhir))
-        _ = try folder("fhir/bundles", formats.contains(.fhir))
+        _ = try folder("fhir/bundles", formats.contains(.fhir) && (context.fhirLayout.writesBundles || context.fhirTransactions))
 
         let policy = context.studyProtocol.deidentification
         var layouts = [TableLayout.participants(policy: policy), TableLayout.consents(policy: policy)]

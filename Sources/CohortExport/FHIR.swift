@@ -4,7 +4,10 @@ import Foundation
 /// the export needs only a handful of resources. Optional properties are left out when nil.
 enum FHIR {
     static let ucum = "http://unitsofmeasure.org"
+    static let rxNorm = "http://www.nlm.nih.gov/research/umls/rxnorm"
     static let observationCategory = "http://terminology.hl7.org/CodeSystem/observation-category"
+    /// cohort's own observation categories (`environment`), beside the standard one.
+    static let localObservationCategory = "https://cohort.example.org/fhir/CodeSystem/observation-category"
     static let observationValue = "http://terminology.hl7.org/CodeSystem/v3-ObservationValue"
     static let dataAbsentReason = "http://terminology.hl7.org/CodeSystem/data-absent-reason"
     static let consentScope = "http://terminology.hl7.org/CodeSystem/consentscope"

@@ -41,6 +41,7 @@ struct FHIRMapper: Sendable {
     func subjectID(_ pseudonym: String) -> String { ResourceID.make(["ResearchSubject", studyID, pseudonym]) }
     func provenanceID(_ pseudonym: String) -> String { ResourceID.make(["Provenance", studyID, pseudonym]) }
     func bundleID(_ pseudonym: String) -> String { ResourceID.make(["Bundle", studyID, pseudonym]) }
+    func transactionBundleID(_ pseudonym: String) -> String { ResourceID.make(["TransactionBundle", studyID, pseudonym]) }
 
     func consentID(_ c: DeidentifiedConsent, ordinal: Int) -> String {
         ResourceID.make(["Consent", studyID, c.pseudonym, String(ordinal), c.version ?? "", c.signedAt?.iso8601 ?? ""])
@@ -193,7 +194,13 @@ struct FHIRMapper: Sendable {
             }
         }
         if r.kind == .medicationDose {
-            let medication = text.map { FHIR.CodeableConcept(coding: nil, text: $0) } ?? Self.masked
+            let medication = text.map { name in
+                // The protocol's RxNorm code for this name (case-insensitive), if it names one.
+                let code = context.studyProtocol.medicationCodes[name.trimmingCharacters(in: .whitespaces).lowercased()]
+                return FHIR.CodeableConcept(
+                    coding: code.map { [FHIR.Coding(system: FHIR.rxNorm, code: $0, display: name.trimmingCharacters(in: .whitespaces).lowercased())] },
+                    text: name)
+            } ?? Self.masked
             return .medicationStatement(
                 FHIR.MedicationStatement(
                     id: id, text: parts.narrative, medicationCodeableConcept: medication, subject: subject,
@@ -238,7 +245,7 @@ struct FHIRMapper: Sendable {
         init(_ kind: RecordKind) {
             let coding = kind.coding
             narrative = kind == .medicationDose ? FHIR.Narrative("Medication dose taken") : FHIR.Narrative(coding.display)
-            category = FHIRMapper.category(kind).map { [FHIR.CodeableConcept(coding: [$0])] }
+            category = FHIRMapper.category(kind).map { [FHIR.CodeableConcept(coding: $0)] }
             code = FHIR.CodeableConcept(coding: [FHIR.Coding(system: coding.system, code: coding.code, display: coding.display)])
             unit = kind.canonicalUnit
             unitDisplay = FHIRMapper.unitDisplay(kind.canonicalUnit)
@@ -253,16 +260,26 @@ struct FHIRMapper: Sendable {
     static let migraineTrigger = FHIR.CodeableConcept(
         coding: [FHIR.Coding(system: Coding.localSystem, code: "migraine_trigger", display: "Migraine trigger")])
 
-    /// The observation category: vital signs, activity, or participant-reported (survey).
-    static func category(_ kind: RecordKind) -> FHIR.Coding? {
+    /// The observation category: vital signs, activity, participant-reported (survey), or the
+    /// environment. The standard observation-category system has no environment code; weather
+    /// readings are environmental exposure, which its `social-history` code covers ("occupational,
+    /// personal, social, familial and environmental history"), so they carry that coding plus
+    /// cohort's own `environment` code to tell them apart from lifestyle answers. Medication doses
+    /// are MedicationStatements and have no Observation category (nil).
+    static func category(_ kind: RecordKind) -> [FHIR.Coding]? {
         switch kind {
         case .heartRate, .restingHeartRate, .hrvSDNN, .spo2, .respiratoryRate, .bodyMass:
-            FHIR.Coding(system: FHIR.observationCategory, code: "vital-signs", display: "Vital Signs")
+            [FHIR.Coding(system: FHIR.observationCategory, code: "vital-signs", display: "Vital Signs")]
         case .steps, .sleepDuration:
-            FHIR.Coding(system: FHIR.observationCategory, code: "activity", display: "Activity")
+            [FHIR.Coding(system: FHIR.observationCategory, code: "activity", display: "Activity")]
         case .pain, .morningStiffness, .fatigue, .basdai, .stress, .hydration, .caffeine, .migraineAttack, .menstrualCycleDay, .flare:
-            FHIR.Coding(system: FHIR.observationCategory, code: "survey", display: "Survey")
-        case .barometricPressure, .ambientTemperature, .relativeHumidity, .medicationDose:
+            [FHIR.Coding(system: FHIR.observationCategory, code: "survey", display: "Survey")]
+        case .barometricPressure, .ambientTemperature, .relativeHumidity:
+            [
+                FHIR.Coding(system: FHIR.observationCategory, code: "social-history", display: "Social History"),
+                FHIR.Coding(system: FHIR.localObservationCategory, code: "environment", display: "Environment"),
+            ]
+        case .medicationDose:
             nil
         }
     }

@@ -1,8 +1,9 @@
 import CohortCore
 import Foundation
 
-/// Writes the FHIR part of an export: Bulk Data NDJSON (one resource type per file), one
-/// collection Bundle per participant streamed entry by entry, and `manifest.json`.
+/// Writes the FHIR part of an export, in the context's layout: Bulk Data NDJSON (one resource
+/// type per file) with `manifest.json`, and/or one collection Bundle per participant streamed
+/// entry by entry; optionally one transaction Bundle per participant as well.
 ///
 /// Used by one thread at a time: the export's FHIR worker runs the jobs that touch it, one after
 /// another (see ``SerialWorker``); it is never shared, so it need not be `Sendable`.
@@ -18,6 +19,10 @@ final class FHIRWriter {
     private var medicationStatements: BufferedFileWriter?
     private var bundle: BufferedFileWriter?
     private var bundleEntries = 0
+    private var transaction: BufferedFileWriter?
+    private var transactionEntries = 0
+    private let layout: FHIRLayout
+    private let writesTransactions: Bool
     private var bundleFiles: [ExportedFile] = []
     private var recordOrdinal = 0
     /// The current participant's Patient id, and its reference in each style (the reference's
@@ -37,10 +42,12 @@ final class FHIRWriter {
         mapper = FHIRMapper(context: context)
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        try writeBulk(mapper.researchStudy())
+        layout = context.fhirLayout
+        writesTransactions = context.fhirTransactions
+        if layout.writesBulk { try writeBulk(mapper.researchStudy()) }
     }
 
-    /// Starts a participant: closes the previous Bundle, opens theirs, and writes Patient,
+    /// Starts a participant: closes the previous Bundles, opens theirs, and writes Patient,
     /// ResearchSubject, Consents and Provenance.
     func begin(_ p: DeidentifiedParticipant, consents: [DeidentifiedConsent]) throws {
         try closeBundle()
@@ -49,17 +56,34 @@ final class FHIRWriter {
         bundleSubject = mapper.reference("Patient", patientID, .bundle)
         bundleReference = Array("\"urn:uuid:\(patientID)\"".utf8)
         bulkReference = Array("\"Patient/\(patientID)\"".utf8)
-        let name = "bundles/\(p.pseudonym).json"
-        let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
-        try writer.write(
-            "{\"resourceType\":\"Bundle\",\"id\":\"\(mapper.bundleID(p.pseudonym))\","
-                + "\"meta\":{\"security\":[{\"code\":\"PSEUDED\",\"display\":\"pseudonymized\",\"system\":\"\(FHIR.observationValue)\"}]},"
-                + "\"type\":\"collection\",\"timestamp\":\"\(mapper.context.createdAt.iso8601)\",\"entry\":[")
-        bundle = writer
-        bundleEntries = 0
+        let security = "\"meta\":{\"security\":[{\"code\":\"PSEUDED\",\"display\":\"pseudonymized\",\"system\":\"\(FHIR.observationValue)\"}]},"
+        if layout.writesBundles {
+            let name = "bundles/\(p.pseudonym).json"
+            let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
+            try writer.write(
+                "{\"resourceType\":\"Bundle\",\"id\":\"\(mapper.bundleID(p.pseudonym))\"," + security
+                    + "\"type\":\"collection\",\"timestamp\":\"\(mapper.context.createdAt.iso8601)\",\"entry\":[")
+            bundle = writer
+            bundleEntries = 0
+        }
+        if writesTransactions {
+            // Every entry is a PUT of the resource at its own id, so loading the Bundle twice
+            // (or the same study's ResearchStudy from every participant) updates, never duplicates.
+            let name = "bundles/\(p.pseudonym).transaction.json"
+            let writer = try BufferedFileWriter(
+                url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".transaction.json"), relativePath: "data/fhir/" + name)
+            try writer.write(
+                "{\"resourceType\":\"Bundle\",\"id\":\"\(mapper.transactionBundleID(p.pseudonym))\"," + security
+                    + "\"type\":\"transaction\",\"entry\":[")
+            transaction = writer
+            transactionEntries = 0
+        }
 
         try writeEntry(mapper.researchStudy())
-        for style in [FHIRMapper.Style.bundle, .bulk] {
+        var styles: [FHIRMapper.Style] = []
+        if bundle != nil || transaction != nil { styles.append(.bundle) }
+        if layout.writesBulk { styles.append(.bulk) }
+        for style in styles {
             let patient = mapper.patient(p)
             let consentResources = mapper.consents(consents, of: p, style: style)
             let subject = mapper.researchSubject(p, consentIDs: consentResources.map(\.id), consents: consents, style: style)
@@ -100,20 +124,23 @@ final class FHIRWriter {
         }
         json.reset()
         resource.write(to: &json)
-        try writeEntry(id: resource.id, json: json.bytes)
+        let type: String
+        switch resource {
+        case .observation: type = "Observation"
+        case .medicationStatement: type = "MedicationStatement"
+        }
+        try writeEntry(type: type, id: resource.id, json: json.bytes)
+        guard layout.writesBulk else { return }
 
         Self.rewriteReferences(in: json, from: bundleReference, to: bulkReference, into: &line)
         line.append(UInt8(ascii: "\n"))
         let writer: BufferedFileWriter
-        let type: String
         switch resource {
         case .observation:
-            type = "Observation"
             if observations == nil { observations = try bulkWriter("Observation") }
             guard let file = observations else { return }
             writer = file
         case .medicationStatement:
-            type = "MedicationStatement"
             if medicationStatements == nil { medicationStatements = try bulkWriter("MedicationStatement") }
             guard let file = medicationStatements else { return }
             writer = file
@@ -126,6 +153,8 @@ final class FHIRWriter {
     private static let nextEntry: StaticString = ",\n{\"fullUrl\":\"urn:uuid:"
     private static let entryResource: StaticString = "\",\"resource\":"
     private static let entryEnd: StaticString = "}"
+    private static let requestPut: StaticString = ",\"request\":{\"method\":\"PUT\",\"url\":\""
+    private static let requestEnd: StaticString = "\"}}"
 
     /// `json`'s bytes, with every reference whose value (as JSON string bytes) is `from`
     /// rewritten as `to`, into `out` (emptied first, its capacity kept).
@@ -142,10 +171,12 @@ final class FHIRWriter {
         }
     }
 
-    /// Closes every file, writes `manifest.json`, and describes what was written.
+    /// Closes every file, writes `manifest.json` (with the Bulk layout), and describes what was
+    /// written.
     func finish() throws -> [ExportedFile] {
         try closeBundle()
         var files = bundleFiles
+        guard layout.writesBulk else { return files }
         var outputs: [BulkManifest.Output] = []
         for type in bulk.keys.sorted() {
             guard let writer = bulk[type] else { continue }
@@ -167,18 +198,33 @@ final class FHIRWriter {
     }
 
     private func writeEntry(_ resource: any FHIRResource) throws {
-        try writeEntry(id: resource.id, json: [UInt8](try encode(resource)))
+        guard bundle != nil || transaction != nil else { return }
+        try writeEntry(type: resource.resourceType, id: resource.id, json: [UInt8](try encode(resource)))
     }
 
-    /// Appends one entry (`fullUrl` from `id`, then the resource's JSON) to the current Bundle.
-    private func writeEntry(id: String, json: [UInt8]) throws {
-        guard let bundle else { return }
-        try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
-        try bundle.write(id)
-        try bundle.write(Self.entryResource)
-        try bundle.write(json)
-        try bundle.write(Self.entryEnd)
-        bundleEntries += 1
+    /// Appends one entry (`fullUrl` from `id`, then the resource's JSON) to the current collection
+    /// Bundle, and with its PUT request to the current transaction Bundle.
+    private func writeEntry(type: String, id: String, json: [UInt8]) throws {
+        if let bundle {
+            try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
+            try bundle.write(id)
+            try bundle.write(Self.entryResource)
+            try bundle.write(json)
+            try bundle.write(Self.entryEnd)
+            bundleEntries += 1
+        }
+        if let transaction {
+            try transaction.write(transactionEntries == 0 ? Self.firstEntry : Self.nextEntry)
+            try transaction.write(id)
+            try transaction.write(Self.entryResource)
+            try transaction.write(json)
+            try transaction.write(Self.requestPut)
+            try transaction.write(type)
+            try transaction.write("/")
+            try transaction.write(id)
+            try transaction.write(Self.requestEnd)
+            transactionEntries += 1
+        }
     }
 
     private func writeBulk(_ resource: any FHIRResource) throws {
@@ -209,10 +255,17 @@ final class FHIRWriter {
     }
 
     private func closeBundle() throws {
-        guard let bundle else { return }
-        try bundle.write("\n]}\n")
-        try bundle.close()
-        bundleFiles.append(ExportedFile(path: bundle.relativePath, rows: bundleEntries, bytes: bundle.bytesWritten))
-        self.bundle = nil
+        if let bundle {
+            try bundle.write("\n]}\n")
+            try bundle.close()
+            bundleFiles.append(ExportedFile(path: bundle.relativePath, rows: bundleEntries, bytes: bundle.bytesWritten))
+            self.bundle = nil
+        }
+        if let transaction {
+            try transaction.write("\n]}\n")
+            try transaction.close()
+            bundleFiles.append(ExportedFile(path: transaction.relativePath, rows: transactionEntries, bytes: transaction.bytesWritten))
+            self.transaction = nil
+        }
     }
 }

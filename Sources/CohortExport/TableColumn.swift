@@ -17,6 +17,9 @@ struct TableColumn: Sendable {
     var minimum: Double? = nil
     var maximum: Double? = nil
     var required = false
+    /// The regular expression every value matches, for codes that look like numbers (`021`) or
+    /// fixed-form identifiers; declared in `datapackage.json` so readers keep them as text.
+    var pattern: String? = nil
 
     /// The codebook's `allowed` text: the values separated by `|`, or `min..max`.
     var allowedText: String {

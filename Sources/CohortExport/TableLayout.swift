@@ -22,6 +22,9 @@ struct TableLayout: Sendable {
 
     static func participants(policy: DeidentificationPolicy) -> TableLayout {
         var columns = [pseudonymColumn(policy: policy, table: "participant", primary: true)]
+        func setPattern(_ name: String, _ pattern: String) {
+            if let index = columns.firstIndex(where: { $0.name == name }), columns[index].transform != .generalize { columns[index].pattern = pattern }
+        }
         func add(_ field: String, _ name: String, _ type: ColumnType, _ description: String, allowed: [String]? = nil) {
             guard let transform = kept(policy, "participant", field) else { return }
             columns.append(
@@ -40,6 +43,7 @@ struct TableLayout: Sendable {
                 : "Year of birth; empty for participants aged 90 or over")
         add("age", "age_band", .string, "Age band at enrollment (90+ at the top)")
         add("zip", "zip3", .string, "First three digits of the ZIP code (000 for restricted prefixes); a region (9**) where generalized for k-anonymity")
+        setPattern("zip3", #"^[0-9][0-9*]{2}$"#)
         add(
             "enrolled_on", "enrolled_on", generalizable ? .string : .date,
             generalizable
@@ -60,7 +64,8 @@ struct TableLayout: Sendable {
             columns.append(
                 TableColumn(
                     name: "utc_offset", type: .string, transform: .keep,
-                    description: "The one UTC offset (+hh:mm) every published time of the participant is written at"))
+                    description: "The one UTC offset (+hh:mm) every published time of the participant is written at",
+                    pattern: #"^[+-][0-9]{2}:[0-9]{2}$"#))
         }
         return TableLayout(name: "participants", description: "One row per exported participant", columns: columns)
     }
@@ -76,6 +81,7 @@ struct TableLayout: Sendable {
         }
         add("version", .string, "Consent document version signed")
         add("document_sha256", .string, "SHA-256 (hex) of the exact consent document text")
+        if let index = columns.firstIndex(where: { $0.name == "document_sha256" }) { columns[index].pattern = "^[0-9a-f]{64}$" }
         add("signed_at", .datetime, "Signing instant (ISO 8601 with offset), shifted")
         add("sharing", .string, "Sharing scope agreed to", allowed: SharingScope.allCases.map(\.rawValue))
         add("status", .string, "Consent status (history is kept: re-consent supersedes)", allowed: ConsentStatus.allCases.map(\.rawValue))
@@ -131,7 +137,8 @@ struct TableLayout: Sendable {
             name: "pseudonym", type: .string, transform: transform,
             description: primary
                 ? "Participant pseudonym, specific to the recipient (stable across their exports)"
-                : "Participant pseudonym (foreign key to participants)", required: true)
+                : "Participant pseudonym (foreign key to participants)", required: true,
+            pattern: transform == .pseudonymize ? "^[A-Z2-7]{16}$" : nil)
     }
 
     // MARK: - Rows

@@ -33,16 +33,29 @@ public struct ComplianceService: Sendable {
         return engine.report()
     }
 
-    /// One rendered reminder message per participant to remind: (code, text).
-    public func reminders(asOf: Date) throws -> [(code: String, text: String)] {
+    /// One rendered reminder per participant to remind, with the name and contact a coordinator
+    /// mail-merges (decrypted from the roster for these participants only). The template sees
+    /// `name`, `email` and `phone` besides the study fields and `rules`.
+    public func reminders(asOf: Date) throws -> [ReminderMessage] {
         let pinned = try workspace.currentProtocol()
         let p = pinned.studyProtocol
         let report = try report(asOf: asOf)
         let template = try p.compliance.reminderTemplate.map { try Templates.pinned($0, workspace: workspace) }
-            ?? "Hello,\n\nthis is a reminder from the {{title}} study team.\n{{#rules}}\n- {{description}}: {{days_met}} of {{days_expected}} days ({{rate}})\n{{/rules}}\n"
+            ?? "Hello {{{name}}},\n\nthis is a reminder from the {{title}} study team.\n{{#rules}}\n- {{description}}: {{days_met}} of {{days_expected}} days ({{rate}})\n{{/rules}}\n"
+        var identities: [String: ParticipantIdentity] = [:]
+        if !report.reminders.isEmpty {
+            let codes = Set(report.reminders.map(\.code))
+            for stored in try workspace.store.participants(withIdentities: true) where codes.contains(stored.participant.code) {
+                identities[stored.participant.code] = stored.participant.identity
+            }
+        }
         return try report.reminders.map { reminder in
+            let identity = identities[reminder.code]
             var context = Templates.studyContext(p)
             context["code"] = reminder.code
+            context["name"] = identity?.name ?? ""
+            context["email"] = identity?.email ?? ""
+            context["phone"] = identity?.phone ?? ""
             context["rules"] = reminder.rules.map { item -> [String: Any] in
                 let result = report.participants.first { $0.participantID == reminder.participantID }?.rules.first { $0.ruleID == item.ruleID }
                 return [
@@ -50,7 +63,9 @@ public struct ComplianceService: Sendable {
                     "days_expected": result?.daysExpected ?? 0, "missed_last_day": result?.missedLastClosedDay ?? false,
                 ]
             }
-            return (reminder.code, try Templates.render(template, context, name: "reminder"))
+            return ReminderMessage(
+                code: reminder.code, name: identity?.name ?? "", email: identity?.email, phone: identity?.phone, address: identity?.address,
+                text: try Templates.render(template, context, name: "reminder"))
         }
     }
 }

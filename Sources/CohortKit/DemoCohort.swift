@@ -148,7 +148,13 @@ public struct DemoCohort: Sendable {
                     let rhr = (62 + rng.normal(mean: 0, sd: 3) + (flare ? 5 : 0)).rounded()
                     try json("resting_heart_rate", at(7), nil, rhr, "/min")
                     try json("hrv_sdnn", at(7), nil, (45 + rng.normal(mean: 0, sd: 8) - (flare ? 8 : 0)).rounded(), "ms")
-                    try json("sleep_duration", at(0), at(7), ((7 + rng.normal(mean: 0, sd: 0.8)) * 10).rounded() / 10, "h")
+                    // The night starts at midnight and lasts exactly the reported hours, so the value
+                    // never exceeds its period (and never starts before the enrollment day).
+                    let sleepHours = max(0.5, ((7 + rng.normal(mean: 0, sd: 0.8)) * 10).rounded() / 10)
+                    let sleepStart = Int64(day.daysSinceEpoch) * 86_400_000 - Int64(Timestamp.resolveOffset(localMs: Int64(day.daysSinceEpoch) * 86_400_000, in: p.zone)) * 1000
+                    let sleepEnd = Date(timeIntervalSince1970: Double(sleepStart) / 1000 + (sleepHours * 3600).rounded())
+                    // The end is the start plus the hours in elapsed time (a DST night is 23 or 25 h).
+                    try json("sleep_duration", at(0), Timestamp(sleepEnd, in: p.zone).iso8601, sleepHours, "h")
                     try json("steps", at(0), at(23, 59), max(0, (6500 + rng.normal(mean: 0, sd: 2200) - (flare ? 2500 : 0)).rounded()), "{steps}")
                     for hour in heartRateHours { try json("heart_rate", at(hour), nil, (rhr + 15 + rng.normal(mean: 0, sd: 9)).rounded(), "/min") }
                 }

@@ -34,6 +34,14 @@ data_types:
   medication_log: [medication_dose]
   flare_event: [flare]
   environment: [barometric_pressure, ambient_temperature, relative_humidity]
+# RxNorm ingredient concept ids (RXCUI) of the medications participants log, by the name they
+# log them under (case does not matter): FHIR MedicationStatements carry the code.
+medication_codes:
+  naproxen: "7258"
+  ibuprofen: "5640"
+  celecoxib: "140587"
+  adalimumab: "327361"
+  etanercept: "214555"
 compliance:
   reminder_template: templates/reminder.mustache
   rules:
@@ -125,6 +133,16 @@ data_types:
   biometric: [sleep_duration, hrv_sdnn, resting_heart_rate, steps]
   menstrual_cycle: [menstrual_cycle_day]
   daily_checkin: [stress, hydration, caffeine]
+# RxNorm ingredient concept ids (RXCUI) of the medications participants log, by the name they
+# log them under (case does not matter): FHIR MedicationStatements carry the code.
+medication_codes:
+  sumatriptan: "37418"
+  rizatriptan: "88014"
+  ibuprofen: "5640"
+  naproxen: "7258"
+  acetaminophen: "161"
+  topiramate: "38404"
+  propranolol: "8787"
 compliance:
   reminder_template: templates/reminder.mustache
   rules:
@@ -142,13 +160,25 @@ deidentification:
     quasi_identifiers: [participant.age, participant.sex, participant.zip]
   fields:
     participant.id: pseudonymize
+    # Direct identifiers and fields this study does not share: named so the allow-list is complete.
+    participant.code: drop
+    participant.name: drop
+    participant.email: drop
+    participant.phone: drop
+    participant.address: drop
+    participant.mrn: drop
+    participant.birth_date: drop
+    participant.devices: drop
+    participant.time_zone: drop
     participant.age: { transform: age_band, bins: [18, 25, 35, 45, 55, 65, 90] }
     participant.sex: keep
     participant.zip: zip3
     participant.enrolled_on: shift
     participant.status: keep
     consent.version: keep
+    consent.document_sha256: drop
     consent.signed_at: shift
+    consent.signature: drop
     consent.sharing: keep
     consent.status: keep
     records.participant: pseudonymize
@@ -207,6 +237,29 @@ deidentification:
     records.start: shift
     records.value: keep
     records.unit: keep
+    # Every other field is named too, so the allow-list is complete and loading warns about nothing.
+    participant.code: drop
+    participant.name: drop
+    participant.email: drop
+    participant.phone: drop
+    participant.birth_date: drop
+    participant.age: drop
+    participant.address: drop
+    participant.zip: drop
+    participant.mrn: drop
+    participant.devices: drop
+    participant.time_zone: drop
+    participant.status: drop
+    consent.version: drop
+    consent.document_sha256: drop
+    consent.signed_at: drop
+    consent.signature: drop
+    consent.sharing: drop
+    consent.status: drop
+    records.end: drop
+    records.text: drop
+    records.source: drop
+    records.note: drop
 export:
   formats: [csv, json, fhir]
 
@@ -371,7 +424,7 @@ With cohort: cohort verify {{bag_name}}.tar.gz --public-key signing.pub.pem
 
 """#####,
         "templates/reminder.mustache": #####"""
-Hello,
+Hello {{{name}}},
 
 this is a friendly reminder from the {{title}} study team.
 

@@ -21,6 +21,10 @@ public struct ExportOptions: Sendable {
     public var compressionLevel: Int
     /// Reviewed exceptions to the residual-PII scan (`--allow FILE`); none by default.
     public var exceptions = ResidualExceptionList([])
+    /// The FHIR shapes to write: Bulk NDJSON (default), per-participant collection Bundles, or both.
+    public var fhirLayout: FHIRLayout = .bulk
+    /// Also write one transaction Bundle per participant (`--fhir-transaction`).
+    public var fhirTransactions = false
 
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
         self.recipient = recipient
@@ -140,7 +144,8 @@ public struct ExportJob: Sendable {
             for index in included.indices { included[index].participant.identity = nil }
             context = ExportContext(
                 studyProtocol: p, protocolSHA256: pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
-                recipient: recipient, createdAt: createdAt, toolVersion: CohortVersion.string, exclusions: exclusions, formats: formats)
+                recipient: recipient, createdAt: createdAt, toolVersion: CohortVersion.string, exclusions: exclusions, formats: formats,
+                fhirLayout: options.fhirLayout, fhirTransactions: options.fhirTransactions)
             let writer = try ExportWriter(dataDirectory: bag.appendingPathComponent("data", isDirectory: true), context: context)
             let reports = bag.appendingPathComponent("data/reports", isDirectory: true)
             try fm.createDirectory(at: reports, withIntermediateDirectories: true)

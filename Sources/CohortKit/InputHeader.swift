@@ -5,11 +5,12 @@ import CohortCore
 /// may be a value (a lost line end joins the header and the first row), so an unknown cell is
 /// named by its position, with the closest column as a suggestion.
 enum InputHeader {
-    /// The header's column names (trimmed, lower-cased), in order.
+    /// The header's column names (trimmed, lower-cased), in order. `ignored`: columns accepted
+    /// besides `expected` but not advertised (a rejects file's `line,field,reason`).
     ///
     /// - Throws: `.invalidInput` when no required column is present ("the header is missing or
     ///   unknown: expected …"), when a column is unknown or named twice, or a required one is missing.
-    static func names(_ header: CSVRow, expected: [String], required: [String], file: String) throws -> [String] {
+    static func names(_ header: CSVRow, expected: [String], ignored: [String] = [], required: [String], file: String) throws -> [String] {
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let expectedList = expected.joined(separator: ",")
         guard names.contains(where: required.contains) else {
@@ -18,7 +19,7 @@ enum InputHeader {
         }
         var seen = Set<String>()
         for (i, name) in names.enumerated() {
-            guard expected.contains(name) else {
+            guard expected.contains(name) || ignored.contains(name) else {
                 throw CohortError.invalid("unknown column: column \(i + 1) of the header is not a known column", file: file, line: 1,
                     field: "column \(i + 1)", hint: suggestion(for: name, in: expected))
             }

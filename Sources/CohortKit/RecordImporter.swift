@@ -34,6 +34,10 @@ public struct RecordImporter: Sendable {
     /// The record CSV header. `participant`, `kind` and `start` are required; the others optional.
     public static let columns = ["participant", "kind", "start", "end", "value", "unit", "text", "source", "note"]
 
+    /// The columns a rejects file puts before the record columns (where the row failed and why).
+    /// A CSV import accepts and ignores them, so a fixed rejects file imports as it is.
+    public static let rejectsAnnotationColumns = ["line", "field", "reason"]
+
     /// Imports `url`. `rejectsURL`: keep good rows and write bad ones there (CSV with line, field, reason).
     public func importFile(_ url: URL, rejectsURL: URL? = nil, studyID: String? = nil) throws -> ImportFileResult {
         let started = Date()
@@ -178,7 +182,8 @@ final class RejectsWriter {
 
     func write(line: Int, field: String, reason: String, fields: [String: String]) throws {
         if !wroteHeader {
-            try handle.write(contentsOf: Data(("line,field,reason," + RecordImporter.columns.joined(separator: ",") + "\r\n").utf8))
+            let header = RecordImporter.rejectsAnnotationColumns + RecordImporter.columns
+            try handle.write(contentsOf: Data((header.joined(separator: ",") + "\r\n").utf8))
             wroteHeader = true
         }
         let values = [String(line), field, reason] + RecordImporter.columns.map { fields[$0] ?? "" }

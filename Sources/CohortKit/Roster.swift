@@ -98,6 +98,13 @@ public struct Roster: Sendable {
             birth = date
         }
         let sexText = e.sex ?? ""
+        // "X" (passports, some EHRs) means "unspecified" to some sources and "another identity" to
+        // others: guessing would mislabel someone, so it is refused with the two choices.
+        if sexText.trimmingCharacters(in: .whitespaces).lowercased() == "x" {
+            throw bad(
+                "sex", "the marker X is ambiguous (unspecified, or another identity): write other or unknown",
+                hint: "other = another identity than female or male; unknown = not given or not known")
+        }
         guard let sex = Sex(lenient: sexText) else { throw bad("sex", "expected female, male, other or unknown") }
         func optional(_ text: String?) -> String? {
             guard let t = text?.trimmingCharacters(in: .whitespaces), !t.isEmpty else { return nil }
@@ -146,25 +153,61 @@ public struct Roster: Sendable {
         return SHA256.hash(salt + Array(normalized.utf8))
     }
 
+    /// At most this many problems of one roster are listed (the count of all is given).
+    public static let maximumReportedProblems = 50
+
     /// Enrolls the entries in one transaction; returns each participant's one-time token.
+    ///
+    /// All or nothing: every entry is checked first, and when any is wrong nothing is stored and
+    /// the error lists every problem (file, line, field — never a value), up to
+    /// ``maximumReportedProblems``, so a coordinator fixes the whole file in one pass.
     public func enroll(_ entries: [(RosterEntry, line: Int?)], file: String?, source: String) throws -> [EnrolledParticipant] {
+        try enroll(entries, file: file, source: source, problems: [])
+    }
+
+    /// `enroll`, with the problems a reader already found (lines it could not read as entries).
+    func enroll(_ entries: [(RosterEntry, line: Int?)], file: String?, source: String, problems earlier: [CohortError]) throws
+        -> [EnrolledParticipant]
+    {
         var seen: [String: Int] = [:]
         var enrollments: [Enrollment] = []
         var result: [EnrolledParticipant] = []
+        var problems = earlier
         let existing = Set(try workspace.store.participants().map(\.participant.code))
         for (entry, line) in entries {
-            let (participant, identity) = try validate(entry, file: file, line: line)
+            let participant: Participant, identity: ParticipantIdentity
+            do {
+                (participant, identity) = try validate(entry, file: file, line: line)
+            } catch let error as CohortError {
+                problems.append(error)
+                continue
+            }
             if let first = seen[participant.code] {
-                throw CohortError.invalid("study code \(participant.code) appears twice in this file (first on line \(first))", file: file, line: line, field: "code")
+                problems.append(
+                    CohortError.invalid("study code \(participant.code) appears twice in this file (first on line \(first))", file: file, line: line, field: "code"))
+                continue
             }
             if existing.contains(participant.code) {
-                throw CohortError(.conflict, "participant \(participant.code) is already enrolled", at: .init(file: file, line: line, field: "code"),
-                    hint: "remove the line, or use another study code")
+                problems.append(
+                    CohortError(.conflict, "participant \(participant.code) is already enrolled", at: .init(file: file, line: line, field: "code"),
+                        hint: "remove the line, or use another study code"))
+                continue
             }
             seen[participant.code] = line ?? 0
             let (token, salt, hash) = try Self.makeToken()
             enrollments.append(Enrollment(participant: participant, identity: identity, tokenSalt: salt, tokenHash: hash))
             result.append(EnrolledParticipant(code: participant.code, id: participant.id, withdrawalToken: token))
+        }
+        problems.sort { ($0.location?.line ?? 0) < ($1.location?.line ?? 0) }
+        if let first = problems.first {
+            guard problems.count > 1 else { throw first }
+            let listed = problems.prefix(Self.maximumReportedProblems).map { problem in
+                "  " + [problem.location?.description, problem.message].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+            }
+            let more = problems.count > Self.maximumReportedProblems ? ["  … and \(problems.count - Self.maximumReportedProblems) more"] : []
+            throw CohortError(
+                first.code, "\(problems.count) problems in the roster; nothing was enrolled:\n" + (listed + more).joined(separator: "\n"),
+                at: .init(file: file), hint: "fix every line listed, then import the whole file again")
         }
         _ = try workspace.currentProtocol()
         try workspace.store.enroll(enrollments, actor: workspace.actor, source: source, at: workspace.now())
@@ -185,10 +228,13 @@ public struct Roster: Sendable {
         var index: [String: Int] = [:]
         for (i, key) in names.enumerated() { index[key] = i }
         var entries: [(RosterEntry, line: Int?)] = []
+        var unreadable: [CohortError] = []
         while let row = try reader.next() {
             guard row.fields.count == header.fields.count else {
-                throw CohortError.invalid("expected \(header.fields.count) fields, found \(row.fields.count)", file: file, line: row.line,
-                    hint: "quote fields that contain commas")
+                unreadable.append(
+                    CohortError.invalid("expected \(header.fields.count) fields, found \(row.fields.count)", file: file, line: row.line,
+                        hint: "quote fields that contain commas"))
+                continue
             }
             func v(_ key: String) -> String? { index[key].map { row.fields[$0] } }
             let entry = RosterEntry(
@@ -197,7 +243,7 @@ public struct Roster: Sendable {
                 devices: (v("devices") ?? "").split(separator: ";").map(String.init))
             entries.append((entry, row.line))
         }
-        guard !entries.isEmpty else { throw CohortError.invalid("the roster has a header but no participants", file: file, line: 2) }
-        return try enroll(entries, file: file, source: "roster")
+        guard !entries.isEmpty || !unreadable.isEmpty else { throw CohortError.invalid("the roster has a header but no participants", file: file, line: 2) }
+        return try enroll(entries, file: file, source: "roster", problems: unreadable)
     }
 }

@@ -37,9 +37,13 @@ enum RowSource {
         guard let header = try reader.next() else {
             throw CohortError.invalid("the file is empty", file: file, line: 1, hint: "the first line is the header: \(RecordImporter.columns.joined(separator: ","))")
         }
-        let names = try InputHeader.names(header, expected: RecordImporter.columns, required: ["participant", "kind", "start"], file: file)
-        // Field i of a row → its column's span slots.
-        let slots = names.compactMap(RecordFields.Column.init(name:)).map { 2 * $0.rawValue }
+        // A rejects file (`--rejects`), once fixed, imports as it is: its `line`, `field` and
+        // `reason` columns describe the old problem and are ignored.
+        let names = try InputHeader.names(
+            header, expected: RecordImporter.columns, ignored: RecordImporter.rejectsAnnotationColumns, required: ["participant", "kind", "start"],
+            file: file)
+        // Field i of a row → its column's span slots (-1: an ignored annotation column).
+        let slots = names.map { name in RecordFields.Column(name: name).map { 2 * $0.rawValue } ?? -1 }
         var spans = [Int](repeating: -1, count: 2 * RecordFields.Column.allCases.count)
         while try reader.advance() {
             guard reader.fieldCount == names.count else {
@@ -49,6 +53,10 @@ enum RowSource {
             try reader.withCurrentRow { bytes, ends in
                 var start = 0
                 for (slot, end) in zip(slots, ends) {
+                    guard slot >= 0 else {
+                        start = end
+                        continue
+                    }
                     // An empty field is an absent value.
                     spans[slot] = end > start ? start : -1
                     spans[slot + 1] = end

@@ -229,11 +229,15 @@ extension Cohort {
 
         @Option(help: "As of this date (YYYY-MM-DD) or instant.") var asOf: String?
         @Option(help: "Write one file per participant into this folder.") var out: String?
+        @Option(help: "Also write a mail-merge CSV (code,name,email,phone,address,message; mode 0600) to this file.") var mailMerge: String?
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
             let workspace = try options.open()
             let reminders = try ComplianceService(workspace: workspace).reminders(asOf: try ComplianceService.asOf(asOf, now: workspace.now()))
+            if let mailMerge {
+                try ReminderMessage.writeMailMerge(reminders, to: URL(fileURLWithPath: mailMerge))
+            }
             if let out {
                 let dir = URL(fileURLWithPath: out)
                 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -255,3 +259,4 @@ extension Cohort {
 extension SharingScope: ExpressibleByArgument {}
 extension WithdrawalMode: ExpressibleByArgument {}
 extension ExportCompression: ExpressibleByArgument {}
+extension FHIRLayout: ExpressibleByArgument {}

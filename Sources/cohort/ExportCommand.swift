@@ -34,6 +34,8 @@ extension Cohort {
         @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
         @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: ExportCompression = .default
         @Option(help: "table or json.") var format: OutputFormat = .table
+        @Option(help: "FHIR shapes: bulk (NDJSON, default), bundles (one collection Bundle per participant) or both.") var fhir: FHIRLayout = .bulk
+        @Flag(help: "Also write one FHIR transaction Bundle per participant (bundles/<pseudonym>.transaction.json) to POST to a FHIR server.") var fhirTransaction = false
         @Option(
             help: ArgumentHelp(
                 "Reviewed exceptions to the residual-PII scan: a CSV (table,column,value_sha256,reviewer,reason) or YAML list.",
@@ -74,6 +76,8 @@ extension Cohort {
             var exportOptions = ExportOptions(
                 recipient: recipient, formats: formatSet, outDirectory: URL(fileURLWithPath: out), createdAt: created, archive: !noArchive, compressionLevel: level)
             exportOptions.exceptions = exceptions
+            exportOptions.fhirLayout = fhir
+            exportOptions.fhirTransactions = fhirTransaction
             let outcome = try ExportJob(workspace: workspace, options: exportOptions, progress: progress).run()
             Console.endProgress()
             if format == .json {

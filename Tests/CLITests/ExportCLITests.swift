@@ -256,14 +256,17 @@ struct ExportCLITests {
         // FHIR: the same people and kinds of data, fewer records (see miniWorkspace).
         let mini = try miniWorkspace(from: cli)
         defer { mini.cleanup() }
-        let small = try exported(mini)
+        // Every FHIR shape at once: Bulk NDJSON, collection Bundles and transaction Bundles.
+        let small = try exported(mini, ["--fhir", "both", "--fhir-transaction"])
         let smallBag = try extract(small.archive, into: mini.path("extracted"))
         let (fhir, fhirOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_fhir.py").path, smallBag.appendingPathComponent("data/fhir").path])
         print("check_fhir.py:\n\(fhirOut)")
         #expect(fhir == 0 && fhirOut.contains("OK: FHIR R4 checks passed"), "check_fhir: \(fhirOut)")
-        for resource in ["Bundle 4", "Patient 8", "ResearchSubject 8", "MedicationStatement", "Observation", "Consent", "Provenance"] {
+        for resource in ["Bundle 8", "Patient 12", "ResearchSubject 12", "MedicationStatement", "Observation", "Consent", "Provenance", "bundles 4", "transaction-bundles 4"] {
             #expect(fhirOut.contains(resource), "\(resource) checked: \(fhirOut)")
         }
+        // The manifest names the transaction Bundles with their entry counts, and verify accepts them.
+        #expect(try verify(mini, small).status == 0)
     }
 
     /// The second example study, end to end through every validator: migraine attacks with
@@ -313,9 +316,15 @@ struct ExportCLITests {
         let (fhir, fhirOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_fhir.py").path, bag.appendingPathComponent("data/fhir").path])
         print("check_fhir.py (migraine-risk):\n\(fhirOut)")
         #expect(fhir == 0 && fhirOut.contains("OK: FHIR R4 checks passed"), "check_fhir: \(fhirOut)")
-        for resource in ["Bundle 6", "Patient 12", "MedicationStatement", "Observation", "Consent", "Provenance", "ResearchStudy"] {
+        // The default FHIR layout is Bulk only: each resource once, no Bundles.
+        for resource in ["Patient 6", "MedicationStatement", "Observation", "Consent", "Provenance", "ResearchStudy"] {
             #expect(fhirOut.contains(resource), "\(resource) checked: \(fhirOut)")
         }
+        #expect(!fhirOut.contains("Bundle "), "\(fhirOut)")
+        #expect(!FileManager.default.fileExists(atPath: bag.appendingPathComponent("data/fhir/bundles").path))
+        // Medications named in the protocol carry their RxNorm code.
+        let statements = try text(bag.appendingPathComponent("data/fhir/MedicationStatement.ndjson").path)
+        #expect(statements.contains(#"{"code":"37418","display":"sumatriptan","system":"http://www.nlm.nih.gov/research/umls/rxnorm"}"#), "\(statements.prefix(600))")
         // Triggers become Observation components; the note is scrubbed text, the name is nowhere.
         let observations = try text(bag.appendingPathComponent("data/fhir/Observation.ndjson").path)
         #expect(observations.contains(#""valueString":"sleep""#), "migraine triggers as components")

@@ -58,6 +58,34 @@ enum ProtocolFixture {
         "  formats: [csv, json, fhir]",  // 39
     ]
 
+    /// The rules protocols/minimal.yaml adds after line 37 to name every field it does not export
+    /// (the fixture leaves them out so that tests can add rules and see unnamed-field warnings).
+    static let minimalExplicitDrops = [
+        "    # Every other field is named too, so the allow-list is complete and loading warns about nothing.",
+        "    participant.code: drop",
+        "    participant.name: drop",
+        "    participant.email: drop",
+        "    participant.phone: drop",
+        "    participant.birth_date: drop",
+        "    participant.age: drop",
+        "    participant.address: drop",
+        "    participant.zip: drop",
+        "    participant.mrn: drop",
+        "    participant.devices: drop",
+        "    participant.time_zone: drop",
+        "    participant.status: drop",
+        "    consent.version: drop",
+        "    consent.document_sha256: drop",
+        "    consent.signed_at: drop",
+        "    consent.signature: drop",
+        "    consent.sharing: drop",
+        "    consent.status: drop",
+        "    records.end: drop",
+        "    records.text: drop",
+        "    records.source: drop",
+        "    records.note: drop",
+    ]
+
     /// The fixture with line N replaced by `edits[N]` (which may hold several lines; later line
     /// numbers then move, so tests replace from the bottom or use one-line edits).
     static func text(_ edits: [Int: String] = [:]) -> String {

@@ -53,8 +53,9 @@ enum ExportFixture {
         return policy
     }
 
+    /// The fixture study; it names an RxNorm code for ibuprofen (the fixture's medication).
     static func studyProtocol(policy: DeidentificationPolicy = fullPolicy) -> StudyProtocol {
-        StudyProtocol(
+        var study = StudyProtocol(
             id: "axspa-wearables", revision: 3, title: "Wearables in axial spondyloarthritis", institution: "Example University",
             principalInvestigator: .init(name: "Dr. Example"),
             irb: .init(board: "Example IRB", approvalNumber: "IRB-2025-001", expires: CivilDate(year: 2027, month: 1, day: 1) ?? CivilDate(daysSinceEpoch: 0)),
@@ -68,13 +69,19 @@ enum ExportFixture {
                 .migraineEntry: [.migraineAttack],
             ],
             compliance: .init(rules: []), deidentification: policy, export: .init(formats: [.csv, .json, .fhir]))
+        study.medicationCodes = ["ibuprofen": "5640", "naproxen": "7258"]
+        return study
     }
 
-    static func context(formats: Set<ExportFormat> = Set(ExportFormat.allCases), policy: DeidentificationPolicy = fullPolicy) -> ExportContext {
+    /// The fixture's context; both FHIR layouts by default, so the golden files pin both shapes.
+    static func context(
+        formats: Set<ExportFormat> = Set(ExportFormat.allCases), policy: DeidentificationPolicy = fullPolicy, fhirLayout: FHIRLayout = .both,
+        fhirTransactions: Bool = false
+    ) -> ExportContext {
         ExportContext(
             studyProtocol: studyProtocol(policy: policy), protocolSHA256: String(repeating: "a", count: 64),
             policySHA256: String(repeating: "b", count: 64), recipient: "analyst-team", createdAt: createdAt, toolVersion: "0.1.0",
-            exclusions: ["withdrawn-exclude": 1], formats: formats)
+            exclusions: ["withdrawn-exclude": 1], formats: formats, fhirLayout: fhirLayout, fhirTransactions: fhirTransactions)
     }
 
     struct Participant {
@@ -137,7 +144,7 @@ enum ExportFixture {
         flare.valueLabel = "4-7"
         flare.note = "lower back"
 
-        var p2 = DeidentifiedParticipant(pseudonym: "W3HZ8P5LCA2YUE7G")
+        var p2 = DeidentifiedParticipant(pseudonym: "W3HZ7P5LCA2YUE7G")
         p2.sex = .male
         p2.ageBand = "90+"
         p2.zip3 = "000"

@@ -161,7 +161,7 @@ struct ExportWriterTests {
         let root = try ExportFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         try ExportFixture.export(to: root, context: ExportFixture.context(formats: [.fhir]))
-        let data = try Data(contentsOf: root.appendingPathComponent("data/fhir/bundles/W3HZ8P5LCA2YUE7G.json"))
+        let data = try Data(contentsOf: root.appendingPathComponent("data/fhir/bundles/W3HZ7P5LCA2YUE7G.json"))
         let bundle = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(bundle["type"] as? String == "collection")
         let entries = try #require(bundle["entry"] as? [[String: Any]])

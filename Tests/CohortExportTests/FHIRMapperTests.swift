@@ -24,4 +24,42 @@ struct FHIRMapperTests {
         #expect(FHIRMapper.partialDate("2025") == "2025" && FHIRMapper.partialDate("2025-03") == "2025-03")
         #expect(FHIRMapper.partialDate("2025-Q1") == nil && FHIRMapper.partialDate("1980–1984") == nil)
     }
+
+    /// Every Observation kind has a category from the standard observation-category system
+    /// (environment readings as social-history, plus cohort's own `environment` code); only
+    /// medication doses, which are MedicationStatements, have none.
+    @Test(arguments: RecordKind.allCases)
+    func everyObservationHasAStandardCategory(kind: RecordKind) {
+        let category = FHIRMapper.category(kind)
+        guard kind != .medicationDose else {
+            #expect(category == nil)
+            return
+        }
+        #expect(category?.first?.system == "http://terminology.hl7.org/CodeSystem/observation-category")
+        let standardCodes: Set<String> = ["social-history", "vital-signs", "imaging", "laboratory", "procedure", "survey", "exam", "therapy", "activity"]
+        #expect(category?.first?.code.map { standardCodes.contains($0) } == true)
+        if kind.dataType == .environment {
+            #expect(category?.map(\.code) == ["social-history", "environment"])
+        }
+    }
+
+    /// A medication the protocol names gets its RxNorm coding (whatever the case it was logged
+    /// in), with the logged name kept as text; one it does not name stays text only.
+    @Test(arguments: [("ibuprofen", "5640"), ("Ibuprofen ", "5640"), ("NAPROXEN", "7258"), ("mystery pill", nil)] as [(String, String?)])
+    func medicationsNamedInTheProtocolCarryRxNorm(name: String, code: String?) throws {
+        let mapper = FHIRMapper(context: ExportFixture.context())
+        var record = DeidentifiedRecord(pseudonym: "K7QF2M4XRB6TNV3D", kind: .medicationDose)
+        record.text = name
+        record.value = 400
+        guard case .medicationStatement(let statement) = mapper.resource(record, ordinal: 0, subject: FHIR.Reference(), ids: ResourceID.Builder()) else {
+            Issue.record("a medication dose must map to a MedicationStatement")
+            return
+        }
+        #expect(statement.medicationCodeableConcept.text == name)
+        if let code {
+            #expect(statement.medicationCodeableConcept.coding == [FHIR.Coding(system: "http://www.nlm.nih.gov/research/umls/rxnorm", code: code, display: name.trimmingCharacters(in: .whitespaces).lowercased())])
+        } else {
+            #expect(statement.medicationCodeableConcept.coding == nil)
+        }
+    }
 }

@@ -12,10 +12,12 @@ itself and each entry's resource):
   3. FHIRPath invariants from the R4 specification, evaluated with fhirpathpy's R4 model:
      Bundle bdl-1..bdl-5, bdl-7..bdl-12 (there is no bdl-6 in R4), Consent ppc-1..ppc-5,
      Observation obs-6 and obs-7, and dom-2..dom-6 on every DomainResource;
-  4. export rules: Bundle.type is collection, every entry's fullUrl is urn:uuid:<resource id>,
+  4. export rules: Bundle.type is collection (transaction for <pseudonym>.transaction.json, whose
+     every entry carries request PUT Type/<id>), every entry's fullUrl is urn:uuid:<resource id>,
      every reference inside a Bundle resolves to an entry's fullUrl; in the NDJSON files every
      reference is Type/<id> and resolves to a resource of the export; manifest.json has the
-     Bulk Data shape and its counts match the files.
+     Bulk Data shape and its counts match the files (no manifest without NDJSON: the Bundles-only
+     layout).
 Exits 1 and lists every failure when anything is wrong.
 """
 import json
@@ -166,8 +168,9 @@ def main():
     bulk_refs = []
     line_counts = {}
     ndjson_files = sorted(directory.glob("*.ndjson"))
-    if not ndjson_files:
-        checker.fail(str(directory), "no NDJSON files")
+    bundle_files = sorted((directory / "bundles").glob("*.json"))
+    if not ndjson_files and not bundle_files:
+        checker.fail(str(directory), "neither NDJSON files nor Bundles")
     for path in ndjson_files:
         expected_type = path.stem
         lines = 0
@@ -203,7 +206,11 @@ def main():
 
     # manifest.json
     manifest_path = directory / "manifest.json"
-    if not manifest_path.is_file():
+    if not ndjson_files:
+        # The Bundles-only layout: no Bulk Data output, so no manifest either.
+        if manifest_path.exists():
+            checker.fail("manifest.json", "present without NDJSON files")
+    elif not manifest_path.is_file():
         checker.fail("manifest.json", "missing")
     else:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -229,17 +236,28 @@ def main():
             if name not in listed:
                 checker.fail("manifest.json", f"{name} is not listed in output")
 
-    # Per-participant collection Bundles
-    for path in sorted((directory / "bundles").glob("*.json")):
+    # Per-participant collection Bundles (<pseudonym>.json) and transaction Bundles
+    # (<pseudonym>.transaction.json, every entry a PUT of Type/<id>)
+    for path in bundle_files:
         where = f"bundles/{path.name}"
         try:
             bundle = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
             checker.fail(where, f"not JSON ({error})")
             continue
-        checker.counts["bundles"] += 1
-        if bundle.get("type") != "collection":
-            checker.fail(where, "Bundle.type must be collection")
+        is_transaction = path.name.endswith(".transaction.json")
+        checker.counts["transaction-bundles" if is_transaction else "bundles"] += 1
+        expected_type = "transaction" if is_transaction else "collection"
+        if bundle.get("type") != expected_type:
+            checker.fail(where, f"Bundle.type must be {expected_type}")
+        for index, entry in enumerate(bundle.get("entry", [])):
+            resource = entry.get("resource", {})
+            request = entry.get("request")
+            expected = {"method": "PUT", "url": f"{resource.get('resourceType')}/{resource.get('id')}"}
+            if is_transaction and request != expected:
+                checker.fail(f"{where} entry[{index}]", f"request {request!r} is not {expected!r}")
+            if not is_transaction and request is not None:
+                checker.fail(f"{where} entry[{index}]", "a collection Bundle entry has a request")
         checker.check_resource(bundle, where)
         full_urls = set()
         for index, entry in enumerate(bundle.get("entry", [])):

@@ -1,0 +1,125 @@
+import CohortCore
+import Foundation
+import Testing
+
+@testable import CohortExport
+
+/// `datapackage.json`: the types an analyst's reader takes, so codes stay codes.
+struct DataPackageTests {
+    /// The fixture export's `datapackage.json`.
+    static func package() throws -> [String: Any] {
+        let root = try ExportFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try ExportFixture.export(to: root)
+        let data = try Data(contentsOf: root.appendingPathComponent("data/csv/datapackage.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// table → field name → field object.
+    static func fields() throws -> [String: [String: [String: Any]]] {
+        var result: [String: [String: [String: Any]]] = [:]
+        let package = try package()
+        for resource in try #require(package["resources"] as? [[String: Any]]) {
+            let name = try #require(resource["name"] as? String)
+            let schema = try #require(resource["schema"] as? [String: Any])
+            for field in try #require(schema["fields"] as? [[String: Any]]) {
+                let fieldName = try #require(field["name"] as? String)
+                result[name, default: [:]][fieldName] = field
+            }
+        }
+        return result
+    }
+
+    /// Codes with leading zeros, versions that look like numbers, identifiers and text are
+    /// declared strings, the fixed-form ones with the pattern their values follow.
+    @Test func codesAndTextAreDeclaredStringsWithPatterns() throws {
+        let fields = try Self.fields()
+        let expectations: [(String, String, String?)] = [
+            ("participants", "pseudonym", "^[A-Z2-7]{16}$"), ("participants", "zip3", "^[0-9][0-9*]{2}$"),
+            ("participants", "utc_offset", "^[+-][0-9]{2}:[0-9]{2}$"), ("consents", "version", nil),
+            ("consents", "document_sha256", "^[0-9a-f]{64}$"), ("consents", "pseudonym", "^[A-Z2-7]{16}$"),
+            ("biometrics", "text", nil), ("biometrics", "note", nil), ("biometrics", "unit", nil), ("symptom_logs", "kind", nil),
+        ]
+        for (table, name, pattern) in expectations {
+            let field = try #require(fields[table]?[name], "\(table).\(name) missing")
+            #expect(field["type"] as? String == "string", "\(table).\(name)")
+            #expect((field["constraints"] as? [String: Any])?["pattern"] as? String == pattern, "\(table).\(name)")
+        }
+        // The patterns hold for the values the fixture writes.
+        for (value, pattern) in [("021", "^[0-9][0-9*]{2}$"), ("9**", "^[0-9][0-9*]{2}$"), ("K7QF2M4XRB6TNV3D", "^[A-Z2-7]{16}$"), ("-05:00", "^[+-][0-9]{2}:[0-9]{2}$")] {
+            #expect(value.range(of: pattern, options: .regularExpression) != nil, "\(value) ~ \(pattern)")
+        }
+        #expect("21".range(of: "^[0-9][0-9*]{2}$", options: .regularExpression) == nil)
+    }
+
+    /// The pandas one-liner in docs/export-formats.md, run as written on an export: ZIP3 "021"
+    /// stays "021", consent versions stay strings ("1.0", "2.0"), an empty text column is a string
+    /// column of missing values, not float64. Needs pandas in `.venv` (scripts/setup-venv.sh):
+    /// a failure in CI without it, a printed SKIP elsewhere.
+    @Test func pandasRecipeFromTheDocsKeepsCodesAsText() throws {
+        let doc = String(decoding: try Data(contentsOf: ExportFixture.repositoryRoot.appendingPathComponent("docs/export-formats.md")), as: UTF8.self)
+        let begin = try #require(doc.range(of: "<!-- pandas-recipe:begin"))
+        let end = try #require(doc.range(of: "<!-- pandas-recipe:end -->"))
+        let block = doc[begin.upperBound..<end.lowerBound]
+        let codeStart = try #require(block.range(of: "```python\n"))
+        let codeEnd = try #require(block.range(of: "```", range: codeStart.upperBound..<block.endIndex))
+        let recipe = String(block[codeStart.upperBound..<codeEnd.lowerBound])
+        // README's "Loading the export" shows the same recipe.
+        let readme = String(decoding: try Data(contentsOf: ExportFixture.repositoryRoot.appendingPathComponent("README.md")), as: UTF8.self)
+        #expect(readme.contains("```python\n" + recipe + "```"), "README's pandas recipe differs from docs/export-formats.md")
+
+        let root = try ExportFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try ExportFixture.export(to: root)
+        let checks = """
+            p, c, b = tables["participants"], tables["consents"], tables["biometrics"]
+            assert list(p["zip3"]) == ["021", "000"], list(p["zip3"])
+            assert str(p["zip3"].dtype) == "string", p["zip3"].dtype
+            assert list(c["version"]) == ["1.0", "2.0", "1.0"], list(c["version"])
+            assert str(c["version"].dtype) == "string", c["version"].dtype
+            assert str(b["text"].dtype) == "string" and b["text"].isna().all(), b["text"].dtype
+            assert str(b["note"].dtype) == "string", b["note"].dtype
+            assert str(b["value"].dtype) == "Float64", b["value"].dtype
+            assert str(p["birth_year"].dtype) == "Int64", p["birth_year"].dtype
+            assert set(tables) >= {"participants", "consents", "biometrics", "codebook"}, set(tables)
+            print("pandas recipe ok")
+            """
+        guard let result = try Self.runPython(recipe + checks, in: root.appendingPathComponent("data/csv")) else { return }
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("pandas recipe ok"))
+        // Without the package's types pandas guesses wrong — what the recipe is for.
+        let naive = """
+            import pandas as pd
+            p, c = pd.read_csv("participants.csv"), pd.read_csv("consents.csv")
+            print(p["zip3"].dtype, c["version"].dtype, list(p["zip3"]))
+            """
+        let naiveResult = try Self.runPython(naive, in: root.appendingPathComponent("data/csv"))
+        let guessed = try #require(naiveResult)
+        #expect(guessed.output.contains("int64 float64 [21, 0]"), "\(guessed.output)")
+    }
+
+    /// Runs `code` with the repository's `.venv` Python in `directory`; nil (and a SKIP line, or
+    /// an issue under CI) when there is none.
+    static func runPython(_ code: String, in directory: URL) throws -> (status: Int32, output: String)? {
+        let python = ExportFixture.repositoryRoot.appendingPathComponent(".venv/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record("pandas recipe cannot run: \(python.path) not found (scripts/setup-venv.sh failed?)")
+            } else {
+                print("SKIP pandas recipe: \(python.path) not found; run scripts/setup-venv.sh")
+            }
+            return nil
+        }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = ["-c", code]
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+}
