@@ -63,7 +63,7 @@ extension Cohort {
                     """)
 
             @Argument(help: "Data files (a folder for FHIR).") var files: [String] = []
-            @Option(help: "The source: cohort, fhir, health-metrics, or a postgresql:// URL (default: recognized by content).") var from: String?
+            @Option(help: "The source: cohort, apple-health, fhir, health-metrics, or a postgresql:// URL (default: recognized by content).") var from: String?
             @Option(help: "With a postgresql:// source: the health_metrics table (table or schema.table).") var table: String?
             @Option(help: "CSV with the header user_id,participant: maps health_metrics users or FHIR patient identifiers to study codes.")
             var userMap: String?
@@ -72,7 +72,6 @@ extension Cohort {
             @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
             @Option(help: "Keep good rows and write bad rows (with reasons) to this CSV.") var rejects: String?
             @Option(help: "table or json.") var format: OutputFormat = .table
-            @Option(help: "cohort or apple-health (default: sniffed from the file).") var from: String?
             @Option(help: "The participant's study code (Apple Health exports belong to one participant).") var participant: String?
             @OptionGroup var options: WorkspaceOptions
 

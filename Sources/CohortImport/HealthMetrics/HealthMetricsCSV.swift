@@ -1,4 +1,4 @@
-public import CohortCore
+import CohortCore
 public import Foundation
 
 /// Reads a CSV dump of the `health_metrics` table (`\copy health_metrics TO 'x.csv' CSV HEADER`
