@@ -73,15 +73,14 @@ let package = Package(
             dependencies: [
                 "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
                 "CohortDeid", "CohortExport", "CohortPackage",
-                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Mustache", package: "swift-mustache"), .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "cohort",
             dependencies: [
-                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortDeid", "CohortPackage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Yams", package: "Yams"),
+                "CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
