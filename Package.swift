@@ -93,15 +93,14 @@ let package = Package(
             dependencies: [
                 "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
                 "CohortDeid", "CohortExport", "CohortPackage", "CohortImport",
-                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Mustache", package: "swift-mustache"), .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "cohort",
             dependencies: [
-                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortDeid", "CohortPackage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Yams", package: "Yams"),
+                "CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),

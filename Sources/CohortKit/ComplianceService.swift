@@ -24,7 +24,7 @@ public struct ComplianceService: Sendable {
         var engine = ComplianceEngine(studyProtocol: p, asOf: asOf)
         var ids: [Int64: UUID] = [:]
         for stored in try workspace.store.participants() where stored.participant.status != .erased {
-            try engine.add(participant: ComplianceSubject(stored.participant))
+            try engine.add(participant: ComplianceSubject(stored.participant).asOf(asOf))
             ids[stored.pk] = stored.participant.id
         }
         try workspace.store.forEachRecordStart { pk, kind, start in

@@ -160,9 +160,10 @@ public struct DemoRun: Sendable {
             extra.append("  verify           \(verified ? "passed" : "FAILED"): \(report.checks.filter(\.passed).count) of \(checks) checks (signature, digests, gzip/tar, BagIt, rows, audit checkpoint, residual PII)")
             extra.append("")
             extra.append("Verify it yourself with stock tools:")
-            extra.append("  openssl pkeyutl -verify -pubin -inkey \(publicKey.path) -rawin \\")
-            extra.append("    -in \(export.manifestURL?.path ?? "") -sigfile \(export.signatureURL?.path ?? "")")
-            extra.append("  cohort verify \(archive.url.path) --public-key \(publicKey.path)")
+            let q = ShellQuote.quote
+            extra.append("  openssl pkeyutl -verify -pubin -inkey \(q(publicKey.path)) -rawin \\")
+            extra.append("    -in \(q(export.manifestURL?.path ?? "")) -sigfile \(q(export.signatureURL?.path ?? ""))")
+            extra.append("  cohort verify \(q(archive.url.path)) --public-key \(q(publicKey.path))")
             extra.append("")
         }
         let audit = try workspace.store.verifyAudit(publicKey: workspace.keystore.publicKey)

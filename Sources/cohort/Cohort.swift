@@ -1,7 +1,5 @@
 import ArgumentParser
-import CohortCore
 import CohortKit
-import CohortStore
 import Foundation
 
 #if canImport(Glibc)
@@ -17,16 +15,19 @@ struct Cohort: ParsableCommand {
         commandName: "cohort",
         abstract: "Run the data side of a health research study: protocols, roster, consent, data, compliance, de-identified signed exports.",
         discussion: """
-            Exit codes: 0 success · 1 a check failed (validation, verification, audit, scan) · 2 usage error ·
-            3 invalid input · 4 not found · 5 conflict · 6 security (keys, permissions, token) · 7 integrity ·
-            8 refused by policy (consent, withdrawal, residual PII) · 10 system or I/O error.
+            Exit codes: 0 success; 1 a check failed (validation, verification, audit, scan); 2 usage error; \
+            3 invalid input; 4 not found; 5 conflict; 6 security (keys, permissions, token); 7 integrity; \
+            8 refused by policy (consent, withdrawal, residual PII); 10 system or I/O error.
+
+            Workspace commands take -w/--workspace DIR (or COHORT_WORKSPACE); data output takes --format table|json|csv \
+            (a command that cannot write CSV refuses it with exit 2); --quiet silences progress and notes.
 
             Examples:
-              cohort demo                              # a demo study end to end
-              cohort init --dir my-study --protocol protocols/axspa-wearables.yaml
-              cohort participant import roster.csv -w my-study
+              cohort demo                                   # a demo study end to end
+              cohort init -w my-study --protocol protocols/axspa-wearables.yaml
+              cohort participant import roster.csv --tokens tokens.csv -w my-study
               cohort data import symptoms.csv heart_rate.ndjson -w my-study
-              cohort audit verify -w my-study       # or: export COHORT_WORKSPACE=my-study
+              cohort audit verify -w my-study               # or: export COHORT_WORKSPACE=my-study
             """,
         version: version,
         subcommands: [
@@ -56,52 +57,4 @@ struct Cohort: ParsableCommand {
             exit(withError: error)
         }
     }
-}
-
-/// Maps error codes to the documented exit codes.
-enum ExitCodes {
-    /// Usage error: an unknown option, a missing argument, a bad flag value.
-    static let usage: Int32 = 2
-
-    static func code(for error: CohortError) -> Int32 {
-        switch error.code {
-        case .invalidInput: 3
-        case .notFound: 4
-        case .conflict: 5
-        case .security: 6
-        case .integrity: 7
-        case .policy: 8
-        case .system: 10
-        }
-    }
-}
-
-/// Options every workspace command shares.
-struct WorkspaceOptions: ParsableArguments {
-    @Option(name: [.customShort("w"), .long], help: "The workspace directory (default: $COHORT_WORKSPACE or the current directory).")
-    var workspace: String?
-
-    @Option(help: "Who is acting, for the audit trail (default: the OS user).")
-    var actor: String?
-
-    var directory: URL {
-        URL(fileURLWithPath: workspace ?? ProcessInfo.processInfo.environment["COHORT_WORKSPACE"] ?? FileManager.default.currentDirectoryPath)
-    }
-
-    var actorName: String { Workspace.actorName(explicit: actor) }
-
-    /// Opens the workspace; read-only commands pass `readOnly` (they then work on a copy nobody may write).
-    func open(readOnly: Bool = false, checkingAuditHead: Bool = true) throws -> Workspace {
-        let options = try StudyStore.OpenOptions.command(readOnly: readOnly, environment: ProcessInfo.processInfo.environment) {
-            Console.note("waiting for another cohort command to finish (study.db is locked)…")
-        }
-        return try Workspace.open(at: directory, actor: actorName, options: options, checkingAuditHead: checkingAuditHead)
-    }
-}
-
-/// Output formats for commands whose output is data.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case table
-    case json
-    case csv
 }

@@ -1,7 +1,5 @@
 import ArgumentParser
-import CohortCrypto
 import CohortKit
-import CohortPackage
 import Foundation
 
 extension Cohort {
@@ -11,12 +9,11 @@ extension Cohort {
             commandName: "report",
             abstract: "Write the study report: one self-contained HTML file (no network, no script, prints well).",
             discussion: """
-                Study summary, enrollment over time, consent versions and re-consents, withdrawals by mode, \
-                compliance per rule (participant × day heatmap and weekly trend against the threshold), the \
-                participants below threshold as of --as-of, and with --export an archive's contents, \
-                de-identification, k and quasi-identifiers, suppressions, residual scan and signature status \
-                (checked by the verifier, as `cohort verify -w` does). Participants are shown by study code \
-                only. Exit 1 when the --export archive fails verification (the report is still written).
+                Study summary, enrollment over time, consent versions and re-consents, withdrawals by mode, compliance per rule \
+                (participant × day heatmap and weekly trend against the threshold), the participants below threshold as of \
+                --as-of, and with --export an archive's contents, de-identification, k and quasi-identifiers, suppressions, \
+                residual scan and signature status (checked by the verifier, as `cohort verify -w` does). Participants are shown \
+                by study code only. Exit 1 when the --export archive fails verification (the report is still written).
 
                 Examples:
                   cohort report -w my-study --out report.html
@@ -24,7 +21,7 @@ extension Cohort {
                 """)
 
         @Option(help: "The HTML file to write (replaced atomically).") var out: String
-        @Option(help: "Compliance as of this date (YYYY-MM-DD) or instant; default now.") var asOf: String?
+        @Option(help: ArgumentHelp("Compliance as of this date (YYYY-MM-DD) or ISO 8601 instant; default now.", valueName: "date")) var asOf: DateOrInstant?
         @Option(help: "An export archive (.tar.gz) to describe and verify.") var export: String?
         @Option(help: "The export's manifest (default: next to the archive).") var manifest: String?
         @OptionGroup var options: WorkspaceOptions
@@ -32,7 +29,7 @@ extension Cohort {
         func run() throws {
             let workspace = try options.open(readOnly: true)
             let report = try StudyReportService(workspace: workspace).report(
-                asOf: try ComplianceService.asOf(asOf, now: workspace.now()), archive: export.map { URL(fileURLWithPath: $0) },
+                asOf: asOf?.date ?? workspace.now(), archive: export.map { URL(fileURLWithPath: $0) },
                 manifest: manifest.map { URL(fileURLWithPath: $0) })
             let url = URL(fileURLWithPath: out)
             try ReportFile.write(report.html(), to: url)
@@ -48,7 +45,7 @@ extension Cohort {
 extension Cohort.Verify {
     /// `verify --html FILE`: the auditor's page for `report`, written atomically.
     func writeHTML(_ report: VerificationReport, to path: String, workspace: Workspace?) throws {
-        let keyPath = publicKey ?? workspace.map { Workspace.keysDirectory(of: $0.directory).appendingPathComponent(Keystore.publicKeyFileName).path }
+        let keyPath = publicKey ?? workspace?.signingPublicKeyPath
         let page = VerificationPage(
             report: report, archive: URL(fileURLWithPath: archive), manifest: manifest.map { URL(fileURLWithPath: $0) }, publicKeyPath: keyPath,
             generatedAt: Date())

@@ -8,18 +8,18 @@ extension Cohort.Deid {
         static let configuration = CommandConfiguration(
             abstract: "Re-identification risk of an export, from its published files alone (k, prosecutor risk, uniqueness, l-diversity).",
             discussion: """
-                Reads an export archive (.tar.gz, without a workspace or keys) or its unpacked bag folder.
-                Equivalence classes are formed over the quasi-identifier columns the export's
-                de-identification report names (every column of data/csv/participants.csv besides the
-                pseudonym); l-diversity is computed for the sensitive fields the report names, plus any
+                Reads an export archive (.tar.gz, without a workspace or keys) or its unpacked bag folder. \
+                Equivalence classes are formed over the quasi-identifier columns the export's \
+                de-identification report names (every column of data/csv/participants.csv besides the \
+                pseudonym); l-diversity is computed for the sensitive fields the report names, plus any \
                 given with --sensitive (table.column of the CSV files, e.g. medications.text).
 
-                Measures: k (smallest class), prosecutor risk (max 1/k, average classes/records),
-                sample uniqueness (share of records alone in their class), l per sensitive field.
+                Measures: k (smallest class), prosecutor risk (max 1/k, average classes/records), \
+                sample uniqueness (share of records alone in their class), l per sensitive field. \
                 The table shows the 20 smallest classes; json and csv give every class.
 
-                Exit codes: 0 the published files hold what the report claims (k reaches the
-                requested k and equals the stated k); 1 they do not; 3 invalid input (unreadable
+                Exit codes: 0 the published files hold what the report claims (k reaches the \
+                requested k and equals the stated k); 1 they do not; 3 invalid input (unreadable \
                 report or CSV); 4 archive, folder or table not found; 7 a corrupt archive; 2 usage.
 
                 Examples:
@@ -31,6 +31,7 @@ extension Cohort.Deid {
         @Argument(help: "An export archive (.tar.gz) or an unpacked bag folder.") var path: String
         @Option(help: "An extra sensitive field for l-diversity, as table.column (repeatable).") var sensitive: [String] = []
         @Option(help: "table, json or csv (csv: one row per equivalence class).") var format: OutputFormat = .table
+        @OptionGroup var output: OutputOptions
 
         func validate() throws {
             for name in sensitive where name.split(separator: ".").count != 2 {

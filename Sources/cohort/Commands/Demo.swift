@@ -1,5 +1,4 @@
 import ArgumentParser
-import CohortCore
 import CohortKit
 import Foundation
 
@@ -8,28 +7,30 @@ extension Cohort {
         static let configuration = CommandConfiguration(
             abstract: "Run a demo study end to end in a fresh workspace.",
             discussion: """
-                Creates the workspace (default ./cohort-demo; a previous demo there is replaced), loads the
-                axial spondyloarthritis protocol, enrolls synthetic participants with realistic fake
-                identities, writes 90 days of synthetic app and wearable data as CSV/NDJSON files and imports
-                them through the same path `cohort data import` uses, records consent (one participant
-                re-consents to a new version), withdraws one participant with their token (exclude) and one
-                by staff (erase), computes compliance, exports a signed de-identified archive for a named
-                recipient, verifies it, and verifies the audit trail.
+                Creates the workspace (default ./cohort-demo; a previous demo there is replaced), loads the axial spondyloarthritis \
+                protocol, enrolls synthetic participants with realistic fake identities, writes 90 days of synthetic app and \
+                wearable data as CSV/NDJSON files and imports them through the same path `cohort data import` uses, records consent \
+                (one participant re-consents to a new version), withdraws one participant with their token (exclude) and one by \
+                staff (erase), computes compliance, exports a signed de-identified archive for a named recipient, verifies it, and \
+                verifies the audit trail.
 
                 Examples:
                   swift run cohort demo
-                  cohort demo --dir /tmp/demo --seed 7 --participants 20
+                  cohort demo -w /tmp/demo --seed 7 --participants 20
                 """)
 
-        @Option(help: "The demo workspace directory.") var dir: String = "cohort-demo"
+        @Option(name: [.customShort("w"), .long], help: "The demo workspace directory (default: cohort-demo).") var workspace: String?
+        @Option(name: .customLong("dir"), help: .hidden) var deprecatedDir: String?
         @Option(help: "Seed for the synthetic cohort (same seed, same people and data).") var seed: UInt64 = 42
         @Option(help: "How many participants to enroll.") var participants: Int = 50
         @Option(help: "Who is acting, for the audit trail.") var actor: String = "demo-coordinator"
-        @Option(help: "Keep the generated roster and data files in this folder, outside --dir (default: a temporary folder deleted after import).")
+        @Option(help: "Keep the generated roster and data files in this folder, outside the workspace (default: a temporary folder deleted after import).")
         var importFiles: String?
+        @OptionGroup var output: OutputOptions
 
         func validate() throws {
             guard (1...10_000).contains(participants) else { throw ValidationError("--participants must be between 1 and 10000") }
+            if workspace != nil, deprecatedDir != nil { throw ValidationError("give -w/--workspace only (--dir is its old name)") }
         }
 
         func run() throws {
@@ -37,7 +38,7 @@ extension Cohort {
             let root = try ExampleFiles.temporaryCopy()
             defer { try? FileManager.default.removeItem(at: root) }
             let demo = DemoRun(
-                directory: URL(fileURLWithPath: dir), seed: seed, participants: participants, actor: actor, projectRoot: root,
+                directory: URL(fileURLWithPath: workspace ?? deprecatedDir ?? "cohort-demo"), seed: seed, participants: participants, actor: actor, projectRoot: root,
                 keepImportFilesIn: importFiles.map { URL(fileURLWithPath: $0, isDirectory: true) }, log: { Console.note("· " + $0) })
             let summary = try demo.run()
             Console.print("")

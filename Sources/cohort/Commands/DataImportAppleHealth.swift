@@ -8,17 +8,20 @@ enum AppleHealthImportCommand {
         guard let participant else {
             throw ValidationError("an Apple Health export belongs to one participant: pass --participant with their study code")
         }
-        let importer = AppleHealthImporter(workspace: workspace, progress: Console.progress("importing \(URL(fileURLWithPath: file).lastPathComponent)"))
+        let bar = ProgressBar("importing \(URL(fileURLWithPath: file).lastPathComponent)", unit: "samples", total: nil)
+        var progress: (@Sendable (Int) -> Void)?
+        if Console.showsProgress { progress = { (n: Int) in bar.update(n) } }
+        let importer = AppleHealthImporter(workspace: workspace, progress: progress)
         let summary: AppleHealthImportSummary
         do {
             summary = try importer.importExport(URL(fileURLWithPath: file), participantCode: participant, studyID: study)
         } catch {
-            Console.endProgress()
+            bar.finish()
             throw error
         }
-        Console.endProgress()
+        bar.finish()
         switch format {
-        case .json: Console.print(String(decoding: try JSONEncoder.pretty.encode(summary), as: UTF8.self))
+        case .json: try printJSON(summary)
         default:
             let total = summary.total
             Console.print("\(file): \(total.seen) samples, \(total.imported) new, \(total.duplicates) already stored")

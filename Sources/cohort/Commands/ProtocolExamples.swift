@@ -10,9 +10,8 @@ extension Cohort.ProtocolCommand {
             commandName: "examples",
             abstract: "Write the example protocols and their consent templates into a folder.",
             discussion: """
-                Writes protocols/*.yaml and templates/** (compiled into cohort) under --out, ready for
-                `cohort protocol validate` and `cohort init --protocol`. Existing files of the same
-                name are replaced only with --force.
+                Writes protocols/*.yaml and templates/** (compiled into cohort) under --out, ready for `cohort protocol validate` and \
+                `cohort init --protocol`. Existing files of the same name are replaced only with --force.
 
                 Examples:
                   cohort protocol examples --out .
@@ -24,6 +23,8 @@ extension Cohort.ProtocolCommand {
 
         @Flag(help: "Replace files that already exist.")
         var force = false
+
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let directory = URL(fileURLWithPath: out, isDirectory: true)

@@ -1,0 +1,46 @@
+public import CohortDeid
+public import Foundation
+
+/// `cohort deid scan`: scans files and folders for any roster participant's identifiers
+/// (participant values only; cohort's own fixed-text files in folders are skipped).
+public enum ResidualScanService {
+    /// Scans `paths` (files or folders) against `workspace`'s roster. A path that does not exist
+    /// is a not-found error naming it.
+    public static func scan(paths: [URL], workspace: Workspace) throws -> ResidualScanResult {
+        let scanner = ResidualScanner(roster: try workspace.store.participants(withIdentities: true).map(\.participant))
+        var findings: [ResidualFinding] = []
+        var skipped: [String] = []
+        var files = 0
+        for url in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+                throw CohortError(.notFound, "no such file or folder", at: .init(file: url.path))
+            }
+            if isDirectory.boolValue {
+                let result = try scanner.scan(directory: url)
+                findings += result.findings
+                skipped += result.filesSkipped
+                files += result.filesScanned
+            } else {
+                findings += try scanner.scan(files: [url])
+                files += 1
+            }
+        }
+        return ResidualScanResult(filesScanned: files, filesSkipped: skipped, findings: findings)
+    }
+
+    /// Column names of ``exceptionRows(_:)``: the exceptions file `cohort export --allow` reads.
+    public static let exceptionHeader = ["table", "column", "value_sha256", "reviewer", "reason"]
+
+    /// One row per distinct (table, column, value): the exceptions file a reviewer completes
+    /// (reviewer and reason left empty).
+    public static func exceptionRows(_ findings: [ResidualFinding]) -> [[String]] {
+        var seen: Set<[String]> = []
+        var rows: [[String]] = []
+        for finding in findings {
+            let row = [finding.table, finding.field ?? "", finding.valueSHA256, "", ""]
+            if seen.insert(row).inserted { rows.append(row) }
+        }
+        return rows
+    }
+}

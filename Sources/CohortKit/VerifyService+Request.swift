@@ -1,0 +1,27 @@
+import CohortCrypto
+public import CohortPackage
+public import Foundation
+
+extension VerifyService {
+    /// Verifies `archive` as `cohort verify` does: the key comes from `publicKeyFile`, else from
+    /// `workspace`; with neither, a usage-level invalid-input error says what to pass. A missing
+    /// archive is one not-found error (nothing else is checked), not a list of failed checks.
+    public static func verify(archive: URL, manifest: URL?, publicKeyFile: URL?, workspace: Workspace?) throws -> VerificationReport {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: archive.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw CohortError(.notFound, "no such archive", at: .init(file: archive.path), hint: "give the .tar.gz file `cohort export` wrote (its path is printed after the export)")
+        }
+        if let manifest, !FileManager.default.fileExists(atPath: manifest.path) {
+            throw CohortError(.notFound, "no such manifest", at: .init(file: manifest.path), hint: "omit --manifest to use the one next to the archive")
+        }
+        let key: Ed25519PublicKey
+        if let publicKeyFile {
+            key = try StudyPublicKey.load(publicKeyFile)
+        } else if let workspace {
+            key = workspace.keystore.publicKey
+        } else {
+            throw CohortError.invalid("no public key to check the signature with", field: "public-key", hint: "give --public-key signing.pub.pem (or --workspace DIR)")
+        }
+        return try verify(archive: archive, manifest: manifest, publicKey: key, workspace: workspace)
+    }
+}

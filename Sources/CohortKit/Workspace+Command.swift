@@ -1,0 +1,33 @@
+import CohortCore
+import CohortStore
+public import Foundation
+
+extension Workspace {
+    /// Opens the workspace at `directory` the way a command run from a shell does: the lock
+    /// timeout comes from `COHORT_LOCK_TIMEOUT` in `environment`, and `onWaiting` is called once
+    /// when another command holds the database. Read-only commands pass `readOnly`.
+    public static func openForCommand(
+        at directory: URL, actor: String, readOnly: Bool, checkingAuditHead: Bool = true, environment: [String: String],
+        onWaiting: (@Sendable () -> Void)?
+    ) throws -> Workspace {
+        let options = try StudyStore.OpenOptions.command(readOnly: readOnly, environment: environment, onWaiting: onWaiting)
+        return try open(at: directory, actor: actor, options: options, checkingAuditHead: checkingAuditHead)
+    }
+
+    /// Opens a workspace read-only for verification (`cohort verify -w`).
+    public static func openForVerification(at directory: URL) throws -> Workspace {
+        try open(at: directory, actor: "verifier", options: .init(readOnly: true))
+    }
+
+    /// The path of `study.db`.
+    public var databaseURL: URL { store.url }
+
+    /// The pinned protocol's id, revision and SHA-256, or nil before one is loaded.
+    public func pinnedProtocolSummary() throws -> (id: String, revision: Int, sha256: String)? {
+        guard let pinned = try store.currentProtocol() else { return nil }
+        return (pinned.studyProtocol.id, pinned.studyProtocol.revision, pinned.sha256)
+    }
+
+    /// The signing key's fingerprint (safe to print).
+    public var signingKeyFingerprint: String { keystore.fingerprints.signing }
+}

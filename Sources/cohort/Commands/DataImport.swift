@@ -1,0 +1,164 @@
+import ArgumentParser
+import CohortKit
+import Foundation
+
+extension Cohort.DataCommand {
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import records: cohort's CSV/NDJSON/JSON, Apple Health exports, FHIR R4, health_metrics; one file = one transaction.",
+            discussion: """
+                CSV header: participant,kind,start,end,value,unit,text,source,note (participant, kind and start required). NDJSON: one \
+                object per line with the same keys; .json: an array of them. Instants are ISO 8601; without an offset they are read \
+                in the participant's time zone. Units are UCUM and converted where sensible (e.g. [lb_av] → kg, [degF] → Cel).
+
+                On the first bad row nothing from that file is stored and the error names file:line: field. With --rejects FILE, good \
+                rows are kept and bad ones written to FILE with their reasons (a fixed rejects file imports as it is). Re-importing a \
+                file is idempotent (same participant, kind, start and source = same record). On a terminal a progress bar shows \
+                rows, rate and ETA on stderr (--quiet: none).
+
+                Outside sources, chosen with --from or recognized by content: an Apple Health export (export.zip, its folder or \
+                export.xml; one participant, --participant; docs/import-apple-health.md), FHIR R4 NDJSON or Bundles (a file or a \
+                folder; docs/import-fhir.md), and the app backend's health_metrics (a CSV dump, sync API bodies, or the table itself \
+                over a postgresql:// URL; docs/import-health-metrics.md). Their summary lists what was seen, imported per type, \
+                metric or kind, and skipped with reasons.
+
+                Examples:
+                  cohort data import symptoms.csv wearable.ndjson -w my-study
+                  cohort data import --study axspa-wearables export.csv --rejects rejects.csv -w my-study
+                  cohort data import export.zip --participant P-0007 -w my-study
+                  cohort data import --from fhir bulk-export/ -w my-study
+                  cohort data import --from fhir export/data/fhir --recipient lab-b -w my-study
+                  cohort data import --from health-metrics dump.csv --user-map users.csv -w my-study
+                  cohort data import --from postgresql://app@db/app --table health_metrics --user-map users.csv -w my-study
+                """)
+
+        @Argument(help: "Data files (a folder for FHIR or an unpacked Apple Health export).") var files: [String] = []
+        @Option(help: "The source: cohort, apple-health, fhir, health-metrics, or a postgresql:// URL (default: recognized by content).")
+        var from: String?
+        @Option(help: "With a postgresql:// source: the health_metrics table (table or schema.table).") var table: String?
+        @Option(help: "CSV with the header user_id,participant: maps health_metrics users or FHIR patient identifiers to study codes.")
+        var userMap: String?
+        @Option(help: "FHIR exported by cohort: the export's recipient; its pseudonyms map back to study codes and its date shift is undone.")
+        var recipient: String?
+        @Option(help: "The participant's study code (an Apple Health export belongs to one participant).") var participant: String?
+        @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
+        @Option(help: "Keep good rows and write bad rows (with reasons) to this CSV.") var rejects: String?
+        @Option(help: "table or json (no csv).") var format: OutputFormat = .table
+        @OptionGroup var options: WorkspaceOptions
+
+        var isDatabase: Bool { from.map { $0.hasPrefix("postgresql://") || $0.hasPrefix("postgres://") } ?? false }
+
+        func validate() throws {
+            try format.refusingCSV("data import")
+            if rejects != nil, files.count > 1 { throw ValidationError("--rejects takes one data file at a time") }
+            if let from, !isDatabase, !["cohort", "apple-health", "fhir", "health-metrics"].contains(from) {
+                throw ValidationError("--from takes cohort, apple-health, fhir, health-metrics or a postgresql:// URL")
+            }
+            if isDatabase {
+                guard table != nil else { throw ValidationError("a postgresql:// source needs --table (e.g. --table health_metrics)") }
+                guard files.isEmpty else { throw ValidationError("a postgresql:// source reads the table; give no files") }
+            } else {
+                if table != nil { throw ValidationError("--table applies to a postgresql:// source") }
+                if files.isEmpty { throw ValidationError("give at least one data file") }
+            }
+        }
+
+        /// The outside sources (FHIR, health_metrics) to import, or nil for cohort's own files and Apple Health.
+        func externalSources() throws -> [ExternalSource]? {
+            if isDatabase, let from, let table { return [.healthMetricsTable(url: from, table: table)] }
+            if from == "cohort" || from == "apple-health" { return nil }
+            if let from {
+                return files.compactMap { ExternalSource.named(from, URL(fileURLWithPath: $0)) }
+            }
+            // An Apple Health folder or zip is read by the Apple Health path, not as FHIR.
+            let sniffed = files.map { file -> ExternalSource? in
+                let url = URL(fileURLWithPath: file)
+                return ImportSource.sniff(url) == .appleHealth ? nil : ExternalSource.sniff(url)
+            }
+            if sniffed.allSatisfy({ $0 == nil }) { return nil }
+            guard let sources = sniffed as? [ExternalSource] else {
+                throw ValidationError("the files mix cohort record files and outside sources; import them separately or name the source with --from")
+            }
+            return sources
+        }
+
+        func run() throws {
+            let workspace = try options.open()
+            if let sources = try externalSources() {
+                if rejects != nil { throw ValidationError("--rejects applies to cohort's own record files") }
+                try runExternal(sources, workspace: workspace)
+                return
+            }
+            if userMap != nil || recipient != nil { throw ValidationError("--user-map and --recipient apply to FHIR and health_metrics sources") }
+            var results: [ImportFileResult] = []
+            var appleHealthFiles = 0
+            for file in files {
+                let url = URL(fileURLWithPath: file)
+                let source = from.flatMap(ImportSource.init(rawValue:)) ?? ImportSource.sniff(url)
+                if source == .appleHealth {
+                    try AppleHealthImportCommand.run(file: file, participant: participant, study: study, format: format, workspace: workspace)
+                    appleHealthFiles += 1
+                    continue
+                }
+                let showing = Console.showsProgress
+                let bar = ProgressBar("importing \(url.lastPathComponent)", unit: "rows", total: showing ? RecordImporter.estimatedRows(in: url) : nil)
+                var progress: (@Sendable (Int) -> Void)?
+                if showing { progress = { (rows: Int) in bar.update(rows) } }
+                let importer = RecordImporter(workspace: workspace, progress: progress)
+                let result: ImportFileResult
+                do {
+                    result = try importer.importFile(url, rejectsURL: rejects.map { URL(fileURLWithPath: $0) }, studyID: study)
+                } catch {
+                    bar.finish()
+                    if !results.isEmpty { Console.note("(\(results.count) earlier file(s) were imported; this file stored nothing)") }
+                    throw error
+                }
+                bar.finish()
+                results.append(result)
+                if format == .table {
+                    let rate = result.seconds > 0 ? Int(Double(result.rows) / result.seconds) : 0
+                    Console.print(
+                        "\(file): \(result.rows) rows, \(result.inserted) new, \(result.duplicates) already stored, \(result.rejected) rejected (\(rate) rows/s)")
+                }
+            }
+            if format == .json, !results.isEmpty || appleHealthFiles == 0 { try printJSON(results) }
+            if results.contains(where: { $0.rejected > 0 }), let rejects { Console.note("Rejected rows written to \(rejects)") }
+        }
+
+        func runExternal(_ sources: [ExternalSource], workspace: Workspace) throws {
+            var results: [ExternalImportResult] = []
+            for source in sources {
+                let bar = ProgressBar("importing \(source.label)", unit: "records", total: nil)
+                var progress: (@Sendable (Int) -> Void)?
+                if Console.showsProgress { progress = { (n: Int) in bar.update(n) } }
+                let importer = ExternalImporter(
+                    workspace: workspace, userMap: userMap.map { URL(fileURLWithPath: $0) }, recipient: recipient, progress: progress)
+                let result: ExternalImportResult
+                do {
+                    result = try importer.run(source)
+                } catch {
+                    bar.finish()
+                    if !results.isEmpty { Console.note("(\(results.count) earlier source(s) were imported; this one stored nothing)") }
+                    throw error
+                }
+                bar.finish()
+                results.append(result)
+                if format == .table { Console.print(Self.summary(result)) }
+            }
+            if format == .json { try printJSON(results) }
+        }
+
+        /// The summary a coordinator reads: counts by metric or kind and by reason, never values.
+        static func summary(_ r: ExternalImportResult) -> String {
+            let t = r.tally
+            let unit = r.format == "fhir" ? "resources" : "rows"
+            var lines = ["\(r.source) (\(r.format)): \(t.seen) \(unit) seen, \(t.records) records read, \(r.inserted) new, \(r.duplicates) already stored"]
+            if r.format == "fhir" { lines.append("  patients matched to the roster: \(t.patients)") }
+            for (item, n) in t.perItem.sorted(by: { $0.key < $1.key }) { lines.append("  \(item): \(n)") }
+            if t.unmappedRows > 0 { lines.append("  not imported: \(t.unmappedRows) rows of \(t.unmappedUsers) users not in the user map") }
+            for (reason, n) in r.outside.sorted(by: { $0.key < $1.key }) { lines.append("  not imported: \(n) records \(reason)") }
+            for (reason, n) in t.skipped.sorted(by: { $0.key < $1.key }) { lines.append("  skipped: \(n) \(reason)") }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import CohortKit
+import Foundation
+
+extension Cohort {
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export de-identified data (CSV, JSON, FHIR R4) as a signed, reproducible archive.",
+            discussion: """
+                Streams records through the protocol's de-identification policy into the writers, scans the result for residual \
+                identifiers (any hit publishes nothing), builds a BagIt bag, archives it (tar + gzip), and writes \
+                <name>.manifest.json with its Ed25519 signature <name>.manifest.json.sig. Participants withdrawn in exclude/erase \
+                mode are left out and counted. The audit trail records export.begin before anything is read and export.create (the \
+                archive's SHA-256) before any file gets its final name; a participant who withdraws (exclude/erase) while the export \
+                runs makes it publish nothing and name them. Names are unique in --out (a taken one gets -2, -3…); with --created-at \
+                the name is fixed and a taken one is refused.
+
+                --outputs names the files written (csv, json, fhir); --format is how this command reports what it did (table or json). \
+                On a terminal a progress bar shows participants, rate and ETA on stderr (--quiet: none).
+
+                Examples:
+                  cohort export --recipient "Analytics Team" --out exports -w my-study
+                  cohort export --recipient lab-b --outputs csv,fhir --no-archive --out exports -w my-study
+                  cohort export --recipient lab-b --created-at 2026-11-01T00:00:00Z --out exports -w my-study   # reproducible
+                """)
+
+        @Option(help: "The study id (checked against the workspace).") var study: String?
+        @Option(help: "Who receives the export; pseudonyms and date shifts are specific to it.") var recipient: String
+        @Option(help: ArgumentHelp("Comma-separated files to write: csv, json, fhir (default: the protocol's).", valueName: "csv,json,fhir"))
+        var outputs: ExportFormatList?
+        @Option(name: .customLong("formats"), help: .hidden) var deprecatedFormats: ExportFormatList?
+        @Option(help: "Output folder.") var out: String = "exports"
+        @Option(help: ArgumentHelp("Creation instant (ISO 8601 with offset) — the same store, keys, recipient and instant give a byte-identical archive.", valueName: "instant"))
+        var createdAt: Instant?
+        @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
+        @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: ExportCompression = .default
+        @Option(help: "How to report the result: table or json (no csv).") var format: OutputFormat = .table
+        @Option(help: "FHIR shapes: bulk (NDJSON, default), bundles (one collection Bundle per participant) or both.") var fhir: FHIRLayout = .bulk
+        @Flag(help: "Also write one FHIR transaction Bundle per participant (bundles/<pseudonym>.transaction.json) to POST to a FHIR server.")
+        var fhirTransaction = false
+        @Option(
+            help: ArgumentHelp(
+                "Reviewed exceptions to the residual-PII scan: a CSV (table,column,value_sha256,reviewer,reason) or YAML list.",
+                discussion: "Build it from `cohort deid scan DIR --format csv`; each exception used is recorded in the audit trail and the signed manifest.",
+                valueName: "file")) var allow: String?
+        @OptionGroup var options: WorkspaceOptions
+
+        func validate() throws {
+            try format.refusingCSV("export (for the files it writes, use --outputs csv)")
+            if outputs != nil, deprecatedFormats != nil { throw ValidationError("give --outputs only (--formats is its old name)") }
+        }
+
+        func run() throws {
+            let workspace = try options.open()
+            if let study, study != (try workspace.currentProtocol().studyProtocol.id) {
+                throw CohortError(.notFound, "this workspace does not hold study '\(study)'", hint: "pass the study's workspace with -w")
+            }
+            var exportOptions = ExportOptions(
+                recipient: recipient, formats: (outputs ?? deprecatedFormats)?.formats, outDirectory: URL(fileURLWithPath: out),
+                createdAt: createdAt?.timestamp.date, archive: !noArchive, compressionLevel: compression.level)
+            if let allow { try exportOptions.loadExceptions(from: URL(fileURLWithPath: allow)) }
+            exportOptions.fhirLayout = fhir
+            exportOptions.fhirTransactions = fhirTransaction
+            let bar = ProgressBar("exporting", unit: "participants")
+            var progress: (@Sendable (Int, Int) -> Void)?
+            if Console.showsProgress { progress = { (done: Int, total: Int) in bar.update(done, total: total) } }
+            let outcome: ExportOutcome
+            do {
+                outcome = try ExportJob(workspace: workspace, options: exportOptions, progress: progress).run()
+            } catch {
+                bar.finish()
+                throw error
+            }
+            bar.finish()
+            if format == .json {
+                try printJSON([
+                    "bag": outcome.bagName, "archive": outcome.archive?.url.path ?? "", "archive_sha256": outcome.archive?.sha256 ?? "",
+                    "manifest": outcome.manifestURL?.path ?? "", "signature": outcome.signatureURL?.path ?? "", "bag_directory": outcome.bagDirectory?.path ?? "",
+                    "participants": String(outcome.participants), "records": String(outcome.records),
+                ])
+                return
+            }
+            Console.print("Exported \(outcome.participants) participants and \(outcome.records) records for \(recipient)"
+                + (outcome.exclusions.isEmpty ? "" : " (left out: " + outcome.exclusions.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")"))
+            if let archive = outcome.archive, let manifest = outcome.manifestURL, let sig = outcome.signatureURL {
+                Console.print("  archive    \(archive.url.path)  (\(archive.size) bytes, sha256 \(archive.sha256))")
+                Console.print("  manifest   \(manifest.path)")
+                Console.print("  signature  \(sig.path)")
+                Console.print("  k-anonymity \(outcome.kAnonymitySummary); residual PII scan: \(outcome.residualScanSummary)")
+                Console.print("Verify: cohort verify \(ShellQuote.quote(archive.url.path)) -w \(ShellQuote.quote(options.directory.path))")
+            } else if let bag = outcome.bagDirectory {
+                Console.print("  bag        \(bag.path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import CohortKit
+import Foundation
+
+extension Cohort {
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify an export archive: signature, digests, gzip/tar, BagIt, row counts, audit checkpoint.",
+            discussion: """
+                One line per check; exit 0 only when every check passes, 1 when one fails, 4 when the archive (or --manifest) does \
+                not exist. With --workspace, also scans the bag for every roster identifier, checks that the manifest's audit \
+                checkpoint is in the workspace's (intact) audit chain, and that an export.create event of that chain names the \
+                archive's SHA-256 (an archive the trail does not name fails).
+
+                Examples:
+                  cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz --public-key my-study/keys/signing.pub.pem
+                  cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz --workspace my-study --format json
+                """)
+
+        @Argument(help: "The .tar.gz archive.") var archive: String
+        @Option(help: "The study's public key (PEM). Default: the workspace's keys/signing.pub.pem.") var publicKey: String?
+        @Option(help: "The manifest (default: next to the archive).") var manifest: String?
+        @Option(name: [.customShort("w"), .customLong("workspace")], help: "A workspace: adds the residual-PII scan and the audit-chain check.") var workspace: String?
+        @Option(help: "table or json (no csv).") var format: OutputFormat = .table
+        @Option(help: "Also write the auditor's verification report (HTML) to this file.") var html: String?
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            try format.refusingCSV("verify")
+            if publicKey == nil, workspace == nil { throw ValidationError("give --public-key signing.pub.pem (or --workspace DIR)") }
+        }
+
+        func run() throws {
+            let ws = try workspace.map { try Workspace.openForVerification(at: URL(fileURLWithPath: $0)) }
+            let report = try Console.withStatusLine("verifying \(archive)…") {
+                try VerifyService.verify(
+                    archive: URL(fileURLWithPath: archive), manifest: manifest.map { URL(fileURLWithPath: $0) },
+                    publicKeyFile: publicKey.map { URL(fileURLWithPath: $0) }, workspace: ws)
+            }
+            if let html { try writeHTML(report, to: html, workspace: ws) }
+            if format == .json { try printJSON(report) } else { Console.print(report.text) }
+            if !report.passed { throw ExitCode(1) }
+        }
+    }
+}
