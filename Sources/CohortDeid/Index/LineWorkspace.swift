@@ -13,7 +13,7 @@ struct LineWorkspace: Sendable {
     var keyBytes: [UInt8] = []
     var nonASCIIKeys: [String] = []
     var groups: [(start: Int, end: Int)] = []
-    /// The JSON-unescaped bytes of a plain ASCII line (see ``unescapeASCIIJSON(_:into:)``).
+    /// The JSON-unescaped bytes of a plain ASCII line (see ``unescapeJSON(_:into:)``).
     var unescapedBytes: [UInt8] = []
 
     /// Buffers sized for lines of about `capacity` scalars (they grow for longer ones).
@@ -49,86 +49,63 @@ struct LineWorkspace: Sendable {
         return nonASCIIKeys[t.keyStart]
     }
 
-    /// Replaces `scalars` by their JSON-unescaped form: `\n`, `\r`, `\t`, `\b`, `\f` become a
-    /// space (they separate words), `\u00e9` and surrogate pairs their scalar (a lone surrogate
-    /// a space), any other escaped character itself; a malformed `\u` stays as it is.
-    mutating func unescapeJSON() {
-        guard scalars.contains(0x5C) else { return }
-        unescaped.removeAll(keepingCapacity: true)
-        scalars.withUnsafeBufferPointer { s in
-            let n = s.count
-            func hexDigit(_ v: UInt32) -> UInt32? {
-                switch v {
-                case 0x30...0x39: return v - 0x30
-                case 0x41...0x46: return v - 0x41 + 10
-                case 0x61...0x66: return v - 0x61 + 10
-                default: return nil
-                }
-            }
-            func hex4(_ at: Int) -> UInt32? {
-                guard at + 4 <= n else { return nil }
-                var value: UInt32 = 0
-                for k in at..<(at + 4) {
-                    guard let digit = hexDigit(s[k]) else { return nil }
-                    value = value << 4 | digit
-                }
-                return value
-            }
-            var i = 0
-            while i < n {
-                let c = s[i]
-                guard c == 0x5C, i + 1 < n else {
-                    unescaped.append(c)
-                    i += 1
-                    continue
-                }
-                let next = s[i + 1]
-                switch next {
-                case 0x6E, 0x72, 0x74, 0x62, 0x66:  // n r t b f
-                    unescaped.append(0x20)
-                    i += 2
-                case 0x75:  // u
-                    if let high = hex4(i + 2) {
-                        if (0xD800..<0xDC00).contains(high), i + 12 <= n, s[i + 6] == 0x5C, s[i + 7] == 0x75, let low = hex4(i + 8),
-                            (0xDC00..<0xE000).contains(low), let combined = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-                        {
-                            unescaped.append(combined.value)
-                            i += 12
-                        } else if let scalar = Unicode.Scalar(high) {
-                            unescaped.append(scalar.value)
-                            i += 6
-                        } else {
-                            unescaped.append(0x20)
-                            i += 6
-                        }
-                    } else {
-                        unescaped.append(c)
-                        i += 1
-                    }
-                default:
-                    unescaped.append(next)
-                    i += 2
-                }
-            }
-        }
-        swap(&scalars, &unescaped)
+    /// The words of `scalars` (``TextTokenizer/tokenize(_:into:)``), with their keys as strings.
+    mutating func tokenizeScalars() -> [TextToken] {
+        let scalars = self.scalars
+        scalars.withUnsafeBufferPointer { TextTokenizer.tokenize($0, into: &self) }
+        return textTokens()
     }
 
-    /// Writes the JSON-unescaped form of the plain ASCII line `bytes` to the start of `out`
-    /// (grown when shorter than the line) by exactly the rules of ``unescapeJSON()``, and returns
-    /// its length; nil when an escape stands for a non-ASCII scalar (`\u00e9`, a surrogate pair),
-    /// so the line must be unescaped as scalars.
-    static func unescapeASCIIJSON(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Int? {
-        let n = bytes.count
-        if out.count < n { out = [UInt8](repeating: 0, count: max(n, out.count * 2)) }
-        guard let src = bytes.baseAddress else { return 0 }
+    /// The words found by the last ``TextTokenizer/tokenize(_:into:)``, with their keys as strings.
+    func textTokens() -> [TextToken] {
+        (0..<tokenCount).map { t in
+            let token = tokens[t]
+            let key = keyString(token)
+            let letters: Int
+            if token.isASCII {
+                letters = keyBytes[token.keyStart..<(token.keyStart + token.keyLength)].reduce(0) { $0 + ($1 >= 0x30 && $1 <= 0x39 ? 0 : 1) }
+            } else {
+                letters = TextTokenizer.letterCount(ofKey: key)
+            }
+            return TextToken(
+                start: token.start, coreEnd: token.coreEnd, end: token.end, key: key, isCapitalized: token.isCapitalized, letterCount: letters)
+        }
+    }
+
+    /// Replaces `scalars` by their JSON-unescaped form (``unescapeJSON(_:into:)``).
+    mutating func unescapeJSON() {
+        guard scalars.contains(0x5C) else { return }
+        var out: [UInt32] = []
+        swap(&out, &unescaped)
+        let count = scalars.withUnsafeBufferPointer { Self.unescapeJSON($0, into: &out) }
+        // Scalars always fit UInt32, so there is always a count.
+        out.removeSubrange(min(count ?? out.count, out.count)...)
+        swap(&out, &scalars)
+        unescaped = out
+    }
+
+    /// Writes the JSON-unescaped form of the code units `src` (the content of a JSON string,
+    /// bytes or scalars) to the start of `out` (grown when shorter than `src`) and returns its
+    /// length: `\n`, `\r`, `\t`, `\b`, `\f` become a space (they separate words), `\u00e9` and
+    /// surrogate pairs their scalar (a lone surrogate a space), any other escaped character
+    /// itself; a malformed `\u` and a backslash ending the text stay as they are. Returns nil
+    /// when a scalar does not fit `Out` (a non-ASCII escape into bytes): the text must then be
+    /// unescaped as scalars. The one JSON unescaper of the scanner.
+    static func unescapeJSON<In: FixedWidthInteger & UnsignedInteger, Out: FixedWidthInteger & UnsignedInteger>(
+        _ src: UnsafeBufferPointer<In>, into out: inout [Out]
+    ) -> Int? {
+        let n = src.count
+        if out.count < n { out = [Out](repeating: 0, count: max(n, out.count * 2)) }
+        guard let base = src.baseAddress else { return 0 }
+        // Bytes are UTF-8: only ASCII scalars are written as one byte.
+        let limit: UInt32 = Out.bitWidth == 8 ? 0x7F : UInt32.max
         return out.withUnsafeMutableBufferPointer { buffer -> Int? in
             guard let dst = buffer.baseAddress else { return nil }
             @inline(__always) func hex4(_ at: Int) -> UInt32? {
                 guard at + 4 <= n else { return nil }
                 var value: UInt32 = 0
                 for k in at..<(at + 4) {
-                    let c = UInt32(src[k])
+                    let c = UInt32(truncatingIfNeeded: base[k])
                     let digit: UInt32
                     if c &- 0x30 < 10 {
                         digit = c &- 0x30
@@ -145,25 +122,31 @@ struct LineWorkspace: Sendable {
             var o = 0
             while i < n {
                 // Copy up to the next backslash in one go.
-                let rest = n - i
-                let slash = memchr(src + i, 0x5C, rest).map { UnsafeRawPointer($0) - UnsafeRawPointer(src + i) } ?? rest
-                if slash > 0 {
-                    (dst + o).update(from: src + i, count: slash)
-                    i += slash
-                    o += slash
+                var slash = i
+                if In.bitWidth == 8 {
+                    let rest = n - i
+                    let raw = UnsafeRawPointer(base + i)
+                    slash = i + (memchr(raw, 0x5C, rest).map { UnsafeRawPointer($0) - raw } ?? rest)
+                } else {
+                    while slash < n, base[slash] != 0x5C { slash += 1 }
+                }
+                while i < slash {
+                    dst[o] = Out(truncatingIfNeeded: base[i])
+                    o += 1
+                    i += 1
                 }
                 guard i < n else { break }
-                guard i + 1 < n else {  // a backslash ending the line stays
+                guard i + 1 < n else {  // a backslash ending the text stays
                     dst[o] = 0x5C
                     o += 1
                     i += 1
                     break
                 }
-                let next = src[i + 1]
+                let next = UInt32(truncatingIfNeeded: base[i + 1])
+                var scalar: UInt32
                 switch next {
                 case 0x6E, 0x72, 0x74, 0x62, 0x66:  // n r t b f
-                    dst[o] = 0x20
-                    o += 1
+                    scalar = 0x20
                     i += 2
                 case 0x75:  // u
                     guard let high = hex4(i + 2) else {
@@ -173,24 +156,23 @@ struct LineWorkspace: Sendable {
                         i += 1
                         continue
                     }
-                    if high < 0x80 {
-                        dst[o] = UInt8(truncatingIfNeeded: high)
-                    } else if (0xD800..<0xE000).contains(high) {
-                        // A surrogate pair is a non-ASCII scalar; a lone surrogate is a space.
-                        if high < 0xDC00, i + 12 <= n, src[i + 6] == 0x5C, src[i + 7] == 0x75, let low = hex4(i + 8), (0xDC00..<0xE000).contains(low) {
-                            return nil
-                        }
-                        dst[o] = 0x20
+                    if (0xD800..<0xDC00).contains(high), i + 12 <= n, base[i + 6] == 0x5C, base[i + 7] == 0x75, let low = hex4(i + 8),
+                        (0xDC00..<0xE000).contains(low)
+                    {
+                        scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                        i += 12
                     } else {
-                        return nil
+                        // A lone surrogate is no scalar: a space.
+                        scalar = (0xD800..<0xE000).contains(high) ? 0x20 : high
+                        i += 6
                     }
-                    o += 1
-                    i += 6
                 default:
-                    dst[o] = next
-                    o += 1
+                    scalar = next
                     i += 2
                 }
+                guard scalar <= limit else { return nil }
+                dst[o] = Out(truncatingIfNeeded: scalar)
+                o += 1
             }
             return o
         }
