@@ -113,7 +113,7 @@ public struct AppleHealthImporter: Sendable {
                     pendingAccepted += 1
                     try inserter.add(
                         Record(participantID: participant.id, kind: kind, start: sample.start, end: sample.end, value: value, text: sample.text, source: sample.source),
-                        participantPK: stored.pk)
+                        participant: stored.handle)
                 },
                 onMe: { me in
                     meCheck = try Self.check(me, against: participant, code: participantCode, file: xmlName)

@@ -22,10 +22,10 @@ public struct ComplianceService: Sendable {
     public func report(asOf: Date) throws -> ComplianceReport {
         let p = try workspace.currentProtocol().studyProtocol
         var engine = ComplianceEngine(studyProtocol: p, asOf: asOf)
-        var ids: [Int64: UUID] = [:]
+        var ids: [ParticipantHandle: UUID] = [:]
         for stored in try workspace.store.participants() where stored.participant.status != .erased {
             try engine.add(participant: ComplianceSubject(stored.participant).asOf(asOf))
-            ids[stored.pk] = stored.participant.id
+            ids[stored.handle] = stored.participant.id
         }
         try workspace.store.forEachRecordStart { pk, kind, start in
             if let id = ids[pk] { engine.add(recordOf: id, kind: kind, start: start) }

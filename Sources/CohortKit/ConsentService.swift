@@ -55,7 +55,7 @@ public struct ConsentService: Sendable {
         let change = try ConsentRules(studyProtocol: pinned.studyProtocol).validateNewConsent(
             draft, for: subject, history: histories[stored.participant.id] ?? [], now: workspace.now(), id: UUID())
         try workspace.store.recordConsent(
-            change.consent, participantPK: stored.pk, signatureEvidence: evidence, supersede: change.supersededIDs, actor: workspace.actor, at: workspace.now())
+            change.consent, participant: stored.handle, signatureEvidence: evidence, supersede: change.supersededIDs, actor: workspace.actor, at: workspace.now())
         try workspace.checkpoint()
         return change
     }

@@ -16,7 +16,7 @@ public enum DeidPreviewService {
             referenceDate: CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current))
         var records: [Record] = []
         var withNotes: [Record] = []
-        try workspace.store.forEachRecord(participantPK: stored.pk, participantID: stored.participant.id) { r in
+        try workspace.store.forEachRecord(stored.handle, participantID: stored.participant.id) { r in
             if records.count < sample { records.append(r) }
             if r.note != nil, withNotes.count < 2 { withNotes.append(r) }
         }

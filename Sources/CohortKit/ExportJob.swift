@@ -156,12 +156,12 @@ public struct ExportJob: Sendable {
             var compliance = try ComplianceExportStream(studyProtocol: p, asOf: created) { try complianceFile.write($0) }
             for (index, stored) in included.enumerated() {
                 let participant = stored.participant
-                let consents = try workspace.store.consentHistory(participantPK: stored.pk, participantID: participant.id).map {
+                let consents = try workspace.store.consentHistory(stored.handle, participantID: participant.id).map {
                     deid.consent($0, of: participant)
                 }
                 try writer.beginParticipant(rows[index], consents: consents)
                 try compliance.begin(ComplianceSubject(participant), pseudonym: rows[index].pseudonym)
-                try workspace.store.forEachRecord(participantPK: stored.pk, participantID: participant.id) { record in
+                try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
                     compliance.add(kind: record.kind, start: record.start)
                     guard let row = deid.record(record, of: participant) else { return }  // dated after createdAt
                     try writer.write(row)

@@ -95,7 +95,7 @@ public struct ExternalImporter: Sendable {
         let progress = self.progress
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
             func take(_ record: SourceRecord) throws {
-                let validated: (Int64, Record)
+                let validated: (ParticipantHandle, Record)
                 switch Result(catching: { try Self.validate(record, with: validator) }) {
                 case .success(let v): validated = v
                 case .failure(let failure):
@@ -108,7 +108,7 @@ public struct ExternalImporter: Sendable {
                     error.location = .init(file: record.file, line: record.line, field: field.map { record.origins[$0] ?? $0 })
                     throw error
                 }
-                try inserter.add(validated.1, participantPK: validated.0)
+                try inserter.add(validated.1, participant: validated.0)
                 accepted += 1
                 if accepted % 50_000 == 0 { progress?(accepted) }
             }

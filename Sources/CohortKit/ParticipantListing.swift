@@ -32,7 +32,7 @@ public struct ParticipantListing: Sendable {
             let p = stored.participant
             return ParticipantRow(
                 code: p.code, status: p.status.rawValue, enrolledOn: p.enrolledOn.description, timeZone: p.timeZone, sex: p.sex.rawValue,
-                consent: consent[p.id] ?? "none", records: try workspace.store.recordCount(participantPK: stored.pk), identity: p.identity)
+                consent: consent[p.id] ?? "none", records: try workspace.store.recordCount(stored.handle), identity: p.identity)
         }
     }
 }

@@ -61,7 +61,7 @@ public struct RecordImporter: Sendable {
         let pending = ConditionLock<ValidatingReader?>(
             try ValidatingReader(url: url, format: format, file: file, validator: validator, rejectsURL: rejectsURL, progress: progress))
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
-            let handoff = BatchHandoff<(Int64, Record)>()
+            let handoff = BatchHandoff<(ParticipantHandle, Record)>()
             Thread {
                 let reader = pending.withLock { reader in reader.take() }
                 reader?.run(into: handoff)
@@ -70,7 +70,7 @@ public struct RecordImporter: Sendable {
             do {
                 while let batch = try handoff.receive() {
                     // Queued and written in groups; a row that is already stored counts as a duplicate.
-                    for (pk, record) in batch { try inserter.add(record, participantPK: pk) }
+                    for (pk, record) in batch { try inserter.add(record, participant: pk) }
                     accepted += batch.count
                 }
                 try inserter.flush()
@@ -135,8 +135,8 @@ private final class ValidatingReader {
     /// Thrown inside the row loop when the consumer has cancelled.
     private struct Cancelled: Error {}
 
-    func run(into handoff: BatchHandoff<(Int64, Record)>) {
-        var batch: [(Int64, Record)] = []
+    func run(into handoff: BatchHandoff<(ParticipantHandle, Record)>) {
+        var batch: [(ParticipantHandle, Record)] = []
         batch.reserveCapacity(Self.batchSize)
         do {
             try RowSource.forEachRow(url: url, format: format) { line, fields in

@@ -12,7 +12,7 @@ import Foundation
 final class RecordValidator {
     /// What validation needs of a participant.
     struct Subject {
-        var pk: Int64
+        var handle: ParticipantHandle
         var id: UUID
         var code: String
         var timeZone: TimeZone
@@ -65,7 +65,7 @@ final class RecordValidator {
             let first = firstLocal - Int64(Timestamp.resolveOffset(localMs: firstLocal, in: tz)) * 1000
             let last = lastLocal - Int64(Timestamp.resolveOffset(localMs: lastLocal, in: tz)) * 1000
             subjectIndex[p.code] = subjects.count
-            subjects.append(Subject(pk: stored.pk, id: p.id, code: p.code, timeZone: tz, firstMs: first, lastMs: last, gate: gates[p.id]))
+            subjects.append(Subject(handle: stored.handle, id: p.id, code: p.code, timeZone: tz, firstMs: first, lastMs: last, gate: gates[p.id]))
         }
         self.subjects = subjects
         self.subjectIndex = subjectIndex
@@ -113,7 +113,7 @@ final class RecordValidator {
         return kinds.firstIndex { $0.kind == kind }
     }
 
-    func validate(_ fields: RecordFields, line: Int) throws -> (Int64, Record) {
+    func validate(_ fields: RecordFields, line: Int) throws -> (ParticipantHandle, Record) {
         guard let code = fields[.participant] else { throw fail(line, "participant", "a participant study code is required") }
         guard let subjectIndex = subject(code) else {
             throw fail(line, "participant", "no enrolled participant has this study code", hint: "enroll them first (`cohort participant enroll`)")
@@ -197,7 +197,7 @@ final class RecordValidator {
             error.location = .init(file: file, line: line, field: "participant")
             throw error
         }
-        return (subject.pk, record)
+        return (subject.handle, record)
     }
 
     /// Powers of ten that are exact doubles.

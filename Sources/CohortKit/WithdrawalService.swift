@@ -40,7 +40,7 @@ public struct WithdrawalService: Sendable {
         let stored = try workspace.store.participant(code: code)
         if case let .participant(token) = requester {
             // Always hash and compare, also for an unknown code, so timing does not tell.
-            let saltAndHash = try stored.flatMap { try workspace.store.withdrawalTokenHash(pk: $0.pk) }
+            let saltAndHash = try stored.flatMap { try workspace.store.withdrawalTokenHash($0.handle) }
             let salt = saltAndHash?.salt ?? Array(repeating: 0, count: 16)
             let expected = saltAndHash?.hash ?? Array(repeating: 0xFF, count: 32)
             let ok = constantTimeEquals(Roster.tokenHash(token, salt: salt), expected) && saltAndHash != nil
@@ -61,8 +61,8 @@ public struct WithdrawalService: Sendable {
         let p = stored.participant
         let zone = TimeZone(identifier: p.timeZone) ?? .gmt
         let now = Timestamp(workspace.now(), in: zone)
-        let records = try workspace.store.recordCount(participantPK: stored.pk)
-        let history = try workspace.store.consentHistory(participantPK: stored.pk, participantID: p.id)
+        let records = try workspace.store.recordCount(stored.handle)
+        let history = try workspace.store.consentHistory(stored.handle, participantID: p.id)
         switch try WithdrawalPlan.decide(status: p.status, withdrawnAt: p.withdrawnAt, requested: mode, now: now) {
         case let .alreadyWithdrawn(existing):
             return WithdrawalOutcome(alreadyWithdrawn: existing, dryRun: dryRun, records: records, consents: history.count, mode: mode)
@@ -80,7 +80,7 @@ public struct WithdrawalService: Sendable {
             case let .staff(r): (byParticipant, reason) = (false, r)
             }
             let counts = try workspace.store.withdraw(
-                participantPK: stored.pk, participantID: p.id, mode: mode, at: plan.withdrawnAt, by: byParticipant ? "participant" : "staff",
+                stored.handle, participantID: p.id, mode: mode, at: plan.withdrawnAt, by: byParticipant ? "participant" : "staff",
                 actor: byParticipant ? "participant" : workspace.actor, reason: reason, consentVersion: consent?.version, receiptID: receiptID)
             try workspace.checkpoint()
             let receipt = WithdrawalReceipt(

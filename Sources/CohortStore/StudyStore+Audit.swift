@@ -3,22 +3,6 @@ public import CohortCrypto
 public import Foundation
 import GRDB
 
-/// An `audit_events` row, decoded strictly.
-struct AuditEventRow {
-    var event: AuditEvent
-
-    init(_ row: Row, file: String) throws {
-        let reader = RowReader(row, table: "audit_events", file: file, rowIDColumn: "seq")
-        let detailsText = try reader.string("details")
-        guard let details = try? JSONDecoder().decode([String: String].self, from: Data(detailsText.utf8)) else {
-            throw reader.problem("details", expected: "a JSON object of strings")
-        }
-        event = AuditEvent(
-            seq: try reader.int64("seq"), at: try reader.string("at"), actor: try reader.string("actor"), action: try reader.string("action"),
-            subject: try reader.optionalString("subject"), details: details, prevHash: try reader.string("prev_hash"), hash: try reader.string("hash"))
-    }
-}
-
 extension StudyStore {
     /// Appends an event inside the caller's transaction and returns it.
     ///
@@ -78,9 +62,8 @@ extension StudyStore {
             let reader = RowReader(head, table: "audit_events", file: url.path, rowIDColumn: "seq")
             let seq = try reader.int64("seq")
             let hash = try reader.string("hash")
-            if let existing = try Row.fetchOne(db, sql: "SELECT seq AS row_id, signature FROM audit_checkpoints WHERE seq = ?", arguments: [seq]) {
-                let signature = try RowReader(existing, table: "audit_checkpoints", file: url.path).string("signature")
-                return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
+            if let existing = try AuditCheckpointRow.fetchOne(db, sql: "SELECT * FROM audit_checkpoints WHERE seq = ?", arguments: [seq]) {
+                return AuditCheckpoint(seq: seq, headHash: hash, signature: existing.signature)
             }
             let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
             let instant = Self.isoNow(at)
@@ -91,16 +74,10 @@ extension StudyStore {
         }
     }
 
-    static func checkpoint(from row: Row, file: String) throws -> AuditCheckpoint {
-        let reader = RowReader(row, table: "audit_checkpoints", file: file, rowIDColumn: "seq")
-        return AuditCheckpoint(seq: try reader.int64("seq"), headHash: try reader.string("head_hash"), signature: try reader.string("signature"))
-    }
-
     /// The newest checkpoint, if any.
     public func latestCheckpoint() throws -> AuditCheckpoint? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq DESC LIMIT 1")
-                .map { try Self.checkpoint(from: $0, file: url.path) }
+            try AuditCheckpointRow.fetchOne(db, sql: "SELECT * FROM audit_checkpoints ORDER BY seq DESC LIMIT 1")?.checkpoint
         }
     }
 
@@ -138,8 +115,8 @@ extension StudyStore {
         try read { db in
             var sql = "SELECT * FROM audit_events WHERE seq >= ? ORDER BY seq"
             if let limit { sql += " LIMIT \(limit)" }
-            return try Row.fetchAll(db, sql: sql, arguments: [since]).map { row in
-                var event = try AuditEventRow(row, file: url.path).event
+            return try AuditEventRow.fetchAll(db, sql: sql, arguments: [since]).map { row in
+                var event = row.event
                 guard revealing else { return event }
                 var revealed: [String: String] = [:]
                 if event.actor.hasPrefix(Self.redactablePrefix) {
@@ -173,7 +150,7 @@ extension StudyStore {
                 guard problem == nil else { continue }
                 let event: AuditEvent
                 do {
-                    event = try AuditEventRow(row, file: url.path).event
+                    event = try AuditEventRow(row: row).event
                 } catch let error as CohortError {
                     problem = "event \(seq): \(error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed") (edited?)"
                     brokenAt = seq
@@ -203,10 +180,10 @@ extension StudyStore {
                 expectedSeq += 1
             }
             var checkpoints = 0
-            for row in try Row.fetchAll(db, sql: "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq") {
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM audit_checkpoints ORDER BY seq") {
                 checkpoints += 1
                 guard problem == nil else { break }
-                guard let cp = try? Self.checkpoint(from: row, file: url.path) else {
+                guard let cp = try? AuditCheckpointRow(row: row).checkpoint else {
                     problem = "a checkpoint row is malformed (edited?)"
                     break
                 }

@@ -42,7 +42,10 @@ public struct StoredWithdrawal: Sendable, Hashable, Codable {
 extension StudyStore {
     /// Stores a consent row (the signature evidence encrypted) and marks `supersede` rows
     /// superseded, in one transaction with its audit event.
-    public func recordConsent(_ consent: Consent, participantPK: Int64, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date) throws {
+    public func recordConsent(
+        _ consent: Consent, participant: ParticipantHandle, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date
+    ) throws {
+        let participantPK = participant.rowKey
         try write { db in
             let id = consent.id.uuidString.lowercased()
             let evidence = try signatureEvidence.map {
@@ -72,65 +75,47 @@ extension StudyStore {
         }
     }
 
-    /// Decodes a `consents` row (selected with `rowid AS row_id`); throws on any malformed column.
-    func consent(from row: Row, participantID: UUID) throws -> Consent {
-        let r = RowReader(row, table: "consents", file: url.path)
-        return Consent(
-            id: try r.uuid("id"), participantID: participantID, version: try r.string("version"), documentSHA256: try r.string("document_sha256"),
-            signedAt: Timestamp(epochMilliseconds: try r.int64("signed_at_ms"), utcOffsetSeconds: try r.offset("signed_offset")),
-            signatureKind: try r.choice("signature_kind", SignatureKind.self), sharing: try r.choice("sharing", SharingScope.self),
-            status: try r.choice("status", ConsentStatus.self),
-            recordedAt: Timestamp(epochMilliseconds: try r.int64("recorded_at_ms"), utcOffsetSeconds: try r.offset("recorded_offset")))
-    }
-
     /// One participant's consents, oldest first (as ``consentHistories()`` lists them).
-    public func consentHistory(participantPK: Int64, participantID: UUID) throws -> [Consent] {
+    public func consentHistory(_ participant: ParticipantHandle, participantID: UUID) throws -> [Consent] {
         try read { db in
-            try Row.fetchAll(
+            try ConsentRow.fetchAll(
                 db, sql: "SELECT *, rowid AS row_id FROM consents WHERE participant_pk = ? ORDER BY signed_at_ms, recorded_at_ms, rowid",
-                arguments: [participantPK]
-            ).map { try consent(from: $0, participantID: participantID) }
+                arguments: [participant.rowKey]
+            ).map { $0.consent(participantID: participantID) }
         }
     }
 
     /// The consent history of every participant, keyed by participant id, oldest first.
     public func consentHistories() throws -> [UUID: [Consent]] {
         try read { db in
+            var ids: [Int64: UUID] = [:]
+            for row in try ParticipantRow.fetchAll(db, sql: "SELECT * FROM participants") { ids[row.pk] = row.id }
             var result: [UUID: [Consent]] = [:]
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT c.*, c.rowid AS row_id, p.id AS pid, p.pk AS ppk FROM consents c JOIN participants p ON p.pk = c.participant_pk
-                    ORDER BY c.signed_at_ms, c.recorded_at_ms, c.rowid
-                    """)
+            let rows = try ConsentRow.fetchAll(db, sql: "SELECT *, rowid AS row_id FROM consents ORDER BY signed_at_ms, recorded_at_ms, rowid")
             for row in rows {
-                let participant = RowReader(row, table: "participants", file: url.path, rowIDColumn: "ppk")
-                guard let pid = UUID(uuidString: try participant.string("pid")) else { throw participant.problem("id", expected: "a UUID") }
-                result[pid, default: []].append(try consent(from: row, participantID: pid))
+                // The foreign key holds while foreign keys are on; a hand-edited file need not.
+                guard let pid = ids[row.participantPK] else {
+                    throw RowReader.problem(table: ConsentRow.databaseTableName, rowID: nil, column: "participant_pk", expected: "the key of a participant row")
+                }
+                result[pid, default: []].append(row.consent(participantID: pid))
             }
             return result
         }
     }
 
     /// The withdrawal of a participant, if any (the latest).
-    public func withdrawal(participantPK: Int64) throws -> StoredWithdrawal? {
+    public func withdrawal(_ participant: ParticipantHandle) throws -> StoredWithdrawal? {
         try read { db in
             guard
-                let row = try Row.fetchOne(
+                let row = try WithdrawalRow.fetchOne(
                     db, sql: "SELECT *, rowid AS row_id FROM withdrawals WHERE participant_pk = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1",
-                    arguments: [participantPK])
+                    arguments: [participant.rowKey])
             else { return nil }
-            let r = RowReader(row, table: "withdrawals", file: url.path)
-            guard let counts = try? JSONDecoder().decode(WithdrawalCounts.self, from: Data(try r.string("counts_json").utf8)) else {
-                throw r.problem("counts_json", expected: "a JSON object with records, consents and identifiers_erased")
-            }
-            let by = try r.string("by_kind")
-            guard by == "participant" || by == "staff" else { throw r.problem("by_kind", expected: "one of participant, staff") }
             return StoredWithdrawal(
-                id: try r.uuid("id"), mode: try r.choice("mode", WithdrawalMode.self), at: Timestamp(epochMilliseconds: try r.int64("at_ms")),
-                by: by, actor: try revealRedactable(db, try r.string("actor")) ?? AuditEvent.redactedText,
-                reason: try r.optionalString("reason").map { try revealRedactable(db, $0) ?? AuditEvent.redactedText },
-                consentVersion: try r.optionalString("consent_version"), counts: counts)
+                id: row.id, mode: row.mode, at: Timestamp(epochMilliseconds: row.atMs), by: row.byKind,
+                actor: try revealRedactable(db, row.actor) ?? AuditEvent.redactedText,
+                reason: try row.reason.map { try revealRedactable(db, $0) ?? AuditEvent.redactedText },
+                consentVersion: row.consentVersion, counts: row.counts)
         }
     }
 
@@ -139,9 +124,10 @@ extension StudyStore {
     /// stay). For an escalation the first withdrawal instant is kept.
     @discardableResult
     public func withdraw(
-        participantPK: Int64, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String, reason: String?,
+        _ participant: ParticipantHandle, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String, reason: String?,
         consentVersion: String?, receiptID: UUID
     ) throws -> WithdrawalCounts {
+        let participantPK = participant.rowKey
         let counts = try write { db -> WithdrawalCounts in
             let records = try Int.fetchOne(db, sql: "SELECT count(*) FROM records WHERE participant_pk = ?", arguments: [participantPK]) ?? 0
             let consents = try Int.fetchOne(db, sql: "SELECT count(*) FROM consents WHERE participant_pk = ?", arguments: [participantPK]) ?? 0

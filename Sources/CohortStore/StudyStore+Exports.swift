@@ -23,16 +23,16 @@ extension StudyStore {
         snapshotSeq: Int64, participantIDs: Set<UUID>, actor: String, subject: String?, details: [String: String], at: Date
     ) throws -> ExportCommitResult {
         try write { db in
-            let rows = try Row.fetchAll(
+            let rows = try AuditEventRow.fetchAll(
                 db,
                 sql: """
-                    SELECT subject FROM audit_events
+                    SELECT * FROM audit_events
                     WHERE seq > ? AND action = 'participant.withdraw' AND json_valid(details) AND json_extract(details, '$.mode') IN ('exclude', 'erase')
                     ORDER BY seq
                     """, arguments: [snapshotSeq])
             var withdrawn: [UUID] = []
             for row in rows {
-                guard let text: String = row["subject"], let id = UUID(uuidString: text), participantIDs.contains(id), !withdrawn.contains(id)
+                guard let text = row.event.subject, let id = UUID(uuidString: text), participantIDs.contains(id), !withdrawn.contains(id)
                 else { continue }
                 withdrawn.append(id)
             }
@@ -44,22 +44,22 @@ extension StudyStore {
     /// The `export.*` events whose `export_id` detail is `exportID`, oldest first.
     public func exportEvents(exportID: String) throws -> [AuditEvent] {
         try read { db in
-            try Row.fetchAll(
+            try AuditEventRow.fetchAll(
                 db,
                 sql: "SELECT * FROM audit_events WHERE action LIKE 'export.%' AND json_valid(details) AND json_extract(details, '$.export_id') = ? ORDER BY seq",
                 arguments: [exportID]
-            ).map { try AuditEventRow($0, file: url.path).event }
+            ).map(\.event)
         }
     }
 
     /// The `export.create` events that name `sha256` as their archive's digest, oldest first.
     public func exportCreateEvents(archiveSHA256 sha256: String) throws -> [AuditEvent] {
         try read { db in
-            try Row.fetchAll(
+            try AuditEventRow.fetchAll(
                 db,
                 sql: "SELECT * FROM audit_events WHERE action = 'export.create' AND json_valid(details) AND json_extract(details, '$.archive_sha256') = ? ORDER BY seq",
                 arguments: [sha256.lowercased()]
-            ).map { try AuditEventRow($0, file: url.path).event }
+            ).map(\.event)
         }
     }
 }

@@ -3,10 +3,11 @@ import CohortCrypto
 public import Foundation
 import GRDB
 
-/// A participant row as the store keeps it, with its database key.
+/// A participant as the store keeps them, with the handle the store's other calls take.
 public struct StoredParticipant: Sendable, Hashable {
-    /// The row key (records reference it).
-    public var pk: Int64
+    /// Names this participant's rows in calls back to the store (opaque: no row key leaves it).
+    public var handle: ParticipantHandle
+    /// The participant (identity decrypted only when asked).
     public var participant: Participant
 }
 
@@ -26,7 +27,7 @@ public struct Enrollment: Sendable {
 }
 
 extension StudyStore {
-    static let identityColumns = ["name_enc", "email_enc", "phone_enc", "birth_date_enc", "address_enc", "zip_enc", "mrn_enc", "devices_enc"]
+    static let identityColumns = ParticipantRow.identityColumns
 
     /// Enrolls participants in one transaction (all or nothing), one audit event each.
     public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
@@ -67,11 +68,13 @@ extension StudyStore {
         ]
     }
 
-    func decryptIdentity(_ row: Row) throws -> ParticipantIdentity? {
-        let reader = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
-        let id = try reader.string("id")
+    func decryptIdentity(_ row: ParticipantRow) throws -> ParticipantIdentity? {
+        let id = row.id.uuidString.lowercased()
+        func problem(_ column: String, _ expected: String) -> CohortError {
+            RowReader.problem(table: ParticipantRow.databaseTableName, rowID: row.pk, column: column, expected: expected)
+        }
         func open(_ column: String, _ field: String) throws -> String? {
-            guard let data = try reader.optionalBlob(column) else { return nil }
+            guard let data = row.sealedIdentity[column] else { return nil }
             let plain = try AESGCM.open(data, key: piiKey, authenticating: Array("participant:\(id):\(field)".utf8))
             return String(decoding: plain, as: UTF8.self)
         }
@@ -79,13 +82,13 @@ extension StudyStore {
         var devices: [String] = []
         if let json = try open("devices_enc", "devices") {
             guard let list = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) else {
-                throw reader.problem("devices_enc", expected: "an encrypted JSON list of device names")
+                throw problem("devices_enc", "an encrypted JSON list of device names")
             }
             devices = list
         }
         var birthDate: CivilDate?
         if let text = try open("birth_date_enc", "birth_date") {
-            guard let date = CivilDate(iso: text) else { throw reader.problem("birth_date_enc", expected: "an encrypted date YYYY-MM-DD") }
+            guard let date = CivilDate(iso: text) else { throw problem("birth_date_enc", "an encrypted date YYYY-MM-DD") }
             birthDate = date
         }
         return ParticipantIdentity(
@@ -93,43 +96,31 @@ extension StudyStore {
             address: try open("address_enc", "address"), zip: try open("zip_enc", "zip"), mrn: try open("mrn_enc", "mrn"), devices: devices)
     }
 
-    /// Decodes a `participants` row; throws on any malformed column instead of inventing a value.
-    func participant(from row: Row, withIdentity: Bool) throws -> StoredParticipant {
-        let reader = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
-        let withdrawnMs = try reader.optionalInt64("withdrawn_at_ms")
-        var withdrawnAt: Timestamp?
-        if let withdrawnMs {
-            guard try reader.optionalInt64("withdrawn_offset") != nil else { throw reader.problem("withdrawn_offset", expected: "a UTC offset in seconds") }
-            withdrawnAt = Timestamp(epochMilliseconds: withdrawnMs, utcOffsetSeconds: try reader.offset("withdrawn_offset"))
-        }
-        let participant = Participant(
-            id: try reader.uuid("id"), code: try reader.string("code"), sex: try reader.choice("sex", Sex.self),
-            timeZone: try reader.string("time_zone"), enrolledOn: try reader.civilDate("enrolled_on"),
-            status: try reader.choice("status", ParticipantStatus.self), withdrawnAt: withdrawnAt,
-            identity: withIdentity ? try decryptIdentity(row) : nil)
-        return StoredParticipant(pk: try reader.int64("pk"), participant: participant)
+    /// The participant of a decoded row, identity decrypted when asked.
+    func stored(_ row: ParticipantRow, withIdentity: Bool) throws -> StoredParticipant {
+        StoredParticipant(handle: row.handle, participant: row.participant(identity: withIdentity ? try decryptIdentity(row) : nil))
     }
 
     /// Every participant, ordered by study code; identities decrypted only when asked.
     public func participants(withIdentities: Bool = false) throws -> [StoredParticipant] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM participants ORDER BY code").map { try participant(from: $0, withIdentity: withIdentities) }
+            try ParticipantRow.fetchAll(db, sql: "SELECT * FROM participants ORDER BY code").map { try stored($0, withIdentity: withIdentities) }
         }
     }
 
     /// The participant with study code `code`, or nil.
     public func participant(code: String, withIdentity: Bool = false) throws -> StoredParticipant? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM participants WHERE code = ?", arguments: [code]).map { try participant(from: $0, withIdentity: withIdentity) }
+            try ParticipantRow.fetchOne(db, sql: "SELECT * FROM participants WHERE code = ?", arguments: [code]).map { try stored($0, withIdentity: withIdentity) }
         }
     }
 
-    /// The participant's withdrawal token salt and hash.
-    public func withdrawalTokenHash(pk: Int64) throws -> (salt: [UInt8], hash: [UInt8])? {
+    /// The participant's withdrawal token salt and hash (nil once erased).
+    public func withdrawalTokenHash(_ participant: ParticipantHandle) throws -> (salt: [UInt8], hash: [UInt8])? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT pk, token_salt, token_hash FROM participants WHERE pk = ?", arguments: [pk]) else { return nil }
-            let reader = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
-            guard let salt = try reader.optionalBlob("token_salt"), let hash = try reader.optionalBlob("token_hash") else { return nil }
+            guard let row = try ParticipantRow.fetchOne(db, sql: "SELECT * FROM participants WHERE pk = ?", arguments: [participant.rowKey]),
+                let salt = row.tokenSalt, let hash = row.tokenHash
+            else { return nil }
             return (salt, hash)
         }
     }

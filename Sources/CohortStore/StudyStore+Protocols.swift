@@ -20,22 +20,23 @@ extension StudyStore {
         let sha = SHA256.hex(json)
         let p = loaded.studyProtocol
         return try write { db in
-            if let study = try String.fetchOne(db, sql: "SELECT study_id FROM study"), study != p.id {
-                throw CohortError(.conflict, "this workspace holds study '\(study)', not '\(p.id)'",
+            let study = try StudyRow.fetchOne(db, sql: "SELECT * FROM study")
+            if let study, study.studyID != p.id {
+                throw CohortError(.conflict, "this workspace holds study '\(study.studyID)', not '\(p.id)'",
                     hint: "one workspace holds one study: create another with `cohort init --dir <dir>`")
             }
-            if try String.fetchOne(db, sql: "SELECT study_id FROM study") == nil {
+            if study == nil {
                 try db.execute(sql: "INSERT INTO study (singleton, study_id, created_at) VALUES (1, ?, ?)", arguments: [p.id, Self.isoNow(at)])
             }
-            let current = try Row.fetchOne(db, sql: "SELECT sha256, revision FROM protocol_revisions WHERE is_current = 1")
-            if let current, (current["sha256"] as String) == sha {
+            let current = try ProtocolRevisionRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM protocol_revisions WHERE is_current = 1")
+            if let current, current.sha256 == sha {
                 return PinnedProtocol(studyProtocol: p, sha256: sha, canonicalJSON: json)
             }
-            if let current, (current["revision"] as Int) > p.revision {
-                throw CohortError(.conflict, "revision \(p.revision) is older than the current revision \(current["revision"] as Int)",
+            if let current, current.revision > Int64(p.revision) {
+                throw CohortError(.conflict, "revision \(p.revision) is older than the current revision \(current.revision)",
                     hint: "increase 'revision' in the protocol file for an amendment")
             }
-            if let current, (current["revision"] as Int) == p.revision {
+            if let current, current.revision == Int64(p.revision) {
                 throw CohortError(.conflict, "revision \(p.revision) is already loaded with different content",
                     hint: "an amendment needs a new revision number")
             }
@@ -58,26 +59,18 @@ extension StudyStore {
     /// The current protocol revision, or nil before one is loaded.
     public func currentProtocol() throws -> PinnedProtocol? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT rowid AS row_id, sha256, canonical_json FROM protocol_revisions WHERE is_current = 1")
-            else { return nil }
-            let r = RowReader(row, table: "protocol_revisions", file: url.path)
-            let json: Data
-            switch r.value("canonical_json").storage {
-            case let .blob(data): json = data
-            case let .string(text): json = Data(text.utf8)
-            default: throw r.problem("canonical_json", expected: "the protocol's canonical JSON")
+            try ProtocolRevisionRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM protocol_revisions WHERE is_current = 1").map {
+                PinnedProtocol(studyProtocol: $0.studyProtocol, sha256: $0.sha256, canonicalJSON: $0.canonicalJSON)
             }
-            guard let p = try? JSONDecoder().decode(StudyProtocol.self, from: json) else {
-                throw r.problem("canonical_json", expected: "a cohort/protocol@1 document this version of cohort reads")
-            }
-            return PinnedProtocol(studyProtocol: p, sha256: try r.string("sha256"), canonicalJSON: json)
         }
     }
 
     /// A template's text as pinned with protocol `sha256`.
     public func template(path: String, protocolSHA256: String) throws -> Data? {
         try read { db in
-            try Data.fetchOne(db, sql: "SELECT content FROM templates WHERE protocol_sha256 = ? AND path = ?", arguments: [protocolSHA256, path])
+            try TemplateRow.fetchOne(
+                db, sql: "SELECT *, rowid AS row_id FROM templates WHERE protocol_sha256 = ? AND path = ?", arguments: [protocolSHA256, path]
+            )?.content
         }
     }
 }

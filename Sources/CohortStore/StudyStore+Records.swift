@@ -83,11 +83,11 @@ public final class RecordInserter {
         text.reserveCapacity(4096)
     }
 
-    /// Inserts `record` for participant row `participantPK` now; false when the same record (same
-    /// participant, kind, start and source) is already stored. Writes queued rows first.
-    public func insert(_ record: CohortCore.Record, participantPK: Int64) throws -> Bool {
+    /// Inserts `record` for `participant` now; false when the same record (same participant,
+    /// kind, start and source) is already stored. Writes queued rows first.
+    public func insert(_ record: CohortCore.Record, participant: ParticipantHandle) throws -> Bool {
         try flush()
-        try enqueue(record, participantPK: participantPK)
+        try enqueue(record, participantPK: participant.rowKey)
         defer {
             queue.removeAll(keepingCapacity: true)
             text.removeAll(keepingCapacity: true)
@@ -95,10 +95,10 @@ public final class RecordInserter {
         return try execute(single, rows: 0..<1) > 0
     }
 
-    /// Queues `record` for participant row `participantPK`; rows are written in groups. Call
-    /// `flush()` after the last one, then read `insertedCount`.
-    public func add(_ record: CohortCore.Record, participantPK: Int64) throws {
-        try enqueue(record, participantPK: participantPK)
+    /// Queues `record` for `participant`; rows are written in groups. Call `flush()` after the
+    /// last one, then read `insertedCount`.
+    public func add(_ record: CohortCore.Record, participant: ParticipantHandle) throws {
+        try enqueue(record, participantPK: participant.rowKey)
         if queue.count == Self.batchSize { try flush() }
     }
 
@@ -237,47 +237,37 @@ extension StudyStore {
 
     /// Streams the records of one participant (ordered by start), without loading them all;
     /// notes are decrypted. A malformed row fails with its table, row and column.
-    public func forEachRecord(participantPK: Int64, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
+    public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         try read { db in
-            let cursor = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT id, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc FROM records
-                    WHERE participant_pk = ? ORDER BY start_ms, kind
-                    """,
-                arguments: [participantPK])
+            let cursor = try RecordRow.fetchCursor(
+                db, sql: "SELECT \(RecordRow.columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind", arguments: [participant.rowKey])
             while let row = try cursor.next() {
-                let r = RowReader(row, table: "records", file: url.path, rowIDColumn: "id")
-                let kind = try r.choice("kind", RecordKind.self)
-                let startMs = try r.int64("start_ms")
-                let endMs = try r.optionalInt64("end_ms")
-                let source = try r.optionalString("source") ?? ""
                 var note: String?
-                if let sealed = try r.optionalBlob("note_enc") {
+                if let sealed = row.sealedNote {
                     do {
-                        note = try Self.openNote(sealed, key: piiKey, participantPK: participantPK, kind: kind.rawValue, startMs: startMs, source: source)
+                        note = try Self.openNote(
+                            sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
+                            source: row.source)
                     } catch {
-                        throw r.problem("note_enc", expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
+                        throw RowReader.problem(
+                            table: RecordRow.databaseTableName, rowID: row.id, column: "note_enc",
+                            expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
                     }
                 }
                 try body(
                     CohortCore.Record(
-                        participantID: participantID, kind: kind, start: Timestamp(epochMilliseconds: startMs, utcOffsetSeconds: try r.offset("start_offset")),
-                        end: try endMs.map { Timestamp(epochMilliseconds: $0, utcOffsetSeconds: try r.offset("end_offset")) },
-                        value: try r.optionalDouble("value"), text: try r.optionalString("text"), source: source.isEmpty ? nil : source, note: note))
+                        participantID: participantID, kind: row.kind, start: row.start, end: row.end, value: row.value, text: row.text,
+                        source: row.source.isEmpty ? nil : row.source, note: note))
             }
         }
     }
 
-    /// Streams (participant row, kind, start) of every record — what compliance needs.
-    public func forEachRecordStart(_ body: (Int64, RecordKind, Timestamp) throws -> Void) throws {
+    /// Streams (participant, kind, start) of every record — what compliance needs.
+    public func forEachRecordStart(_ body: (ParticipantHandle, RecordKind, Timestamp) throws -> Void) throws {
         try read { db in
-            let cursor = try Row.fetchCursor(db, sql: "SELECT id, participant_pk, kind, start_ms, start_offset FROM records")
+            let cursor = try RecordRow.fetchCursor(db, sql: "SELECT \(RecordRow.columns) FROM records")
             while let row = try cursor.next() {
-                let r = RowReader(row, table: "records", file: url.path, rowIDColumn: "id")
-                try body(
-                    try r.int64("participant_pk"), try r.choice("kind", RecordKind.self),
-                    Timestamp(epochMilliseconds: try r.int64("start_ms"), utcOffsetSeconds: try r.offset("start_offset")))
+                try body(ParticipantHandle(rowKey: row.participantPK), row.kind, row.start)
             }
         }
     }
@@ -315,11 +305,11 @@ extension StudyStore {
         }
     }
 
-    /// Record counts: total, and per participant row.
-    public func recordCount(participantPK: Int64? = nil) throws -> Int {
+    /// How many records are stored: in all, or of `participant`.
+    public func recordCount(_ participant: ParticipantHandle? = nil) throws -> Int {
         try read { db in
-            if let participantPK {
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM records WHERE participant_pk = ?", arguments: [participantPK]) ?? 0
+            if let participant {
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM records WHERE participant_pk = ?", arguments: [participant.rowKey]) ?? 0
             }
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM records") ?? 0
         }

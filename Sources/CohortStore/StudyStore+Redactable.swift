@@ -33,11 +33,11 @@ extension StudyStore {
     func revealRedactable(_ db: Database, _ value: String) throws -> String? {
         guard value.hasPrefix(Self.redactablePrefix) else { return value }
         let digest = String(value.dropFirst(Self.redactablePrefix.count))
-        guard let row = try Row.fetchOne(db, sql: "SELECT rowid AS row_id, salt, text_enc FROM redactable_texts WHERE digest = ?", arguments: [digest])
+        guard let row = try RedactableTextRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM redactable_texts WHERE digest = ?", arguments: [digest])
         else { return nil }
-        let reader = RowReader(row, table: "redactable_texts", file: url.path)
-        guard let salt = try reader.optionalBlob("salt") else { throw reader.problem("salt", expected: "binary data, found nothing") }
-        guard let sealed = try reader.optionalBlob("text_enc") else { throw reader.problem("text_enc", expected: "binary data, found nothing") }
+        let reader = row
+        let salt = row.salt
+        let sealed = row.sealedText
         let plain: [UInt8]
         do {
             plain = try AESGCM.open(sealed, key: piiKey, authenticating: Array("redactable:\(digest)".utf8))

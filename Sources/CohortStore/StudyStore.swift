@@ -246,7 +246,7 @@ public final class StudyStore: Sendable {
         do {
             return try dbQueue.write(body)
         } catch let error as CohortError {
-            throw error
+            throw locating(error)
         } catch let error as ProtocolValidationError {
             throw error
         } catch {
@@ -260,11 +260,20 @@ public final class StudyStore: Sendable {
         }
     }
 
+    /// `error` with this database's path where a record type named only `study.db` (see
+    /// ``RowReader``).
+    func locating(_ error: CohortError) -> CohortError {
+        guard error.location?.file == Self.fileName else { return error }
+        var located = error
+        located.location?.file = url.path
+        return located
+    }
+
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         do {
             return try dbQueue.read(body)
         } catch let error as CohortError {
-            throw error
+            throw locating(error)
         } catch {
             throw CohortError(.system, "cannot read the study database", at: .init(file: url.path), underlying: Self.describe(error))
         }

@@ -79,7 +79,7 @@ struct TimeZoneCohort {
     func storedRecords() throws -> [(id: UUID, records: [Record])] {
         try workspace.store.participants(withIdentities: false).map { stored in
             var records: [Record] = []
-            try workspace.store.forEachRecord(participantPK: stored.pk, participantID: stored.participant.id) { records.append($0) }
+            try workspace.store.forEachRecord(stored.handle, participantID: stored.participant.id) { records.append($0) }
             return (stored.participant.id, records)
         }
     }

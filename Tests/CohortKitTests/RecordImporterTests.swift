@@ -46,7 +46,7 @@ struct ImportFixture {
     func records(_ code: String) throws -> [Record] {
         guard let stored = try workspace.store.participant(code: code) else { return [] }
         var result: [Record] = []
-        try workspace.store.forEachRecord(participantPK: stored.pk, participantID: stored.participant.id) { result.append($0) }
+        try workspace.store.forEachRecord(stored.handle, participantID: stored.participant.id) { result.append($0) }
         return result
     }
 

@@ -20,14 +20,14 @@ struct RecordInserterTests {
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: ParticipantIdentity(name: "Test Person"))
             try store.enroll([e], actor: "test", source: "test", at: fixedDate)
-            let pk = try #require(try store.participants().first?.pk)
+            let pk = try #require(try store.participants().first?.handle)
             let result = try store.importBatch(ImportBatchInfo(fileName: "r.csv", fileSHA256: String(repeating: "ab", count: 32), format: "csv"),
                 actor: "test", at: fixedDate) { inserter in
                 var inserted = 0
                 for record in records {
                     if grouped {
-                        try inserter.add(record, participantPK: pk)
-                    } else if try inserter.insert(record, participantPK: pk) {
+                        try inserter.add(record, participant: pk)
+                    } else if try inserter.insert(record, participant: pk) {
                         inserted += 1
                     }
                 }
@@ -38,7 +38,7 @@ struct RecordInserterTests {
                 return (records.count, inserted, records.count - inserted, 0)
             }
             var stored: [CohortCore.Record] = []
-            try store.forEachRecord(participantPK: pk, participantID: e.participant.id) { stored.append($0) }
+            try store.forEachRecord(pk, participantID: e.participant.id) { stored.append($0) }
             #expect(result.inserted + result.duplicates == records.count)
             return (result.inserted, stored)
         }

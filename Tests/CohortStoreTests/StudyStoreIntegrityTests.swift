@@ -30,40 +30,80 @@ struct StudyStoreIntegrityTests {
             "table withdrawals, row 1, column mode: expected one of stop, exclude, erase"),
         ("garbled withdrawal counts", "UPDATE withdrawals SET counts_json = 'zombie'", "withdrawal",
             "table withdrawals, row 1, column counts_json: expected a JSON object"),
+        // NULL where the schema says NOT NULL (the constraint dropped from the file's schema first,
+        // as a hand-edited or damaged file may have it): an error, never a default.
+        ("no study code", nulling("participants", "code TEXT NOT NULL", "code"), "participants",
+            "table participants, row 1, column code: expected text, found nothing"),
+        ("no time zone", nulling("participants", "time_zone TEXT NOT NULL", "time_zone"), "participants",
+            "table participants, row 1, column time_zone: expected text, found nothing"),
+        ("no consent version", nulling("consents", "version TEXT NOT NULL", "version"), "consents",
+            "table consents, row 1, column version: expected text, found nothing"),
+        ("no record source", nulling("records", "source TEXT NOT NULL DEFAULT ''", "source"), "records",
+            "table records, row 1, column source: expected text, found nothing"),
+        ("no record start", nulling("records", "start_ms INTEGER NOT NULL", "start_ms"), "records",
+            "table records, row 1, column start_ms: expected an integer, found nothing"),
+        ("no withdrawal actor", nulling("withdrawals", "actor TEXT NOT NULL", "actor"), "withdrawal",
+            "table withdrawals, row 1, column actor: expected text, found nothing"),
+        ("no event action", nulling("audit_events", "action TEXT NOT NULL", "action"), "audit",
+            "table audit_events, row 1, column action: expected text, found nothing"),
+        // A value of the wrong type.
+        ("binary data where the study code belongs", "UPDATE participants SET code = x'7a6f6d626965' WHERE pk = 1", "participants",
+            "table participants, row 1, column code: expected text"),
+        ("text where a consent time belongs", "UPDATE consents SET signed_at_ms = 'zombie'", "consents",
+            "table consents, row 1, column signed_at_ms: expected an integer"),
+        ("text where sealed identifiers belong", "UPDATE participants SET name_enc = 'zombie' WHERE pk = 1", "participants",
+            "table participants, row 1, column name_enc: expected binary data"),
+        ("binary data where an event time belongs", "UPDATE audit_events SET at = x'7a6f6d626965' WHERE seq = 1", "audit",
+            "table audit_events, row 1, column at: expected text"),
     ]
+
+    /// SQL that drops `definition`'s NOT NULL from `table`'s schema, then (in a second session,
+    /// after "--reopen") sets `column` to NULL in its first row.
+    static func nulling(_ table: String, _ definition: String, _ column: String) -> String {
+        let relaxed = definition.replacingOccurrences(of: " NOT NULL", with: "")
+        return """
+            PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, '\(definition)', '\(relaxed)') WHERE name = '\(table)';
+            --reopen
+            UPDATE \(table) SET \(column) = NULL WHERE rowid = (SELECT min(rowid) FROM \(table))
+            """
+    }
 
     @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"), arguments: corruptions)
     func corruptRowsFailNamingTableRowAndColumn(corruption: (name: String, sql: String, read: String, message: String)) throws {
         try withStoreFixture { fixture in
-            let (pk, id): (Int64, UUID)
+            let (pk, id): (ParticipantHandle, UUID)
             do {
                 let (store, p) = try StudyStorePrivacyTests.enrolled(fixture)
-                (pk, id) = (p.pk, p.participant.id)
+                (pk, id) = (p.handle, p.participant.id)
                 let consent = Consent(
                     id: UUID(), participantID: id, version: "1.0", documentSHA256: String(repeating: "a", count: 64),
                     signedAt: Timestamp(epochMilliseconds: 1_741_941_000_000), signatureKind: .typed, sharing: .broad, status: .active,
                     recordedAt: Timestamp(epochMilliseconds: 1_741_941_000_000))
-                try store.recordConsent(consent, participantPK: pk, signatureEvidence: nil, supersede: [], actor: "coordinator", at: fixedDate)
+                try store.recordConsent(consent, participant: pk, signatureEvidence: nil, supersede: [], actor: "coordinator", at: fixedDate)
                 _ = try StudyStoreTests.importRecords(store, [StudyStorePrivacyTests.note(p.participant, minute: 0, nil)], pk: pk, file: "a.csv")
                 try store.withdraw(
-                    participantPK: pk, participantID: id, mode: .stop, at: Timestamp(epochMilliseconds: 1_741_941_000_000), by: "staff",
+                    pk, participantID: id, mode: .stop, at: Timestamp(epochMilliseconds: 1_741_941_000_000), by: "staff",
                     actor: "coordinator", reason: "asked", consentVersion: "1.0", receiptID: UUID())
             }
             // A damaged or hand-edited file need not respect the schema's CHECK constraints.
-            try fixture.sqlite("PRAGMA ignore_check_constraints = ON; " + corruption.sql)
+            for part in corruption.sql.components(separatedBy: "--reopen\n") {
+                try fixture.sqlite("PRAGMA ignore_check_constraints = ON; " + part)
+            }
             let store = try fixture.open()
             let error = #expect(throws: CohortError.self, "\(corruption.name)") {
                 switch corruption.read {
                 case "participants": _ = try store.participants()
                 case "consents": _ = try store.consentHistories()
-                case "records": try store.forEachRecord(participantPK: pk, participantID: id) { _ in }
-                default: _ = try store.withdrawal(participantPK: pk)
+                case "records": try store.forEachRecord(pk, participantID: id) { _ in }
+                case "audit": _ = try store.auditEvents()
+                default: _ = try store.withdrawal(pk)
                 }
             }
             #expect(error?.code == .integrity, "\(corruption.name)")
             #expect(error?.message.contains(corruption.message) == true, "\(corruption.name): \(error?.message ?? "")")
             #expect(error?.description.contains("zombie") == false, "\(corruption.name): the stored value must not be echoed")
             #expect(error?.hint?.contains("backup") == true)
+            #expect(error?.location?.file == fixture.url.path, "\(corruption.name): the error names the database file")
         }
     }
 

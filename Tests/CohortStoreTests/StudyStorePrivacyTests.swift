@@ -37,9 +37,9 @@ struct StudyStorePrivacyTests {
             do {
                 let (store, p) = try Self.enrolled(fixture)
                 let records = notes.enumerated().map { Self.note(p.participant, minute: Int64($0.offset), $0.element) }
-                _ = try StudyStoreTests.importRecords(store, records, pk: p.pk, file: "notes.csv")
+                _ = try StudyStoreTests.importRecords(store, records, pk: p.handle, file: "notes.csv")
                 var read: [String?] = []
-                try store.forEachRecord(participantPK: p.pk, participantID: p.participant.id) { read.append($0.note) }
+                try store.forEachRecord(p.handle, participantID: p.participant.id) { read.append($0.note) }
                 // Empty notes are not stored (nothing to protect); the others come back exactly.
                 #expect(read == [notes[0], notes[1], nil, nil])
                 try store.checkpointAndTruncateLog()
@@ -56,17 +56,17 @@ struct StudyStorePrivacyTests {
     @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
     func aNoteMovedToAnotherRowDoesNotOpen() throws {
         try withStoreFixture { fixture in
-            let pk: Int64
+            let pk: ParticipantHandle
             let id: UUID
             do {
                 let (store, p) = try Self.enrolled(fixture)
                 _ = try StudyStoreTests.importRecords(
-                    store, [Self.note(p.participant, minute: 0, "first secret"), Self.note(p.participant, minute: 1, nil)], pk: p.pk, file: "a.csv")
-                (pk, id) = (p.pk, p.participant.id)
+                    store, [Self.note(p.participant, minute: 0, "first secret"), Self.note(p.participant, minute: 1, nil)], pk: p.handle, file: "a.csv")
+                (pk, id) = (p.handle, p.participant.id)
             }
             try fixture.sqlite("UPDATE records SET note_enc = (SELECT note_enc FROM records WHERE id = 1) WHERE id = 2")
             let error = #expect(throws: CohortError.self) {
-                try fixture.open().forEachRecord(participantPK: pk, participantID: id) { _ in }
+                try fixture.open().forEachRecord(pk, participantID: id) { _ in }
             }
             #expect(error?.code == .integrity)
             #expect(error?.message.contains("table records, row 2, column note_enc") == true, "\(error?.message ?? "")")
@@ -79,25 +79,27 @@ struct StudyStorePrivacyTests {
     @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
     func migrationEncryptsExistingPlaintext() throws {
         try withStoreFixture { fixture in
-            let pk: Int64
+            let pk: ParticipantHandle
             let id: UUID
             do {
                 let (store, p) = try Self.enrolled(fixture)
-                (pk, id) = (p.pk, p.participant.id)
+                (pk, id) = (p.handle, p.participant.id)
                 try store.checkpointAndTruncateLog()
             }
+            // The participant's row key, which the store keeps to itself.
+            let rowKey = "(SELECT pk FROM participants WHERE id = '\(id.uuidString.lowercased())')"
             // Turn it back into a v1 database holding plaintext, as an older cohort wrote it.
             try fixture.sqlite(
                 """
                 DELETE FROM grdb_migrations WHERE identifier = 'v2-private-text'; DROP TABLE redactable_texts;
                 ALTER TABLE records DROP COLUMN note_enc;
                 INSERT INTO records (participant_pk, kind, start_ms, start_offset, value, source, note) VALUES
-                    (\(pk), 'pain', 1741941000000, 3600, 3, 'app', 'old plaintext note about Leeds'),
-                    (\(pk), 'pain', 1741941060000, 3600, 2, 'app', '');
+                    (\(rowKey), 'pain', 1741941000000, 3600, 3, 'app', 'old plaintext note about Leeds'),
+                    (\(rowKey), 'pain', 1741941060000, 3600, 2, 'app', '');
                 INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES
                     ('old.csv', '\(String(repeating: "ab", count: 32))', 'csv', '2025-03-14T08:30:00Z', 'Nurse Philippa Quarshie');
                 INSERT INTO withdrawals (id, participant_pk, mode, at_ms, by_kind, actor, reason, counts_json) VALUES
-                    ('\(UUID().uuidString.lowercased())', \(pk), 'stop', 1741941000000, 'staff', 'Dr Imani Okafor', 'moved to Leeds', '{"consents":0,"identifiers_erased":false,"records":0}');
+                    ('\(UUID().uuidString.lowercased())', \(rowKey), 'stop', 1741941000000, 'staff', 'Dr Imani Okafor', 'moved to Leeds', '{"consents":0,"identifiers_erased":false,"records":0}');
                 VACUUM;
                 """)
             let planted = ["old plaintext note", "moved to Leeds", "Quarshie"]
@@ -105,9 +107,9 @@ struct StudyStorePrivacyTests {
             do {
                 let store = try fixture.open()
                 var notes: [String?] = []
-                try store.forEachRecord(participantPK: pk, participantID: id) { notes.append($0.note) }
+                try store.forEachRecord(pk, participantID: id) { notes.append($0.note) }
                 #expect(notes == ["old plaintext note about Leeds", nil])
-                let withdrawal = try #require(try store.withdrawal(participantPK: pk))
+                let withdrawal = try #require(try store.withdrawal(pk))
                 #expect(withdrawal.reason == "moved to Leeds")
                 #expect(withdrawal.actor == "Dr Imani Okafor")
                 try store.checkpointAndTruncateLog()
@@ -125,7 +127,7 @@ struct StudyStorePrivacyTests {
             let pid = p.participant.id.uuidString.lowercased()
             let at = Timestamp(epochMilliseconds: 1_741_941_000_000)
             try store.withdraw(
-                participantPK: p.pk, participantID: p.participant.id, mode: .exclude, at: at, by: "staff", actor: "Dr Imani Okafor", reason: reason,
+                p.handle, participantID: p.participant.id, mode: .exclude, at: at, by: "staff", actor: "Dr Imani Okafor", reason: reason,
                 consentVersion: nil, receiptID: UUID())
             let event = try #require(try store.auditEvents().last)
             // The chain holds a reference, not the text; the reader sees the text.
@@ -135,11 +137,11 @@ struct StudyStorePrivacyTests {
             #expect(event.displayDetails["reason"] == reason)
             #expect(event.displayActor == "Dr Imani Okafor")
             #expect(!event.actor.contains("Okafor"))
-            #expect(try store.withdrawal(participantPK: p.pk)?.reason == reason)
+            #expect(try store.withdrawal(p.handle)?.reason == reason)
             #expect(try store.verifyAudit(publicKey: fixture.signingKey.publicKey).isIntact)
 
             try store.withdraw(
-                participantPK: p.pk, participantID: p.participant.id, mode: .erase, at: at, by: "staff", actor: "Dr Imani Okafor",
+                p.handle, participantID: p.participant.id, mode: .erase, at: at, by: "staff", actor: "Dr Imani Okafor",
                 reason: "erase: " + reason, consentVersion: nil, receiptID: UUID())
             let events = try store.auditEvents()
             let withdrawals = events.filter { $0.action == "participant.withdraw" && $0.subject == pid }
@@ -149,7 +151,7 @@ struct StudyStorePrivacyTests {
                 // Staff names are not the participant's data: they stay, for accountability.
                 #expect(e.displayActor == "Dr Imani Okafor")
             }
-            #expect(try store.withdrawal(participantPK: p.pk)?.reason == AuditEvent.redactedText)
+            #expect(try store.withdrawal(p.handle)?.reason == AuditEvent.redactedText)
             let verification = try store.verifyAudit(publicKey: fixture.signingKey.publicKey)
             #expect(verification.isIntact, "\(verification.firstProblem ?? "")")
             // Recomputing each hash from the committed values still works after the erase.

@@ -114,8 +114,8 @@ struct StudyStoreTests {
             #expect(try store.participant(code: "P-0001", withIdentity: true)?.participant.identity == Self.identity)
             #expect(try store.participant(code: "P-0001")?.participant.identity == nil)
             #expect(try store.participant(code: "P-9999") == nil)
-            let firstPK = try #require(decrypted.first?.pk)
-            let token = try #require(try store.withdrawalTokenHash(pk: firstPK))
+            let firstPK = try #require(decrypted.first?.handle)
+            let token = try #require(try store.withdrawalTokenHash(firstPK))
             #expect(token.salt == enrollments[1].tokenSalt && token.hash == enrollments[1].tokenHash)
             // Audit events name the internal id, never an identifier.
             let events = try store.auditEvents()
@@ -140,12 +140,12 @@ struct StudyStoreTests {
                         id: UUID(), participantID: participant.participant.id, version: "1.\(n)", documentSHA256: String(repeating: "a", count: 64),
                         signedAt: Timestamp(epochMilliseconds: instant.signed), signatureKind: .typed, sharing: .studyOnly, status: .active,
                         recordedAt: Timestamp(epochMilliseconds: instant.recorded))
-                    try store.recordConsent(consent, participantPK: participant.pk, signatureEvidence: nil, supersede: [], actor: "test", at: fixedDate)
+                    try store.recordConsent(consent, participant: participant.handle, signatureEvidence: nil, supersede: [], actor: "test", at: fixedDate)
                 }
             }
             let all = try store.consentHistories()
             for participant in stored {
-                let one = try store.consentHistory(participantPK: participant.pk, participantID: participant.participant.id)
+                let one = try store.consentHistory(participant.handle, participantID: participant.participant.id)
                 #expect(one == all[participant.participant.id])
                 #expect(one.map(\.version) == ["1.4", "1.1", "1.2", "1.3", "1.0"])
             }
@@ -190,11 +190,11 @@ struct StudyStoreTests {
     }
 
     /// Inserts `records`, counting inserted and duplicate rows as an importer does.
-    static func importRecords(_ store: StudyStore, _ records: [CohortCore.Record], pk: Int64, file: String) throws -> ImportBatchResult {
+    static func importRecords(_ store: StudyStore, _ records: [CohortCore.Record], pk: ParticipantHandle, file: String) throws -> ImportBatchResult {
         try store.importBatch(ImportBatchInfo(fileName: file, fileSHA256: String(repeating: "ab", count: 32), format: "csv"), actor: "coordinator", at: fixedDate) {
             inserter in
             var inserted = 0
-            for record in records where try inserter.insert(record, participantPK: pk) { inserted += 1 }
+            for record in records where try inserter.insert(record, participant: pk) { inserted += 1 }
             return (records.count, inserted, records.count - inserted, 0)
         }
     }
@@ -204,13 +204,13 @@ struct StudyStoreTests {
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: Self.identity)
             try store.enroll([e], actor: "coordinator", source: "test", at: fixedDate)
-            let pk = try #require(try store.participants().first?.pk)
+            let pk = try #require(try store.participants().first?.handle)
             let before = try store.counts()
             let error = #expect(throws: CohortError.self) {
                 try store.importBatch(ImportBatchInfo(fileName: "bad.csv", fileSHA256: String(repeating: "0", count: 64), format: "csv"),
                     actor: "coordinator", at: fixedDate) { inserter in
-                    #expect(try inserter.insert(Self.record(e.participant, .heartRate, minute: 0, value: 61), participantPK: pk))
-                    #expect(try inserter.insert(Self.record(e.participant, .heartRate, minute: 1, value: 62), participantPK: pk))
+                    #expect(try inserter.insert(Self.record(e.participant, .heartRate, minute: 0, value: 61), participant: pk))
+                    #expect(try inserter.insert(Self.record(e.participant, .heartRate, minute: 1, value: 62), participant: pk))
                     throw CohortError.invalid("value out of range", file: "bad.csv", line: 3, field: "value")
                 }
             }
@@ -229,7 +229,7 @@ struct StudyStoreTests {
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: Self.identity)
             try store.enroll([e], actor: "coordinator", source: "test", at: fixedDate)
-            let pk = try #require(try store.participants().first?.pk)
+            let pk = try #require(try store.participants().first?.handle)
             let p = e.participant
             let first = [
                 Self.record(p, .heartRate, minute: 0, value: 61), Self.record(p, .heartRate, minute: 1, value: 62),
@@ -243,10 +243,10 @@ struct StudyStoreTests {
             #expect(result.inserted == 5)
             #expect(result.duplicates == 2)
             #expect(try store.recordCount() == 5)
-            #expect(try store.recordCount(participantPK: pk) == 5)
+            #expect(try store.recordCount(pk) == 5)
             // The first value won; a duplicate never overwrites.
             var heartRates: [Double] = []
-            try store.forEachRecord(participantPK: pk, participantID: p.id) { record in
+            try store.forEachRecord(pk, participantID: p.id) { record in
                 if record.kind == .heartRate, record.source == "Apple Watch" { heartRates.append(record.value ?? -1) }
             }
             #expect(heartRates == [61, 62])
@@ -268,7 +268,7 @@ struct StudyStoreTests {
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: Self.identity)
             try store.enroll([e], actor: "coordinator", source: "test", at: fixedDate)
-            let pk = try #require(try store.participants().first?.pk)
+            let pk = try #require(try store.participants().first?.handle)
             let sleep = CohortCore.Record(
                 participantID: e.participant.id, kind: .sleepDuration, start: Timestamp(epochMilliseconds: 1_741_900_000_000, utcOffsetSeconds: -18000),
                 end: Timestamp(epochMilliseconds: 1_741_927_000_000, utcOffsetSeconds: -14400), value: 7.5, text: nil, source: "Garmin Venu",
@@ -278,7 +278,7 @@ struct StudyStoreTests {
                 text: "ibuprofen")
             _ = try Self.importRecords(store, [dose, sleep], pk: pk, file: "app.json")
             var stored: [CohortCore.Record] = []
-            try store.forEachRecord(participantPK: pk, participantID: e.participant.id) { stored.append($0) }
+            try store.forEachRecord(pk, participantID: e.participant.id) { stored.append($0) }
             #expect(stored == [sleep, dose])
             var starts: [Timestamp] = []
             try store.forEachRecordStart { rowPK, _, start in

@@ -42,7 +42,7 @@ public struct StudyReportService: Sendable {
         var withdrawals: [WithdrawalMode: StudyReport.WithdrawalCount] = [:]
         for entry in stored {
             guard let mode = entry.participant.status.withdrawalMode else { continue }
-            let by = try workspace.store.withdrawal(participantPK: entry.pk)?.by
+            let by = try workspace.store.withdrawal(entry.handle)?.by
             var count = withdrawals[mode] ?? .init(mode: mode, total: 0, byParticipant: 0, byStaff: 0)
             count.total += 1
             if by == "participant" { count.byParticipant += 1 }
@@ -125,17 +125,17 @@ public struct StudyReportService: Sendable {
             var counted: Int
         }
         let byID = Dictionary(uniqueKeysWithValues: participants.map { ($0.participant.id, $0) })
-        var windows: [Int64: Window] = [:]
+        var windows: [ParticipantHandle: Window] = [:]
         // Kept apart from `windows` so a record's lookup copies no array.
-        var counts: [Int64: [[Int]]] = [:]
+        var counts: [ParticipantHandle: [[Int]]] = [:]
         for entry in report.participants {
             guard let id = entry.participantID, let participant = byID[id], let enrolled = entry.enrolledOn,
                 let zone = TimeZone(identifier: entry.timeZone ?? "")
             else { continue }
             let counted = entry.lastCountedDay.map { enrolled.days(to: $0) + 1 } ?? 0
-            windows[participant.pk] = Window(
+            windows[participant.handle] = Window(
                 code: entry.code ?? "", zone: zone, enrollDay: enrolled.daysSinceEpoch, counted: max(0, counted))
-            counts[participant.pk] = Array(repeating: Array(repeating: 0, count: max(0, counted)), count: protocolRules.count)
+            counts[participant.handle] = Array(repeating: Array(repeating: 0, count: max(0, counted)), count: protocolRules.count)
         }
         let kinds = protocolRules.map { $0.countedKinds(in: p) }
         try workspace.store.forEachRecordStart { pk, kind, start in

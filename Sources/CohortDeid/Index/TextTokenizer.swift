@@ -39,44 +39,25 @@ enum TextTokenizer {
         }
     }
 
-    /// The words of `scalars`.
-    static func tokens(_ scalars: [Unicode.Scalar]) -> [TextToken] {
-        var result: [TextToken] = []
-        let n = scalars.count
-        var i = 0
-        while i < n {
-            guard isWordScalar(scalars[i]) else {
-                i += 1
-                continue
-            }
-            let start = i
-            while i < n {
-                if isWordScalar(scalars[i]) {
-                    i += 1
-                } else if isApostrophe(scalars[i]), i + 1 < n, isWordScalar(scalars[i + 1]) {
-                    i += 1
-                } else {
-                    break
-                }
-            }
-            let end = i
-            var coreEnd = end
-            if end - start >= 3, scalars[end - 1] == "s" || scalars[end - 1] == "S", isApostrophe(scalars[end - 2]) {
-                coreEnd = end - 2
-            }
-            let (key, letters) = fold(scalars[start..<coreEnd])
-            if key.isEmpty { continue }
-            let first = scalars[start]
-            let capitalized = first.properties.isUppercase
-            result.append(
-                TextToken(start: start, coreEnd: coreEnd, end: end, key: key, isCapitalized: capitalized, letterCount: letters))
-        }
-        return result
+    /// The words of `text`, with their keys as strings: the one tokenizer (``tokenize(_:into:)``)
+    /// run on the text's scalars. For roster identifiers and the scrubber's rules; the matchers
+    /// work on the packed words of a ``LineWorkspace``.
+    static func tokens(_ text: String) -> [TextToken] {
+        var workspace = LineWorkspace(capacity: text.unicodeScalars.count)
+        workspace.load(text)
+        return workspace.tokenizeScalars()
     }
 
     /// The keys of the words of `text`.
     static func keys(_ text: String) -> [String] {
-        tokens(Array(text.unicodeScalars)).map(\.key)
+        tokens(text).map(\.key)
+    }
+
+    /// How many letters (not digits) a folded key holds: keys hold only letters and decimal digits.
+    static func letterCount(ofKey key: String) -> Int {
+        var letters = 0
+        for s in key.unicodeScalars where s.properties.isAlphabetic { letters += 1 }
+        return letters
     }
 
     /// Case- and diacritic-folded letters and digits of `scalars`, and how many are letters.
@@ -118,13 +99,6 @@ enum TextTokenizer {
         }
         return (String(out), letters)
     }
-
-    /// Whether the text between two words (`gap`) is short enough for them to be one phrase.
-    static func isPhraseGap(_ scalars: [Unicode.Scalar], from: Int, to: Int) -> Bool {
-        guard to - from <= 3 else { return false }
-        for i in from..<to where scalars[i] == "\n" || scalars[i] == "[" || scalars[i] == "]" { return false }
-        return true
-    }
 }
 
 /// A word of a line in a ``LineWorkspace``: positions index the line's code units (bytes of
@@ -137,7 +111,7 @@ struct PackedToken: Sendable {
     /// Offset into `keyBytes` (ASCII key) or index into `nonASCIIKeys`.
     var keyStart = 0
     var keyLength = 0
-    /// FNV-1a of the key bytes (ASCII keys only).
+    /// ``TextTokenizer/hashKeyPadded(_:_:)`` of the key bytes (ASCII keys only).
     var hash: UInt64 = 0
     var isASCII = true
     var isCapitalized = false
@@ -145,33 +119,10 @@ struct PackedToken: Sendable {
 }
 
 extension TextTokenizer {
-    /// The hash of an ASCII key (never 0, which marks an empty slot): eight bytes at a time,
-    /// so a word costs a few multiplications, not one per letter.
-    @inline(__always)
-    static func hashKey(_ p: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
-        var h = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
-        var i = 0
-        while i + 8 <= count {
-            h = (h ^ UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
-            i += 8
-        }
-        if i < count {
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < count {
-                word |= UInt64(p[i]) << shift
-                shift += 8
-                i += 1
-            }
-            h = (h ^ word) &* 0xC4CE_B9FE_1A85_EC53
-        }
-        h ^= h >> 29
-        return h == 0 ? 1 : h
-    }
-
-    /// ``hashKey(_:_:)`` of the `count` bytes at `p`, when at least eight bytes past them may be
-    /// read (as in a workspace's key buffer): the last partial word is one masked load.
+    /// The hash of the ASCII key of `count` bytes at `p` (never 0, which marks an empty slot),
+    /// when at least eight bytes past them may be read (as in a workspace's key buffer): eight
+    /// bytes at a time, the last partial word one masked load, so a word costs a few
+    /// multiplications, not one per letter. The one key hash: index and words alike.
     @inline(__always)
     static func hashKeyPadded(_ p: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
         var h = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
@@ -182,7 +133,7 @@ extension TextTokenizer {
             i += 8
         }
         if i < count {
-            // The same little-endian word hashKey assembles byte by byte.
+            // The key's last bytes as a little-endian word, the bytes after them masked off.
             let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & (UInt64.max >> (64 - 8 * UInt64(count - i)))
             h = (h ^ word) &* 0xC4CE_B9FE_1A85_EC53
         }
@@ -190,13 +141,13 @@ extension TextTokenizer {
         return h == 0 ? 1 : h
     }
 
-    /// ``hashKey(_:_:)`` of `bytes`.
+    /// ``hashKeyPadded(_:_:)`` of `bytes` (copied with eight bytes of padding).
     static func hash<C: Collection<UInt8>>(asciiKey bytes: C) -> UInt64 {
-        let array = Array(bytes)
-        return array.withUnsafeBufferPointer { buffer in
-            // hashKey of no bytes is 1.
+        let padded = Array(bytes) + [UInt8](repeating: 0, count: 8)
+        return padded.withUnsafeBufferPointer { buffer in
+            // The buffer holds at least the eight bytes of padding.
             guard let base = buffer.baseAddress else { return 1 }
-            return hashKey(base, buffer.count)
+            return hashKeyPadded(base, buffer.count - 8)
         }
     }
 
@@ -221,8 +172,7 @@ extension TextTokenizer {
     @inline(__always)
     static func isApostrophe(_ v: UInt32) -> Bool { v == 0x27 || v == 0x2019 || v == 0x02BC || v == 0x2018 }
 
-    /// The words of `s` (bytes of an ASCII line or scalars), exactly as ``tokens(_:)`` finds them,
-    /// without allocating for ASCII words: keys go to `workspace.keyBytes` (ASCII) or
+    /// The words of `s` (bytes of an ASCII line or scalars), without allocating for ASCII words: keys go to `workspace.keyBytes` (ASCII) or
     /// `workspace.nonASCIIKeys`; `workspace.tokenCount` words go to `workspace.tokens`.
     static func tokenize<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, into workspace: inout LineWorkspace) {
         let n = s.count
@@ -362,7 +312,8 @@ extension TextTokenizer {
         return end
     }
 
-    /// ``isPhraseGap(_:from:to:)`` on code units.
+    /// Whether the text between two words (`from..<to` in `s`) is short enough for them to be
+    /// one phrase: at most three code units, none a line break or a typed token's bracket.
     @inline(__always)
     static func isPhraseGap<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, from: Int, to: Int) -> Bool {
         guard to - from <= 3 else { return false }

@@ -36,12 +36,10 @@ struct IdentifierIndex: Sendable {
 
         /// First word key → phrases starting with it, longest first.
         private(set) var phrases: [String: [Phrase]] = [:]
-        /// Last 10 digits of every roster phone with 10 or more digits.
-        private(set) var phones10: Set<String> = []
-        /// Every roster phone's last 7 digits (the local form).
-        private(set) var phones7: Set<String> = []
-        /// The last 7, 8, 9 and 10 digits of every roster phone (scanner: a digit run of that
-        /// length equal to one of them is the phone).
+        /// The trailing digits of every roster phone a digit run is matched against (a run of 7–10
+        /// digits equal to one of them, or of 11–15 ending in a 10-digit one, is the phone): the
+        /// last 7 and 10 digits for the scrubber (a local or a full number), the last 7, 8, 9 and
+        /// 10 for the scanner (any partial number is a finding).
         private(set) var phoneSuffixes: Set<String> = []
         /// Scanner: roster name words that are vocabulary, found alone only as a capitalized
         /// possessive (`Field's`).
@@ -79,7 +77,7 @@ struct IdentifierIndex: Sendable {
             if !codeKeys.isEmpty { insert(codeKeys, .code, &inserted) }
             guard let identity = participant.identity else { return }
 
-            let nameTokens = TextTokenizer.tokens(Array(identity.name.unicodeScalars))
+            let nameTokens = TextTokenizer.tokens(identity.name)
             let nameKeys = nameTokens.map(\.key)
             if !nameKeys.isEmpty {
                 insert(nameKeys, .name, &inserted)
@@ -128,9 +126,8 @@ struct IdentifierIndex: Sendable {
             }
             if let phone = identity.phone {
                 let digits = phone.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map { Character($0) }
-                if digits.count >= 10 { phones10.insert(String(digits.suffix(10))) }
-                if digits.count >= 7 { phones7.insert(String(digits.suffix(7))) }
-                for length in 7...10 where digits.count >= length { phoneSuffixes.insert(String(digits.suffix(length))) }
+                let lengths = mode == .scanner ? [7, 8, 9, 10] : [7, 10]
+                for length in lengths where digits.count >= length { phoneSuffixes.insert(String(digits.suffix(length))) }
             }
             if let birthDate = identity.birthDate {
                 let monthDay = birthDate.month * 100 + birthDate.day
@@ -157,7 +154,7 @@ struct IdentifierIndex: Sendable {
                 }
                 if mode == .scrubber, parts.count >= 2 {
                     // The city (second part) is a geographic subdivision smaller than a state.
-                    let city = TextTokenizer.tokens(Array(String(parts[1]).unicodeScalars))
+                    let city = TextTokenizer.tokens(String(parts[1]))
                     if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
                         insert(city.map(\.key), .address, requiresCapital: true, &inserted)
                     }
@@ -185,7 +182,7 @@ struct IdentifierIndex: Sendable {
                 }
             }
             for device in identity.devices {
-                let tokens = TextTokenizer.tokens(Array(device.unicodeScalars))
+                let tokens = TextTokenizer.tokens(device)
                 guard !tokens.isEmpty else { continue }
                 if mode == .scanner {
                     // A model name ("Apple Watch Series 9") is not an identifier; a personal name or a
@@ -205,11 +202,10 @@ struct IdentifierIndex: Sendable {
 
     /// `source` compiled for allocation-free lookups (see ``KeyLookup``).
     let lookup: KeyLookup
-    /// The phones and birth dates as numbers (year·1000000 + month·100 + day).
-    let phoneNumbers10: NumberSet
-    let phoneNumbers7: NumberSet
-    /// Scanner: the phones' last 7–10 digits, as length << 40 | value (see ``phoneSuffixKey``).
+    /// The phones' trailing digits (``Source/phoneSuffixes``), as length << 40 | value (see
+    /// ``phoneSuffixKey``).
     let phoneSuffixNumbers: NumberSet
+    /// The birth dates as numbers (year·1000000 + month·100 + day), with full and two-digit years.
     /// Scanner: vocabulary name words searched alone only as capitalized possessives.
     let possessiveNames: Set<String>
     let birthDayKeys: NumberSet
@@ -221,8 +217,6 @@ struct IdentifierIndex: Sendable {
 
     init(_ source: Source) {
         lookup = KeyLookup(phrases: source.phrases)
-        phoneNumbers10 = NumberSet(source.phones10.compactMap { UInt64($0) })
-        phoneNumbers7 = NumberSet(source.phones7.compactMap { UInt64($0) })
         phoneSuffixNumbers = NumberSet(source.phoneSuffixes.compactMap { s in UInt64(s).map { Self.phoneSuffixKey(digits: s.count, value: $0) } })
         possessiveNames = source.possessiveNames
         birthDayKeys = NumberSet(Self.dateKeys(source.birthDays))
@@ -265,185 +259,6 @@ struct IdentifierIndex: Sendable {
         let full = names[month - 1]
         var result = [full, String(full.prefix(3))]
         if month == 9 { result.append("sept") }
-        return result
-    }
-
-    /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps).
-    /// `accept` may refuse a phrase match (the scrubber's context rules); the next shorter
-    /// phrase at the same word is tried then.
-    func matches(
-        in scalars: [Unicode.Scalar], tokens: [TextToken], skip: (Int) -> Bool = { _ in false },
-        accept: (Match) -> Bool = { _ in true }
-    ) -> [Match] {
-        var result: [Match] = []
-        guard !lookup.entries.isEmpty else { return result }
-        var i = 0
-        while i < tokens.count {
-            if skip(i) {
-                i += 1
-                continue
-            }
-            var matched = false
-            if let found = lookup.entry(forKey: tokens[i].key) {
-                let entry = lookup.entries[found]
-                for e in Int(entry.phraseStart)..<Int(entry.phraseEnd) {
-                    let phrase = lookup.phrases[Int(lookup.entryPhrases[e])]
-                    if phrase.requiresCapital, !tokens[i].isCapitalized { continue }
-                    let count = Int(phrase.keyCount)
-                    guard i + count <= tokens.count else { continue }
-                    var fits = true
-                    var j = 1
-                    while j < count {
-                        let previous = tokens[i + j - 1]
-                        let token = tokens[i + j]
-                        if !lookup.key(Int(phrase.keyStart) + j, equals: token.key)
-                            || !TextTokenizer.isPhraseGap(scalars, from: previous.end, to: token.start)
-                        {
-                            fits = false
-                            break
-                        }
-                        j += 1
-                    }
-                    if fits, accept(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind)) {
-                        result.append(Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind))
-                        i += count
-                        matched = true
-                        break
-                    }
-                }
-            }
-            if !matched { i += 1 }
-        }
-        return result
-    }
-
-    /// Runs of digits (with phone separators between them) that carry a roster phone number,
-    /// as scalar ranges.
-    func phoneRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
-        guard !phoneNumbers10.isEmpty || !phoneNumbers7.isEmpty else { return [] }
-        var result: [Range<Int>] = []
-        var groups: [(start: Int, end: Int)] = []
-        func flush() {
-            defer { groups.removeAll(keepingCapacity: true) }
-            guard !groups.isEmpty else { return }
-            var g = 0
-            while g < groups.count {
-                // The digits from group g on: how many, and the last ten as a number.
-                var digits = 0
-                var last10: UInt64 = 0
-                var found: Int?
-                var h = g
-                while h < groups.count {
-                    for k in groups[h].start..<groups[h].end {
-                        last10 = (last10 &* 10 &+ UInt64(scalars[k].value &- 48)) % 10_000_000_000
-                        digits += 1
-                    }
-                    if digits > 15 { break }
-                    if (digits == 7 && phoneNumbers7.contains(last10)) || (digits >= 10 && phoneNumbers10.contains(last10)) {
-                        found = h
-                    }
-                    h += 1
-                }
-                if let found {
-                    result.append(groups[g].start..<groups[found].end)
-                    g = found + 1
-                } else {
-                    g += 1
-                }
-            }
-        }
-        let n = scalars.count
-        var i = 0
-        while i < n {
-            let s = scalars[i]
-            if s.value >= 48 && s.value <= 57 {
-                let start = i
-                while i < n, scalars[i].value >= 48, scalars[i].value <= 57 { i += 1 }
-                if let last = groups.last, !Self.isPhoneGap(scalars, from: last.end, to: start) { flush() }
-                // Digits glued to letters (an MRN `A1234567`, `14T08`) are not part of a phone number.
-                if (start > 0 && Self.isLetter(scalars[start - 1])) || (i < n && Self.isLetter(scalars[i])) {
-                    flush()
-                    continue
-                }
-                groups.append((start, i))
-            } else {
-                i += 1
-            }
-        }
-        flush()
-        return result
-    }
-
-    private static func isLetter(_ s: Unicode.Scalar) -> Bool { s.properties.isAlphabetic }
-
-    private static func isPhoneGap(_ scalars: [Unicode.Scalar], from: Int, to: Int) -> Bool {
-        guard to - from >= 1, to - from <= 3 else { return to == from }
-        for i in from..<to {
-            switch scalars[i] {
-            case " ", "-", ".", "(", ")", "+", "\u{00A0}", "/": continue
-            default: return false
-            }
-        }
-        return true
-    }
-
-    /// Numeric dates (`1980-03-14`, `03/14/1980`, `14.03.1980`, `3/14/80`) equal to a roster
-    /// birth date, as scalar ranges.
-    func birthDateRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
-        guard !birthDayKeys.isEmpty else { return [] }
-        var result: [Range<Int>] = []
-        let n = scalars.count
-        func number(at i: Int) -> (value: Int, length: Int)? {
-            var j = i
-            var value = 0
-            while j < n, j - i < 5, scalars[j].value >= 48, scalars[j].value <= 57 {
-                value = value * 10 + Int(scalars[j].value - 48)
-                j += 1
-            }
-            return j > i ? (value, j - i) : nil
-        }
-        var i = 0
-        while i < n {
-            let isDigit = scalars[i].value >= 48 && scalars[i].value <= 57
-            if !isDigit || (i > 0 && scalars[i - 1].value >= 48 && scalars[i - 1].value <= 57) {
-                i += 1
-                continue
-            }
-            guard let a = number(at: i), a.length <= 4, i + a.length < n else {
-                i += 1
-                continue
-            }
-            let sep = scalars[i + a.length]
-            guard sep == "/" || sep == "-" || sep == ".", let b = number(at: i + a.length + 1), b.length <= 2 else {
-                i += 1
-                continue
-            }
-            let cStart = i + a.length + 1 + b.length
-            guard cStart < n, scalars[cStart] == sep, let c = number(at: cStart + 1), c.length <= 4 else {
-                i += 1
-                continue
-            }
-            let end = cStart + 1 + c.length
-            if end < n, scalars[end].value >= 48, scalars[end].value <= 57 {
-                i += 1
-                continue
-            }
-            var candidates: [(Int, Int, Int)] = []
-            if a.length == 4 {
-                candidates.append((a.value, b.value, c.value))
-            } else if c.length == 4 || c.length == 2 {
-                candidates.append((c.value, a.value, b.value))
-                candidates.append((c.value, b.value, a.value))
-            }
-            let shortYear = c.length == 2 && a.length != 4
-            let hit = candidates.contains { year, month, day in
-                let monthDay = month * 100 + day
-                let key = Self.dateKey(year: year, monthDay: monthDay)
-                return shortYear ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
-            }
-            if hit { result.append(i..<end) }
-            i = end
-        }
         return result
     }
 }

@@ -101,8 +101,12 @@ struct ReferenceScanner {
         return false
     }
 
-    /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps).
-    func matches(in scalars: [Unicode.Scalar], tokens: [RefToken], skip: (Int) -> Bool = { _ in false }) -> [IdentifierIndex.Match] {
+    /// The identifier phrases in `tokens` (leftmost, longest first; no overlaps); a phrase
+    /// `accept` refuses gives way to the next shorter one at the same word.
+    func matches(
+        in scalars: [Unicode.Scalar], tokens: [RefToken], skip: (Int) -> Bool = { _ in false },
+        accept: (IdentifierIndex.Match) -> Bool = { _ in true }
+    ) -> [IdentifierIndex.Match] {
         var result: [IdentifierIndex.Match] = []
         var i = 0
         while i < tokens.count {
@@ -127,7 +131,7 @@ struct ReferenceScanner {
                             break
                         }
                     }
-                    if fits {
+                    if fits, accept(IdentifierIndex.Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind)) {
                         result.append(IdentifierIndex.Match(firstToken: i, lastToken: i + count - 1, kind: phrase.kind))
                         i += count
                         matched = true
@@ -141,9 +145,10 @@ struct ReferenceScanner {
     }
 
     /// Runs of digits (with phone separators between them) that carry a roster phone number,
-    /// as scalar ranges.
+    /// as scalar ranges: the scrubber's rule (a local 7-digit number, or 10 digits or more
+    /// ending in a full one; its index holds the phones' last 7 and last 10 digits).
     func phoneRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
-        guard !index.phones10.isEmpty || !index.phones7.isEmpty else { return [] }
+        guard !index.phoneSuffixes.isEmpty else { return [] }
         var result: [Range<Int>] = []
         var groups: [(start: Int, end: Int)] = []
         func flush() {
@@ -157,8 +162,8 @@ struct ReferenceScanner {
                 while h < groups.count {
                     for k in groups[h].start..<groups[h].end { digits.unicodeScalars.append(scalars[k]) }
                     if digits.count > 15 { break }
-                    if (digits.count == 7 && index.phones7.contains(digits))
-                        || (digits.count >= 10 && index.phones10.contains(String(digits.suffix(10))))
+                    if (digits.count == 7 && index.phoneSuffixes.contains(digits))
+                        || (digits.count >= 10 && index.phoneSuffixes.contains(String(digits.suffix(10))))
                     {
                         found = h
                     }

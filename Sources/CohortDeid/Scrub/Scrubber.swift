@@ -68,7 +68,7 @@ public struct Scrubber: Sendable {
         "helped", "helps", "thinks", "thought", "wants", "wanted", "noticed", "mentioned", "brought", "picked", "insisted",
         "suggested", "reminded", "worries", "worried", "laughed", "cried", "stayed", "phoned", "emailed", "messaged",
     ]
-    /// Hashes (``TextTokenizer/hashKey(_:_:)``) of the given names that are not vocabulary, and
+    /// Hashes (``TextTokenizer/hashKeyPadded(_:_:)``) of the given names that are not vocabulary, and
     /// of the titles and relation words, for the roster pre-check.
     static let givenNameHashes: Set<UInt64> = Set(
         FirstNames.names.filter(FirstNames.isUnambiguousName).map { TextTokenizer.hash(asciiKey: Array($0.utf8)) })
@@ -260,13 +260,24 @@ public struct Scrubber: Sendable {
 
     private func applyRoster(_ text: String, counts: inout ScrubCounts) -> String {
         let scalars = Array(text.unicodeScalars)
-        // Words of a name may be split across a line break: match on a copy where line breaks
-        // are spaces (same positions).
-        let matchScalars = scalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
+        var workspace = LineWorkspace(capacity: scalars.count)
+        workspace.load(text)
+        // Phone numbers and birth dates, on the text as it is.
+        var phoneRanges: [Range<Int>] = []
+        var birthDateRanges: [Range<Int>] = []
+        let values = workspace.scalars
+        values.withUnsafeBufferPointer { s in
+            index.numericMatches(s, groups: &workspace.groups, firstOnly: false) { range, kind in
+                if kind == .phone { phoneRanges.append(range) } else { birthDateRanges.append(range) }
+            }
+        }
+        let phones = phoneRanges + birthDateRanges
+        // Words of a name may be split across a line break: words and phrases on a copy where
+        // line breaks are spaces (same positions).
+        let matchScalars = values.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
+        matchScalars.withUnsafeBufferPointer { TextTokenizer.tokenize($0, into: &workspace) }
+        let tokens = workspace.textTokens()
         var spans: [Span] = []
-        let birthDateRanges = index.birthDateRanges(in: scalars)
-        let phones = index.phoneRanges(in: scalars) + birthDateRanges
-        let tokens = TextTokenizer.tokens(scalars)
         let n = tokens.count
         func inNumericRange(_ t: Int) -> Bool {
             let token = tokens[t]
@@ -277,7 +288,9 @@ public struct Scrubber: Sendable {
             return token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
                 && ScrubToken(rawValue: String(String.UnicodeScalarView(scalars[token.start..<token.end]))) != nil
         }
-        func gap(_ a: Int, _ b: Int) -> Bool { TextTokenizer.isPhraseGap(matchScalars, from: tokens[a].end, to: tokens[b].start) }
+        func gap(_ a: Int, _ b: Int) -> Bool {
+            matchScalars.withUnsafeBufferPointer { TextTokenizer.isPhraseGap($0, from: tokens[a].end, to: tokens[b].start) }
+        }
         /// Whether token `t` starts a sentence (or the text).
         func startsSentence(_ t: Int) -> Bool {
             guard t > 0 else { return true }
@@ -302,16 +315,22 @@ public struct Scrubber: Sendable {
             let isDate = birthDateRanges.contains(range)
             spans.append(Span(start: range.lowerBound, end: range.upperBound, token: isDate ? .date : .phone, suffix: nil, firstToken: -1, lastToken: -1))
         }
-        let matches = index.matches(in: matchScalars, tokens: tokens, skip: { inNumericRange($0) || isMarker($0) }) { m in
-            guard m.lastToken > m.firstToken else { return true }
-            // A name does not run across the end of a sentence ("…a hot bath. Will walk"), and
-            // initials with a surname count only as written for a name ("I hope", "a little"
-            // are no initials).
-            if crossesSentence(m.firstToken, m.lastToken) { return false }
-            if m.kind == .name, tokens[m.firstToken].letterCount == 1 || tokens[m.lastToken].letterCount == 1 {
-                return (m.firstToken...m.lastToken).allSatisfy { tokens[$0].isCapitalized }
-            }
-            return true
+        var matches: [IdentifierIndex.Match] = []
+        matchScalars.withUnsafeBufferPointer { s in
+            index.matches(
+                scalars: s, workspace: workspace, skip: { inNumericRange($0) || isMarker($0) },
+                accept: { m in
+                    guard m.lastToken > m.firstToken else { return true }
+                    // A name does not run across the end of a sentence ("…a hot bath. Will walk"),
+                    // and initials with a surname count only as written for a name ("I hope",
+                    // "a little" are no initials).
+                    if crossesSentence(m.firstToken, m.lastToken) { return false }
+                    if m.kind == .name, tokens[m.firstToken].letterCount == 1 || tokens[m.lastToken].letterCount == 1 {
+                        return (m.firstToken...m.lastToken).allSatisfy { tokens[$0].isCapitalized }
+                    }
+                    return true
+                }
+            ) { matches.append($0) }
         }
         var tokenSpan = [Int?](repeating: nil, count: n)
         var wordSpans: [Span] = []
@@ -407,14 +426,14 @@ public struct Scrubber: Sendable {
             let isNameOwner = ownerSpan.map { $0.token == .name && $0.lastToken == t } ?? false
             guard owner.isPossessive, isNameOwner || (ownerSpan == nil && owner.isCapitalized && !isMarker(t)),
                 Self.deviceWords.contains(tokens[t + 1].key), tokenSpan[t + 1] == nil,
-                TextTokenizer.isPhraseGap(scalars, from: owner.end, to: tokens[t + 1].start)
+                values.withUnsafeBufferPointer({ TextTokenizer.isPhraseGap($0, from: owner.end, to: tokens[t + 1].start) })
             else {
                 t += 1
                 continue
             }
             var last = t + 1
             while last + 1 < n, last - t < 5, tokenSpan[last + 1] == nil,
-                TextTokenizer.isPhraseGap(scalars, from: tokens[last].end, to: tokens[last + 1].start),
+                values.withUnsafeBufferPointer({ TextTokenizer.isPhraseGap($0, from: tokens[last].end, to: tokens[last + 1].start) }),
                 Self.deviceWords.contains(tokens[last + 1].key) || tokens[last + 1].isCapitalized
                     || tokens[last + 1].letterCount == 0
             {

@@ -5,7 +5,9 @@ import GRDB
 /// Reads one database row column by column and throws a clear error — table, row, column, what
 /// was expected, never the value — where a value is missing or malformed, instead of inventing one.
 ///
-/// Every record struct of the store (``ParticipantRow``, ``ConsentRow``, …) decodes through it.
+/// Every record type of the store (``ParticipantRow``, ``ConsentRow``, …: one per table) decodes
+/// through it. Messages name the file `study.db`; the store's `read`/`write` put the database's
+/// full path in the error's location.
 struct RowReader {
     let row: Row
     let table: String
@@ -15,7 +17,7 @@ struct RowReader {
 
     /// `rowIDColumn` names the column holding the rowid (select `rowid AS row_id` for tables
     /// whose primary key is not an integer).
-    init(_ row: Row, table: String, file: String, rowIDColumn: String = "row_id") {
+    init(_ row: Row, table: String, file: String = StudyStore.fileName, rowIDColumn: String = "row_id") {
         self.row = row
         self.table = table
         self.file = file
@@ -23,6 +25,12 @@ struct RowReader {
     }
 
     func problem(_ column: String, expected: String) -> CohortError {
+        Self.problem(table: table, rowID: rowID, column: column, expected: expected, file: file)
+    }
+
+    /// The error for a column of row `rowID` of `table` that is not what `expected` says (also
+    /// for checks after decoding: a sealed value that does not open).
+    static func problem(table: String, rowID: Int64?, column: String, expected: String, file: String = StudyStore.fileName) -> CohortError {
         CohortError(
             .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
             at: .init(file: file, field: "\(table).\(column)"),

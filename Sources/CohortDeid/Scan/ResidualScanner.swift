@@ -152,7 +152,7 @@ public struct ResidualScanner: Sendable {
             var unescaped: [UInt8] = []
             swap(&unescaped, &workspace.unescapedBytes)
             defer { swap(&unescaped, &workspace.unescapedBytes) }
-            if let count = LineWorkspace.unescapeASCIIJSON(bytes, into: &unescaped) {
+            if let count = LineWorkspace.unescapeJSON(bytes, into: &unescaped) {
                 return unescaped.withUnsafeBufferPointer { kindMask(UnsafeBufferPointer(rebasing: $0[0..<count]), &workspace) }
             }
         }

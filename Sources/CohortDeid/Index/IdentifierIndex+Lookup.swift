@@ -249,10 +249,13 @@ extension IdentifierIndex {
     }
 
     /// The identifier phrases among the words of a ``LineWorkspace`` (leftmost, longest first;
-    /// no overlaps), exactly as ``matches(in:tokens:skip:)`` finds them; `skip` is asked only
-    /// for words that start a phrase.
+    /// no overlaps): the one phrase matcher of the scrubber and the scanner. `s` is the text the
+    /// words were found in (its gaps decide whether words are one phrase); `skip` is asked only
+    /// for words that start a phrase; `accept` may refuse a phrase that fits (the scrubber's
+    /// context rules), and the next shorter phrase at the same word is tried then.
     func matches<C: FixedWidthInteger & UnsignedInteger>(
-        scalars s: UnsafeBufferPointer<C>, workspace ws: LineWorkspace, skip: (Int) -> Bool, _ body: (Match) -> Void
+        scalars s: UnsafeBufferPointer<C>, workspace ws: LineWorkspace, skip: (Int) -> Bool,
+        accept: (Match) -> Bool = { _ in true }, _ body: (Match) -> Void
     ) {
         let lookup = self.lookup
         guard !lookup.entries.isEmpty else { return }
@@ -273,7 +276,7 @@ extension IdentifierIndex {
                         if t.isASCII, !key.isASCII { return false }  // no ASCII string equals such a key
                         return lookup.key(k, equals: ws.keyString(t))
                     }
-                    /// Whether `phrase` fits the words from `i`.
+                    /// How many words phrase `p` covers from word `i`, when it fits there and is accepted.
                     func fits(_ p: Int, at i: Int) -> Int? {
                         let phrase = lookup.phrases[p]
                         if phrase.requiresCapital, !tokens[i].isCapitalized { return nil }
@@ -288,6 +291,7 @@ extension IdentifierIndex {
                             }
                             j += 1
                         }
+                        guard accept(Match(firstToken: i, lastToken: i + length - 1, kind: phrase.kind)) else { return nil }
                         return length
                     }
                     let count = tokens.count
@@ -418,21 +422,42 @@ extension IdentifierIndex {
         return true
     }
 
-    /// Whether the code units `s` hold a roster phone number (a run of digit groups joined by
-    /// phone separators, from any group on, whose 7–10 digits are a roster phone's last 7–10, or
-    /// whose 11–15 digits end in a roster phone's last 10) and a roster birth date (as ``birthDateRanges(in:)`` does), in one pass over the
-    /// runs of digits.
+    /// Whether the code units `s` hold a roster phone number and a roster birth date (see
+    /// ``numericMatches(_:groups:firstOnly:_:)``).
     func numericKinds<C: FixedWidthInteger & UnsignedInteger>(
         _ s: UnsafeBufferPointer<C>, groups: inout [(start: Int, end: Int)]
     ) -> (phone: Bool, birthDate: Bool) {
-        var wantPhone = !phoneSuffixNumbers.isEmpty
-        var wantDate = !birthDayKeys.isEmpty
         var phone = false
         var date = false
+        numericMatches(s, groups: &groups, firstOnly: true) { _, kind in
+            if kind == .phone { phone = true } else { date = true }
+        }
+        return (phone, date)
+    }
+
+    /// The roster phone numbers and birth dates written with digits in the code units `s`, in one
+    /// pass over the runs of digits: the one numeric matcher of the scrubber and the scanner.
+    ///
+    /// - A phone is a run of digit groups joined by short phone separators (` -.()+/`, a no-break
+    ///   space; at most three between groups) and not glued to letters (an MRN `A1234567`), from
+    ///   any group on, whose 7–10 digits equal one of ``Source/phoneSuffixes`` of that length, or
+    ///   whose 11–15 digits end in a 10-digit one (a country code); reported as the longest such
+    ///   run from its first group, and the search goes on after it.
+    /// - A birth date is `a sep b sep c` (`1980-03-14`, `03/14/1980`, `14.03.1980`, `3/14/80`;
+    ///   sep one of `/-.`) starting at a run of digits and equal to a roster birth date (two-digit
+    ///   years only against two-digit years); the search resumes after any complete date.
+    ///
+    /// `body` gets each match's code-unit range and kind (`.phone` or `.birthDate`), phones and
+    /// dates each in text order; with `firstOnly`, the search for a kind stops at its first match.
+    func numericMatches<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, groups: inout [(start: Int, end: Int)], firstOnly: Bool, _ body: (Range<Int>, IdentifierKind) -> Void
+    ) {
+        var wantPhone = !phoneSuffixNumbers.isEmpty
+        var wantDate = !birthDayKeys.isEmpty
         let n = s.count
         @inline(__always) func digit(_ k: Int) -> Bool { UInt32(s[k]) &- 0x30 < 10 }
 
-        // Phone: groups of digits joined by short separators, as in `phoneRanges(in:)`.
+        // Phone: groups of digits joined by short separators.
         var groupCount = 0
         func flush() {
             defer { groupCount = 0 }
@@ -440,10 +465,13 @@ extension IdentifierIndex {
             var total = 0
             for k in 0..<groupCount { total += groups[k].end - groups[k].start }
             guard total >= 7 else { return }  // a phone number has 7 digits or more
-            for g in 0..<groupCount {
+            var g = 0
+            while g < groupCount {
                 var last10: UInt64 = 0
                 var digits = 0
-                for h in g..<groupCount {
+                var found: Int?
+                var h = g
+                while h < groupCount {
                     for k in groups[h].start..<groups[h].end {
                         last10 = (last10 &* 10 &+ UInt64(UInt32(s[k]) &- 0x30)) % 10_000_000_000
                         digits += 1
@@ -451,16 +479,26 @@ extension IdentifierIndex {
                     if digits > 15 { break }
                     // 7–10 digits: the phone's last as many digits; more (a country code): its last 10.
                     if digits >= 7, phoneSuffixNumbers.contains(Self.phoneSuffixKey(digits: min(digits, 10), value: last10)) {
-                        phone = true
-                        wantPhone = false
-                        return
+                        found = h
+                        if firstOnly { break }
                     }
+                    h += 1
                 }
+                guard let found else {
+                    g += 1
+                    continue
+                }
+                body(groups[g].start..<groups[found].end, .phone)
+                if firstOnly {
+                    wantPhone = false
+                    return
+                }
+                g = found + 1
             }
         }
 
-        // Birth date: `a sep b sep c` starting at a run of digits, as in `birthDateRanges(in:)`;
-        // after a complete date the search resumes at its end.
+        // Birth date: `a sep b sep c` starting at a run of digits; after a complete date the
+        // search resumes at its end.
         var dateResume = 0
         func number(at i: Int) -> (value: Int, length: Int)? {
             var j = i
@@ -484,6 +522,7 @@ extension IdentifierIndex {
             let end = cStart + 1 + c.length
             if end < n, digit(end) { return }
             let shortYear = c.length == 2 && a.length != 4
+            var date = false
             if a.length == 4 {
                 date = hit(year: a.value, month: b.value, day: c.value, short: shortYear)
             } else if c.length == 4 || c.length == 2 {
@@ -491,7 +530,10 @@ extension IdentifierIndex {
                     hit(year: c.value, month: a.value, day: b.value, short: shortYear)
                     || hit(year: c.value, month: b.value, day: a.value, short: shortYear)
             }
-            if date { wantDate = false }
+            if date {
+                body(i..<end, .birthDate)
+                if firstOnly { wantDate = false }
+            }
             dateResume = end
         }
 
@@ -524,6 +566,5 @@ extension IdentifierIndex {
             groupCount += 1
         }
         flush()
-        return (phone, date)
     }
 }
