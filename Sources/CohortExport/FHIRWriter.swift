@@ -1,5 +1,6 @@
 import CohortCore
 import Foundation
+import CohortIO
 
 /// Writes the FHIR part of an export: Bulk Data NDJSON (one resource type per file), one
 /// collection Bundle per participant streamed entry by entry, and `manifest.json`.

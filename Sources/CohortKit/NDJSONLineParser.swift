@@ -1,4 +1,5 @@
 import CohortCore
+import CohortIO
 
 /// A fast reader for the plain NDJSON record lines wearable exports are made of: one flat object
 /// whose keys are record columns and whose values are ASCII strings without escapes, integers,

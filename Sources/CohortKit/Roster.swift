@@ -2,6 +2,7 @@ import CohortCore
 import CohortCrypto
 import CohortStore
 public import Foundation
+import CohortIO
 
 /// One roster line or `participant enroll` call, as text, before validation.
 public struct RosterEntry: Sendable {

@@ -1,5 +1,6 @@
 import CohortCore
 import Foundation
+import CohortIO
 
 /// Reads record rows from CSV, NDJSON or a JSON array, with line numbers. Rows come as byte
 /// slices (`RecordFields`), not a dictionary of strings per row: this is the import hot path.

@@ -1,6 +1,7 @@
 public import Foundation
 import CZlib
 import CohortCore
+import CohortIO
 
 /// A streaming gzip (RFC 1952) decompressor over zlib.
 ///

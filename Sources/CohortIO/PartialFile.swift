@@ -1,6 +1,6 @@
 import CohortCore
-import CohortCrypto
-import Foundation
+package import Foundation
+import SystemPackage
 
 /// A file being written under a temporary name beside its final name, so that a reader never
 /// sees a final-named file that is incomplete.
@@ -9,17 +9,17 @@ import Foundation
 /// final move is a same-file-system rename). ``syncAndClose()`` flushes the data to disk;
 /// ``commit()`` moves it into place and refuses to replace an existing file. A partial file that
 /// is never committed is removed in `deinit`, so an error anywhere leaves nothing behind.
-final class PartialFile {
-    let finalPath: String
-    let temporaryPath: String
-    private var descriptor: Int32
+package final class PartialFile {
+    package let finalPath: String
+    package let temporaryPath: String
+    private var descriptor: FileDescriptor?
     private var committed = false
 
     /// Creates the temporary file (mode 0644 before the umask) for `finalURL`.
     ///
     /// - Throws: `.conflict` when `finalURL` already exists; `.system` when the file cannot be
     ///   created.
-    init(finalURL: URL) throws {
+    package init(finalURL: URL) throws {
         let finalPath = finalURL.path
         guard !FileSystem.exists(finalPath) else {
             throw CohortError(
@@ -27,45 +27,47 @@ final class PartialFile {
                 hint: "choose another output directory or remove the old export")
         }
         let directory = finalURL.deletingLastPathComponent().path
-        let suffix = Hex.encode(try SecureRandom.bytes(6))
+        // Unique, not secret: the system generator (getrandom) keeps two runs from colliding.
+        let suffix = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
         let temporaryPath = directory + "/." + finalURL.lastPathComponent + ".partial-" + suffix
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw FileSystem.error("cannot create output file", path: temporaryPath) }
+        let descriptor = try FileSystem.open(
+            temporaryPath, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
+            permissions: FilePermissions(rawValue: 0o644), "cannot create output file")
         self.finalPath = finalPath
         self.temporaryPath = temporaryPath
         self.descriptor = descriptor
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        try? descriptor?.close()
         if !committed { unlink(temporaryPath) }
     }
 
     /// Appends `buffer`.
-    func write(_ buffer: UnsafeRawBufferPointer) throws {
-        guard descriptor >= 0 else { throw CohortError(.system, "output file is already closed") }
+    package func write(_ buffer: UnsafeRawBufferPointer) throws {
+        guard let descriptor else { throw CohortError(.system, "output file is already closed") }
         try FileSystem.write(buffer, to: descriptor, path: temporaryPath)
     }
 
     /// Appends `bytes`.
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Flushes the file's data to disk and closes it.
-    func syncAndClose() throws {
-        guard descriptor >= 0 else { return }
+    package func syncAndClose() throws {
+        guard let descriptor else { return }
         defer {
-            close(descriptor)
-            descriptor = -1
+            try? descriptor.close()
+            self.descriptor = nil
         }
-        guard fsync(descriptor) == 0 else { throw FileSystem.error("cannot sync output file", path: temporaryPath) }
+        guard fsync(descriptor.rawValue) == 0 else { throw FileSystem.error("cannot sync output file", path: temporaryPath) }
     }
 
     /// Moves the (synced) file to its final name without ever replacing an existing file.
     ///
     /// - Throws: `.conflict` when the final name appeared meanwhile; `.system` otherwise.
-    func commit() throws {
+    package func commit() throws {
         try syncAndClose()
         // link(2) fails with EEXIST rather than replacing: an atomic "rename if absent".
         if link(temporaryPath, finalPath) == 0 {

@@ -1,4 +1,4 @@
-import CohortCore
+import CohortIO
 import Testing
 
 struct ParallelTests {

@@ -171,7 +171,7 @@ public final class GzipWriter {
             pool.submit(block)
         } else {
             engine.compress(block)
-            block.isDone = true
+            block.markCompressed()
         }
         try emitFinishedBlocks(keepingAtMost: isLast ? 0 : maximumInFlight)
     }
@@ -181,7 +181,7 @@ public final class GzipWriter {
     private func emitFinishedBlocks(keepingAtMost limit: Int) throws {
         while let head = inFlight.first {
             let wait = inFlight.count > limit
-            guard pool?.isDone(head, wait: wait) ?? head.isDone else { return }
+            guard head.isCompressed(wait: wait) else { return }
             inFlight.removeFirst()
             if let error = head.error { throw error }
             crc = UInt32(truncatingIfNeeded: crc32_combine(uLong(crc), uLong(head.crc), .init(head.count)))

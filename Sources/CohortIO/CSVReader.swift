@@ -1,4 +1,5 @@
 public import Foundation
+import CohortCore
 
 /// A row of a CSV file: its fields and the line it starts on (1-based, header = line 1).
 public struct CSVRow: Sendable {

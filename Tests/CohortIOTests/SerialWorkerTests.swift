@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CohortExport
+@testable import CohortIO
 
 struct SerialWorkerTests {
     struct Boom: Error {}
@@ -35,30 +35,32 @@ struct SerialWorkerTests {
         #expect(log.all == [1])
     }
 
-    @Test func cancelLetsTheThreadEndWithoutRunningQueuedJobs() throws {
+    /// `cancel` drops the queued jobs and returns only after the running one has ended: an
+    /// abandoned export removes its staging folder right after, and no job may write into it
+    /// (or recreate it) later.
+    @Test func cancelWaitsForTheRunningJobSoNothingWritesAfterTheStagingFolderIsGone() throws {
+        let staging = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-worker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: staging) }
         let worker = SerialWorker(name: "test", limit: 4)
-        let gate = NSCondition()
-        nonisolated(unsafe) var open = false
-        nonisolated(unsafe) var started = false
+        let started = DispatchSemaphore(value: 0)
         let log = Log()
         try worker.submit {
-            gate.lock()
-            started = true
-            gate.broadcast()
-            while !open { gate.wait() }
-            gate.unlock()
+            started.signal()
+            // A slow job, still writing when the export is abandoned.
+            Thread.sleep(forTimeInterval: 0.3)
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+            try Data("late".utf8).write(to: staging.appendingPathComponent("table.csv"))
             log.append(0)
         }
         for i in 1..<4 { try worker.submit { log.append(i) } }
-        gate.lock()
-        while !started { gate.wait() }
-        gate.unlock()
+        started.wait()
         worker.cancel()
-        gate.lock()
-        open = true
-        gate.broadcast()
-        gate.unlock()
+        #expect(log.all == [0], "cancel returned before the running job ended, or ran the queued ones")
+        try FileManager.default.removeItem(at: staging)
+        Thread.sleep(forTimeInterval: 0.4)
+        #expect(!FileManager.default.fileExists(atPath: staging.path), "a worker wrote after the staging folder was removed")
         try worker.finish()
-        #expect(log.all == [0], "the running job completes, the queued ones are dropped")
+        #expect(log.all == [0])
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import CohortCore
 
 /// Reads a file line by line with a fixed-size buffer (memory does not grow with the file,
 /// only with the longest line). `\r\n` and `\n` both end a line. Lines come as UTF-8 bytes,

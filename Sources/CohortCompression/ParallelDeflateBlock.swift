@@ -1,15 +1,18 @@
-import CZlib
 import CohortCore
+import Dispatch
 
 /// One fixed-size slice of a gzip stream's input, with what its compression produced.
 ///
-/// Ownership moves, it is never shared: the writer fills `input` and `dictionary`, then hands
-/// the block to ``ParallelDeflatePool`` under the pool's lock; one worker compresses it, fills
-/// `output`, `crc` and `error`, and marks it done under the same lock; only after seeing it done
-/// (under the lock) does the writer read the results and reuse the block. The lock hand-offs
-/// order every access (see ``ParallelDeflatePool``). `isDone` itself is only touched under the
-/// pool's lock (or by the writer for a block it compressed on its own thread).
-final class ParallelDeflateBlock {
+/// The writer fills `input` and `dictionary`, then hands the block to ``ParallelDeflatePool``;
+/// one worker compresses it, fills `output`, `crc` and `error`, and calls ``markCompressed()``;
+/// the writer reads the results only after ``isCompressed(wait:)`` returned true, then reuses it.
+final class ParallelDeflateBlock: @unchecked Sendable {
+    // Why this is safe: the block is shared between the writer and one worker, but never used by
+    // both at once. The writer touches it only before ``ParallelDeflatePool/submit(_:)`` (whose
+    // queue lock orders the hand-over) and after ``isCompressed(wait:)`` has consumed the
+    // `compressed` semaphore's one signal, which the worker gives after its last access; the
+    // worker touches it only between taking it from the queue and that signal. A block is
+    // submitted again only after it was collected and ``reset(after:)`` on the writer's thread.
     /// The input bytes of this block; `count` of them are valid.
     let input: UnsafeMutableRawBufferPointer
     var count = 0
@@ -28,8 +31,10 @@ final class ParallelDeflateBlock {
     var crc: UInt32 = 0
     /// Set by a worker when zlib failed on this block.
     var error: CohortError?
-    /// Guarded by the pool's lock; see the type's comment.
-    var isDone = false
+    /// Signalled once by the thread that compressed the block.
+    private let compressed = DispatchSemaphore(value: 0)
+    /// Whether the writer has seen `compressed` (touched by the writer only).
+    private var collected = false
 
     /// deflate's window: how far back a match may reach, hence how much dictionary helps.
     static let dictionarySize = 32 * 1024
@@ -55,7 +60,7 @@ final class ParallelDeflateBlock {
         outputCount = 0
         crc = 0
         error = nil
-        isDone = false
+        collected = false
         isLast = false
         dictionaryCount = 0
         guard let previous else { return }
@@ -64,6 +69,23 @@ final class ParallelDeflateBlock {
         let tail = UnsafeRawBufferPointer(rebasing: previous.input[(previous.count - length)..<previous.count])
         UnsafeMutableRawBufferPointer(rebasing: dictionary[0..<length]).copyMemory(from: tail)
         dictionaryCount = length
+    }
+
+    /// Called by the thread that compressed the block, after its last access to it.
+    func markCompressed() {
+        compressed.signal()
+    }
+
+    /// Writer: whether the block is compressed, waiting for it first when `wait` is true.
+    func isCompressed(wait: Bool) -> Bool {
+        if collected { return true }
+        if wait {
+            compressed.wait()
+        } else if compressed.wait(timeout: .now()) == .timedOut {
+            return false
+        }
+        collected = true
+        return true
     }
 
     /// Doubles the output capacity, keeping the bytes already produced.

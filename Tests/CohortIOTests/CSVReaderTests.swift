@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import CohortCore
+import CohortCore
+@testable import CohortIO
 
 struct CSVReaderTests {
     /// Every row of `text` read with `chunkSize`.

@@ -2,7 +2,7 @@ import CohortCore
 import Foundation
 import Testing
 
-@testable import CohortExport
+@testable import CohortIO
 
 struct BufferedFileWriterTests {
     /// Small slices, constants, strings and writes larger than the buffer all land in order.

@@ -1,72 +1,67 @@
 import CohortCore
-public import Foundation
+package import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import SystemPackage
 
 /// A write-only file with a 64 KiB buffer of its own, so rows (or a report, piece by piece) can be
 /// written without a system call each and without ever holding a whole table in memory.
 ///
 /// Errors name the file by its path relative to the bag root (`data/csv/biometrics.csv`).
-public final class BufferedFileWriter {
+package final class BufferedFileWriter {
     /// Bytes buffered before they are handed to the operating system.
     static let capacity = 64 * 1024
 
     /// The path relative to the bag root, used in errors and in `ExportedFile`.
-    let relativePath: String
+    package let relativePath: String
     /// Bytes written so far (buffered bytes included).
-    private(set) var bytesWritten = 0
-    private var file: UnsafeMutablePointer<FILE>?
+    package private(set) var bytesWritten = 0
+    private var file: FileDescriptor?
     /// The buffer: `capacity` bytes, of which the first `count` are pending. A raw allocation
     /// rather than an array, so appending a small slice is one bounds check and one memcpy.
     private let buffer: UnsafeMutableRawPointer
     private var count = 0
 
     /// Creates (or truncates) the file at `url`.
-    public init(url: URL, relativePath: String) throws {
+    package init(url: URL, relativePath: String) throws {
         self.relativePath = relativePath
-        guard let file = fopen(url.path, "wb") else {
-            throw Self.error("cannot create export file", relativePath, errno)
+        do {
+            file = try FileDescriptor.open(
+                FilePath(url.path), .writeOnly, options: [.create, .truncate, .closeOnExec],
+                permissions: FilePermissions(rawValue: 0o666))  // as fopen(3): the umask decides
+        } catch {
+            throw Self.error("cannot create export file", relativePath, error)
         }
-        // Our own buffer does the batching; a second one in stdio would only copy.
-        setvbuf(file, nil, _IONBF, 0)
-        self.file = file
         buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.capacity, alignment: 16)
     }
 
     deinit {
-        if let file { fclose(file) }
+        if let file { try? file.close() }
         buffer.deallocate()
     }
 
     /// Appends the UTF-8 bytes of `text`.
-    func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         var text = text
         try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends the UTF-8 bytes of a constant.
-    func write(_ text: StaticString) throws {
+    package func write(_ text: StaticString) throws {
         try write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends `bytes`.
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Appends `data`.
-    public func write(_ data: Data) throws {
+    package func write(_ data: Data) throws {
         try data.withUnsafeBytes { try write($0) }
     }
 
     /// Appends the bytes in `raw`.
-    func write(_ raw: UnsafeRawBufferPointer) throws {
+    package func write(_ raw: UnsafeRawBufferPointer) throws {
         guard file != nil else { throw CohortError(.system, "export file written after it was closed", at: .init(file: relativePath)) }
         bytesWritten += raw.count
         if count + raw.count > Self.capacity { try flush() }
@@ -79,29 +74,36 @@ public final class BufferedFileWriter {
     }
 
     /// Hands the buffered bytes to the operating system.
-    func flush() throws {
+    package func flush() throws {
         guard count > 0 else { return }
         try put(UnsafeRawBufferPointer(start: buffer, count: count))
         count = 0
     }
 
     /// Flushes and closes the file. Closing twice is harmless.
-    public func close() throws {
+    package func close() throws {
         guard let file else { return }
         defer { self.file = nil }
         try flush()
-        if fclose(file) != 0 { throw Self.error("cannot finish writing export file", relativePath, errno) }
+        do {
+            try file.close()
+        } catch {
+            throw Self.error("cannot finish writing export file", relativePath, error)
+        }
     }
 
     private func put(_ raw: UnsafeRawBufferPointer) throws {
         guard let file, let base = raw.baseAddress, raw.count > 0 else { return }
-        let written = fwrite(base, 1, raw.count, file)
-        if written != raw.count { throw Self.error("cannot write export file", relativePath, errno) }
+        do {
+            _ = try file.writeAll(UnsafeRawBufferPointer(start: base, count: raw.count))
+        } catch {
+            throw Self.error("cannot write export file", relativePath, error)
+        }
     }
 
-    private static func error(_ message: String, _ path: String, _ code: Int32) -> CohortError {
+    private static func error(_ message: String, _ path: String, _ error: any Error) -> CohortError {
         CohortError(
             .system, message, at: .init(file: path), hint: "check that the export directory exists, is writable and has free space",
-            underlying: String(cString: strerror(code)))
+            underlying: "\(error)")
     }
 }

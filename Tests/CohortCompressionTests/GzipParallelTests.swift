@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import CohortCore
-import CohortCrypto
+import CohortCompression
 
 /// Inputs shaped around the parallel writer's block boundaries.
 enum ParallelGzipFixtures {
@@ -54,7 +54,7 @@ enum ParallelGzipFixtures {
 extension GzipWriterTests {
     @Test(arguments: [1, 6, 9])
     func outputIsTheSameForAnyThreadCount(_ level: Int) throws {
-        let input = ParallelGzipFixtures.text(1_500_000) + (try SecureRandom.bytes(300_000))
+        let input = ParallelGzipFixtures.text(1_500_000) + (try RandomBytes.bytes(300_000))
         let single = try ParallelGzipFixtures.compress(input, level: level, threads: 1)
         for threads in [2, 4, 4, 7] {
             #expect(try ParallelGzipFixtures.compress(input, level: level, threads: threads) == single, "threads \(threads)")
@@ -85,7 +85,7 @@ extension GzipWriterTests {
     }
 
     @Test func incompressibleDataBarelyGrows() throws {
-        let input = try SecureRandom.bytes(10 * GzipWriter.blockSize + 3)
+        let input = try RandomBytes.bytes(10 * GzipWriter.blockSize + 3)
         let compressed = try ParallelGzipFixtures.compress(input, threads: 4)
         #expect(compressed.count < input.count + input.count / 500 + 100)
         #expect(try GzipReader.decompress(compressed) == input)

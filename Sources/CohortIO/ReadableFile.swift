@@ -1,49 +1,47 @@
 import CohortCore
 import Foundation
+import SystemPackage
 
 /// Owns a file descriptor opened for reading; closes it in `deinit`.
 ///
 /// Reads go straight to `read(2)` so callers stream files in fixed-size chunks and never hold a
 /// whole file in memory.
-public final class ReadableFile {
-    private let descriptor: Int32
-    public let path: String
+package final class ReadableFile {
+    private let descriptor: FileDescriptor
+    package let path: String
 
     /// Opens `path` for reading.
     ///
     /// - Throws: `.notFound` when the file does not exist; `.system` when it cannot be opened.
-    public init(path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
+    package init(path: String) throws {
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        } catch {
             throw CohortError(
-                code == ENOENT ? .notFound : .system, "cannot open file", at: CohortError.Location(file: path),
-                underlying: String(cString: strerror(code)))
+                error as? Errno == .noSuchFileOrDirectory ? .notFound : .system, "cannot open file", at: CohortError.Location(file: path),
+                underlying: "\(error)")
         }
-        self.descriptor = descriptor
         self.path = path
     }
 
     deinit {
-        close(descriptor)
+        try? descriptor.close()
     }
 
     /// Reads up to `buffer.count` bytes; 0 means end of file.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard buffer.count > 0 else { return 0 }
-        while true {
-            let count = Foundation.read(descriptor, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            let code = errno
+        do {
+            return try descriptor.read(into: buffer)  // retries when interrupted
+        } catch {
             throw CohortError(
-                code == ENOENT ? .notFound : .system, "cannot read file", at: CohortError.Location(file: path),
-                underlying: String(cString: strerror(code)))
+                error as? Errno == .noSuchFileOrDirectory ? .notFound : .system, "cannot read file", at: CohortError.Location(file: path),
+                underlying: "\(error)")
         }
     }
 
     /// Fills `buffer` completely unless the file ends first; returns the count read.
-    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var total = 0
         while total < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
@@ -54,7 +52,7 @@ public final class ReadableFile {
     }
 
     /// Calls `body` with consecutive chunks of at most `chunkSize` bytes until the end of file.
-    public func forEachChunk(chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func forEachChunk(chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {

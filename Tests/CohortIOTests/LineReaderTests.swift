@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import CohortCore
+import CohortCore
+@testable import CohortIO
 
 struct LineReaderTests {
     static func lines(_ bytes: [UInt8], max: Int) throws -> [[UInt8]] {

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import CohortCore
-import CohortCrypto
+import CohortCompression
 
 /// Test inputs: 1.5 MB of random bytes and ~2 MB of repetitive CSV-like text.
 enum GzipFixtures {
-    static func random() throws -> [UInt8] { try SecureRandom.bytes(1_500_000) }
+    static func random() throws -> [UInt8] { try RandomBytes.bytes(1_500_000) }
 
     static func compressible() -> [UInt8] {
         var text = "participant,day,pain,stiffness\n"
@@ -80,7 +80,7 @@ struct GzipWriterTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gzip")))
     func stockGzipAcceptsTheOutput() throws {
         try withTemporaryDirectory { directory in
-            let input = GzipFixtures.compressible() + (try SecureRandom.bytes(200_000))
+            let input = GzipFixtures.compressible() + (try RandomBytes.bytes(200_000))
             let file = directory.appendingPathComponent("export.tar.gz")
             try Data(try GzipFixtures.compressInChunks(input)).write(to: file)
             let test = try runTool("/usr/bin/gzip", ["-t", file.path])
@@ -111,7 +111,7 @@ struct GzipWriterTests {
             if calls > 1 { throw DiskFull() }
         }
         #expect(throws: DiskFull.self) {
-            try writer.write(try SecureRandom.bytes(200_000))
+            try writer.write(try RandomBytes.bytes(200_000))
             try writer.finish()
         }
     }
@@ -142,7 +142,7 @@ struct GzipReaderTests {
     }
 
     @Test func flippedByteIsAnIntegrityError() throws {
-        let compressed = try GzipWriter.compress(try SecureRandom.bytes(100_000))
+        let compressed = try GzipWriter.compress(try RandomBytes.bytes(100_000))
         // Body, CRC-32 trailer, and length trailer.
         for index in [compressed.count / 2, compressed.count - 6, compressed.count - 2] {
             var damaged = compressed
