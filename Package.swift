@@ -64,6 +64,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CohortImport",
+            dependencies: ["CohortCore", "CohortIO"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CohortCompliance",
             dependencies: ["CohortCore"],
             swiftSettings: swiftSettings
@@ -84,10 +89,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CohortDemo",
+            dependencies: ["CohortCore", "CohortImport", "CohortDeid"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CohortKit",
             dependencies: [
-                "CohortCore", "CohortIO", "CohortCrypto", "CohortStore", "CohortCompliance",
-                "CohortDeid", "CohortExport", "CohortPackage",
+                "CohortCore", "CohortIO", "CohortCrypto", "CohortStore", "CohortImport", "CohortCompliance",
+                "CohortDeid", "CohortExport", "CohortPackage", "CohortDemo",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: swiftSettings
@@ -102,7 +112,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "cohort-bench",
-            dependencies: ["CohortKit", "CohortCore", "CohortCompliance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "CohortKit", "CohortCore", "CohortCompliance", "CohortDemo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
@@ -110,6 +122,8 @@ let package = Package(
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCompressionTests", dependencies: ["CohortCompression", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortImportTests", dependencies: ["CohortImport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),

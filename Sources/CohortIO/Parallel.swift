@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 import Synchronization
 
 /// Runs independent pieces of work on several threads (files to hash, scan or compress) and

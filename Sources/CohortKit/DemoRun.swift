@@ -1,6 +1,7 @@
 import CohortCore
 import CohortStore
 public import Foundation
+import CohortDemo
 
 /// `cohort demo`: a demo study end to end, through the same code paths a coordinator uses.
 public struct DemoRun: Sendable {

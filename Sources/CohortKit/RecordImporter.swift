@@ -1,6 +1,7 @@
 import CohortCore
 import CohortCrypto
 import CohortIO
+import CohortImport
 import CohortStore
 public import Foundation
 
@@ -33,7 +34,7 @@ public struct RecordImporter: Sendable {
     }
 
     /// The record CSV header. `participant`, `kind` and `start` are required; the others optional.
-    public static let columns = ["participant", "kind", "start", "end", "value", "unit", "text", "source", "note"]
+    public static let columns = RecordColumns.names
 
     /// Imports `url`. `rejectsURL`: keep good rows and write bad ones there (CSV with line, field, reason).
     public func importFile(_ url: URL, rejectsURL: URL? = nil, studyID: String? = nil) throws -> ImportFileResult {
@@ -49,7 +50,7 @@ public struct RecordImporter: Sendable {
         }
         let format = Self.format(of: url)
         let digest = try Self.fileSHA256(url)
-        let validator = try RecordValidator(workspace: workspace, studyProtocol: pinned.studyProtocol, file: file)
+        let validator = try RecordValidator(directory: workspace, studyProtocol: pinned.studyProtocol, file: file, now: workspace.now())
         let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: format)
         // Rows are read and validated on a thread of their own and handed over in batches; this
         // thread (the database's writer, inside the file's transaction) inserts them. The reader

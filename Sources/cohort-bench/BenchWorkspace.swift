@@ -1,6 +1,7 @@
 import CohortCore
 import CohortKit
 import Foundation
+import CohortDemo
 
 /// Where one size's run lives, and the fixed clock that makes it deterministic.
 struct BenchWorkspace: Sendable {

@@ -4,12 +4,12 @@
 ///
 /// Iterative (an explicit stack, at most ``maxDepth`` levels deep, as `JSONSerialization`), so
 /// deeply nested input cannot exhaust the call stack; one pass, no allocation per value.
-enum JSONSyntax {
+package enum JSONSyntax {
     /// Nesting deeper than this is refused (the limit `JSONSerialization` applies too).
-    static let maxDepth = 512
+    package static let maxDepth = 512
 
     /// Where the text first goes wrong and what was expected there (fixed text, never input).
-    struct Problem: Error, Equatable {
+    package struct Problem: Error, Equatable {
         /// Byte offset of the problem.
         var offset: Int
         /// What was expected, e.g. "expected ',' or '}'".
@@ -20,7 +20,7 @@ enum JSONSyntax {
 
     /// The first problem in `b`, nil when `b` is one well-formed JSON value (with surrounding
     /// white space and an optional UTF-8 byte order mark).
-    static func firstProblem(_ b: UnsafeBufferPointer<UInt8>) -> Problem? {
+    package static func firstProblem(_ b: UnsafeBufferPointer<UInt8>) -> Problem? {
         let n = b.count
         var i = 0
         if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
@@ -102,7 +102,7 @@ enum JSONSyntax {
     }
 
     /// Line and column (both from 1; the column counts characters, not bytes) of `offset`.
-    static func position(of offset: Int, in b: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
+    package static func position(of offset: Int, in b: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
         var line = 1
         var column = 1
         for k in 0..<min(offset, b.count) {

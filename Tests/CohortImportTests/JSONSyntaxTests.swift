@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CohortKit
+@testable import CohortImport
 
 struct JSONSyntaxTests {
     static func problem(_ text: String) -> (line: Int, column: Int, expected: String)? {

@@ -1,10 +1,12 @@
 public import CohortCore
 public import Foundation
+import CohortImport
 
 /// Writes a synthetic cohort — realistic fake identities and records — as the files a
 /// coordinator would import (roster CSV, symptom CSV, wearable NDJSON, …). Deterministic from
 /// the seed; every name, number and address is invented.
 public struct DemoCohort: Sendable {
+
     public var seed: UInt64
     public var participants: Int
     public var days: Int
@@ -92,7 +94,7 @@ public struct DemoCohort: Sendable {
         }
         try Data(text.utf8).write(to: roster)
         var rng = SeededRandom(seed: seed &+ 1)
-        let header = RecordImporter.columns.joined(separator: ",") + "\r\n"
+        let header = RecordColumns.names.joined(separator: ",") + "\r\n"
         let symptoms = try LineFile(directory.appendingPathComponent("symptoms.csv"), header: header)
         let wearable = try LineFile(directory.appendingPathComponent("wearable.ndjson"), header: nil)
         let meds = try LineFile(directory.appendingPathComponent("medications.csv"), header: header)

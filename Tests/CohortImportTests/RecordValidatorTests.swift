@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CohortKit
+@testable import CohortImport
 
 struct RecordValidatorTests {
     static func number(_ text: String) -> Double? {

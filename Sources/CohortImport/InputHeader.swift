@@ -1,16 +1,16 @@
 import CohortCore
-import CohortIO
+package import CohortIO
 
 /// The header line of an input file (records or roster), checked without echoing the file: a
 /// headerless file's first line holds a participant's values, and even in a real header a cell
 /// may be a value (a lost line end joins the header and the first row), so an unknown cell is
 /// named by its position, with the closest column as a suggestion.
-enum InputHeader {
+package enum InputHeader {
     /// The header's column names (trimmed, lower-cased), in order.
     ///
     /// - Throws: `.invalidInput` when no required column is present ("the header is missing or
     ///   unknown: expected …"), when a column is unknown or named twice, or a required one is missing.
-    static func names(_ header: CSVRow, expected: [String], required: [String], file: String) throws -> [String] {
+    package static func names(_ header: CSVRow, expected: [String], required: [String], file: String) throws -> [String] {
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let expectedList = expected.joined(separator: ",")
         guard names.contains(where: required.contains) else {
@@ -36,7 +36,7 @@ enum InputHeader {
     }
 
     /// "did you mean 'value'?" for a misspelt column (names a column, never the cell), else the list.
-    static func suggestion(for cell: String, in expected: [String]) -> String {
+    package static func suggestion(for cell: String, in expected: [String]) -> String {
         let list = "columns: \(expected.joined(separator: ","))"
         // Long cells are values, not typos (and the edit distance would cost their length squared).
         guard cell.utf8.count <= 32, let closest = Suggest.closest(to: cell, in: expected) else { return list }

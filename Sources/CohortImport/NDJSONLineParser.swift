@@ -7,7 +7,7 @@ import CohortIO
 /// else (escapes, non-ASCII text, exponents, true/false, nesting, duplicate or unknown keys,
 /// malformed JSON) it declines, and the caller reads the line with `JSONSerialization`, so the
 /// result — and every error — is the same as before.
-struct NDJSONLineParser {
+package struct NDJSONLineParser {
     /// The current line's values, one after another.
     private var values: [UInt8] = []
     /// Per column, start and end in `values` (see `RecordFields.spans`).
@@ -17,7 +17,7 @@ struct NDJSONLineParser {
 
     /// Parses `line` and calls `body` with its fields; false (without calling `body`) when the
     /// line is not in the plain form this parser takes.
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, _ body: (RecordFields) throws -> Void) rethrows -> Bool {
+    package mutating func parse(_ line: UnsafeBufferPointer<UInt8>, _ body: (RecordFields) throws -> Void) rethrows -> Bool {
         guard scan(line) else { return false }
         try values.withUnsafeBufferPointer { bytes in
             try spans.withUnsafeBufferPointer { try body(RecordFields(bytes: bytes, spans: $0, jsonLine: line)) }

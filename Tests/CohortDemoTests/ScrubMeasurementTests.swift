@@ -2,7 +2,7 @@ import CohortCore
 import Foundation
 import Testing
 
-@testable import CohortKit
+@testable import CohortDemo
 
 /// The scrubber against the adversarial corpus: the targets of issue #13, measured by the
 /// independent word-count check of ``ScrubMeasurement``.

@@ -1,5 +1,5 @@
 import CohortCore
-import Foundation
+package import Foundation
 import CohortIO
 
 /// Reads record rows from CSV, NDJSON or a JSON array, with line numbers. Rows come as byte
@@ -9,13 +9,13 @@ import CohortIO
 /// a field (CSV cell or JSON value) at most `CSVReader.maxFieldBytes` (64 KiB), a CSV row or an
 /// NDJSON line at most `maxLineBytes` (1 MiB), a `.json` file at most `maxJSONFileBytes` (256 MiB;
 /// it is parsed whole — use NDJSON for more). JSON syntax errors name line and column.
-enum RowSource {
+package enum RowSource {
     /// The longest NDJSON line accepted.
-    static let maxLineBytes = CSVReader.maxRowBytes
+    package static let maxLineBytes = CSVReader.maxRowBytes
     /// The largest `.json` (array) file accepted.
-    static let maxJSONFileBytes = 256 << 20
+    package static let maxJSONFileBytes = 256 << 20
 
-    static func forEachRow(url: URL, format: String, _ body: (Int, RecordFields) throws -> Void) throws {
+    package static func forEachRow(url: URL, format: String, _ body: (Int, RecordFields) throws -> Void) throws {
         switch format {
         case "ndjson": try ndjson(url: url, body)
         case "json": try jsonArray(url: url, body)
@@ -25,20 +25,20 @@ enum RowSource {
 
     /// Refuses a JSON key that is not a record column, without quoting it (a key can be a value
     /// pasted in the wrong place); the hint suggests the closest column.
-    static func checkColumn(_ key: String, file: String, line: Int) throws {
-        guard RecordImporter.columns.contains(key) else {
+    package static func checkColumn(_ key: String, file: String, line: Int) throws {
+        guard RecordColumns.names.contains(key) else {
             throw CohortError.invalid("unknown column: a key of the object is not a record column", file: file, line: line,
-                hint: InputHeader.suggestion(for: key, in: RecordImporter.columns))
+                hint: InputHeader.suggestion(for: key, in: RecordColumns.names))
         }
     }
 
-    static func csv(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
+    package static func csv(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
         let reader = try CSVReader(url: url)
         guard let header = try reader.next() else {
-            throw CohortError.invalid("the file is empty", file: file, line: 1, hint: "the first line is the header: \(RecordImporter.columns.joined(separator: ","))")
+            throw CohortError.invalid("the file is empty", file: file, line: 1, hint: "the first line is the header: \(RecordColumns.names.joined(separator: ","))")
         }
-        let names = try InputHeader.names(header, expected: RecordImporter.columns, required: ["participant", "kind", "start"], file: file)
+        let names = try InputHeader.names(header, expected: RecordColumns.names, required: ["participant", "kind", "start"], file: file)
         // Field i of a row → its column's span slots.
         let slots = names.compactMap(RecordFields.Column.init(name:)).map { 2 * $0.rawValue }
         var spans = [Int](repeating: -1, count: 2 * RecordFields.Column.allCases.count)
@@ -60,9 +60,9 @@ enum RowSource {
         }
     }
 
-    static func fields(of object: Any, file: String, line: Int) throws -> [String: String] {
+    package static func fields(of object: Any, file: String, line: Int) throws -> [String: String] {
         guard let dict = object as? [String: Any] else {
-            throw CohortError.invalid("expected a JSON object with keys \(RecordImporter.columns.joined(separator: ", "))", file: file, line: line)
+            throw CohortError.invalid("expected a JSON object with keys \(RecordColumns.names.joined(separator: ", "))", file: file, line: line)
         }
         var fields: [String: String] = [:]
         for (key, value) in dict {
@@ -87,7 +87,7 @@ enum RowSource {
         return fields
     }
 
-    static func ndjson(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
+    package static func ndjson(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
         var parser = NDJSONLineParser()
         // Lines come without their line end (`\n` or `\r\n`), in place in the reader's buffer.
@@ -112,7 +112,7 @@ enum RowSource {
         }
     }
 
-    static func jsonArray(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
+    package static func jsonArray(url: URL, _ body: (Int, RecordFields) throws -> Void) throws {
         let file = url.path
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
         guard size <= maxJSONFileBytes else {

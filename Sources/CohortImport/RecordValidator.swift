@@ -1,7 +1,5 @@
-import CohortCompliance
-import CohortCore
-import CohortStore
-import Foundation
+package import CohortCore
+package import Foundation
 
 /// Turns one row of text fields into a validated record, or an error naming the field and what
 /// was expected. Error messages never repeat the value itself.
@@ -9,7 +7,7 @@ import Foundation
 /// The checks and their order are those of the record rules (README, "Data import"); the work
 /// per row is kept small: fields are read as bytes, the last participant and each kind's facts
 /// are looked up once, and strings are made only for what is stored.
-final class RecordValidator {
+package final class RecordValidator {
     /// What validation needs of a participant.
     struct Subject {
         var pk: Int64
@@ -18,8 +16,8 @@ final class RecordValidator {
         var timeZone: TimeZone
         var firstMs: Int64
         var lastMs: Int64
-        /// Consent and withdrawal gate; nil when the participant's zone is unknown to it.
-        var gate: ImportGate?
+        /// Consent and withdrawal rule; nil when the participant's zone is unknown to it.
+        var admission: (any RecordAdmission)?
     }
 
     /// What validation needs to know about a kind, computed once per kind (no references, so
@@ -50,14 +48,16 @@ final class RecordValidator {
     /// The last row's kind, an index into `kinds`.
     private var lastKind = 0
 
-    init(workspace: Workspace, studyProtocol: StudyProtocol, file: String) throws {
+    /// A validator for rows of `file` under `studyProtocol`, looking participants and their
+    /// consent up in `directory` once, now; `now` bounds start times (no data from the future).
+    package init(directory: any RecordSubjects, studyProtocol: StudyProtocol, file: String, now: Date) throws {
         self.studyProtocol = studyProtocol
         self.file = file
-        self.nowMs = Int64(workspace.now().timeIntervalSince1970 * 1000)
-        let gates = try ImportGates.make(workspace: workspace, studyProtocol: studyProtocol)
+        self.nowMs = Int64(now.timeIntervalSince1970 * 1000)
+        let admissions = try directory.admissions(studyProtocol: studyProtocol)
         var subjects: [Subject] = []
         var subjectIndex: [String: Int] = [:]
-        for stored in try workspace.store.participants() {
+        for stored in try directory.enrolledParticipants() {
             let p = stored.participant
             guard let tz = TimeZone(identifier: p.timeZone) else { continue }
             let firstLocal = Int64(p.enrolledOn.daysSinceEpoch) * 86_400_000
@@ -65,7 +65,7 @@ final class RecordValidator {
             let first = firstLocal - Int64(Timestamp.resolveOffset(localMs: firstLocal, in: tz)) * 1000
             let last = lastLocal - Int64(Timestamp.resolveOffset(localMs: lastLocal, in: tz)) * 1000
             subjectIndex[p.code] = subjects.count
-            subjects.append(Subject(pk: stored.pk, id: p.id, code: p.code, timeZone: tz, firstMs: first, lastMs: last, gate: gates[p.id]))
+            subjects.append(Subject(pk: stored.pk, id: p.id, code: p.code, timeZone: tz, firstMs: first, lastMs: last, admission: admissions[p.id]))
         }
         self.subjects = subjects
         self.subjectIndex = subjectIndex
@@ -113,7 +113,11 @@ final class RecordValidator {
         return kinds.firstIndex { $0.kind == kind }
     }
 
-    func validate(_ fields: RecordFields, line: Int) throws -> (Int64, Record) {
+    /// The participant's store key and the validated record of one row, read from `line`.
+    ///
+    /// - Throws: `CohortError` (`invalidInput`, `policy`) naming the file, line and field and
+    ///   what was expected — never the value.
+    package func validate(_ fields: RecordFields, line: Int) throws -> (Int64, Record) {
         guard let code = fields[.participant] else { throw fail(line, "participant", "a participant study code is required") }
         guard let subjectIndex = subject(code) else {
             throw fail(line, "participant", "no enrolled participant has this study code", hint: "enroll them first (`cohort participant enroll`)")
@@ -192,7 +196,7 @@ final class RecordValidator {
         let record = Record(
             participantID: subject.id, kind: kind, start: start, end: end, value: value, text: text, source: fields.string(.source),
             note: note)
-        if let refusal = ImportGates.refusal(subject.gate, code: subject.code, at: start) {
+        if let refusal = Self.refusal(subject.admission, code: subject.code, at: start) {
             var error = refusal
             error.location = .init(file: file, line: line, field: "participant")
             throw error
@@ -247,32 +251,14 @@ final class RecordValidator {
     }
 }
 
-/// Whether data may be imported for a participant at an instant: consent (none, or re-consent
-/// due) and withdrawal decide, through the compliance module's per-participant gates.
-enum ImportGates {
-    /// Each participant's gate, by internal id (absent when their zone is unknown).
-    static func make(workspace: Workspace, studyProtocol: StudyProtocol) throws -> [UUID: ImportGate] {
-        let rules = ConsentRules(studyProtocol: studyProtocol)
-        let histories = try workspace.store.consentHistories()
-        var gates: [UUID: ImportGate] = [:]
-        for stored in try workspace.store.participants() {
-            let p = stored.participant
-            gates[p.id] = try? rules.importGate(for: ComplianceSubject(p), history: histories[p.id] ?? [])
-        }
-        return gates
-    }
-
-    /// Why participant `code` may not have data at `start` under `gate`, nil when allowed.
-    static func refusal(_ gate: ImportGate?, code: String, at start: Timestamp) -> CohortError? {
-        guard let gate else {
+extension RecordValidator {
+    /// Why participant `code` may not have data at `start` under `admission`, nil when allowed.
+    static func refusal(_ admission: (any RecordAdmission)?, code: String, at start: Timestamp) -> CohortError? {
+        guard let admission else {
             return CohortError(.invalidInput, "participant \(code) has an unknown time zone")
         }
-        switch gate.check(start) {
-        case .allowed: return nil
-        case let .refused(reason):
-            var error = reason.error()
-            error.message = "participant \(code): " + error.message
-            return error
-        }
+        guard var error = admission.refusal(at: start) else { return nil }
+        error.message = "participant \(code): " + error.message
+        return error
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CohortKit
+@testable import CohortImport
 
 struct NDJSONLineParserTests {
     /// The fields the fast parser reads from `line`, nil when it declines the line.

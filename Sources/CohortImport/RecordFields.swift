@@ -1,29 +1,36 @@
 import Foundation
 
+/// The columns of a cohort record file (CSV header, NDJSON keys): `participant`, `kind` and
+/// `start` are required, the others optional.
+public enum RecordColumns {
+    /// The column names, in order.
+    public static let names = ["participant", "kind", "start", "end", "value", "unit", "text", "source", "note"]
+}
+
 /// One input row's record columns as UTF-8 byte slices, without a string or dictionary per row.
 /// A view into the reader's buffers: valid only while the row's callback runs.
-struct RecordFields {
-    /// The record columns, in `RecordImporter.columns` order.
-    enum Column: Int, CaseIterable {
+package struct RecordFields {
+    /// The record columns, in ``RecordColumns/names`` order.
+    package enum Column: Int, CaseIterable {
         case participant, kind, start, end, value, unit, text, source, note
 
-        var name: String { RecordImporter.columns[rawValue] }
+        var name: String { RecordColumns.names[rawValue] }
 
         /// The column named `name` (already lower-cased), if any.
         init?(name: String) {
-            guard let index = RecordImporter.columns.firstIndex(of: name) else { return nil }
+            guard let index = RecordColumns.names.firstIndex(of: name) else { return nil }
             self.init(rawValue: index)
         }
     }
 
     /// The bytes the spans point into.
-    let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     /// Per column, its start and end in `bytes` (`2 * column`, `2 * column + 1`); a start below 0
     /// marks an absent (or empty) value.
-    let spans: UnsafeBufferPointer<Int>
+    package let spans: UnsafeBufferPointer<Int>
     /// For NDJSON rows: the line itself, so a rejected row can be echoed exactly as the JSON
     /// reader renders it.
-    var jsonLine: UnsafeBufferPointer<UInt8>?
+    package var jsonLine: UnsafeBufferPointer<UInt8>?
 
     /// The value of `column`, nil when absent or empty.
     subscript(_ column: Column) -> UnsafeBufferPointer<UInt8>? {
@@ -33,12 +40,12 @@ struct RecordFields {
     }
 
     /// The value of `column` as text, nil when absent or empty.
-    func string(_ column: Column) -> String? {
+    package func string(_ column: Column) -> String? {
         self[column].map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Column name → text, as the rejects file echoes the row.
-    func dictionary(file: String, line: Int) -> [String: String] {
+    package func dictionary(file: String, line: Int) -> [String: String] {
         if let jsonLine, let object = try? JSONSerialization.jsonObject(with: Data(jsonLine.filter { $0 != 0x0D })),
             let fields = try? RowSource.fields(of: object, file: file, line: line)
         {
@@ -52,7 +59,7 @@ struct RecordFields {
     }
 
     /// Calls `body` with the fields of `dictionary` (column name → non-empty text).
-    static func with<R>(_ dictionary: [String: String], _ body: (RecordFields) throws -> R) rethrows -> R {
+    package static func with<R>(_ dictionary: [String: String], _ body: (RecordFields) throws -> R) rethrows -> R {
         var bytes: [UInt8] = []
         var spans = [Int](repeating: -1, count: 2 * Column.allCases.count)
         for column in Column.allCases {
