@@ -6,6 +6,7 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -113,7 +114,8 @@ let package = Package(
         .executableTarget(
             name: "cohort-bench",
             dependencies: [
-                "CohortKit", "CohortCore", "CohortCompliance", "CohortDemo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,7 +130,7 @@ let package = Package(
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto", "CohortCompression"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage"], swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
         .testTarget(name: "CLITests", dependencies: ["cohort"], swiftSettings: swiftSettings),
     ]

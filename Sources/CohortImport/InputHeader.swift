@@ -1,5 +1,6 @@
 import CohortCore
 package import CohortIO
+import Foundation
 
 /// The header line of an input file (records or roster), checked without echoing the file: a
 /// headerless file's first line holds a participant's values, and even in a real header a cell

@@ -2,6 +2,7 @@ import CohortCompliance
 public import CohortCore
 public import CohortImport
 public import Foundation
+import CohortStore
 
 /// The import validator looks participants up in the workspace's store and admits data through
 /// the compliance module's consent and withdrawal gates.

@@ -5,6 +5,7 @@ import CohortDeid
 import CohortKit
 import CohortPackage
 import Foundation
+import CohortStore
 
 extension Cohort {
     struct Export: ParsableCommand {

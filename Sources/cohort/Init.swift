@@ -1,6 +1,9 @@
 import ArgumentParser
 import CohortKit
 import Foundation
+import CohortCore
+import CohortCrypto
+import CohortStore
 
 extension Cohort {
     struct Init: ParsableCommand {

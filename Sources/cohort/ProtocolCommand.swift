@@ -3,6 +3,7 @@ import CohortCore
 import CohortKit
 import Foundation
 import Yams
+import CohortStore
 
 extension Cohort {
     struct ProtocolCommand: ParsableCommand {

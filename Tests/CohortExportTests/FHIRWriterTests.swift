@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CohortExport
+import FoundationEssentials
 
 struct FHIRWriterTests {
     private func observation(subject: String, note: String?, device: String?) -> FHIR.Observation {
