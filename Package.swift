@@ -6,6 +6,7 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -21,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -49,8 +52,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CohortIO",
+            dependencies: [
+                "CohortCore", .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CohortCrypto",
-            dependencies: ["CohortCore", "COpenSSL", "CZlib"],
+            dependencies: ["CohortCore", "CohortIO", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortCompression",
+            dependencies: ["CohortCore", "CohortIO", "CZlib"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -65,7 +81,7 @@ let package = Package(
         ),
         .target(
             name: "CohortImport",
-            dependencies: ["CohortCore", "CohortPostgres", "CZlib", "CLibXML2"],
+            dependencies: ["CohortCore", "CohortIO", "CohortPostgres", "CZlib", "CLibXML2"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -75,24 +91,29 @@ let package = Package(
         ),
         .target(
             name: "CohortDeid",
-            dependencies: ["CohortCore", "CohortCrypto", .product(name: "Yams", package: "Yams")],
+            dependencies: ["CohortCore", "CohortIO", "CohortCrypto", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CohortExport",
-            dependencies: ["CohortCore", "CohortCrypto"],
+            dependencies: ["CohortCore", "CohortIO", "CohortCrypto"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CohortPackage",
-            dependencies: ["CohortCore", "CohortCrypto"],
+            dependencies: ["CohortCore", "CohortIO", "CohortCrypto", "CohortCompression"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CohortDemo",
+            dependencies: ["CohortCore", "CohortImport", "CohortDeid"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CohortKit",
             dependencies: [
-                "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance",
-                "CohortDeid", "CohortExport", "CohortPackage", "CohortImport",
+                "CohortCore", "CohortIO", "CohortCrypto", "CohortStore", "CohortImport", "CohortCompliance",
+                "CohortDeid", "CohortExport", "CohortPackage", "CohortDemo",
                 .product(name: "Mustache", package: "swift-mustache"), .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -106,19 +127,25 @@ let package = Package(
         ),
         .executableTarget(
             name: "cohort-bench",
-            dependencies: ["CohortKit", "CohortCore", "CohortCompliance", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortIOTests", dependencies: ["CohortIO", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortCompressionTests", dependencies: ["CohortCompression", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto", "CohortCompression"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortPostgres", "CZlib"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid"], swiftSettings: swiftSettings),
+            name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortIO", "CohortPostgres", "CZlib"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage"], swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
         // (CohortPostgres only for its throwaway cluster, which the health_metrics test imports from.)
         .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres"], swiftSettings: swiftSettings),

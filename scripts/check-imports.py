@@ -20,7 +20,7 @@ package = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=ro
 product_modules = {"GRDB": {"GRDB", "GRDBSQLite"}}
 system = {
     "Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Darwin", "Dispatch", "Testing", "XCTest",
-    "Synchronization", "os", "_Concurrency", "Musl", "SystemPackage", "System",
+    "Synchronization", "os", "_Concurrency", "Musl", "System",
 }
 import_line = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+|@preconcurrency\s+)*(?:(?:public|package|internal|private|fileprivate)\s+)?import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_.]+)?\s*(?://.*)?$", re.M)
 

@@ -1,3 +1,4 @@
+import Foundation
 /// RFC 4180 text: fields quoted when they contain a comma, a quote, CR or LF, inner quotes
 /// doubled, records ended by CRLF.
 public enum CSVText {

@@ -1,5 +1,6 @@
 public import Foundation
 import CohortCore
+import CohortIO
 
 /// The study's keys, kept as files in one directory (mode 0700, every file mode 0600).
 ///

@@ -1,3 +1,4 @@
+import CohortCore
 /// `data/csv/datapackage.json`: a Frictionless Tabular Data Package describing every CSV table.
 struct DataPackage: Encodable, Sendable {
     var profile = "tabular-data-package"

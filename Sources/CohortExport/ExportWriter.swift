@@ -1,5 +1,6 @@
 public import CohortCore
 public import Foundation
+import CohortIO
 
 /// Lays out the `data/` part of an export bag from a stream of de-identified rows:
 /// `csv/` (tables, codebook, datapackage.json), `json/` (NDJSON tables, study.json) and `fhir/`

@@ -1,5 +1,6 @@
 import CohortCore
 import Foundation
+import CohortIO
 
 /// Writes the FHIR part of an export, in the context's layout: Bulk Data NDJSON (one resource
 /// type per file) with `manifest.json`, and/or one collection Bundle per participant streamed

@@ -1,5 +1,6 @@
 import CohortCore
 import Foundation
+import CohortIO
 
 /// Writes one table as CSV and/or NDJSON, row by row.
 final class TableWriter {

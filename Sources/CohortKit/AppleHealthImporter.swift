@@ -44,7 +44,7 @@ public struct AppleHealthImporter: Sendable {
             throw CohortError(.invalidInput, "participant \(participantCode) has an unknown time zone")
         }
         let export = try AppleHealthExport(url: url)
-        let gate = try ImportGates.make(workspace: workspace, studyProtocol: studyProtocol)[participant.id]
+        let admission = try StoreSubjects(workspace: workspace).admissions(studyProtocol: studyProtocol)[participant.id]
         let firstLocal = Int64(participant.enrolledOn.daysSinceEpoch) * 86_400_000
         let lastLocal = Int64(participant.enrolledOn.adding(days: studyProtocol.durationDays).daysSinceEpoch) * 86_400_000
         let firstMs = firstLocal - Int64(Timestamp.resolveOffset(localMs: firstLocal, in: timeZone)) * 1000
@@ -104,7 +104,8 @@ public struct AppleHealthImporter: Sendable {
                         counts[sample.type]?.valueRefused += 1
                         return
                     }
-                    if ImportGates.refusal(gate, code: participantCode, at: sample.start) != nil {
+                    // No admission rule (a time zone the consent rules do not know) admits nothing.
+                    if admission.map({ $0.refusal(at: sample.start) != nil }) ?? true {
                         counts[sample.type]?.notConsented += 1
                         return
                     }

@@ -2,6 +2,7 @@ import CohortCore
 public import CohortDeid
 import CohortStore
 import Foundation
+import CohortCrypto
 
 /// `cohort deid preview`: before/after for one participant and a sample of their records.
 public enum DeidPreviewService {

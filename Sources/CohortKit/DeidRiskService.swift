@@ -2,6 +2,7 @@ import CohortCore
 public import CohortDeid
 import CohortPackage
 public import Foundation
+import CohortIO
 
 /// What `cohort deid risk` found: the measures, and what the export's own report claimed.
 public struct DeidRiskAssessment: Sendable, Codable {

@@ -1,6 +1,11 @@
 import CohortCore
 import CohortStore
 public import Foundation
+import CohortDemo
+import CohortCompliance
+import CohortCrypto
+import CohortDeid
+import CohortPackage
 
 /// `cohort demo`: a demo study end to end, through the same code paths a coordinator uses.
 public struct DemoRun: Sendable {

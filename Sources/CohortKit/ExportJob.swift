@@ -6,6 +6,7 @@ import CohortExport
 public import CohortPackage
 import CohortStore
 public import Foundation
+import CohortIO
 
 /// What `cohort export` is asked to do.
 public struct ExportOptions: Sendable {

@@ -87,7 +87,8 @@ public struct ExternalImporter: Sendable {
             throw CohortError(.invalidInput, "--recipient applies to FHIR exported by cohort", at: .init(field: "--recipient"))
         }
         let directory = try makeDirectory(withMRNs: isFHIR && p.importSettings.patientIdentifierSystem != nil)
-        let validator = try RecordValidator(workspace: workspace, studyProtocol: p, file: source.label)
+        let subjects = try StoreSubjects(workspace: workspace)
+        let validator = try RecordValidator(directory: subjects, studyProtocol: p, file: source.label, now: workspace.now())
         let info = ImportBatchInfo(fileName: Self.batchName(source), fileSHA256: try Self.digest(source), format: source.format)
         var tally = ImportTally()
         var outside: [String: Int] = [:]
@@ -96,7 +97,7 @@ public struct ExternalImporter: Sendable {
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
             func take(_ record: SourceRecord) throws {
                 let validated: (ParticipantHandle, Record)
-                switch Result(catching: { try Self.validate(record, with: validator) }) {
+                switch Result(catching: { try Self.validate(record, with: validator, handles: subjects.handles) }) {
                 case .success(let v): validated = v
                 case .failure(let failure):
                     guard var error = failure as? CohortError else { throw failure }
@@ -139,9 +140,10 @@ public struct ExternalImporter: Sendable {
             seconds: Date().timeIntervalSince(started))
     }
 
-    static func validate(_ record: SourceRecord, with validator: RecordValidator) throws -> (Int64, Record) {
+    static func validate(_ record: SourceRecord, with validator: RecordValidator, handles: [ParticipantHandle]) throws -> (ParticipantHandle, Record) {
         let columns = record.columns
-        return try RecordFields.with(columns) { fields in try validator.validate(fields, line: record.line) }
+        let (position, validated) = try RecordFields.with(columns) { fields in try validator.validate(fields, line: record.line) }
+        return (handles[position], validated)
     }
 
     /// The reason a validation error is a record outside what the study takes (counted), or nil

@@ -1,6 +1,7 @@
 public import CohortCore
 import CohortStore
 import Foundation
+import CohortCompliance
 
 /// One line of `cohort participant list`.
 public struct ParticipantRow: Sendable, Codable {

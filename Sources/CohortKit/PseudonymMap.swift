@@ -1,3 +1,4 @@
+import CohortCrypto
 import CohortCore
 import CohortDeid
 import CohortStore

@@ -1,5 +1,7 @@
 import CohortCore
 import CohortCrypto
+import CohortIO
+import CohortImport
 import CohortStore
 public import Foundation
 
@@ -32,11 +34,11 @@ public struct RecordImporter: Sendable {
     }
 
     /// The record CSV header. `participant`, `kind` and `start` are required; the others optional.
-    public static let columns = ["participant", "kind", "start", "end", "value", "unit", "text", "source", "note"]
+    public static let columns = RecordColumns.names
 
     /// The columns a rejects file puts before the record columns (where the row failed and why).
     /// A CSV import accepts and ignores them, so a fixed rejects file imports as it is.
-    public static let rejectsAnnotationColumns = ["line", "field", "reason"]
+    public static let rejectsAnnotationColumns = RecordColumns.rejectsAnnotations
 
     /// Imports `url`. `rejectsURL`: keep good rows and write bad ones there (CSV with line, field, reason).
     public func importFile(_ url: URL, rejectsURL: URL? = nil, studyID: String? = nil) throws -> ImportFileResult {
@@ -52,33 +54,43 @@ public struct RecordImporter: Sendable {
         }
         let format = Self.format(of: url)
         let digest = try Self.fileSHA256(url)
-        let validator = try RecordValidator(workspace: workspace, studyProtocol: pinned.studyProtocol, file: file)
+        let subjects = try StoreSubjects(workspace: workspace)
+        let validator = try RecordValidator(directory: subjects, studyProtocol: pinned.studyProtocol, file: file, now: workspace.now())
         let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: format)
         // Rows are read and validated on a thread of their own and handed over in batches; this
         // thread (the database's writer, inside the file's transaction) inserts them. The reader
         // (with the rejects file) moves to that thread through a lock and never comes back: its
         // counts return through the handoff.
-        let pending = ConditionLock<ValidatingReader?>(
-            try ValidatingReader(url: url, format: format, file: file, validator: validator, rejectsURL: rejectsURL, progress: progress))
+        let pending = BoundedQueue<ValidatingReader>(limit: 1)
+        pending.send(try ValidatingReader(
+            url: url, format: format, file: file, validator: validator, handles: subjects.handles, rejectsURL: rejectsURL, progress: progress))
+        pending.close()
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
-            let handoff = BatchHandoff<(ParticipantHandle, Record)>()
+            let handoff = BoundedQueue<ValidatingReader.Output>(limit: 8)
             Thread {
-                let reader = pending.withLock { reader in reader.take() }
+                let reader = try? pending.receive()
                 reader?.run(into: handoff)
             }.start()
             var accepted = 0
+            var counts = (total: 0, rejected: 0)
             do {
-                while let batch = try handoff.receive() {
-                    // Queued and written in groups; a row that is already stored counts as a duplicate.
-                    for (pk, record) in batch { try inserter.add(record, participant: pk) }
-                    accepted += batch.count
+                while let output = try handoff.receive() {
+                    switch output {
+                    case .batch(let batch):
+                        // Queued and written in groups; a row that is already stored counts as a duplicate.
+                        for (pk, record) in batch { try inserter.add(record, participant: pk) }
+                        accepted += batch.count
+                    case .counts(let total, let rejected):
+                        counts = (total, rejected)
+                    }
                 }
                 try inserter.flush()
             } catch {
-                handoff.cancelAndWait()
+                // Stop the reader and wait until it has closed its files before the transaction ends.
+                handoff.cancel()
+                handoff.waitUntilClosed()
                 throw error
             }
-            let counts = handoff.counts
             return (counts.total, inserter.insertedCount, accepted - inserter.insertedCount, counts.rejected)
         }
         try workspace.checkpoint()
@@ -111,31 +123,43 @@ public struct RecordImporter: Sendable {
 /// and the first other error ends the run and reaches the consumer.
 ///
 /// Owned by that thread alone: it closes the rejects file itself and hands its counts to the
-/// consumer with ``BatchHandoff/finish(_:total:rejected:)``.
+/// consumer as the last element of the queue before closing it.
 private final class ValidatingReader {
     let url: URL
     let format: String
     let file: String
     let validator: RecordValidator
+    /// The store's handle of each participant, by the validator's participant position.
+    let handles: [ParticipantHandle]
     let rejects: RejectsWriter?
     let progress: (@Sendable (Int) -> Void)?
     private var total = 0
     private var rejected = 0
     static let batchSize = 256
 
-    init(url: URL, format: String, file: String, validator: RecordValidator, rejectsURL: URL?, progress: (@Sendable (Int) -> Void)?) throws {
+    init(
+        url: URL, format: String, file: String, validator: RecordValidator, handles: [ParticipantHandle], rejectsURL: URL?,
+        progress: (@Sendable (Int) -> Void)?
+    ) throws {
         self.url = url
         self.format = format
         self.file = file
         self.validator = validator
-        self.rejects = try rejectsURL.map { try RejectsWriter(url: $0) }
+        self.handles = handles
+        self.rejects = try rejectsURL.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) }
         self.progress = progress
+    }
+
+    /// What the reader hands to the database writer: batches of valid rows, then its counts.
+    enum Output {
+        case batch([(ParticipantHandle, Record)])
+        case counts(total: Int, rejected: Int)
     }
 
     /// Thrown inside the row loop when the consumer has cancelled.
     private struct Cancelled: Error {}
 
-    func run(into handoff: BatchHandoff<(ParticipantHandle, Record)>) {
+    func run(into handoff: BoundedQueue<Output>) {
         var batch: [(ParticipantHandle, Record)] = []
         batch.reserveCapacity(Self.batchSize)
         do {
@@ -143,9 +167,10 @@ private final class ValidatingReader {
                 total += 1
                 if total % 50_000 == 0 { progress?(total) }
                 do {
-                    batch.append(try validator.validate(fields, line: line))
+                    let (position, record) = try validator.validate(fields, line: line)
+                    batch.append((handles[position], record))
                     if batch.count == Self.batchSize {
-                        guard handoff.send(batch) else { throw Cancelled() }
+                        guard handoff.send(.batch(batch)) else { throw Cancelled() }
                         batch.removeAll(keepingCapacity: true)
                     }
                 } catch let error as CohortError where rejects != nil && error.code == .invalidInput || rejects != nil && error.code == .policy {
@@ -153,42 +178,16 @@ private final class ValidatingReader {
                     try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line))
                 }
             }
-            if !batch.isEmpty, !handoff.send(batch) { throw Cancelled() }
+            if !batch.isEmpty, !handoff.send(.batch(batch)) { throw Cancelled() }
             try rejects?.close()
-            handoff.finish(total: total, rejected: rejected)
+            handoff.send(.counts(total: total, rejected: rejected))
+            handoff.close()
         } catch is Cancelled {
             try? rejects?.close()
-            handoff.finish(total: total, rejected: rejected)
+            handoff.close()
         } catch {
             try? rejects?.close()
-            handoff.finish(error, total: total, rejected: rejected)
+            handoff.close(failure: error)
         }
     }
-}
-
-/// Writes rejected rows: `line,field,reason,<original columns…>` (mode 0600: it holds raw values).
-final class RejectsWriter {
-    let handle: FileHandle
-    var wroteHeader = false
-
-    init(url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let handle = FileHandle(forWritingAtPath: url.path) else {
-            throw CohortError(.system, "cannot write the rejects file", at: .init(file: url.path))
-        }
-        try handle.truncate(atOffset: 0)
-        self.handle = handle
-    }
-
-    func write(line: Int, field: String, reason: String, fields: [String: String]) throws {
-        if !wroteHeader {
-            let header = RecordImporter.rejectsAnnotationColumns + RecordImporter.columns
-            try handle.write(contentsOf: Data((header.joined(separator: ",") + "\r\n").utf8))
-            wroteHeader = true
-        }
-        let values = [String(line), field, reason] + RecordImporter.columns.map { fields[$0] ?? "" }
-        try handle.write(contentsOf: Data((values.map(CSVText.field).joined(separator: ",") + "\r\n").utf8))
-    }
-
-    func close() throws { try handle.close() }
 }

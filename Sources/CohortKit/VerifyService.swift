@@ -4,6 +4,7 @@ import CohortDeid
 public import CohortPackage
 import CohortStore
 public import Foundation
+import CohortIO
 
 /// `cohort verify`: the package verifier, plus (with a workspace) the residual-PII scan against
 /// the roster, the check that the manifest's audit checkpoint is in the workspace's chain, and the

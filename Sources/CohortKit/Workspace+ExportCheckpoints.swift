@@ -1,6 +1,8 @@
 import CohortCore
 import CohortPackage
 public import Foundation
+import CohortCrypto
+import CohortStore
 
 extension Workspace {
     /// What ``checkExportCheckpoints(_:)`` found for one manifest.

@@ -1,5 +1,5 @@
 import CohortCore
-import CohortCrypto
+import CohortCompression
 package import Foundation
 
 /// Extracts chosen files of an export archive (`.tar.gz` holding one bag folder), for tools that

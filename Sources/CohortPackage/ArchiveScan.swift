@@ -1,6 +1,8 @@
 import CohortCore
 import CohortCrypto
+import CohortCompression
 import Foundation
+import CohortIO
 
 /// One streaming pass over an export archive: the file's SHA-256 and size, gzip integrity
 /// (CRC-32 and length of every member), tar structure, and — per member, without keeping

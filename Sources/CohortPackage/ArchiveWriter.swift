@@ -1,6 +1,8 @@
 public import Foundation
 public import CohortCore
+import CohortCompression
 import CohortCrypto
+import CohortIO
 
 /// Writes a bag directory as a reproducible `.tar.gz`: ustar/pax (``TarWriter``) into gzip
 /// (``GzipWriter``, zlib) into a file.

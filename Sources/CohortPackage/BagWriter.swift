@@ -1,6 +1,7 @@
 public import Foundation
 public import CohortCore
 import CohortCrypto
+import CohortIO
 
 /// Finishes a BagIt 1.0 bag (RFC 8493) around a complete `data/` directory.
 ///

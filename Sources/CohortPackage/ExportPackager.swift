@@ -1,5 +1,6 @@
 public import Foundation
 public import CohortCore
+import CohortIO
 
 /// Archives a finished bag and publishes it with its signed manifest, all or nothing.
 ///

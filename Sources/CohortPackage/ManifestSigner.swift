@@ -1,6 +1,7 @@
 public import Foundation
 public import CohortCrypto
 import CohortCore
+import CohortIO
 
 /// Encodes and signs an ``ExportManifest`` and writes it beside its archive.
 ///

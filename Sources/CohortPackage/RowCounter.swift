@@ -1,6 +1,7 @@
 public import Foundation
 import CohortCore
 import CohortCrypto
+import CohortIO
 
 /// Counts the rows of a payload file, fed in chunks, for the export manifest and for
 /// verification.

@@ -1,6 +1,7 @@
 public import Foundation
 import CohortCore
 import CohortCrypto
+import CohortIO
 
 /// A streaming POSIX ustar writer with pax extended headers, for reproducible archives.
 ///

@@ -1,6 +1,7 @@
 public import Foundation
 public import CohortCrypto
 import CohortCore
+import CohortIO
 
 /// Verifies an export — archive, manifest, signature — with nothing but the study's public key.
 ///

@@ -1,6 +1,8 @@
 import CohortCore
 import CohortKit
 import Foundation
+import CohortCrypto
+import CohortPackage
 
 /// The measured phases. Each runs in its own process (``PhaseCommand``) so that its peak
 /// resident memory is its own.

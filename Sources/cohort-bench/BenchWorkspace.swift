@@ -1,6 +1,8 @@
 import CohortCore
 import CohortKit
 import Foundation
+import CohortDemo
+import CohortStore
 
 /// Where one size's run lives, and the fixed clock that makes it deterministic.
 struct BenchWorkspace: Sendable {

@@ -5,6 +5,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import CohortDemo
 #endif
 
 extension CohortBench {

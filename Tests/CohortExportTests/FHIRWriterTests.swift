@@ -1,7 +1,9 @@
+import CohortCore
 import Foundation
 import Testing
 
 @testable import CohortExport
+import FoundationEssentials
 
 struct FHIRWriterTests {
     private func observation(subject: String, note: String?, device: String?) -> FHIR.Observation {

@@ -1,3 +1,4 @@
+import CohortIO
 import CohortCore
 import CohortImport
 import CohortPostgres

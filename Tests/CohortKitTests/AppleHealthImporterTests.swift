@@ -34,7 +34,7 @@ struct AppleHealthWorkspace {
     func records() throws -> [Record] {
         guard let stored = try workspace.store.participant(code: "P-0001") else { return [] }
         var result: [Record] = []
-        try workspace.store.forEachRecord(participantPK: stored.pk, participantID: stored.participant.id) { result.append($0) }
+        try workspace.store.forEachRecord(stored.handle, participantID: stored.participant.id) { result.append($0) }
         return result
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import CohortKit
+import CohortDeid
 
 struct DeidRiskServiceTests {
     /// A bag folder with a report naming two quasi-identifiers and one sensitive field.

@@ -5,6 +5,7 @@ import CohortKit
 import CohortStore
 import Foundation
 import Testing
+import CohortPackage
 
 /// A generated cohort of 120 participants in zones with daylight saving (New York, Berlin,
 /// Sydney), each with a daily step count over their local day (00:00 to 00:00) and a pain log

@@ -2,6 +2,7 @@ import CohortCore
 import CohortKit
 import Foundation
 import Testing
+import CohortStore
 
 /// Import errors for broken and hostile files: they name file, line, column or field and what
 /// was expected — never a value from the file — and store nothing.

@@ -1,5 +1,6 @@
 import CohortCore
 import CohortCrypto
+import CohortCompression
 import Foundation
 import Testing
 

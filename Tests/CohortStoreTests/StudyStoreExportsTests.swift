@@ -2,6 +2,7 @@ import CohortCore
 import CohortStore
 import Foundation
 import Testing
+import CohortCrypto
 
 /// The export queries: the withdrawal re-check that commits `export.create` in one transaction,
 /// and the look-ups by export id and by archive digest.

@@ -1,4 +1,5 @@
 public import CohortCore
+import FoundationEssentials
 
 /// One field before and after de-identification, for the coordinator's preview (the `before`
 /// values are identifiers: show them to the coordinator only, never export them).

@@ -1,4 +1,5 @@
 import CohortCore
+import Foundation
 
 /// A participant-level column of `participants.csv`: every one the export publishes is a
 /// quasi-identifier (a value an adversary may know from elsewhere and link on).

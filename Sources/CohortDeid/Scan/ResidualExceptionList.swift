@@ -1,6 +1,7 @@
 import CohortCore
 public import Foundation
 import Yams
+import CohortIO
 
 /// One reviewed exception to the residual-PII scan: a value of a table's column, named by its
 /// SHA-256 (so the list itself holds no identifier), that a named reviewer approved for export.

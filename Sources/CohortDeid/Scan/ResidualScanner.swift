@@ -1,6 +1,7 @@
 public import CohortCore
 import CohortCrypto
 public import Foundation
+import CohortIO
 
 /// Scans the values that came from participants in output files for any identifier of any
 /// participant on the roster, after writing and before publishing; cohort's own fixed text is

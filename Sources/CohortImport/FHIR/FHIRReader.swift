@@ -1,3 +1,4 @@
+import CohortIO
 public import CohortCore
 public import Foundation
 

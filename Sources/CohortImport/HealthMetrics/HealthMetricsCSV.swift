@@ -1,3 +1,4 @@
+import CohortIO
 import CohortCore
 public import Foundation
 

@@ -1,3 +1,4 @@
+import Foundation
 /// The frame every report page shares: one self-contained HTML document with inline CSS, no
 /// script and no external resource (a Content-Security-Policy forbids both, so even a value that
 /// escaped escaping could not load or run anything), laid out for screen and print.

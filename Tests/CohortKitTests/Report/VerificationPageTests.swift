@@ -1,3 +1,4 @@
+import CohortCrypto
 import CohortCore
 import Foundation
 import Testing
