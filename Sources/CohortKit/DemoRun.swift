@@ -137,7 +137,10 @@ public struct DemoRun: Sendable {
             let erasedOut = try withdrawals.withdraw(code: erased, mode: .erase, requester: .staff(reason: "participant asked by phone to delete their data"), dryRun: false)
             extra.append("  withdrawals      \(excluded) withdrew with their token (exclude, receipt-\(excluded).txt); \(erased) erased by staff (\(erasedOut.records) records deleted)")
         }
-        let compliance = try ComplianceService(workspace: workspace).report(asOf: now())
+        // As of noon UTC on the run's date, not the moment: the figures then depend only on the
+        // seed (the data ends two days before that date), never on the hour the demo is run.
+        let asOf = Date(timeIntervalSince1970: Double(today.daysSinceEpoch) * 86_400 + 43_200)
+        let compliance = try ComplianceService(workspace: workspace).report(asOf: asOf)
         for rule in compliance.rules {
             let mean = rule.meanRate.map { String(format: "%.0f%%", $0 * 100) } ?? "N/A"
             let share = rule.shareCompliant.map { String(format: "%.0f%%", $0 * 100) } ?? "N/A"
