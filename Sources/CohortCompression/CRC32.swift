@@ -4,7 +4,7 @@ import CZlib
 public enum CRC32 {
     /// The CRC-32 of `bytes`, continuing from `initial` (the checksum of the bytes before them;
     /// 0 to start).
-    public static func checksum(_ bytes: UnsafeRawBufferPointer, initial: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, initial: UInt32 = 0) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return initial }
         let result = crc32_z(UInt(initial), base.assumingMemoryBound(to: Bytef.self), bytes.count)
         return UInt32(truncatingIfNeeded: result)

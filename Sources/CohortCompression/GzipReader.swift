@@ -35,7 +35,7 @@ public final class GzipReader {
     ///   - source: fills the buffer it is given with up to `buffer.count` bytes and returns the
     ///     count; returning 0 means the input has ended. Errors it throws propagate.
     ///   - name: what to call the input in error locations (e.g. the archive path).
-    public init(name: String? = nil, source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+    package init(name: String? = nil, source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -82,7 +82,7 @@ public final class GzipReader {
     /// - Returns: the number of bytes written; 0 only at the end of the stream (or for an empty
     ///   `buffer`).
     /// - Throws: `.integrity` for corrupt, truncated, or trailing data; errors from `source`.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         var produced = 0
         // avail_out is 32-bit.

@@ -93,7 +93,7 @@ public final class GzipWriter {
     ///
     /// - Throws: `.invalidInput` after ``finish()``; `.system` when zlib fails or the writer
     ///   failed earlier; whatever `sink` throws.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         try checkWritable()
         guard bytes.count > 0 else { return }
         inputSize = inputSize &+ UInt32(truncatingIfNeeded: bytes.count)

@@ -64,7 +64,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Byte-level variant of `parse(_:defaultTimeZone:)` for importers.
-    public static func parse(_ b: UnsafeBufferPointer<UInt8>, defaultTimeZone timeZone: TimeZone?) -> Timestamp? {
+    package static func parse(_ b: UnsafeBufferPointer<UInt8>, defaultTimeZone timeZone: TimeZone?) -> Timestamp? {
         let n = b.count
         guard n >= 10, b[4] == 0x2D, b[7] == 0x2D,
             let y = num(b, 0, 4), let mo = num(b, 5, 2), let d = num(b, 8, 2),

@@ -19,7 +19,7 @@ public enum SHA256 {
     }
 
     /// The 32-byte SHA-256 digest of the bytes in `buffer`.
-    public static func hash(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func hash(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
         let hasher = SHA256Hasher()
         hasher.update(buffer)
         return hasher.finalize()

@@ -26,7 +26,7 @@ public final class SHA256Hasher {
     }
 
     /// Adds the bytes in `buffer` to the hash.
-    public func update(_ buffer: UnsafeRawBufferPointer) {
+    package func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         let ok = EVP_DigestUpdate(context, base, buffer.count)
         OpenSSL.require(ok == 1, "EVP_DigestUpdate failed")

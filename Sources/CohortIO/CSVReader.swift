@@ -93,7 +93,7 @@ public final class CSVReader {
     /// Calls `body` with the current row's unescaped field bytes, one field after another, and
     /// where each field ends in them (field `i` spans `ends[i - 1]..<ends[i]`, the first starts
     /// at 0). The bytes are valid only inside `body`.
-    public func withCurrentRow<R>(_ body: (_ bytes: UnsafeBufferPointer<UInt8>, _ ends: [Int]) throws -> R) rethrows -> R {
+    package func withCurrentRow<R>(_ body: (_ bytes: UnsafeBufferPointer<UInt8>, _ ends: [Int]) throws -> R) rethrows -> R {
         try rowBytes.withUnsafeBufferPointer { try body($0, fieldEnds) }
     }
 

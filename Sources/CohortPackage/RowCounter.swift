@@ -51,7 +51,7 @@ public struct RowCounter: Sendable {
     }
 
     /// Adds the next bytes of the file.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         switch kind {
         case .csv:
             for byte in bytes {

@@ -24,7 +24,7 @@ public final class TarWriter {
     private var finished = false
 
     /// A writer stamping every entry with `modificationTime` (seconds since 1970, clamped at 0).
-    public init(modificationTime: Int64, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    package init(modificationTime: Int64, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.sink = sink
         self.mtime = max(modificationTime, 0)
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)

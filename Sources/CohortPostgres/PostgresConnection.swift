@@ -59,7 +59,7 @@ public final class PostgresConnection {
     /// Runs a `COPY … TO STDOUT` statement and calls `body` with each row as the server sends it
     /// (one row per call in text and CSV formats, its line end included), without holding more
     /// than one row in memory.
-    public func copyOut(_ sql: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    package func copyOut(_ sql: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         guard let start = PQexec(conn, sql) else { throw failure("COPY", nil) }
         let status = PQresultStatus(start)
         guard status == PGRES_COPY_OUT else {

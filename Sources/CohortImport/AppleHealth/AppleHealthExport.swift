@@ -124,7 +124,7 @@ public struct AppleHealthExport {
     }
 
     /// Streams export.xml's bytes to `body` in chunks.
-    public func streamXML(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func streamXML(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         switch location {
         case let .zip(path, entry):
             try ZipArchive(path: path).read(entry, body)

@@ -34,7 +34,7 @@ public final class AppleHealthReader {
     }
 
     /// Parses the next bytes of export.xml.
-    public func feed(_ bytes: UnsafeRawBufferPointer) throws { try parser?.feed(bytes) }
+    package func feed(_ bytes: UnsafeRawBufferPointer) throws { try parser?.feed(bytes) }
 
     /// Ends the document (a document cut short is an error) and completes ``skipped``.
     public func finish() throws {

@@ -6,7 +6,7 @@ import CohortCore
 /// byte slices into libxml2's buffers, valid only while the callback runs.
 public struct XMLElementStart {
     /// The local name (`Record`).
-    public let name: UnsafeBufferPointer<UInt8>
+    package let name: UnsafeBufferPointer<UInt8>
     /// libxml2's attribute array: 5 pointers per attribute (local name, prefix, URI, value start, value end).
     let attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     let count: Int
@@ -14,7 +14,7 @@ public struct XMLElementStart {
     public let line: Int
 
     /// The value of the attribute named `key` (ASCII), nil when absent.
-    public func value(_ key: StaticString) -> UnsafeBufferPointer<UInt8>? {
+    package func value(_ key: StaticString) -> UnsafeBufferPointer<UInt8>? {
         guard let attributes else { return nil }
         let keyLength = key.utf8CodeUnitCount
         let keyStart = key.utf8Start
@@ -48,9 +48,9 @@ public struct XMLElementStart {
 /// Not `Sendable`: one parser per thread.
 public final class XMLStreamParser {
     /// Called for each element start; a thrown error stops the parse and is rethrown by `feed`.
-    public typealias StartHandler = (XMLElementStart) throws -> Void
+    package typealias StartHandler = (XMLElementStart) throws -> Void
     /// Called for each element end with its local name.
-    public typealias EndHandler = (UnsafeBufferPointer<UInt8>) throws -> Void
+    package typealias EndHandler = (UnsafeBufferPointer<UInt8>) throws -> Void
 
     private var context: xmlParserCtxtPtr?
     private let name: String
@@ -66,7 +66,7 @@ public final class XMLStreamParser {
     }()
 
     /// A parser for the document called `name` in errors.
-    public init(name: String, onStart: @escaping StartHandler, onEnd: @escaping EndHandler = { _ in }) throws {
+    package init(name: String, onStart: @escaping StartHandler, onEnd: @escaping EndHandler = { _ in }) throws {
         _ = Self.libraryReady
         self.name = name
         self.onStart = onStart
@@ -116,7 +116,7 @@ public final class XMLStreamParser {
     }
 
     /// Parses the next bytes of the document.
-    public func feed(_ bytes: UnsafeRawBufferPointer) throws {
+    package func feed(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         // xmlParseChunk takes an Int32 length.
         while offset < bytes.count {

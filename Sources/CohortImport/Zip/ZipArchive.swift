@@ -152,7 +152,7 @@ public final class ZipArchive {
 
     /// Streams `entry`'s uncompressed bytes to `body` in chunks of at most 256 KiB, then checks
     /// its CRC-32 and size.
-    public func read(_ entry: Entry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func read(_ entry: Entry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let member = "\(path)!\(entry.path)"
         guard entry.method == 0 || entry.method == 8 else {
             throw CohortError(.invalidInput, "the zip member uses compression method \(entry.method); only stored (0) and deflate (8) are read",
