@@ -32,10 +32,16 @@ extension Cohort {
 
         func run() throws {
             let ws = try workspace.map { try Workspace.openForVerification(at: URL(fileURLWithPath: $0)) }
-            let report = try Console.withStatusLine("verifying \(archive)…") {
-                try VerifyService.verify(
-                    archive: URL(fileURLWithPath: archive), manifest: manifest.map { URL(fileURLWithPath: $0) },
-                    publicKeyFile: publicKey.map { URL(fileURLWithPath: $0) }, workspace: ws)
+            let url = URL(fileURLWithPath: archive)
+            let bar = ProgressBar("verifying \(url.lastPathComponent)", unit: .bytes)
+            var progress: (@Sendable (UInt64, UInt64) -> Void)?
+            if Console.showsProgress { progress = { read, total in bar.update(Int(read), total: Int(total)) } }
+            let report: VerificationReport
+            do {
+                defer { bar.finish() }
+                report = try VerifyService.verify(
+                    archive: url, manifest: manifest.map { URL(fileURLWithPath: $0) },
+                    publicKeyFile: publicKey.map { URL(fileURLWithPath: $0) }, workspace: ws, progress: progress)
             }
             if let html { try writeHTML(report, to: html, workspace: ws) }
             if format == .json { try printJSON(report) } else { Console.print(report.text) }
