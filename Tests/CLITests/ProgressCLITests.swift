@@ -12,9 +12,9 @@ struct ProgressCLITests {
     }
 
     /// Runs `cohort args…` with stdin, stdout and stderr on a pseudo-terminal; returns what it drew.
-    static func onTerminal(_ args: [String]) throws -> (status: Int32, screen: String) {
+    static func onTerminal(_ args: [String], binary: URL = CLI.binary) throws -> (status: Int32, screen: String) {
         try #require(FileManager.default.isExecutableFile(atPath: script), "needs \(script) (Debian package bsdutils/util-linux)")
-        let quoted = ([CLI.binary.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let quoted = ([binary.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: script)
         process.arguments = ["-qec", quoted, "/dev/null"]
