@@ -10,7 +10,8 @@ extension Cohort {
                 One line per check; exit 0 only when every check passes, 1 when one fails, 4 when the archive (or --manifest) does \
                 not exist. With --workspace, also scans the bag for every roster identifier, checks that the manifest's audit \
                 checkpoint is in the workspace's (intact) audit chain, and that an export.create event of that chain names the \
-                archive's SHA-256 (an archive the trail does not name fails).
+                archive's SHA-256 (an archive the trail does not name fails). On a terminal a progress bar shows the archive \
+                bytes read, MB/s and ETA on stderr (--quiet: none).
 
                 Examples:
                   cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz --public-key my-study/keys/signing.pub.pem
