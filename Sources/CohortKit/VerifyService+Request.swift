@@ -6,7 +6,11 @@ extension VerifyService {
     /// Verifies `archive` as `cohort verify` does: the key comes from `publicKeyFile`, else from
     /// `workspace`; with neither, a usage-level invalid-input error says what to pass. A missing
     /// archive is one not-found error (nothing else is checked), not a list of failed checks.
-    public static func verify(archive: URL, manifest: URL?, publicKeyFile: URL?, workspace: Workspace?) throws -> VerificationReport {
+    /// `progress` gets (bytes of the archive read so far, archive size), as ``Verifier`` reports it.
+    public static func verify(
+        archive: URL, manifest: URL?, publicKeyFile: URL?, workspace: Workspace?,
+        progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
+    ) throws -> VerificationReport {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: archive.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw CohortError(.notFound, "no such archive", at: .init(file: archive.path), hint: "give the .tar.gz file `cohort export` wrote (its path is printed after the export)")
@@ -22,6 +26,6 @@ extension VerifyService {
         } else {
             throw CohortError.invalid("no public key to check the signature with", field: "public-key", hint: "give --public-key signing.pub.pem (or --workspace DIR)")
         }
-        return try verify(archive: archive, manifest: manifest, publicKey: key, workspace: workspace)
+        return try verify(archive: archive, manifest: manifest, publicKey: key, workspace: workspace, progress: progress)
     }
 }

@@ -11,7 +11,10 @@ import CohortIO
 /// check that an `export.create` event of the trail names the archive's SHA-256 (and no
 /// `export.abandoned` closed that export): an export the trail does not name fails.
 public enum VerifyService {
-    public static func verify(archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?) throws -> VerificationReport {
+    public static func verify(
+        archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?,
+        progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
+    ) throws -> VerificationReport {
         var extra: [ExtraVerificationCheck] = []
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         // The reviewed exceptions the signed manifest records (printed whether or not a workspace is given).
@@ -63,7 +66,7 @@ public enum VerifyService {
         }
         // With an explicit manifest, its signature is `<manifest>.sig` beside it.
         let signature = manifest.map { URL(fileURLWithPath: $0.path + ".sig") }
-        return Verifier.verify(archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra)
+        return Verifier.verify(archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra, progress: progress)
     }
 
     /// The archive's SHA-256 (computed here, not taken from the manifest) must be named by an

@@ -47,9 +47,12 @@ struct ArchiveScan {
 
     /// Scans `archive`; when `extractTo` is given, writes the bag under it.
     ///
-    /// - Parameter inflateLimit: the most decompressed bytes to read; past it the scan stops with
-    ///   a gzip problem (a decompression bomb costs at most this much work, whatever it expands to).
-    static func run(archive: URL, extractTo: URL?, inflateLimit: UInt64 = .max) -> ArchiveScan {
+    /// - Parameters:
+    ///   - inflateLimit: the most decompressed bytes to read; past it the scan stops with a gzip
+    ///     problem (a decompression bomb costs at most this much work, whatever it expands to).
+    ///   - progress: called after every read of the archive file with the bytes read so far
+    ///     (increasing; the last call has the file's size when it was read to the end).
+    static func run(archive: URL, extractTo: URL?, inflateLimit: UInt64 = .max, progress: ((UInt64) -> Void)? = nil) -> ArchiveScan {
         var scan = ArchiveScan()
         let file: ReadableFile
         do {
@@ -69,6 +72,7 @@ struct ArchiveScan {
                 let count = try file.read(into: buffer)
                 hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 size += UInt64(count)
+                if count > 0 { progress?(size) }
                 return count
             } catch {
                 readProblem = "archive file cannot be read"

@@ -70,9 +70,12 @@ public enum Verifier {
     ///   - publicKey: the study's signing key (public half).
     ///   - extraChecks: run on the extracted bag (e.g. residual-PII scan); extraction happens
     ///     only when this is not empty.
+    ///   - progress: called while the archive is read with (bytes read so far, archive size):
+    ///     increasing counts, the last one equal to the size. Not called when the archive is not
+    ///     read (missing, or its size contradicts the signed manifest). Extra checks run after.
     public static func verify(
         archive: URL, manifest: URL? = nil, signature: URL? = nil, publicKey: Ed25519PublicKey,
-        extraChecks: [ExtraVerificationCheck] = []
+        extraChecks: [ExtraVerificationCheck] = [], progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
     ) -> VerificationReport {
         var checks: [VerificationCheck] = []
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
@@ -144,7 +147,10 @@ public enum Verifier {
                 notRead: "the archive is \(onDisk.st_size) bytes but the signed manifest says \(parsed.archive.size): not read or inflated",
                 size: UInt64(onDisk.st_size))
         } else if let parsed {
-            scan = ArchiveScan.run(archive: archive, extractTo: extractionRoot, inflateLimit: inflateLimit(for: parsed))
+            let total = UInt64(onDisk.st_size)
+            scan = ArchiveScan.run(
+                archive: archive, extractTo: extractionRoot, inflateLimit: inflateLimit(for: parsed),
+                progress: progress.map { report in { (read: UInt64) in report(read, total) } })
         } else if stat(archive.path, &onDisk) == 0 {
             scan = ArchiveScan(notRead: "not read: without a readable manifest nothing bounds decompression", size: UInt64(onDisk.st_size))
         } else {

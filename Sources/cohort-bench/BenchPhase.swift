@@ -21,8 +21,21 @@ enum BenchPhase: String, CaseIterable, Sendable {
         }
     }
 
-    /// Runs the phase in this process.
-    func run(in bench: BenchWorkspace, compressionLevel: Int) throws -> PhaseResult {
+    /// What the phase's progress line counts, and its label.
+    var progressUnit: ProgressLine.Unit {
+        switch self {
+        case .import: "records"
+        case .export: "participants"
+        case .verify, .verifyScan: .bytes
+        }
+    }
+
+    /// Runs the phase in this process. With `showingProgress`, a progress line for the phase is
+    /// drawn on stderr (records of `expectedRecords` when known, participants, or archive bytes);
+    /// without it no hook is installed at all, so the measured work is the same as before.
+    func run(in bench: BenchWorkspace, compressionLevel: Int, expectedRecords: Int? = nil, showingProgress: Bool = false) throws -> PhaseResult {
+        let bar = ProgressBar(rawValue, unit: progressUnit, total: self == .import ? expectedRecords : nil, enabled: showingProgress)
+        defer { bar.finish() }
         let clock = ContinuousClock()
         let start = clock.now
         var result = PhaseResult(
@@ -30,8 +43,14 @@ enum BenchPhase: String, CaseIterable, Sendable {
         let workspace = try bench.open()
         switch self {
         case .import:
+            var rowsBefore = 0
             for file in try bench.dataFiles() {
-                let imported = try RecordImporter(workspace: workspace).importFile(file)
+                let offset = rowsBefore
+                var progress: (@Sendable (Int) -> Void)?
+                if showingProgress { progress = { (rows: Int) in bar.update(offset + rows) } }
+                let imported = try RecordImporter(workspace: workspace, progress: progress).importFile(file)
+                rowsBefore += imported.rows
+                bar.update(rowsBefore)
                 result.records += imported.inserted
                 result.inputBytes += Self.size(file)
             }
@@ -39,7 +58,9 @@ enum BenchPhase: String, CaseIterable, Sendable {
         case .export:
             let options = ExportOptions(
                 recipient: BenchWorkspace.recipient, outDirectory: bench.exportDirectory, createdAt: BenchWorkspace.now, compressionLevel: compressionLevel)
-            let outcome = try ExportJob(workspace: workspace, options: options).run()
+            var progress: (@Sendable (Int, Int) -> Void)?
+            if showingProgress { progress = { (done: Int, total: Int) in bar.update(done, total: total) } }
+            let outcome = try ExportJob(workspace: workspace, options: options, progress: progress).run()
             result.records = outcome.records
             result.outputBytes = Int(outcome.archive?.size ?? 0)
             result.payloadBytes = outcome.files.reduce(0) { $0 + Int($1.size) }
@@ -47,8 +68,11 @@ enum BenchPhase: String, CaseIterable, Sendable {
                 + outcome.stages.map { "\($0.name) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ")
         case .verify, .verifyScan:
             let archive = try bench.archive()
+            var progress: (@Sendable (UInt64, UInt64) -> Void)?
+            if showingProgress { progress = { (read: UInt64, total: UInt64) in bar.update(Int(read), total: Int(total)) } }
             let report = try VerifyService.verify(
-                archive: archive, manifest: nil, publicKey: workspace.keystore.publicKey, workspace: self == .verifyScan ? workspace : nil)
+                archive: archive, manifest: nil, publicKey: workspace.keystore.publicKey, workspace: self == .verifyScan ? workspace : nil,
+                progress: progress)
             result.inputBytes = Self.size(archive)
             result.passed = report.passed
             let failed = report.checks.filter { !$0.passed }.map(\.name)

@@ -15,6 +15,8 @@ struct BenchRunner: Sendable {
     var bench: BenchWorkspace
     var compression: ExportCompression
     var projectRoot: URL
+    /// `--quiet`: the phase processes draw no progress line either.
+    var quiet = false
     var log: @Sendable (String) -> Void
 
     func run() throws -> SizeReport {
@@ -23,7 +25,7 @@ struct BenchRunner: Sendable {
         var phases: [PhaseResult] = []
         for phase in BenchPhase.allCases {
             log("\(size): \(phase.title) …")
-            phases.append(try runPhaseProcess(phase))
+            phases.append(try runPhaseProcess(phase, expectedRecords: written))
         }
         let archive = try bench.archive()
         let payload = bench.root.appendingPathComponent("payload.tar")
@@ -42,10 +44,13 @@ struct BenchRunner: Sendable {
     }
 
     /// Runs `phase` in a child process of this executable and reads its result line.
-    private func runPhaseProcess(_ phase: BenchPhase) throws -> PhaseResult {
+    /// Its stderr is this one's: on a terminal it draws the phase's progress line there.
+    private func runPhaseProcess(_ phase: BenchPhase, expectedRecords: Int) throws -> PhaseResult {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["phase", phase.rawValue, "--dir", bench.root.path, "--compression", compression.rawValue]
+        process.arguments =
+            ["phase", phase.rawValue, "--dir", bench.root.path, "--compression", compression.rawValue, "--expected-records", String(expectedRecords)]
+            + (quiet ? ["--quiet"] : [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -38,6 +38,10 @@ struct CohortBench: ParsableCommand {
 
             `cohort-bench scrub` measures the free-text scrubber on the adversarial corpus instead (see its --help).
 
+            On a terminal, stderr shows what is being done and a progress line per phase (records,
+            participants or archive bytes, the rate, and the ETA where the total is known); --quiet
+            silences both, and nothing is drawn when stderr is not a terminal.
+
             Exit codes: 0 measured (targets are reported, not enforced), 1 a phase failed, 64 bad usage.
             """,
         subcommands: [Run.self, Scrub.self, AppleHealth.self, PhaseCommand.self],
@@ -54,6 +58,7 @@ struct CohortBench: ParsableCommand {
         var compression: ExportCompression = .default
         @Flag(help: "Keep the generated workspace, files and archive.") var keep = false
         @Flag(help: "Print JSON instead of tables.") var json = false
+        @Flag(name: [.customShort("q"), .long], help: "No progress and no notes on stderr (errors and results stay).") var quiet = false
 
         func validate() throws {
             for name in sizeNames where BenchSize(rawValue: name) == nil {
@@ -71,8 +76,9 @@ struct CohortBench: ParsableCommand {
             let root = try ExampleFiles.temporaryCopy()
             defer { try? FileManager.default.removeItem(at: root) }
             let base = URL(fileURLWithPath: dir, isDirectory: true)
+            let showing = isatty(2) == 1 && !quiet
             let log: @Sendable (String) -> Void = { line in
-                if isatty(2) == 1 { FileHandle.standardError.write(Data(("· " + line + "\n").utf8)) }
+                if showing { FileHandle.standardError.write(Data(("· " + line + "\n").utf8)) }
             }
             var reports: [SizeReport] = []
             let runs: [(String, Int)] = participants.map { [("custom", $0)] } ?? sizeNames.compactMap { name in
@@ -81,7 +87,7 @@ struct CohortBench: ParsableCommand {
             for (name, count) in runs {
                 let bench = BenchWorkspace(root: base.appendingPathComponent(name, isDirectory: true))
                 let report = try BenchRunner(
-                    size: name, participants: count, seed: seed, bench: bench, compression: compression, projectRoot: root, log: log
+                    size: name, participants: count, seed: seed, bench: bench, compression: compression, projectRoot: root, quiet: quiet, log: log
                 ).run()
                 if !keep { try? FileManager.default.removeItem(at: bench.root) }
                 reports.append(report)
@@ -117,11 +123,15 @@ struct CohortBench: ParsableCommand {
         @Argument(help: "import, export, verify or verify-scan") var phase: String
         @Option(help: "The size's folder.") var dir: String
         @Option(help: "Export compression.") var compression: ExportCompression = .default
+        @Option(help: "Records the import phase expects (the total of its progress line).") var expectedRecords: Int?
+        @Flag(name: [.customShort("q"), .long], help: "No progress line.") var quiet = false
 
         func run() throws {
             guard let phase = BenchPhase(rawValue: phase) else { throw ValidationError("unknown phase '\(phase)'") }
             do {
-                let result = try phase.run(in: BenchWorkspace(root: URL(fileURLWithPath: dir, isDirectory: true)), compressionLevel: compression.level)
+                let result = try phase.run(
+                    in: BenchWorkspace(root: URL(fileURLWithPath: dir, isDirectory: true)), compressionLevel: compression.level,
+                    expectedRecords: expectedRecords, showingProgress: isatty(2) == 1 && !quiet)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(result), as: UTF8.self))

@@ -7,25 +7,33 @@ struct BenchCLITests {
     static var binary: URL { CLI.binary.deletingLastPathComponent().appendingPathComponent("cohort-bench") }
 
     func run(_ args: [String]) throws -> (Int32, Data) {
+        let (status, data, _) = try runCapturingStderr(args)
+        return (status, data)
+    }
+
+    func runCapturingStderr(_ args: [String]) throws -> (Int32, Data, String) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = args
         process.currentDirectoryURL = CLI.repoRoot
-        let out = Pipe()
+        let out = Pipe(), err = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = err
         try process.run()
+        // stderr is small (no progress through a pipe); read it after stdout.
         let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, data)
+        return (process.terminationStatus, data, String(decoding: errors, as: UTF8.self))
     }
 
     @Test func benchmarkMeasuresEveryPhaseAgainstItsReferences() throws {
         let cli = try CLI()
         defer { cli.cleanup() }
         let dir = cli.path("bench")
-        let (status, data) = try run(["--participants", "6", "--seed", "1", "--dir", dir, "--compression", "fast", "--json"])
+        let (status, data, errors) = try runCapturingStderr(["--participants", "6", "--seed", "1", "--dir", dir, "--compression", "fast", "--json"])
         #expect(status == 0)
+        #expect(!errors.contains("\r") && !errors.contains("records/s") && !errors.contains("· "), "no progress and no notes through a pipe: \(errors)")
         let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(String(decoding: data, as: UTF8.self))")
         let size = try #require((document["sizes"] as? [[String: Any]])?.first)
         #expect(size["compression"] as? String == "fast")
@@ -47,6 +55,24 @@ struct BenchCLITests {
         #expect(ratios["export_over_gzip"] is Double && ratios["verify_over_inflate_sha256"] is Double)
         #expect((size["targets"] as? [Any])?.count == 4)
         #expect(!FileManager.default.fileExists(atPath: dir), "without --keep the working folder is removed")
+    }
+
+    // Needs a pseudo-terminal (util-linux `script`): always runs in CI, elsewhere only where installed.
+    @Test(.enabled(if: ProgressCLITests.terminalAvailable, "needs /usr/bin/script for a pseudo-terminal; skipped: not installed"))
+    func eachPhaseDrawsAProgressLineOnATerminalUnlessQuiet() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let args = ["--participants", "3", "--seed", "1", "--dir", cli.path("bench"), "--compression", "fast"]
+        let shown = try ProgressCLITests.onTerminal(args, binary: Self.binary)
+        #expect(shown.status == 0, "\(shown.screen)")
+        for line in ["\r\u{1B}[Kimport  [", "records/s", "\r\u{1B}[Kexport  [", "participants/s", "\r\u{1B}[Kverify  [", "\r\u{1B}[Kverify-scan  [", "MB/s  ETA"] {
+            #expect(shown.screen.contains(line), "\(line.debugDescription) on the terminal: \(shown.screen)")
+        }
+        #expect(shown.screen.contains("/s  ETA"), "an ETA where the total is known")
+        let quiet = try ProgressCLITests.onTerminal(args + ["--quiet"], binary: Self.binary)
+        #expect(quiet.status == 0, "\(quiet.screen)")
+        #expect(!quiet.screen.contains("\u{1B}[K") && !quiet.screen.contains("· "), "--quiet: no progress, no notes: \(quiet.screen)")
+        #expect(quiet.screen.contains("import records/s"), "the results are still printed")
     }
 
     @Test func unknownSizeIsAUsageError() throws {

@@ -1,6 +1,7 @@
 import CohortCore
 import CohortCrypto
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CohortPackage
@@ -24,6 +25,46 @@ struct VerifierTests {
         }
         #expect(report.text.contains("✔ signature  Ed25519 \(fixture.key.publicKey.fingerprint)"))
         #expect(report.text.hasSuffix("checks passed\n"))
+    }
+
+    @Test func theProgressHookSeesIncreasingByteCountsEndingAtTheArchiveSize() throws {
+        let fixture = try PackageFixture()
+        defer { fixture.cleanUp() }
+        // Hard-to-compress rows, so the archive spans many reads (the reader takes 64 KiB at a time).
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var csv = "id,value\n"
+        for i in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            csv += "\(i),\(String(state, radix: 16))\n"
+        }
+        try fixture.write("data/csv/noise.csv", csv)
+        try fixture.export()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: fixture.archiveURL.path)[.size] as? NSNumber).uint64Value
+        let calls = Mutex<[(read: UInt64, total: UInt64)]>([])
+        let report = Verifier.verify(archive: fixture.archiveURL, publicKey: fixture.key.publicKey) { read, total in
+            calls.withLock { $0.append((read, total)) }
+        }
+        #expect(report.passed, "\(report.text)")
+        let seen = calls.withLock { $0 }
+        #expect(seen.count > 2, "an archive of \(size) bytes is read in several steps")
+        #expect(seen.allSatisfy { $0.total == size }, "the total is the archive's size")
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.read < $1.read }, "counts only grow")
+        #expect(seen.last?.read == size, "the last count is the whole archive")
+    }
+
+    @Test func theProgressHookIsNotCalledForAnArchiveThatIsNotRead() throws {
+        let fixture = try PackageFixture()
+        defer { fixture.cleanUp() }
+        try fixture.export()
+        // One byte more than the signed size: the verifier refuses to read or inflate it.
+        let handle = try FileHandle(forWritingTo: fixture.archiveURL)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0]))
+        try handle.close()
+        let calls = Mutex(0)
+        let report = Verifier.verify(archive: fixture.archiveURL, publicKey: fixture.key.publicKey) { _, _ in calls.withLock { $0 += 1 } }
+        #expect(!report.passed)
+        #expect(calls.withLock { $0 } == 0)
     }
 
     @Test func reportEncodesAsJSON() throws {

@@ -22,8 +22,13 @@ public struct StudyReportService: Sendable {
     public init(workspace: Workspace) { self.workspace = workspace }
 
     /// The report as of `asOf` (the open day then is not counted), with the export at
-    /// `archive` when given (its manifest: `manifest`, default beside the archive).
-    public func report(asOf: Date, archive: URL? = nil, manifest: URL? = nil) throws -> StudyReport {
+    /// `archive` when given (its manifest: `manifest`, default beside the archive). `progress`
+    /// gets (bytes read, bytes to read) while the archive is verified: it is read twice (the
+    /// verification, then the de-identification report), so the total is twice its size.
+    public func report(
+        asOf: Date, archive: URL? = nil, manifest: URL? = nil,
+        progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
+    ) throws -> StudyReport {
         let pinned = try workspace.currentProtocol()
         let p = pinned.studyProtocol
         let stored = try workspace.store.participants()
@@ -71,7 +76,7 @@ public struct StudyReportService: Sendable {
             reconsentedParticipants: histories.values.filter { $0.count > 1 }.count,
             reconsents: histories.values.reduce(0) { $0 + max(0, $1.count - 1) },
             withdrawals: WithdrawalMode.allCases.compactMap { withdrawals[$0] }, rules: rules, belowThreshold: below,
-            export: try archive.map { try export($0, manifest: manifest) })
+            export: try archive.map { try export($0, manifest: manifest, progress: progress) })
     }
 
     /// The Monday that starts the week of `day`.
@@ -178,12 +183,22 @@ public struct StudyReportService: Sendable {
 
     /// The export section: the verifier's checks (with the workspace's own checks), the manifest
     /// and the bag's de-identification report.
-    func export(_ archive: URL, manifest: URL?) throws -> StudyReport.Export {
+    func export(
+        _ archive: URL, manifest: URL?, progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
+    ) throws -> StudyReport.Export {
         guard FileManager.default.fileExists(atPath: archive.path) else {
             throw CohortError(.notFound, "no such export archive", at: .init(file: archive.path), hint: "give the .tar.gz that `cohort export` wrote (in the workspace's exports/ folder by default)")
         }
         let key = workspace.keystore.publicKey
-        let verification = try VerifyService.verify(archive: archive, manifest: manifest, publicKey: key, workspace: workspace)
+        // Two passes over the archive, reported as one: the first half, then the second.
+        var firstPass: (@Sendable (UInt64, UInt64) -> Void)?
+        var secondPass: (@Sendable (UInt64, UInt64) -> Void)?
+        if let progress {
+            firstPass = { read, total in progress(read, 2 * total) }
+            secondPass = { read, total in progress(total + read, 2 * total) }
+        }
+        let verification = try VerifyService.verify(
+            archive: archive, manifest: manifest, publicKey: key, workspace: workspace, progress: firstPass)
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         let parsed = ExportSection.readManifest(manifestURL)
         let box = DeidentificationBox()
@@ -194,7 +209,7 @@ public struct StudyReportService: Sendable {
         }
         _ = Verifier.verify(
             archive: archive, manifest: manifest, signature: manifest.map { URL(fileURLWithPath: $0.path + ".sig") }, publicKey: key,
-            extraChecks: [capture])
+            extraChecks: [capture], progress: secondPass)
         return StudyReport.Export(archive: archive.lastPathComponent, verification: verification, manifest: parsed, deidentification: box.report)
     }
 }

@@ -28,9 +28,16 @@ extension Cohort {
 
         func run() throws {
             let workspace = try options.open(readOnly: true)
-            let report = try StudyReportService(workspace: workspace).report(
-                asOf: asOf?.date ?? workspace.now(), archive: export.map { URL(fileURLWithPath: $0) },
-                manifest: manifest.map { URL(fileURLWithPath: $0) })
+            let bar = ProgressBar("verifying \(export.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "")", unit: .bytes)
+            var progress: (@Sendable (UInt64, UInt64) -> Void)?
+            if export != nil, Console.showsProgress { progress = { read, total in bar.update(Int(read), total: Int(total)) } }
+            let report: StudyReport
+            do {
+                defer { bar.finish() }
+                report = try StudyReportService(workspace: workspace).report(
+                    asOf: asOf?.date ?? workspace.now(), archive: export.map { URL(fileURLWithPath: $0) },
+                    manifest: manifest.map { URL(fileURLWithPath: $0) }, progress: progress)
+            }
             let url = URL(fileURLWithPath: out)
             try ReportFile.write(report.html(), to: url)
             Console.print("Wrote \(url.path)")

@@ -10,7 +10,8 @@ extension Cohort {
                 One line per check; exit 0 only when every check passes, 1 when one fails, 4 when the archive (or --manifest) does \
                 not exist. With --workspace, also scans the bag for every roster identifier, checks that the manifest's audit \
                 checkpoint is in the workspace's (intact) audit chain, and that an export.create event of that chain names the \
-                archive's SHA-256 (an archive the trail does not name fails).
+                archive's SHA-256 (an archive the trail does not name fails). On a terminal a progress bar shows the archive \
+                bytes read, MB/s and ETA on stderr (--quiet: none).
 
                 Examples:
                   cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz --public-key my-study/keys/signing.pub.pem
@@ -32,10 +33,16 @@ extension Cohort {
 
         func run() throws {
             let ws = try workspace.map { try Workspace.openForVerification(at: URL(fileURLWithPath: $0)) }
-            let report = try Console.withStatusLine("verifying \(archive)…") {
-                try VerifyService.verify(
-                    archive: URL(fileURLWithPath: archive), manifest: manifest.map { URL(fileURLWithPath: $0) },
-                    publicKeyFile: publicKey.map { URL(fileURLWithPath: $0) }, workspace: ws)
+            let url = URL(fileURLWithPath: archive)
+            let bar = ProgressBar("verifying \(url.lastPathComponent)", unit: .bytes)
+            var progress: (@Sendable (UInt64, UInt64) -> Void)?
+            if Console.showsProgress { progress = { read, total in bar.update(Int(read), total: Int(total)) } }
+            let report: VerificationReport
+            do {
+                defer { bar.finish() }
+                report = try VerifyService.verify(
+                    archive: url, manifest: manifest.map { URL(fileURLWithPath: $0) },
+                    publicKeyFile: publicKey.map { URL(fileURLWithPath: $0) }, workspace: ws, progress: progress)
             }
             if let html { try writeHTML(report, to: html, workspace: ws) }
             if format == .json { try printJSON(report) } else { Console.print(report.text) }

@@ -45,14 +45,6 @@ enum Console {
         return info.st_mode & 0o077 != 0
     }
 
-    /// Runs `body` with `text` shown on stderr (a terminal only, not with --quiet), cleared after.
-    static func withStatusLine<T>(_ text: String, _ body: () throws -> T) rethrows -> T {
-        let showing = showsProgress
-        if showing { FileHandle.standardError.write(Data(text.utf8)) }
-        defer { if showing { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
-        return try body()
-    }
-
     /// Asks for confirmation on a terminal; without one, refuses (scripts pass --yes).
     static func confirm(_ question: String) -> Bool {
         guard stdinIsTerminal else { return false }

@@ -1,9 +1,10 @@
-import Foundation
+public import Foundation
 import Synchronization
 
-/// Draws a ``ProgressLine`` on stderr, redrawn at most ten times a second — only when stderr is a
-/// terminal and `--quiet` was not given; otherwise it writes nothing at all.
-final class ProgressBar: Sendable {
+/// Draws a ``ProgressLine`` on stderr, redrawn at most ten times a second — only when `enabled`
+/// (the caller passes "stderr is a terminal and `--quiet` was not given"); otherwise it writes
+/// nothing at all. Safe to update from any thread.
+public final class ProgressBar: Sendable {
     private struct State {
         var done = 0
         var total: Int?
@@ -12,12 +13,13 @@ final class ProgressBar: Sendable {
     }
 
     private let label: String
-    private let unit: String
+    private let unit: ProgressLine.Unit
     private let start = Date()
     private let enabled: Bool
     private let state: Mutex<State>
 
-    init(_ label: String, unit: String, total: Int? = nil, enabled: Bool = Console.showsProgress) {
+    /// A bar for `label`, counting `unit`, out of `total` when known; draws only when `enabled`.
+    public init(_ label: String, unit: ProgressLine.Unit, total: Int? = nil, enabled: Bool) {
         self.label = label
         self.unit = unit
         self.enabled = enabled
@@ -25,7 +27,7 @@ final class ProgressBar: Sendable {
     }
 
     /// Records progress (`done` so far, and the total when it becomes known) and redraws if due.
-    func update(_ done: Int, total: Int? = nil) {
+    public func update(_ done: Int, total: Int? = nil) {
         guard enabled else { return }
         let elapsed = Date().timeIntervalSince(start)
         let line: String? = state.withLock { s in
@@ -40,7 +42,7 @@ final class ProgressBar: Sendable {
     }
 
     /// Clears the line (call when the work ends, before printing results).
-    func finish() {
+    public func finish() {
         guard enabled, state.withLock({ $0.drawn }) else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }

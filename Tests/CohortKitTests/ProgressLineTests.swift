@@ -1,7 +1,6 @@
 import Foundation
+import CohortKit
 import Testing
-
-@testable import cohort
 
 /// The progress line drawn on a terminal: bar, count, rate and ETA from the same inputs.
 struct ProgressLineTests {
@@ -36,6 +35,14 @@ struct ProgressLineTests {
         let line = ProgressLine(label: "l", done: 120, total: 100, unit: "rows", elapsed: 1).render()
         #expect(line.contains("[" + String(repeating: "#", count: ProgressLine.barWidth) + "]  100%"))
         #expect(line.hasSuffix("ETA 0:00"))
+    }
+
+    @Test func bytesAreShownInMegabytesWithARateInMegabytesPerSecond() {
+        // 12 MiB of 48 MiB in 2 s: 6.0 MB/s, 36 MiB left = 6 s; a quarter of the bar.
+        let line = ProgressLine(label: "verifying x.tar.gz", done: 12 << 20, total: 48 << 20, unit: .bytes, elapsed: 2).render()
+        #expect(line == "verifying x.tar.gz  [######··················]   25%  12.0/48.0 MB  6.0 MB/s  ETA 0:06")
+        let open = ProgressLine(label: "reading", done: 3 << 19, total: nil, unit: .bytes, elapsed: 1).render()
+        #expect(open == "reading  1.5 MB  1.5 MB/s")
     }
 
     @Test(arguments: [(0, "0"), (999, "999"), (1000, "1,000"), (1_000_000, "1,000,000"), (-12345, "-12,345")])
