@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Draws a ``ProgressLine`` on stderr, redrawn at most ten times a second — only when `enabled`

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One line of a progress display: a bar (when the total is known), the count, the rate and the
 /// estimated time left. Pure: the same inputs give the same line, so it is tested directly. Both
