@@ -10,9 +10,11 @@ import CohortIO
 
 /// What `cohort export` is asked to do.
 public struct ExportOptions: Sendable {
+    /// The named recipient (letters, digits, space, `.`, `_`, `-`; at most 64): keys the pseudonyms and date shift.
     public var recipient: String
     /// Formats to write (default: the protocol's).
     public var formats: Set<ExportFormat>?
+    /// The folder the archive, manifest and signature (or the bag) are published into; created mode 0700.
     public var outDirectory: URL
     /// The export's creation instant (fixes archive times for reproducible output); default now.
     public var createdAt: Date?
@@ -27,6 +29,7 @@ public struct ExportOptions: Sendable {
     /// Also write one transaction Bundle per participant (`--fhir-transaction`).
     public var fhirTransactions = false
 
+    /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
         self.recipient = recipient
         self.formats = formats
@@ -39,17 +42,25 @@ public struct ExportOptions: Sendable {
 
 /// What an export produced.
 public struct ExportOutcome: Sendable {
+    /// The bag's name (also the archive's, without `.tar.gz`).
     public var bagName: String
     /// The archive (nil with `archive: false`).
     public var archive: ArchiveResult?
+    /// The signed manifest (nil with `archive: false`).
     public var manifestURL: URL?
+    /// The manifest's Ed25519 signature (nil with `archive: false`).
     public var signatureURL: URL?
     /// The bag directory (only with `archive: false`).
     public var bagDirectory: URL?
+    /// Participants exported.
     public var participants: Int
+    /// Records exported.
     public var records: Int
+    /// Participants left out, by reason (withdrawn, suppressed for k-anonymity).
     public var exclusions: [String: Int]
+    /// Every file of the bag with its digest, size and row count.
     public var files: [BagFile]
+    /// The de-identification report written into the bag (`data/reports/deidentification.json`).
     public var report: DeidentificationReport
     /// Wall-clock seconds of each stage, in order: write (store → de-identify → files), scan
     /// (residual PII), bag (digests and row counts), archive (tar.gz, manifest, signature).
@@ -60,17 +71,24 @@ public struct ExportOutcome: Sendable {
 /// tar.gz → signed manifest. Streams records one participant at a time; publishes nothing
 /// unless every step succeeded.
 public struct ExportJob: Sendable {
+    /// The workspace exported from.
     public let workspace: Workspace
+    /// What to export, for whom, and where.
     public var options: ExportOptions
     /// Progress: participants done so far.
     public var progress: (@Sendable (Int, Int) -> Void)?
 
+    /// An export of `workspace` with `options`; `progress` is called with (participants done, participants to do).
     public init(workspace: Workspace, options: ExportOptions, progress: (@Sendable (Int, Int) -> Void)? = nil) {
         self.workspace = workspace
         self.options = options
         self.progress = progress
     }
 
+    /// Runs the export (see the type's stages) and says what it published. Throws `CohortError`: `.invalidInput`
+    /// for a bad recipient name, `.policy` for a format the protocol does not allow or residual identifiers
+    /// found by the scan (their hashes are written next to the output), `.conflict` when the export already exists or a withdrawal since the
+    /// snapshot is found, and the store's, keystore's or file system's errors. Nothing is published then.
     public func run() throws -> ExportOutcome {
         let pinned = try workspace.currentProtocol()
         let p = pinned.studyProtocol

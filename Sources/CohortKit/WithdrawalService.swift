@@ -18,16 +18,23 @@ public struct WithdrawalOutcome: Sendable {
     public var receipt: WithdrawalReceipt?
     /// The signed receipt text, for the participant.
     public var receiptText: String?
+    /// The earlier withdrawal, when the participant was already withdrawn in this mode (nothing changed).
     public var alreadyWithdrawn: ExistingWithdrawal?
+    /// True when nothing was changed because a dry run was asked for.
     public var dryRun: Bool
+    /// Records the participant had stored when asked (`erase` deletes them).
     public var records: Int
+    /// The participant's consent entries.
     public var consents: Int
+    /// The withdrawal mode asked for (`stop`, `exclude` or `erase`).
     public var mode: WithdrawalMode
 }
 
 /// `cohort withdraw`: the participant's own command (with their token) and staff's.
 public struct WithdrawalService: Sendable {
+    /// The workspace the participant is enrolled in.
     public let workspace: Workspace
+    /// Withdrawals in `workspace`.
     public init(workspace: Workspace) { self.workspace = workspace }
 
     static let mismatch = CohortError(

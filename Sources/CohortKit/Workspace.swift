@@ -10,14 +10,18 @@ public import Foundation
 /// A study workspace: a directory holding `study.db` and the keystore (`keys/`). One workspace
 /// holds one study. Everything the CLI does goes through here, so tests can do it too.
 public final class Workspace: Sendable {
+    /// The workspace folder.
     public let directory: URL
+    /// The study database (`study.db`).
     public let store: StudyStore
+    /// The workspace's keys (`keys/`).
     public let keystore: Keystore
     /// Who is acting (`--actor`, or the OS user); recorded in audit events.
     public let actor: String
     /// The clock; injected so tests are deterministic.
     public let now: @Sendable () -> Date
 
+    /// The keystore folder's name inside the workspace.
     public static let keysDirectoryName = "keys"
     /// The signed head of the audit chain, kept outside the database next to `study.db`.
     public static let auditHeadFileName = "audit.head"
