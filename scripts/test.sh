@@ -10,6 +10,8 @@ fi
 
 # The module graph in Package.swift must be the one the imports build.
 python3 scripts/check-imports.py || { echo "error: Package.swift and the imports disagree (scripts/check-imports.py)" >&2; exit 1; }
+# Every public declaration of CohortKit (the library users call) has a /// doc comment.
+python3 scripts/check-docs.py || { echo "error: undocumented public declarations in CohortKit (scripts/check-docs.py)" >&2; exit 1; }
 
 # Build everything first (the end-to-end tests run the built binary) and refuse warnings in our code.
 swift build --build-tests 2>&1 | tee /tmp/cohort-build.log | grep -E "error|warning: " | grep -v "/.build/" || true

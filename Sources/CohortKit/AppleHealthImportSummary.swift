@@ -12,6 +12,7 @@ public struct AppleHealthImportSummary: Sendable, Codable, Equatable {
         public var type: String
         /// The record kind it maps to, nil when cohort has none.
         public var kind: String?
+        /// Samples of this type read from the export (the sum of the counts below).
         public var seen = 0
         /// Newly stored.
         public var imported = 0
@@ -48,6 +49,7 @@ public struct AppleHealthImportSummary: Sendable, Codable, Equatable {
     public var skipped: [String: Int]
     /// The `Me` check: `matched`, `absent` (no Me element or nothing to compare).
     public var meCheck: String
+    /// Wall-clock seconds the import took.
     public var seconds: Double
 
     enum CodingKeys: String, CodingKey {

@@ -18,10 +18,12 @@ public import Foundation
 /// store's unique key; the end is part of the sample Apple writes once per start and source), so
 /// importing a newer export of the same participant adds only what is new.
 public struct AppleHealthImporter: Sendable {
+    /// The workspace whose store receives the records.
     public let workspace: Workspace
     /// Called with the number of samples read so far.
     public var progress: (@Sendable (Int) -> Void)?
 
+    /// An importer into `workspace`; `progress` is called with the number of samples read so far.
     public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil) {
         self.workspace = workspace
         self.progress = progress

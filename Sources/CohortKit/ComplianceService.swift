@@ -5,7 +5,9 @@ public import Foundation
 
 /// Compliance over the store (streamed) and reminder messages.
 public struct ComplianceService: Sendable {
+    /// The workspace whose store is read.
     public let workspace: Workspace
+    /// A service over `workspace`.
     public init(workspace: Workspace) { self.workspace = workspace }
 
     /// Parses `--as-of`: a date (its 12:00 UTC is the current, open day) or an ISO instant.

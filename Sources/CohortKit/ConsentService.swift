@@ -6,7 +6,9 @@ import Foundation
 
 /// Consent: render documents, record consents (history kept), status.
 public struct ConsentService: Sendable {
+    /// The workspace whose store records the consents.
     public let workspace: Workspace
+    /// A service over `workspace`.
     public init(workspace: Workspace) { self.workspace = workspace }
 
     /// The consent document of `version`, rendered with the study's details: the exact text whose

@@ -6,6 +6,9 @@ import CohortCrypto
 
 /// `cohort deid preview`: before/after for one participant and a sample of their records.
 public enum DeidPreviewService {
+    /// The participant with study code `code` and up to `sample` of their records (plus up to two with notes) before and after
+    /// de-identification for `recipient`. Throws `CohortError` `.notFound` when no participant has the code, and the
+    /// store's or keystore's errors.
     public static func preview(workspace: Workspace, code: String, recipient: String, sample: Int) throws -> [DeidentificationPreviewRow] {
         let p = try workspace.currentProtocol().studyProtocol
         guard let stored = try workspace.store.participant(code: code, withIdentity: true) else {

@@ -9,10 +9,15 @@ import CohortPackage
 
 /// `cohort demo`: a demo study end to end, through the same code paths a coordinator uses.
 public struct DemoRun: Sendable {
+    /// The demo workspace folder (created; a previous demo there is replaced, anything else is refused).
     public var directory: URL
+    /// The seed of the synthetic cohort: the same seed gives the same participants and records.
     public var seed: UInt64
+    /// How many synthetic participants to enrol.
     public var participants: Int
+    /// Who is acting, recorded in the audit events.
     public var actor: String
+    /// The clock (injected so tests are deterministic).
     public var now: @Sendable () -> Date
     /// A folder holding `protocols/` and `templates/` (the CLI passes `ExampleFiles.temporaryCopy()`).
     public var projectRoot: URL
@@ -22,6 +27,7 @@ public struct DemoRun: Sendable {
     /// identifier; must be outside the workspace). Nil: a temporary folder deleted after import.
     public var keepImportFilesIn: URL?
 
+    /// A demo run; every parameter is the property of the same name.
     public init(directory: URL, seed: UInt64, participants: Int = 50, actor: String, projectRoot: URL, now: @escaping @Sendable () -> Date = { Date() },
         keepImportFilesIn: URL? = nil, log: @escaping @Sendable (String) -> Void = { _ in })
     {
@@ -36,24 +42,40 @@ public struct DemoRun: Sendable {
     }
 
     static let marker = ".cohort-demo"
+    /// The example protocol the demo pins, relative to ``projectRoot``.
     public static let protocolPath = "protocols/axspa-wearables.yaml"
 
     /// What the demo did, for the summary.
     public struct Summary: Sendable, Codable {
+        /// The workspace folder's path.
         public var workspace: String
+        /// The pinned protocol's study id.
         public var studyID: String
+        /// The pinned protocol's revision.
         public var protocolRevision: Int
+        /// The pinned protocol's SHA-256 (hex).
         public var protocolSHA256: String
+        /// Participants enrolled.
         public var participants: Int
+        /// Data files imported.
         public var filesImported: Int
+        /// Records stored by those imports.
         public var recordsImported: Int
+        /// Wall-clock seconds the imports took, together.
         public var importSeconds: Double
+        /// Events in the audit trail at the end.
         public var auditEvents: Int
+        /// True when the audit chain and its signed checkpoints verify.
         public var auditIntact: Bool
+        /// True when the demo's export passed `cohort verify`.
         public var exportVerified: Bool
+        /// The summary as printed, one line per entry.
         public var lines: [String]
     }
 
+    /// Runs the demo: workspace, roster, consents, imports, withdrawals, compliance, a signed export and its
+    /// verification. Throws `CohortError` when the folder is not a previous demo, the import folder lies inside
+    /// the workspace, or any step fails.
     public func run() throws -> Summary {
         let fm = FileManager.default
         if let kept = keepImportFilesIn {

@@ -37,15 +37,19 @@ public enum ExternalSource: Sendable {
 
 /// What importing an outside source did.
 public struct ExternalImportResult: Sendable, Codable {
+    /// The source as given (a path, or `table NAME`).
     public var source: String
+    /// The import batch's format name (`fhir`, `health-metrics-csv`, …; see ``ExternalSource/format``).
     public var format: String
     /// What the reader saw and skipped (rows or resources, records per metric or kind, reasons).
     public var tally: ImportTally
     /// Records stored now, and already stored by an earlier import.
     public var inserted: Int
+    /// Records already stored by an earlier import (not stored again).
     public var duplicates: Int
     /// Records the study's rules leave out, by reason (outside the study period, not consented).
     public var outside: [String: Int]
+    /// Wall-clock seconds the import took.
     public var seconds: Double
 }
 
@@ -58,6 +62,7 @@ public struct ExternalImportResult: Sendable, Codable {
 /// them, are counted (``ExternalImportResult/outside``) rather than refused: an outside system
 /// holds more than the study's window.
 public struct ExternalImporter: Sendable {
+    /// The workspace whose store receives the records.
     public let workspace: Workspace
     /// The coordinator's `user_id,participant` CSV (health_metrics user ids, FHIR patient identifiers).
     public var userMap: URL?
@@ -67,6 +72,7 @@ public struct ExternalImporter: Sendable {
     /// Called with the number of records read so far.
     public var progress: (@Sendable (Int) -> Void)?
 
+    /// An importer into `workspace`, with the optional user map, FHIR recipient and progress callback described above.
     public init(workspace: Workspace, userMap: URL? = nil, recipient: String? = nil, progress: (@Sendable (Int) -> Void)? = nil) {
         self.workspace = workspace
         self.userMap = userMap
@@ -74,6 +80,9 @@ public struct ExternalImporter: Sendable {
         self.progress = progress
     }
 
+    /// Imports `source` in one transaction and says what it did. Throws `CohortError` (file, line or resource,
+    /// field; never a value) on the first invalid record, a missing user map entry, or an unreadable source; nothing
+    /// is stored then.
     public func run(_ source: ExternalSource) throws -> ExternalImportResult {
         let started = Date()
         let p = try workspace.currentProtocol().studyProtocol

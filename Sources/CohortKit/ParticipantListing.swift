@@ -5,14 +5,21 @@ import CohortCompliance
 
 /// One line of `cohort participant list`.
 public struct ParticipantRow: Sendable, Codable {
+    /// The study code (coordinator's view; never exported).
     public var code: String
+    /// `active`, `stopped`, `excluded` or `erased`.
     public var status: String
+    /// The enrolment date, `YYYY-MM-DD` in the participant's time zone.
     public var enrolledOn: String
+    /// The participant's IANA time zone.
     public var timeZone: String
+    /// The sex recorded at enrolment.
     public var sex: String
     /// `none`, or the consent version in force (with `re-consent due` when due).
     public var consent: String
+    /// Records stored for the participant.
     public var records: Int
+    /// The decrypted identifiers; nil unless asked for with `withIdentities`.
     public var identity: ParticipantIdentity?
 
     enum CodingKeys: String, CodingKey {
@@ -24,9 +31,13 @@ public struct ParticipantRow: Sendable, Codable {
 
 /// The roster as the coordinator sees it.
 public struct ParticipantListing: Sendable {
+    /// The workspace whose roster is listed.
     public let workspace: Workspace
+    /// A listing of `workspace`'s roster.
     public init(workspace: Workspace) { self.workspace = workspace }
 
+    /// One row per enrolled participant, in roster order; identities decrypted only when `withIdentities` is
+    /// true. Throws the store's and keystore's errors.
     public func rows(withIdentities: Bool) throws -> [ParticipantRow] {
         let consent = try ConsentSummary.states(workspace: workspace)
         return try workspace.store.participants(withIdentities: withIdentities).map { stored in

@@ -14,10 +14,13 @@ public import Foundation
 public enum PseudonymMap {
     /// One participant as `recipient` sees them.
     public struct Entry: Sendable, Equatable {
+        /// The pseudonym the recipient's files use.
         public var pseudonym: String
+        /// The participant's study code.
         public var code: String
         /// Days the recipient's dates were moved by (≤ 0; 0 when the policy does not shift record times).
         public var shiftDays: Int
+        /// The participant's IANA time zone.
         public var timeZone: String
     }
 

@@ -7,12 +7,19 @@ public import Foundation
 
 /// The outcome of importing one file.
 public struct ImportFileResult: Sendable, Codable {
+    /// The file as given.
     public var file: String
+    /// `csv`, `ndjson` or `json`.
     public var format: String
+    /// Rows read from the file.
     public var rows: Int
+    /// Records newly stored.
     public var inserted: Int
+    /// Rows already stored (same participant, kind, start and source); not stored again.
     public var duplicates: Int
+    /// Rows refused and written to the rejects file (0 without one).
     public var rejected: Int
+    /// Wall-clock seconds the import took.
     public var seconds: Double
 
     enum CodingKeys: String, CodingKey {
@@ -24,10 +31,12 @@ public struct ImportFileResult: Sendable, Codable {
 /// first bad row nothing from the file is stored, unless a rejects file is given, in which case
 /// good rows are kept and bad rows are written there with their reasons.
 public struct RecordImporter: Sendable {
+    /// The workspace whose store receives the records.
     public let workspace: Workspace
     /// Called with the number of rows read so far (for a progress line on a terminal).
     public var progress: (@Sendable (Int) -> Void)?
 
+    /// An importer into `workspace`; `progress` is called with the number of rows read so far.
     public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil) {
         self.workspace = workspace
         self.progress = progress

@@ -7,7 +7,9 @@ import CohortImport
 
 /// A participant enrolled: their study code and the one-time withdrawal token, shown once.
 public struct EnrolledParticipant: Sendable, Codable {
+    /// The study code assigned (or given in the roster).
     public var code: String
+    /// The participant's internal id.
     public var id: UUID
     /// Printed once at enrollment; only a salted hash is stored.
     public var withdrawalToken: String
@@ -20,8 +22,10 @@ public struct EnrolledParticipant: Sendable, Codable {
 
 /// Enrollment and the roster import.
 public struct Roster: Sendable {
+    /// The workspace participants are enrolled into.
     public let workspace: Workspace
 
+    /// Enrollment into `workspace`.
     public init(workspace: Workspace) { self.workspace = workspace }
 
     static let knownTimeZones = Set(TimeZone.knownTimeZoneIdentifiers)

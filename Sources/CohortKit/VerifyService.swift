@@ -11,6 +11,10 @@ import CohortIO
 /// check that an `export.create` event of the trail names the archive's SHA-256 (and no
 /// `export.abandoned` closed that export): an export the trail does not name fails.
 public enum VerifyService {
+    /// Verifies `archive` against its signed manifest (`manifest`, or the one next to the archive) and
+    /// `publicKey`; with a workspace, also the residual scan, the audit checkpoint and the `export.create`
+    /// event. Failed checks are in the report (`passed` false); throws only when the archive or manifest
+    /// cannot be read at all. `progress` sees the archive's bytes read so far and its size.
     public static func verify(
         archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?,
         progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil

@@ -1,4 +1,4 @@
-public import CohortCore
+import CohortCore
 public import CohortCrypto
 public import CohortStore
 public import Foundation
@@ -10,14 +10,18 @@ public import Foundation
 /// A study workspace: a directory holding `study.db` and the keystore (`keys/`). One workspace
 /// holds one study. Everything the CLI does goes through here, so tests can do it too.
 public final class Workspace: Sendable {
+    /// The workspace folder.
     public let directory: URL
+    /// The study database (`study.db`).
     public let store: StudyStore
+    /// The workspace's keys (`keys/`).
     public let keystore: Keystore
     /// Who is acting (`--actor`, or the OS user); recorded in audit events.
     public let actor: String
     /// The clock; injected so tests are deterministic.
     public let now: @Sendable () -> Date
 
+    /// The keystore folder's name inside the workspace.
     public static let keysDirectoryName = "keys"
     /// The signed head of the audit chain, kept outside the database next to `study.db`.
     public static let auditHeadFileName = "audit.head"
@@ -111,167 +115,5 @@ public final class Workspace: Sendable {
         }
         try ExportRecovery.recoverIfPending(workspace, directory: directory, options: options, keystore: keystore)
         return workspace
-    }
-
-    /// Signs the audit chain's head (after every command that changed state) and writes it to
-    /// `audit.head` atomically (temporary file, fsync, rename, fsync of the folder).
-    @discardableResult
-    public func checkpoint() throws -> AuditCheckpoint? {
-        if !FileManager.default.fileExists(atPath: auditHeadURL.path), try !store.auditHeadFileEstablished(), try store.auditHead() != nil {
-            // A workspace made before audit.head existed: start keeping it, visibly in the trail.
-            try store.appendEvent(actor: actor, action: "audit.head.create", details: ["file": Self.auditHeadFileName], at: now())
-        }
-        guard let checkpoint = try store.checkpoint(signingKey: keystore.signingKey, at: now()) else { return nil }
-        try writeAuditHead(checkpoint)
-        return checkpoint
-    }
-
-    /// The signed head as `audit.head` stores it: the checkpoint JSON (seq, head_hash, and the
-    /// Ed25519 signature over `cohort/audit-checkpoint@1 seq=<seq> head=<head_hash>`).
-    struct AuditHeadFile: Codable {
-        var format = "cohort/audit-head@1"
-        var seq: Int64
-        var headHash: String
-        var signature: String
-        var keyFingerprint: String
-
-        enum CodingKeys: String, CodingKey {
-            case format, seq, signature
-            case headHash = "head_hash"
-            case keyFingerprint = "key_fingerprint"
-        }
-
-        var checkpoint: AuditCheckpoint { AuditCheckpoint(seq: seq, headHash: headHash, signature: signature) }
-    }
-
-    func writeAuditHead(_ checkpoint: AuditCheckpoint) throws {
-        let head = AuditHeadFile(
-            seq: checkpoint.seq, headHash: checkpoint.headHash, signature: checkpoint.signature, keyFingerprint: keystore.publicKey.fingerprint)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var bytes = Array(try encoder.encode(head))
-        bytes.append(0x0A)
-        let temporary = directory.appendingPathComponent(".\(Self.auditHeadFileName).\(getpid()).tmp")
-        func fail(_ what: String) -> CohortError {
-            CohortError(.system, "cannot \(what) the audit head file", at: .init(file: auditHeadURL.path),
-                hint: "check that the workspace folder is writable and the disk is not full (errno \(errno))")
-        }
-        let fd = Glibc.open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw fail("create") }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress.map { $0 + written }, buffer.count - written)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                written += n
-            }
-            return fsync(fd) == 0
-        }
-        close(fd)
-        guard ok else {
-            unlink(temporary.path)
-            throw fail("write")
-        }
-        guard rename(temporary.path, auditHeadURL.path) == 0 else {
-            unlink(temporary.path)
-            throw fail("rename")
-        }
-        let dirFD = Glibc.open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            _ = fsync(dirFD)
-            close(dirFD)
-        }
-    }
-
-    /// The checkpoint `audit.head` holds, or nil when there is no such file. Throws when the file
-    /// cannot be read or its signature does not verify with the study key.
-    public func auditHeadCheckpoint() throws -> AuditCheckpoint? {
-        guard let data = FileManager.default.contents(atPath: auditHeadURL.path) else {
-            if FileManager.default.fileExists(atPath: auditHeadURL.path) {
-                throw CohortError(.integrity, "audit.head cannot be read", at: .init(file: auditHeadURL.path), hint: "check its permissions")
-            }
-            return nil
-        }
-        guard data.count < 64 * 1024, let head = try? JSONDecoder().decode(AuditHeadFile.self, from: data), head.format == "cohort/audit-head@1" else {
-            throw CohortError(.integrity, "audit.head is not a cohort audit head (edited or damaged)", at: .init(file: auditHeadURL.path),
-                hint: "restore it and study.db from a backup")
-        }
-        let checkpoint = head.checkpoint
-        guard let signature = Base64.decode(checkpoint.signature), keystore.publicKey.isValidSignature(signature, for: checkpoint.signedBytes) else {
-            throw CohortError(.integrity, "audit.head's signature does not verify with this study's key (edited, or from another study)",
-                at: .init(file: auditHeadURL.path), hint: "restore it and study.db from a backup")
-        }
-        return checkpoint
-    }
-
-    /// What is wrong between the database and `audit.head`, in words; nil when the database
-    /// reaches the signed head (it may have newer events).
-    public func auditHeadProblem() throws -> String? {
-        let checkpoint: AuditCheckpoint?
-        do {
-            checkpoint = try auditHeadCheckpoint()
-        } catch let error as CohortError {
-            return error.message
-        }
-        guard let checkpoint else {
-            if try store.auditHeadFileEstablished() {
-                return "audit.head is missing next to study.db (deleted?): removed events can no longer be ruled out"
-            }
-            return nil
-        }
-        guard let hash = try store.auditEventHash(seq: checkpoint.seq) else {
-            let last = try store.auditHead()?.seq ?? 0
-            return "the database ends at event \(last) but audit.head names event \(checkpoint.seq): events were removed "
-                + "(study.db truncated, rolled back to an older copy, or replaced)"
-        }
-        if hash != checkpoint.headHash {
-            return "event \(checkpoint.seq) in the database differs from the one audit.head names: study.db was replaced or its trail rewritten"
-        }
-        return nil
-    }
-
-    /// `cohort audit verify`: the chain recomputed (``StudyStore/verifyAudit(publicKey:)``) and
-    /// compared with `audit.head`.
-    public func verifyAudit() throws -> AuditVerification {
-        var result = try store.verifyAudit(publicKey: keystore.publicKey)
-        let head = try? auditHeadCheckpoint()
-        result.auditHeadSeq = head.flatMap { $0 }?.seq
-        if result.isIntact, let problem = try auditHeadProblem() {
-            result.firstProblem = problem
-            result.brokenAtSeq = head.flatMap { $0 }.map { min($0.seq, result.headSeq + 1) }
-        }
-        return result
-    }
-
-    /// Loads and pins a protocol file (with the templates it names) as the current revision.
-    @discardableResult
-    public func loadProtocol(_ url: URL) throws -> PinnedProtocol {
-        let pinned = try pin(try ProtocolLoader.load(contentsOf: url))
-        try checkpoint()
-        return pinned
-    }
-
-    @discardableResult
-    func pin(_ loaded: LoadedProtocol) throws -> PinnedProtocol {
-        var templates: [String: Data] = [:]
-        let root = loaded.source.map { $0.deletingLastPathComponent().deletingLastPathComponent() } ?? directory
-        var paths = loaded.studyProtocol.consent.documents.map(\.template)
-        if let reminder = loaded.studyProtocol.compliance.reminderTemplate { paths.append(reminder) }
-        for path in paths {
-            let url = root.appendingPathComponent(path)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw CohortError(.notFound, "template '\(path)' named by the protocol cannot be read", at: .init(file: url.path))
-            }
-            templates[path] = data
-        }
-        return try store.pinProtocol(loaded, templates: templates, actor: actor, at: now())
-    }
-
-    /// The current protocol, or an error telling how to load one.
-    public func currentProtocol() throws -> PinnedProtocol {
-        guard let pinned = try store.currentProtocol() else {
-            throw CohortError(.notFound, "no protocol is loaded in this workspace", hint: "run `cohort protocol load protocols/<study>.yaml`")
-        }
-        return pinned
     }
 }

@@ -1,0 +1,359 @@
+import CohortCompliance
+import CohortCore
+import CohortCrypto
+import CohortDeid
+import CohortExport
+import CohortIO
+import CohortPackage
+import CohortStore
+import Foundation
+
+// The stages of `ExportJob.run()`, in the order it calls them. Each takes what the stages before
+// it produced and returns what the next ones need; only `publish` gives files their final names.
+
+/// The request checked against the pinned protocol: who the export is for, in which formats, and
+/// the instant it is dated.
+struct ExportPlan {
+    let pinned: PinnedProtocol
+    let recipient: String
+    let formats: Set<ExportFormat>
+    /// The creation instant as given (compliance is counted as of it).
+    let created: Date
+    /// The creation instant to the whole second (archive times, file names, date shifting).
+    let createdAt: Timestamp
+
+    var studyProtocol: StudyProtocol { pinned.studyProtocol }
+
+    /// Checks the recipient's name and that the protocol allows every format asked for.
+    init(workspace: Workspace, options: ExportOptions) throws {
+        pinned = try workspace.currentProtocol()
+        let p = pinned.studyProtocol
+        recipient = options.recipient.trimmingCharacters(in: .whitespaces)
+        guard recipient.range(of: #"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$"#, options: .regularExpression) != nil else {
+            throw CohortError.invalid("expected a recipient name of letters, digits, space, '.', '_' or '-' (at most 64)", field: "recipient")
+        }
+        formats = options.formats ?? Set(p.export.formats)
+        for format in formats where !p.export.formats.contains(format) {
+            throw CohortError(.policy, "the protocol does not allow \(format.rawValue) exports", hint: "allowed: \(p.export.formats.map(\.rawValue).joined(separator: ", "))")
+        }
+        created = options.createdAt ?? workspace.now()
+        createdAt = Timestamp(epochMilliseconds: Int64(created.timeIntervalSince1970.rounded(.down)) * 1000)
+    }
+}
+
+/// Where the export is built (a hidden staging folder) and where it will be published.
+struct ExportStaging {
+    let bagName: String
+    /// The bag being built, inside the staging folder.
+    let bag: URL
+    /// The bag's published place (with `archive: false`).
+    let finalBag: URL
+    /// The archive's published place.
+    let archiveURL: URL
+
+    var dataDirectory: URL { bag.appendingPathComponent("data", isDirectory: true) }
+}
+
+/// The roster as read right after `export.begin`: identities for the de-identifier's scrubber and
+/// the residual scanner, and the participants the export includes.
+struct ExportSnapshot {
+    /// Every participant with identities (taken by the residual scan stage, then emptied).
+    var roster: [Participant]
+    /// Active and stopped participants, in roster order.
+    var included: [StoredParticipant]
+    /// Participants left out, by reason.
+    var exclusions: [String: Int]
+
+    /// Hands the roster to the residual scanner and lets go of it here.
+    mutating func takeRoster() -> [Participant] {
+        defer { roster = [] }
+        return roster
+    }
+}
+
+/// The included participants de-identified for the recipient, before any record is read.
+struct DeidentifiedCohort {
+    var deid: Deidentifier
+    var included: [StoredParticipant]
+    /// One de-identified row per entry of `included`.
+    var rows: [DeidentifiedParticipant]
+    var exclusions: [String: Int]
+    var kSummary: KAnonymitySummary?
+}
+
+/// What the write stage put into the bag.
+struct WrittenExport {
+    let included: [StoredParticipant]
+    let exclusions: [String: Int]
+    let kSummary: KAnonymitySummary?
+    let records: Int
+    let context: ExportContext
+    let stats: DeidentificationStats
+}
+
+/// The residual scan's result with the reviewed exceptions it used.
+struct ScannedExport {
+    let scan: ResidualScanResult
+    let reviewed: [ExportManifest.ReviewedException]
+}
+
+/// Wall-clock seconds per named stage, in order (the names the benchmark prints).
+struct ExportStageClock {
+    private let clock = ContinuousClock()
+    private var start: ContinuousClock.Instant
+    private(set) var stages: [(name: String, seconds: Double)] = []
+
+    init() { start = clock.now }
+
+    /// Ends the stage running since the previous call (or since `init`).
+    mutating func end(_ name: String) {
+        let now = clock.now
+        stages.append((name, (now - start) / .seconds(1)))
+        start = now
+    }
+}
+
+extension ExportJob {
+    /// Reserve: creates the output folder, reserves the bag's name and commits `export.begin`
+    /// (two-phase export, see `ExportInProgress`) before anything is read.
+    func reserve(_ plan: ExportPlan) throws -> ExportInProgress {
+        try FileManager.default.createDirectory(at: options.outDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let p = plan.studyProtocol
+        return try ExportInProgress.begin(
+            workspace: workspace, studyID: p.id, baseName: BagWriter.bagName(studyID: p.id, createdAt: plan.createdAt),
+            outDirectory: options.outDirectory, uniqueName: options.createdAt == nil, archive: options.archive, recipient: plan.recipient)
+    }
+
+    /// Stage: the bag's folders in the hidden staging folder; nothing is published until complete.
+    func stage(_ inProgress: ExportInProgress) throws -> ExportStaging {
+        let bagName = inProgress.bagName
+        let staging = ExportStaging(
+            bagName: bagName, bag: inProgress.stagingDirectory.appendingPathComponent(bagName, isDirectory: true),
+            finalBag: options.outDirectory.appendingPathComponent(bagName, isDirectory: true),
+            archiveURL: options.outDirectory.appendingPathComponent(bagName + ".tar.gz"))
+        try FileManager.default.createDirectory(at: staging.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return staging
+    }
+
+    /// Snapshot: the roster read after `export.begin` is the export's; withdrawn participants are
+    /// counted out.
+    func takeSnapshot(_ inProgress: ExportInProgress) throws -> ExportSnapshot {
+        let roster = try workspace.store.participants(withIdentities: true)
+        inProgress.pauseIfAsked()
+        var snapshot = ExportSnapshot(roster: roster.map(\.participant), included: [], exclusions: [:])
+        for stored in roster {
+            switch stored.participant.status {
+            case .excluded: snapshot.exclusions["withdrawn (exclude)", default: 0] += 1
+            case .erased: snapshot.exclusions["withdrawn (erase)", default: 0] += 1
+            case .active, .stopped: snapshot.included.append(stored)
+            }
+        }
+        return snapshot
+    }
+
+    /// De-identify: the participants' rows for the recipient (participants are few: all of them
+    /// first, for k-anonymity over the cohort). Identities are dropped afterwards: rows, consents,
+    /// records and compliance use ids, zones and dates only.
+    func deidentify(_ snapshot: ExportSnapshot, plan: ExportPlan, recipientKey: [UInt8]) throws -> DeidentifiedCohort {
+        var deid = try Deidentifier(
+            studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey, roster: snapshot.roster,
+            referenceDate: plan.createdAt.localDate, createdAt: plan.createdAt)
+        let rows = snapshot.included.map { deid.participant($0.participant) }
+        var included = snapshot.included
+        for index in included.indices { included[index].participant.identity = nil }
+        return DeidentifiedCohort(deid: deid, included: included, rows: rows, exclusions: snapshot.exclusions, kSummary: nil)
+    }
+
+    /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
+    /// could not be made k-anonymous are left out entirely (records and consents too), and counted.
+    func kAnonymize(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws {
+        cohort.kSummary = try Self.applyKAnonymity(policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions)
+        // A generalized `utc_offset` means every time is published in UTC, not only the column.
+        if cohort.kSummary?.generalized["utc_offset"] != nil { cohort.deid.publishesTimesInUTC = true }
+    }
+
+    /// Write: streams each participant's consents and records through the de-identifier into the
+    /// format writers, and counts compliance as the records go by (written one participant at a
+    /// time, in the export form: pseudonyms, no codes, zones or dates).
+    func write(_ cohort: inout DeidentifiedCohort, plan: ExportPlan, staging: ExportStaging) throws -> WrittenExport {
+        let p = plan.studyProtocol
+        let context = ExportContext(
+            studyProtocol: p, protocolSHA256: plan.pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
+            recipient: plan.recipient, createdAt: plan.createdAt, toolVersion: CohortVersion.string, exclusions: cohort.exclusions,
+            formats: plan.formats, fhirLayout: options.fhirLayout, fhirTransactions: options.fhirTransactions)
+        let writer = try ExportWriter(dataDirectory: staging.dataDirectory, context: context)
+        let reports = staging.bag.appendingPathComponent("data/reports", isDirectory: true)
+        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+        let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
+        var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
+        var records = 0
+        for (index, stored) in cohort.included.enumerated() {
+            let participant = stored.participant
+            let consents = try workspace.store.consentHistory(stored.handle, participantID: participant.id).map {
+                cohort.deid.consent($0, of: participant)
+            }
+            try writer.beginParticipant(cohort.rows[index], consents: consents)
+            try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
+            try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
+                compliance.add(kind: record.kind, start: record.start)
+                guard let row = cohort.deid.record(record, of: participant) else { return }  // dated after createdAt
+                try writer.write(row)
+                records += 1
+            }
+            progress?(index + 1, cohort.included.count)
+        }
+        _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": records])
+        try compliance.finish()
+        try complianceFile.close()
+        return WrittenExport(
+            included: cohort.included, exclusions: cohort.exclusions, kSummary: cohort.kSummary, records: records, context: context,
+            stats: cohort.deid.stats)
+    }
+
+    /// README: the export's `data/README.txt` from the compiled-in template.
+    func writeReadme(_ written: WrittenExport, plan: ExportPlan, staging: ExportStaging) throws {
+        let readme = try Templates.render(
+            Templates.builtIn("export-readme.mustache", fallback: "{{title}}\nDe-identified export for {{recipient}}\n"),
+            Templates.studyContext(plan.studyProtocol).merging(
+                [
+                    "recipient": plan.recipient, "protocol_sha256": plan.pinned.sha256, "created_at": plan.createdAt.iso8601,
+                    "tool_version": CohortVersion.string, "participants": written.included.count, "excluded": written.exclusions.values.reduce(0, +),
+                    "records": written.records, "bag_name": staging.bagName,
+                ], uniquingKeysWith: { $1 }), name: "export-readme.mustache")
+        try Data(readme.utf8).write(to: staging.bag.appendingPathComponent("data/README.txt"))
+    }
+
+    /// Residual scan: the participant values written so far (cohort's fixed-text files are skipped
+    /// by path) against the roster's identifiers. Any hit no reviewed exception covers publishes
+    /// nothing: `export.refused` is audited and the findings (places and value hashes, never
+    /// values) are written next to the output for a reviewer. Exceptions used are audited.
+    func residualScan(_ scanner: ResidualScanner, plan: ExportPlan, staging: ExportStaging) throws -> ScannedExport {
+        let p = plan.studyProtocol
+        var scan = try scanner.scan(directory: staging.dataDirectory)
+        var refused: [ResidualFinding] = []
+        var used: [ResidualException: Int] = [:]
+        for finding in scan.findings {
+            if let exception = options.exceptions.exception(covering: finding) {
+                used[exception, default: 0] += 1
+            } else {
+                refused.append(finding)
+            }
+        }
+        if !refused.isEmpty {
+            _ = try? workspace.store.appendEvent(
+                actor: workspace.actor, action: "export.refused", details: ["reason": "residual identifiers", "findings": String(refused.count)],
+                at: workspace.now())
+            let advice = refused.prefix(10).map { ResidualScanAdvice.advice(for: $0, policy: p.deidentification) }
+            // Completed with reviewer and reason, the findings file is an exceptions list for `--allow`.
+            let findingsURL = options.outDirectory.appendingPathComponent(staging.bagName + ".residual-findings.csv")
+            var rows = [CSVText.record(["table", "column", "value_sha256", "reviewer", "reason", "file", "line", "kind"])]
+            for f in refused.sorted() {
+                rows.append(CSVText.record([f.table, f.field ?? "", f.valueSHA256, "", "", f.file, String(f.line), f.kind.rawValue]))
+            }
+            let wroteFindings = FileManager.default.createFile(
+                atPath: findingsURL.path, contents: Data(rows.joined().utf8), attributes: [.posixPermissions: 0o600])
+            throw CohortError(
+                .policy, "the residual-PII scan found \(refused.count) participant identifier(s) in the export; nothing was published",
+                hint: advice.joined(separator: "; ") + (refused.count > 10 ? "; …" : "")
+                    + (wroteFindings ? ". All findings with value hashes: \(findingsURL.path) (add reviewer and reason to use it with --allow)" : ""))
+        }
+        var listed: Set<ResidualException> = []
+        let reviewed = options.exceptions.exceptions.compactMap { e in
+            // A value listed twice is recorded once.
+            (listed.insert(e).inserted ? used[e] : nil).map {
+                ExportManifest.ReviewedException(
+                    table: e.table, column: e.column, valueSHA256: e.valueSHA256, reviewer: e.reviewer, reason: e.reason, findings: $0)
+            }
+        }
+        if !reviewed.isEmpty {
+            // Every exception used is in the audit trail: hashes and counts, never values.
+            try workspace.store.appendEvent(
+                actor: workspace.actor, action: "export.exception", subject: p.id,
+                details: [
+                    "bag": staging.bagName, "exceptions": String(reviewed.count), "findings": String(scan.findings.count),
+                    "value_sha256": reviewed.map(\.valueSHA256).joined(separator: ","),
+                    "fields": reviewed.map { "\($0.table).\($0.column)" }.joined(separator: ","),
+                    "reviewers": Set(reviewed.map(\.reviewer)).sorted().joined(separator: ","),
+                ], at: workspace.now())
+        }
+        // The report lists the excepted findings (places, kinds and hashes; no values).
+        scan.findings = scan.findings.sorted()
+        return ScannedExport(scan: scan, reviewed: reviewed)
+    }
+
+    /// Report: `data/reports/deidentification.json` (policy, statistics, key fingerprints,
+    /// k-anonymity, residual scan).
+    func writeReport(_ written: WrittenExport, _ scanned: ScannedExport, plan: ExportPlan, recipientKey: [UInt8], staging: ExportStaging) throws
+        -> DeidentificationReport
+    {
+        var fingerprints = ["signing": workspace.keystore.fingerprints.signing, "study_secret": workspace.keystore.fingerprints.studySecret]
+        fingerprints["recipient_key"] = "SHA256:" + SHA256.hex(Array("cohort/fingerprint/recipient/v1".utf8) + [0] + recipientKey)
+        let report = try DeidentificationReport(
+            studyProtocol: plan.studyProtocol, recipient: plan.recipient, stats: written.stats, keyFingerprints: fingerprints,
+            kAnonymity: written.kSummary, residualScan: scanned.scan)
+        try CanonicalJSON.pretty(report).write(to: staging.bag.appendingPathComponent("data/reports/deidentification.json"))
+        return report
+    }
+
+    /// Bag: BagIt manifests, digests and row counts over everything written.
+    func bag(plan: ExportPlan, staging: ExportStaging) throws -> BagContents {
+        let p = plan.studyProtocol
+        return try BagWriter.write(
+            bagDirectory: staging.bag,
+            metadata: BagMetadata(
+                sourceOrganization: p.institution, studyID: p.id, createdAt: plan.createdAt, toolVersion: "cohort \(CohortVersion.string)",
+                protocolRevision: p.revision, protocolSHA256: plan.pinned.sha256, recipient: plan.recipient))
+    }
+
+    /// Archive, sign and publish: `export.create` names the archive's SHA-256 and commits — after
+    /// re-checking withdrawals since the snapshot — before any file gets its final name; the
+    /// manifest's checkpoint covers that event. With `archive: false` the bag itself is published.
+    func publish(
+        _ written: WrittenExport, _ scanned: ScannedExport, report: DeidentificationReport, contents: BagContents, plan: ExportPlan,
+        staging: ExportStaging, inProgress: ExportInProgress
+    ) throws -> ExportOutcome {
+        let p = plan.studyProtocol
+        let exclusions = written.exclusions
+        func createDetails(archiveSHA256: String) -> [String: String] {
+            [
+                "recipient": plan.recipient, "formats": plan.formats.map(\.rawValue).sorted().joined(separator: ","),
+                "participants": String(written.included.count), "records": String(written.records),
+                "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": archiveSHA256,
+            ]
+        }
+        var outcome = ExportOutcome(
+            bagName: staging.bagName, participants: written.included.count, records: written.records, exclusions: exclusions,
+            files: contents.allFiles, report: report)
+        if options.archive {
+            let published = try ExportPackager.publish(
+                bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,
+                signer: ManifestSigner(key: workspace.keystore.signingKey)
+            ) { archive in
+                try inProgress.commit(included: written.included, subject: p.id, details: createDetails(archiveSHA256: archive.sha256))
+                // The manifest's checkpoint covers the export's own `export.create`.
+                guard let checkpoint = try workspace.checkpoint() else {
+                    throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
+                }
+                return ExportManifest(
+                    study: .init(id: p.id, title: p.title), protocolReference: .init(revision: p.revision, sha256: plan.pinned.sha256),
+                    policySHA256: written.context.policySHA256, recipient: plan.recipient, toolVersion: CohortVersion.string,
+                    createdAt: plan.createdAt, archive: .init(archive), files: contents.allFiles,
+                    exclusions: exclusions.keys.sorted().map { .init(reason: $0, count: exclusions[$0] ?? 0) },
+                    signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint), auditCheckpoint: checkpoint,
+                    kAnonymity: written.kSummary.map(ExportManifest.KAnonymity.init))
+                    .withResidualExceptions(scanned.reviewed)
+            }
+            outcome.archive = published.archive
+            outcome.manifestURL = published.signed.manifestURL
+            outcome.signatureURL = published.signed.signatureURL
+        } else {
+            try inProgress.commit(included: written.included, subject: p.id, details: createDetails(archiveSHA256: "none"))
+            try workspace.checkpoint()
+            try FileManager.default.moveItem(at: staging.bag, to: staging.finalBag)
+            try PosixFile.syncDirectory(options.outDirectory.path)
+            outcome.bagDirectory = staging.finalBag
+        }
+        inProgress.published()
+        return outcome
+    }
+}
