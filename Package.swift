@@ -128,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "cohort-bench",
             dependencies: [
-                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo",
+                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo", "CohortPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
