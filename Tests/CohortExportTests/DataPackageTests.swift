@@ -98,6 +98,51 @@ struct DataPackageTests {
         #expect(guessed.output.contains("int64 float64 [21, 0]"), "\(guessed.output)")
     }
 
+    /// The R recipe of docs/export-formats.md, run as written with Debian's Rscript (readr,
+    /// jsonlite): codes stay text, empty text columns are character NA, numbers and years are typed.
+    @Test func rRecipeFromTheDocsKeepsCodesAsText() throws {
+        let doc = String(decoding: try Data(contentsOf: ExportFixture.repositoryRoot.appendingPathComponent("docs/export-formats.md")), as: UTF8.self)
+        let begin = try #require(doc.range(of: "<!-- r-recipe:begin"))
+        let end = try #require(doc.range(of: "<!-- r-recipe:end -->"))
+        let block = doc[begin.upperBound..<end.lowerBound]
+        let codeStart = try #require(block.range(of: "```r\n"))
+        let codeEnd = try #require(block.range(of: "```", range: codeStart.upperBound..<block.endIndex))
+        let recipe = String(block[codeStart.upperBound..<codeEnd.lowerBound])
+        let rscript = URL(fileURLWithPath: "/usr/bin/Rscript")
+        guard FileManager.default.isExecutableFile(atPath: rscript.path) else {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record("R recipe cannot run: /usr/bin/Rscript not found (.ci/run installs r-base-core, r-cran-readr, r-cran-jsonlite)")
+            } else {
+                print("SKIP R recipe: /usr/bin/Rscript not found; apt-get install --no-install-recommends r-base-core r-cran-readr r-cran-jsonlite")
+            }
+            return
+        }
+        let root = try ExportFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try ExportFixture.export(to: root)
+        let checks = """
+            p <- tables$participants; cs <- tables$consents; b <- tables$biometrics
+            stopifnot(is.character(p$zip3), identical(p$zip3, c("021", "000")))
+            stopifnot(is.character(cs$version), identical(cs$version, c("1.0", "2.0", "1.0")))
+            stopifnot(is.character(b$text), all(is.na(b$text)), is.character(b$note))
+            stopifnot(is.double(b$value), is.integer(p$birth_year))
+            stopifnot(all(c("participants", "consents", "biometrics", "codebook") %in% names(tables)))
+            cat("R recipe ok\n")
+            """
+        let process = Process()
+        process.executableURL = rscript
+        process.arguments = ["-e", recipe + checks]
+        process.currentDirectoryURL = root.appendingPathComponent("data/csv")
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("R recipe ok"), "\(output)")
+    }
+
     /// Runs `code` with the repository's `.venv` Python in `directory`; nil (and a SKIP line, or
     /// an issue under CI) when there is none.
     static func runPython(_ code: String, in directory: URL) throws -> (status: Int32, output: String)? {
