@@ -56,7 +56,8 @@ struct DataPackageTests {
     /// stays "021", consent versions stay strings ("1.0", "2.0"), an empty text column is a string
     /// column of missing values, not float64. Needs pandas in `.venv` (scripts/setup-venv.sh):
     /// a failure in CI without it, a printed SKIP elsewhere.
-    @Test func pandasRecipeFromTheDocsKeepsCodesAsText() throws {
+    @Test(.enabled(if: ExportWriterTests.interopOrCI, ExportWriterTests.interopReason))
+    func pandasRecipeFromTheDocsKeepsCodesAsText() throws {
         let doc = String(decoding: try Data(contentsOf: ExportFixture.repositoryRoot.appendingPathComponent("docs/export-formats.md")), as: UTF8.self)
         let begin = try #require(doc.range(of: "<!-- pandas-recipe:begin"))
         let end = try #require(doc.range(of: "<!-- pandas-recipe:end -->"))
@@ -84,7 +85,7 @@ struct DataPackageTests {
             assert set(tables) >= {"participants", "consents", "biometrics", "codebook"}, set(tables)
             print("pandas recipe ok")
             """
-        guard let result = try Self.runPython(recipe + checks, in: root.appendingPathComponent("data/csv")) else { return }
+        let result = try Self.runPython(recipe + checks, in: root.appendingPathComponent("data/csv"))
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("pandas recipe ok"))
         // Without the package's types pandas guesses wrong — what the recipe is for.
@@ -93,14 +94,19 @@ struct DataPackageTests {
             p, c = pd.read_csv("participants.csv"), pd.read_csv("consents.csv")
             print(p["zip3"].dtype, c["version"].dtype, list(p["zip3"]))
             """
-        let naiveResult = try Self.runPython(naive, in: root.appendingPathComponent("data/csv"))
-        let guessed = try #require(naiveResult)
+        let guessed = try Self.runPython(naive, in: root.appendingPathComponent("data/csv"))
         #expect(guessed.output.contains("int64 float64 [21, 0]"), "\(guessed.output)")
     }
 
     /// The R recipe of docs/export-formats.md, run as written with Debian's Rscript (readr,
     /// jsonlite): codes stay text, empty text columns are character NA, numbers and years are typed.
-    @Test func rRecipeFromTheDocsKeepsCodesAsText() throws {
+    /// Debian's Rscript; under CI the test runs (and fails) without it, elsewhere it is skipped
+    /// with the reason shown.
+    static let rscriptPath = "/usr/bin/Rscript"
+    static let rscriptOrCI = FileManager.default.isExecutableFile(atPath: rscriptPath) || ProcessInfo.processInfo.environment["CI"] != nil
+
+    @Test(.enabled(if: rscriptOrCI, "needs Rscript with readr and jsonlite: apt-get install --no-install-recommends r-base-core r-cran-readr r-cran-jsonlite"))
+    func rRecipeFromTheDocsKeepsCodesAsText() throws {
         let doc = String(decoding: try Data(contentsOf: ExportFixture.repositoryRoot.appendingPathComponent("docs/export-formats.md")), as: UTF8.self)
         let begin = try #require(doc.range(of: "<!-- r-recipe:begin"))
         let end = try #require(doc.range(of: "<!-- r-recipe:end -->"))
@@ -108,15 +114,10 @@ struct DataPackageTests {
         let codeStart = try #require(block.range(of: "```r\n"))
         let codeEnd = try #require(block.range(of: "```", range: codeStart.upperBound..<block.endIndex))
         let recipe = String(block[codeStart.upperBound..<codeEnd.lowerBound])
-        let rscript = URL(fileURLWithPath: "/usr/bin/Rscript")
-        guard FileManager.default.isExecutableFile(atPath: rscript.path) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("R recipe cannot run: /usr/bin/Rscript not found (.ci/run installs r-base-core, r-cran-readr, r-cran-jsonlite)")
-            } else {
-                print("SKIP R recipe: /usr/bin/Rscript not found; apt-get install --no-install-recommends r-base-core r-cran-readr r-cran-jsonlite")
-            }
-            return
-        }
+        let rscript = URL(fileURLWithPath: Self.rscriptPath)
+        try #require(
+            FileManager.default.isExecutableFile(atPath: rscript.path),
+            "Rscript not found (.ci/run installs r-base-core, r-cran-readr, r-cran-jsonlite)")
         let root = try ExportFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         try ExportFixture.export(to: root)
@@ -143,18 +144,11 @@ struct DataPackageTests {
         #expect(output.contains("R recipe ok"), "\(output)")
     }
 
-    /// Runs `code` with the repository's `.venv` Python in `directory`; nil (and a SKIP line, or
-    /// an issue under CI) when there is none.
-    static func runPython(_ code: String, in directory: URL) throws -> (status: Int32, output: String)? {
-        let python = ExportFixture.repositoryRoot.appendingPathComponent(".venv/bin/python")
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("pandas recipe cannot run: \(python.path) not found (scripts/setup-venv.sh failed?)")
-            } else {
-                print("SKIP pandas recipe: \(python.path) not found; run scripts/setup-venv.sh")
-            }
-            return nil
-        }
+    /// Runs `code` with the repository's `.venv` Python in `directory` (the callers are enabled
+    /// only when it exists or under CI, where its absence fails them).
+    static func runPython(_ code: String, in directory: URL) throws -> (status: Int32, output: String) {
+        let python = ExportWriterTests.venvPython
+        try #require(FileManager.default.isExecutableFile(atPath: python.path), "pandas recipe cannot run: .venv/bin/python not found (scripts/setup-venv.sh failed?)")
         let process = Process()
         process.executableURL = python
         process.arguments = ["-c", code]

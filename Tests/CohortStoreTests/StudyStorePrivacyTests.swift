@@ -31,7 +31,8 @@ struct StudyStorePrivacyTests {
             value: 3, source: "app", note: note)
     }
 
-    @Test func notesAreEncryptedAtRestAndReadBack() throws {
+    @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
+    func notesAreEncryptedAtRestAndReadBack() throws {
         try withStoreFixture { fixture in
             let notes = ["flare after the drive to Kwame's sister in Leeds", "woke at 4, ring finger swollen", "", nil]
             do {
@@ -45,7 +46,6 @@ struct StudyStorePrivacyTests {
                 try store.checkpointAndTruncateLog()
             }
             #expect(Self.plaintext(fixture, ["Leeds", "ring finger", "flare after"]).isEmpty)
-            guard sqlite3Available else { return }
             #expect(try fixture.sqlite("SELECT count(*) FROM records WHERE note IS NOT NULL") == "0")
             #expect(try fixture.sqlite("SELECT count(*) FROM records WHERE note_enc IS NOT NULL") == "2")
         }
