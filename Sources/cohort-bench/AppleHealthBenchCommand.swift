@@ -57,15 +57,7 @@ extension CohortBench {
                 return
             }
             let fm = FileManager.default
-            let marker = base.appendingPathComponent(".cohort-bench-applehealth")
-            if fm.fileExists(atPath: base.path) {
-                guard fm.fileExists(atPath: marker.path) else {
-                    throw CohortError(.conflict, "the folder exists and is not a previous applehealth bench", at: .init(file: base.path), hint: "choose another --dir")
-                }
-                try fm.removeItem(at: base)
-            }
-            try fm.createDirectory(at: base, withIntermediateDirectories: true)
-            _ = fm.createFile(atPath: marker.path, contents: Data())
+            try ImportBenchChild.freshFolder(base, bench: "applehealth")
             let xml = base.appendingPathComponent("export.xml")
             let written = try AppleHealthExportGenerator(samples: samples).write(to: xml)
             let bytes = (try fm.attributesOfItem(atPath: xml.path)[.size] as? NSNumber)?.intValue ?? 0
@@ -79,17 +71,7 @@ extension CohortBench {
             _ = try ConsentService(workspace: workspace).record(
                 code: "P-0001", version: "1.0", signedAt: Timestamp(epochMilliseconds: 1_767_225_600_000), signature: "typed:Bench", sharing: .studyOnly)
 
-            let process = Process()
-            process.executableURL = BenchRunner.executable
-            process.arguments = ["applehealth", "--dir", base.path, "--import-only", xml.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0,
-                let result = try JSONSerialization.jsonObject(with: output) as? [String: Double], let seconds = result["seconds"]
-            else { throw CohortError(.system, "the import process failed (exit \(process.terminationStatus))") }
+            let (result, seconds) = try ImportBenchChild.run(["applehealth", "--dir", base.path, "--import-only", xml.path])
             let imported = Int(result["imported"] ?? 0)
             let seen = Int(result["seen"] ?? 0)
             let rate = Double(seen) / max(seconds, 1e-9)

@@ -59,16 +59,9 @@ extension CohortBench {
             }
             guard let shape = Self.shape(size) else { throw ValidationError("--size must be S, M or L") }
             let fm = FileManager.default
-            let marker = base.appendingPathComponent(".cohort-bench-fhir")
-            if fm.fileExists(atPath: base.path) {
-                guard fm.fileExists(atPath: marker.path) else {
-                    throw CohortError(.conflict, "the folder exists and is not a previous fhir bench", at: .init(file: base.path), hint: "choose another --dir")
-                }
-                try fm.removeItem(at: base)
-            }
+            try ImportBenchChild.freshFolder(base, bench: "fhir")
             let bulk = base.appendingPathComponent("bulk")
             try fm.createDirectory(at: bulk, withIntermediateDirectories: true)
-            _ = fm.createFile(atPath: marker.path, contents: Data())
             let generator = FHIRBulkGenerator(participants: shape.participants, observationsPerParticipant: shape.perParticipant)
             let observations = try generator.write(to: bulk)
             var map = "user_id,participant\n"
@@ -92,17 +85,7 @@ extension CohortBench {
                     sharing: .studyOnly)
             }
 
-            let process = Process()
-            process.executableURL = BenchRunner.executable
-            process.arguments = ["fhir", "--dir", base.path, "--import-only", bulk.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0,
-                let result = try JSONSerialization.jsonObject(with: output) as? [String: Double], let seconds = result["seconds"]
-            else { throw CohortError(.system, "the import process failed (exit \(process.terminationStatus))") }
+            let (result, seconds) = try ImportBenchChild.run(["fhir", "--dir", base.path, "--import-only", bulk.path])
             let records = Int(result["records"] ?? 0)
             let inserted = Int(result["inserted"] ?? 0)
             let rss = Int(result["peak_rss"] ?? 0)

@@ -62,15 +62,7 @@ extension CohortBench {
             }
             guard let shape = Self.shape(size) else { throw ValidationError("--size must be S or L") }
             let fm = FileManager.default
-            let marker = base.appendingPathComponent(".cohort-bench-health-metrics")
-            if fm.fileExists(atPath: base.path) {
-                guard fm.fileExists(atPath: marker.path) else {
-                    throw CohortError(.conflict, "the folder exists and is not a previous health-metrics bench", at: .init(file: base.path), hint: "choose another --dir")
-                }
-                try fm.removeItem(at: base)
-            }
-            try fm.createDirectory(at: base, withIntermediateDirectories: true)
-            _ = fm.createFile(atPath: marker.path, contents: Data())
+            try ImportBenchChild.freshFolder(base, bench: "health-metrics")
             var map = "user_id,participant\n"
             for i in 1...shape.users { map += "\(Self.user(i)),\(FHIRBulkGenerator.code(i))\n" }
             try Data(map.utf8).write(to: base.appendingPathComponent("users.csv"))
@@ -136,17 +128,7 @@ extension CohortBench {
                     sharing: .studyOnly)
             }
 
-            let process = Process()
-            process.executableURL = BenchRunner.executable
-            process.arguments = ["health-metrics", "--dir", base.path, "--import-only", cluster.url(database: "app")]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0,
-                let result = try JSONSerialization.jsonObject(with: output) as? [String: Double], let seconds = result["seconds"]
-            else { throw CohortError(.system, "the import process failed (exit \(process.terminationStatus))") }
+            let (result, seconds) = try ImportBenchChild.run(["health-metrics", "--dir", base.path, "--import-only", cluster.url(database: "app")])
             let seen = Int(result["rows"] ?? 0)
             let inserted = Int(result["inserted"] ?? 0)
             let rss = Int(result["peak_rss"] ?? 0)
