@@ -24,17 +24,17 @@ enum ExportRecovery {
     /// Recovers dead exports when there are any. A read-only command still closes them when the
     /// workspace's files are writable (through a writable store of its own), so the next command,
     /// whatever it is, records what a killed export left; a read-only copy is left as it is.
-    static func recoverIfPending(_ workspace: Workspace, directory: URL, options: StudyStore.OpenOptions, keystore: Keystore) throws {
+    static func recoverIfPending(_ workspace: Workspace, directory: URL, options: StoreOpenOptions, keystore: Keystore) throws {
         let markers = PendingExportMarker.directory(of: directory).path
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: markers), !names.isEmpty else { return }
         guard workspace.store.isReadOnly else {
             try recover(workspace)
             return
         }
-        guard access(markers, W_OK) == 0, access(workspace.store.url.path, W_OK) == 0 else { return }
+        guard access(markers, W_OK) == 0, workspace.store.canBeWritten else { return }
         var writable = options
         writable.readOnly = false
-        let store = try StudyStore(url: workspace.store.url, piiKey: keystore.piiKey, options: writable)
+        let store = try workspace.store.reopened(options: writable)
         try recover(Workspace(directory: directory, store: store, keystore: keystore, actor: workspace.actor, now: workspace.now))
     }
 
@@ -43,7 +43,7 @@ enum ExportRecovery {
     static func recover(_ workspace: Workspace) throws -> [String] {
         let directory = PendingExportMarker.directory(of: workspace.directory).path
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory), !names.isEmpty else { return [] }
-        guard access(directory, W_OK) == 0, access(workspace.store.url.path, W_OK) == 0 else { return [] }
+        guard access(directory, W_OK) == 0, workspace.store.canBeWritten else { return [] }
         var abandoned: [String] = []
         for name in names.sorted() {
             let path = directory + "/" + name

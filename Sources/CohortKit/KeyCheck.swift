@@ -53,7 +53,7 @@ enum KeyCheck {
 
     /// The details of the `keys.create` event among the first events, else of the first
     /// `keys.check` event anywhere in the trail; nil when neither exists.
-    static func recordedFingerprints(in store: StudyStore) throws -> [String: String]? {
+    static func recordedFingerprints(in store: any StudyStore) throws -> [String: String]? {
         let first = try store.auditEvents(since: 1, limit: createdWithin, revealing: false)
         if let created = first.first(where: { $0.action == createdAction }) { return created.details }
         if let checked = first.first(where: { $0.action == recordedAction }) { return checked.details }

@@ -11,7 +11,7 @@ extension Workspace {
         at directory: URL, actor: String, readOnly: Bool, checkingAuditHead: Bool = true, environment: [String: String],
         onWaiting: (@Sendable () -> Void)?
     ) throws -> Workspace {
-        let options = try StudyStore.OpenOptions.command(readOnly: readOnly, environment: environment, onWaiting: onWaiting)
+        let options = try StoreOpenOptions.command(readOnly: readOnly, environment: environment, onWaiting: onWaiting)
         return try open(at: directory, actor: actor, options: options, checkingAuditHead: checkingAuditHead)
     }
 
@@ -20,8 +20,8 @@ extension Workspace {
         try open(at: directory, actor: "verifier", options: .init(readOnly: true))
     }
 
-    /// The path of `study.db`.
-    public var databaseURL: URL { store.url }
+    /// Where the study database is: the path of `study.db`, or the PostgreSQL URL (no password).
+    public var databaseLocation: String { store.location }
 
     /// The pinned protocol's id, revision and SHA-256, or nil before one is loaded.
     public func pinnedProtocolSummary() throws -> (id: String, revision: Int, sha256: String)? {

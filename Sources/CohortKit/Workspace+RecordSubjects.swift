@@ -12,7 +12,7 @@ struct StoreSubjects: RecordSubjects {
     let enrolledParticipants: [Participant]
     /// The store's handle of each participant, in ``enrolledParticipants`` order.
     let handles: [ParticipantHandle]
-    let store: StudyStore
+    let store: any StudyStore
 
     init(workspace: Workspace) throws {
         let stored = try workspace.store.participants()

@@ -13,7 +13,7 @@ public final class Workspace: Sendable {
     /// The workspace folder.
     public let directory: URL
     /// The study database (`study.db`).
-    public let store: StudyStore
+    public let store: any StudyStore
     /// The workspace's keys (`keys/`).
     public let keystore: Keystore
     /// Who is acting (`--actor`, or the OS user); recorded in audit events.
@@ -41,7 +41,7 @@ public final class Workspace: Sendable {
         return "uid-\(uid)"
     }
 
-    init(directory: URL, store: StudyStore, keystore: Keystore, actor: String, now: @escaping @Sendable () -> Date) {
+    init(directory: URL, store: any StudyStore, keystore: Keystore, actor: String, now: @escaping @Sendable () -> Date) {
         self.directory = directory
         self.store = store
         self.keystore = keystore
@@ -58,7 +58,7 @@ public final class Workspace: Sendable {
         at directory: URL, protocolURL: URL? = nil, actor: String, now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> Workspace {
         let fm = FileManager.default
-        let dbURL = directory.appendingPathComponent(StudyStore.fileName)
+        let dbURL = directory.appendingPathComponent(SQLiteStudyStore.fileName)
         if fm.fileExists(atPath: dbURL.path) {
             throw CohortError(.conflict, "a workspace already exists here", at: .init(file: directory.path),
                 hint: "use it (`--workspace \(directory.path)`), or choose another --dir")
@@ -77,13 +77,13 @@ public final class Workspace: Sendable {
         } else {
             keystore = try Keystore.create(at: keysDir)
         }
-        let store = try StudyStore(url: dbURL, piiKey: keystore.piiKey, create: true)
+        let store = try SQLiteStudyStore(url: dbURL, piiKey: keystore.piiKey, create: true)
         let workspace = Workspace(directory: directory, store: store, keystore: keystore, actor: actor, now: now)
         let fp = keystore.fingerprints
         // `audit_head` records in the chain that this workspace keeps audit.head, so a deleted
         // file is noticed.
         try store.appendEvent(
-            actor: actor, action: "workspace.init", details: ["schema": StudyStore.schemaVersion, "audit_head": auditHeadFileName], at: now())
+            actor: actor, action: "workspace.init", details: ["schema": store.schemaVersion, "audit_head": auditHeadFileName], at: now())
         try store.appendEvent(
             actor: actor, action: "keys.create", details: ["signing": fp.signing, "study_secret": fp.studySecret, "pii_key": fp.piiKey], at: now())
         if let loaded { try workspace.pin(loaded) }
@@ -95,16 +95,16 @@ public final class Workspace: Sendable {
     /// not reach the event its `audit.head` names — events removed, or study.db rolled back or
     /// replaced — unless `checkingAuditHead` is false (`cohort audit verify` reports it instead).
     public static func open(
-        at directory: URL, actor: String, now: @escaping @Sendable () -> Date = { Date() }, options: StudyStore.OpenOptions = .init(),
+        at directory: URL, actor: String, now: @escaping @Sendable () -> Date = { Date() }, options: StoreOpenOptions = .init(),
         checkingAuditHead: Bool = true
     ) throws -> Workspace {
-        let dbURL = directory.appendingPathComponent(StudyStore.fileName)
+        let dbURL = directory.appendingPathComponent(SQLiteStudyStore.fileName)
         guard FileManager.default.fileExists(atPath: dbURL.path) else {
-            throw CohortError(.notFound, "no cohort workspace here (no \(StudyStore.fileName))", at: .init(file: directory.path),
+            throw CohortError(.notFound, "no cohort workspace here (no \(SQLiteStudyStore.fileName))", at: .init(file: directory.path),
                 hint: "run `cohort init --dir \(directory.path)`, or pass --workspace <dir> (or set COHORT_WORKSPACE)")
         }
         let keystore = try Keystore.load(from: keysDirectory(of: directory))
-        let store = try StudyStore(url: dbURL, piiKey: keystore.piiKey, options: options)
+        let store = try SQLiteStudyStore(url: dbURL, piiKey: keystore.piiKey, options: options)
         let workspace = Workspace(directory: directory, store: store, keystore: keystore, actor: actor, now: now)
         // Checked before anything is written: the keys first (nothing encrypted can be read
         // with a wrong pii.key), then a shortened trail, then exports a killed command left open.

@@ -1,298 +1,190 @@
-import CohortCore
-import CohortCrypto
+public import CohortCore
+public import CohortCrypto
 public import Foundation
-import GRDB
-import Synchronization
 
-/// The study database: one SQLite file (WAL, foreign keys on, secure delete) opened through GRDB.
+/// The study's database, as the use cases see it: participants, consents, records, imports,
+/// withdrawals, the audit trail with its checkpoints, and exports.
 ///
-/// Direct identifiers, free-text notes and redactable audit texts are encrypted with the
-/// keystore's `pii.key` before they reach SQLite, each value with a fresh nonce and associated
-/// data naming its row and field. Every state change appends an audit event in the same
-/// transaction.
-public final class StudyStore: Sendable {
-    /// The file name inside a workspace.
-    public static let fileName = "study.db"
-
-    /// How a command opens the database.
-    public struct OpenOptions: Sendable {
-        /// Read-only commands open the database read-only, so they also work on a copy nobody may
-        /// write (an auditor's `chmod -R a-w` copy).
-        public var readOnly: Bool
-        /// How long a writer waits for another command's lock before it fails.
-        public var lockTimeout: Duration
-        /// Called once, the first time a wait for the lock has lasted one second (the CLI prints
-        /// "waiting for another cohort command…").
-        public var onWaiting: (@Sendable () -> Void)?
-
-        /// Options for a command; `lockTimeout` defaults to 60 s.
-        public init(readOnly: Bool = false, lockTimeout: Duration = .seconds(60), onWaiting: (@Sendable () -> Void)? = nil) {
-            self.readOnly = readOnly
-            self.lockTimeout = lockTimeout
-            self.onWaiting = onWaiting
-        }
-
-        /// Options for a command run from a shell: the lock timeout from `COHORT_LOCK_TIMEOUT`.
-        public static func command(readOnly: Bool, environment: [String: String], onWaiting: (@Sendable () -> Void)?) throws -> OpenOptions {
-            OpenOptions(readOnly: readOnly, lockTimeout: try lockTimeout(environment: environment), onWaiting: onWaiting)
-        }
-
-        /// The lock timeout from `COHORT_LOCK_TIMEOUT` (seconds, a number ≥ 0), else 60 s.
-        public static func lockTimeout(environment: [String: String]) throws -> Duration {
-            guard let text = environment["COHORT_LOCK_TIMEOUT"] else { return .seconds(60) }
-            guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds >= 0, seconds.isFinite else {
-                throw CohortError.invalid(
-                    "COHORT_LOCK_TIMEOUT must be a number of seconds (0 or more)", field: "COHORT_LOCK_TIMEOUT",
-                    hint: "for example COHORT_LOCK_TIMEOUT=120, or unset it for the default of 60")
-            }
-            return .milliseconds(Int64(seconds * 1000))
-        }
-    }
-
-    let dbQueue: DatabaseQueue
-    let piiKey: [UInt8]
-    let lockTimeout: Duration
-    /// The database file.
-    public let url: URL
+/// Two stores implement it: ``SQLiteStudyStore`` (one `study.db` file, the embedded default) and
+/// `PostgresStudyStore` (a PostgreSQL database shared by the coordinators of a multi-site study).
+/// Both keep the same promises:
+/// - direct identifiers, notes and redactable audit texts are encrypted with `pii.key` before
+///   they reach the database;
+/// - every state change appends its audit event in the same transaction, and the audit chain
+///   is appended by one writer at a time;
+/// - errors name the table, row and column, never a value.
+public protocol StudyStore: AnyObject, Sendable {
+    /// Where the database is, for messages: the `study.db` path, or a PostgreSQL URL without
+    /// its password.
+    var location: String { get }
     /// True when opened read-only.
-    public let isReadOnly: Bool
+    var isReadOnly: Bool { get }
+    /// The name of the newest schema migration this store's database has.
+    var schemaVersion: String { get }
+    /// True when this store could be reopened for writing (a read-only auditor's copy cannot).
+    var canBeWritten: Bool { get }
+    /// The same database opened again with `options` (a read-only command reopens it writable to
+    /// close a killed export).
+    func reopened(options: StoreOpenOptions) throws -> any StudyStore
+    /// Removes what deleted rows leave behind where the store can (SQLite: truncates the
+    /// write-ahead log; PostgreSQL: vacuums the tables an erase touched). Called after an erase.
+    func purgeDeletedData() throws
 
-    /// Opens (creating when needed, mode 0600) the database at `url` and runs pending migrations.
-    /// Refuses a database written by a newer cohort, and — unless `create` — an empty or foreign
-    /// file: only `cohort init` may turn a file into a study database.
-    public init(url: URL, piiKey: [UInt8], create: Bool = false, options: OpenOptions = OpenOptions()) throws {
-        let path = url.path
-        let fm = FileManager.default
-        if !fm.fileExists(atPath: path) {
-            guard create, !options.readOnly else {
-                throw CohortError(.notFound, "no study database here", at: .init(file: path),
-                    hint: "run `cohort init --dir <dir>` first, or pass --workspace <dir>")
-            }
-            guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw CohortError(.system, "cannot create the study database", at: .init(file: path), hint: "check that the folder is writable")
-            }
-        } else if !create, Self.fileSize(path) == 0 {
-            throw CohortError(.integrity, "the study database is an empty file (0 bytes): its tables and audit trail are gone",
-                at: .init(file: path),
-                hint: "restore study.db from a backup; cohort will not turn an empty file into a new study (only `cohort init` creates one)")
-        }
-        try Self.checkPermissions(path)
-        var config = Configuration()
-        config.foreignKeysEnabled = true
-        config.label = "cohort"
-        config.readonly = options.readOnly
-        config.busyMode = .callback(Self.busyCallback(timeout: options.lockTimeout, onWaiting: options.onWaiting))
-        if !options.readOnly {
-            config.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA secure_delete = ON")
-            }
-        }
-        self.url = url
-        self.piiKey = piiKey
-        self.lockTimeout = options.lockTimeout
-        self.isReadOnly = options.readOnly
-        do {
-            dbQueue = try DatabaseQueue(path: Self.openPath(path, readOnly: options.readOnly), configuration: config)
-            if !options.readOnly {
-                try dbQueue.writeWithoutTransaction { db in
-                    try db.execute(sql: "PRAGMA journal_mode = WAL")
-                }
-            }
-        } catch {
-            throw Self.openError(error, path: path, lockTimeout: options.lockTimeout)
-        }
-        try migrate(create: create)
+    // MARK: Protocols
+
+    /// Pins a protocol revision (and its templates) as current, appending `protocol.load`.
+    func pinProtocol(_ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date) throws -> PinnedProtocol
+    /// The current protocol revision, if one is pinned.
+    func currentProtocol() throws -> PinnedProtocol?
+    /// A template pinned with the protocol revision `protocolSHA256`.
+    func template(path: String, protocolSHA256: String) throws -> Data?
+
+    // MARK: Participants
+
+    /// Enrolls `enrollments` in one transaction, appending one `participant.enroll` each.
+    func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws
+    /// Every participant, by study code; identities decrypted only when asked.
+    func participants(withIdentities: Bool) throws -> [StoredParticipant]
+    /// The participant with study code `code`.
+    func participant(code: String, withIdentity: Bool) throws -> StoredParticipant?
+    /// The salted hash of the participant's withdrawal token, if they have one.
+    func withdrawalTokenHash(_ participant: ParticipantHandle) throws -> (salt: [UInt8], hash: [UInt8])?
+
+    // MARK: Consents and withdrawals
+
+    /// Records a consent, marking `supersede` superseded, with its audit event.
+    func recordConsent(
+        _ consent: Consent, participant: ParticipantHandle, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date) throws
+    /// The participant's consents, oldest first.
+    func consentHistory(_ participant: ParticipantHandle, participantID: UUID) throws -> [Consent]
+    /// Every participant's consents, oldest first.
+    func consentHistories() throws -> [UUID: [Consent]]
+    /// The participant's latest withdrawal.
+    func withdrawal(_ participant: ParticipantHandle) throws -> StoredWithdrawal?
+    /// Withdraws the participant in `mode` (stop, exclude, erase) with its audit event.
+    @discardableResult
+    func withdraw(
+        _ participant: ParticipantHandle, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String,
+        reason: String?, consentVersion: String?, receiptID: UUID
+    ) throws -> WithdrawalCounts
+
+    // MARK: Records
+
+    /// Runs `body` in one transaction with a sink for the file's records, then records the batch
+    /// and its `data.import` event; nothing is stored when `body` throws.
+    func importBatch(
+        _ info: ImportBatchInfo, actor: String, at: Date,
+        body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
+    ) throws -> ImportBatchResult
+    /// Streams the participant's records, by start then kind.
+    func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
+    /// Streams every record's participant, kind and start (for compliance).
+    func forEachRecordStart(_ body: (ParticipantHandle, RecordKind, Timestamp) throws -> Void) throws
+    /// The number of records, of one participant or of all.
+    func recordCount(_ participant: ParticipantHandle?) throws -> Int
+    /// Row counts of the main tables.
+    func counts() throws -> [String: Int]
+
+    // MARK: Audit trail
+
+    /// Appends an audit event in its own transaction.
+    @discardableResult
+    func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent
+    /// Signs the chain's head, unless it is already signed; nil for an empty chain.
+    @discardableResult
+    func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint?
+    /// The newest signed checkpoint.
+    func latestCheckpoint() throws -> AuditCheckpoint?
+    /// The newest event's sequence number and hash.
+    func auditHead() throws -> (seq: Int64, hash: String)?
+    /// The hash of event `seq`, if it exists.
+    func auditEventHash(seq: Int64) throws -> String?
+    /// True when the chain records that this workspace keeps an `audit.head` file.
+    func auditHeadFileEstablished() throws -> Bool
+    /// Events from `since`, oldest first; redactable texts revealed when asked and still stored.
+    func auditEvents(since: Int64, limit: Int?, revealing: Bool) throws -> [AuditEvent]
+    /// Recomputes the chain and checks the checkpoints' signatures.
+    func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification
+
+    // MARK: Exports
+
+    /// Appends `export.create` unless a participant in `participantIDs` withdrew (exclude or
+    /// erase) after the audit event `snapshotSeq`; the check and the append are one transaction.
+    func commitExport(
+        snapshotSeq: Int64, participantIDs: Set<UUID>, actor: String, subject: String?, details: [String: String], at: Date
+    ) throws -> ExportCommitResult
+    /// The `export.*` events of one export, oldest first.
+    func exportEvents(exportID: String) throws -> [AuditEvent]
+    /// The `export.create` events naming the archive with this SHA-256.
+    func exportCreateEvents(archiveSHA256 sha256: String) throws -> [AuditEvent]
+}
+
+extension StudyStore {
+    /// Every participant, by study code, without identities.
+    public func participants() throws -> [StoredParticipant] { try participants(withIdentities: false) }
+    /// The participant with study code `code`, without identity.
+    public func participant(code: String) throws -> StoredParticipant? { try participant(code: code, withIdentity: false) }
+    /// The number of records of all participants.
+    public func recordCount() throws -> Int { try recordCount(nil) }
+    /// Every event from `since` (default the first), revealed.
+    public func auditEvents(since: Int64 = 1, limit: Int? = nil) throws -> [AuditEvent] {
+        try auditEvents(since: since, limit: limit, revealing: true)
     }
-
-    static func fileSize(_ path: String) -> Int64? {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
-    }
-
-    /// The path (or SQLite URI) to open. A read-only copy — study.db without write permission
-    /// bits, or in a folder we may not write — with no write-ahead log beside it is opened as
-    /// immutable: SQLite could not create its shared-memory file, and nothing may change the
-    /// copy. (Mode bits, not only access(2), so a copy is treated alike when running as root.)
-    static func openPath(_ path: String, readOnly: Bool) -> String {
-        guard readOnly else { return path }
-        let folder = (path as NSString).deletingLastPathComponent
-        let walSize = fileSize(path + "-wal") ?? 0
-        let mode = ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue ?? 0o600
-        let readOnlyCopy = mode & 0o222 == 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0
-        guard readOnlyCopy, walSize == 0 else { return path }
-        return URL(fileURLWithPath: path).absoluteString + "?mode=ro&immutable=1"
-    }
-
-    static func openError(_ error: any Error, path: String, lockTimeout: Duration) -> CohortError {
-        if let error = error as? CohortError { return error }
-        if let error = error as? DatabaseError {
-            if error.resultCode.primaryResultCode == .SQLITE_NOTADB {
-                return CohortError(.integrity, "the study database is not an SQLite database (replaced or damaged)", at: .init(file: path),
-                    hint: "restore study.db from a backup; only `cohort init` creates a new study")
-            }
-            if error.resultCode.primaryResultCode == .SQLITE_BUSY { return lockError(path: path, timeout: lockTimeout) }
-        }
-        return CohortError(.system, "cannot open the study database", at: .init(file: path), hint: "is it a cohort workspace?",
-            underlying: describe(error))
-    }
-
-    static func lockError(path: String, timeout: Duration) -> CohortError {
-        CohortError(.conflict, "another cohort command has held the study database's write lock for more than \(timeout.secondsText) s",
-            at: .init(file: path),
-            hint: "wait for the other command to finish and run this again; allow a longer wait with COHORT_LOCK_TIMEOUT=<seconds>")
-    }
-
-    /// SQLite's busy handler: sleep and retry until `timeout`, announcing the wait once after 1 s.
-    static func busyCallback(timeout: Duration, onWaiting: (@Sendable () -> Void)?) -> Database.BusyCallback {
-        let state = LockWait()
-        return { tries in
-            let now = ContinuousClock.now
-            let (elapsed, announce) = state.wait.withLock { wait -> (Duration, Bool) in
-                let start = (tries == 0 ? nil : wait.start) ?? now
-                wait.start = start
-                let elapsed = now - start
-                let announce = elapsed >= .seconds(1) && !wait.announced
-                if announce { wait.announced = true }
-                return (elapsed, announce)
-            }
-            if announce { onWaiting?() }
-            guard elapsed < timeout else { return false }
-            usleep(20_000)
-            return true
-        }
-    }
-
-    static func checkPermissions(_ path: String) throws {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
-        else { return }
-        if mode & 0o077 != 0 {
-            throw CohortError(.security, "the study database may be read by group or others (mode \(String(mode, radix: 8)))",
-                at: .init(file: path), hint: "run: chmod 600 \(path)")
-        }
-    }
-
-    private func migrate(create: Bool) throws {
-        let migrator = Self.migrator(piiKey: piiKey)
-        do {
-            let (superseded, complete, isCohort) = try dbQueue.read { db in
-                let isCohort = try db.tableExists("grdb_migrations")
-                    && (try Bool.fetchOne(db, sql: "SELECT 1 FROM grdb_migrations WHERE identifier = 'v1-foundation'") ?? false)
-                    && (try db.tableExists("audit_events"))
-                let empty = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0
-                guard isCohort else { return (false, false, empty && create ? true : false) }
-                return (try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db), true)
-            }
-            if !isCohort {
-                throw CohortError(.integrity, "this file is not a cohort study database (it has no cohort schema or audit trail)",
-                    at: .init(file: url.path),
-                    hint: "restore study.db from a backup; cohort will not migrate a foreign or emptied database (only `cohort init` creates one)")
-            }
-            if superseded {
-                throw CohortError(.conflict, "the study database was written by a newer version of cohort", at: .init(file: url.path),
-                    hint: "upgrade cohort; this version knows schema migrations up to '\(migrator.migrations.last ?? "")'")
-            }
-            if complete { return }
-            if isReadOnly {
-                throw CohortError(.conflict, "the study database has an older schema and this command opens it read-only", at: .init(file: url.path),
-                    hint: "run a command that changes the study (for example `cohort protocol load`) on a writable copy once to upgrade it")
-            }
-            try migrator.migrate(dbQueue)
-        } catch let error as CohortError {
-            throw error
-        } catch {
-            if let error = error as? DatabaseError, error.resultCode.primaryResultCode == .SQLITE_BUSY {
-                throw Self.lockError(path: url.path, timeout: lockTimeout)
-            }
-            throw CohortError(.system, "cannot prepare the study database", at: .init(file: url.path), underlying: Self.describe(error))
-        }
-    }
-
-    /// Named, append-only migrations: never edit one that has shipped, add a new one.
-    static func migrator(piiKey: [UInt8]) -> DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-foundation") { db in
-            try db.execute(sql: Schema.v1)
-        }
-        migrator.registerMigration("v2-private-text") { db in
-            try db.execute(sql: Schema.v2)
-            try Self.encryptPlaintextNotes(db, piiKey: piiKey)
-            try Self.moveWithdrawalTextsToRedactable(db, piiKey: piiKey)
-            try Self.moveBatchActorsToRedactable(db, piiKey: piiKey)
-        }
-        return migrator
-    }
-
-    /// The name of the newest migration this version knows.
-    public static var schemaVersion: String { migrator(piiKey: []).migrations.last ?? "" }
-
-    /// Copies the write-ahead log into the database file and truncates it, so deleted data does not
-    /// linger in `study.db-wal` (used after an erase).
-    public func checkpointAndTruncateLog() throws {
-        try dbQueue.writeWithoutTransaction { db in
-            _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        }
-    }
-
-    /// A message for an underlying database error that never includes bound values (GRDB
-    /// redacts statement arguments by default).
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? DatabaseError {
-            return "SQLite error \(error.resultCode.rawValue): \(error.message ?? "unknown")"
-        }
-        return String(describing: type(of: error))
-    }
-
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try dbQueue.write(body)
-        } catch let error as CohortError {
-            throw locating(error)
-        } catch let error as ProtocolValidationError {
-            throw error
-        } catch {
-            if let error = error as? DatabaseError, error.resultCode.primaryResultCode == .SQLITE_BUSY {
-                throw Self.lockError(path: url.path, timeout: lockTimeout)
-            }
-            if isReadOnly, let error = error as? DatabaseError, error.resultCode.primaryResultCode == .SQLITE_READONLY {
-                throw CohortError(.system, "this command opened the study database read-only and cannot change it", at: .init(file: url.path))
-            }
-            throw CohortError(.system, "the study database refused a change", at: .init(file: url.path), underlying: Self.describe(error))
-        }
-    }
-
-    /// `error` with this database's path where a record type named only `study.db` (see
-    /// ``RowReader``).
-    func locating(_ error: CohortError) -> CohortError {
-        guard error.location?.file == Self.fileName else { return error }
-        var located = error
-        located.location?.file = url.path
-        return located
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try dbQueue.read(body)
-        } catch let error as CohortError {
-            throw locating(error)
-        } catch {
-            throw CohortError(.system, "cannot read the study database", at: .init(file: url.path), underlying: Self.describe(error))
-        }
+    /// Appends an audit event in its own transaction.
+    @discardableResult
+    public func appendEvent(
+        actor: String, action: String, subject: String? = nil, details: [String: String] = [:], redactable: [String: String] = [:],
+        owner: String? = nil, at: Date
+    ) throws -> AuditEvent {
+        try appendEvent(AuditEntry(actor: actor, action: action, subject: subject, details: details, redactable: redactable, owner: owner), at: at)
     }
 }
 
-/// The state of one wait for the database lock, shared with SQLite's busy handler.
-final class LockWait: Sendable {
-    struct State {
-        var start: ContinuousClock.Instant?
-        var announced = false
+/// An audit event to append.
+public struct AuditEntry: Sendable {
+    /// Who acted (stored as a redactable text).
+    public var actor: String
+    /// What happened (`participant.enroll`).
+    public var action: String
+    /// The participant's internal id or the object acted on, if any.
+    public var subject: String?
+    /// Details the chain commits to as they are (no personal data).
+    public var details: [String: String]
+    /// Details that may hold personal data (free text a person typed): the chain commits to
+    /// their salted hashes, and they can be erased with participant `owner`.
+    public var redactable: [String: String]
+    /// The participant the redactable details may concern.
+    public var owner: String?
+
+    /// An entry; only `actor` and `action` are required.
+    public init(
+        actor: String, action: String, subject: String? = nil, details: [String: String] = [:], redactable: [String: String] = [:],
+        owner: String? = nil
+    ) {
+        self.actor = actor
+        self.action = action
+        self.subject = subject
+        self.details = details
+        self.redactable = redactable
+        self.owner = owner
     }
-    let wait = Mutex(State())
 }
 
-extension Duration {
-    /// Whole seconds, or seconds with one decimal below 10 s.
-    var secondsText: String {
-        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        return seconds >= 10 || seconds == seconds.rounded() ? String(Int(seconds.rounded())) : String(format: "%.1f", seconds)
-    }
+/// Audit actions the stores and use cases agree on.
+public enum StoreAuditActions {
+    /// Audit actions that close an `export.begin` (matched on its `export_id` detail).
+    public static let exportClosing = ["export.create", "export.abandoned", "export.refused"]
+}
+
+/// Where an import's records go, inside the import's transaction.
+public protocol RecordSink: AnyObject {
+    /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
+    var insertedCount: Int { get }
+    /// Inserts `record` now; false when the same record (participant, kind, start, source) is
+    /// already stored. Writes queued rows first.
+    func insert(_ record: CohortCore.Record, participant: ParticipantHandle) throws -> Bool
+    /// Queues `record`; rows are written in groups. Call `flush()` after the last one.
+    func add(_ record: CohortCore.Record, participant: ParticipantHandle) throws
+    /// Writes every queued row.
+    func flush() throws
 }

@@ -37,7 +37,7 @@ struct KeyCheckTests {
         // A workspace made without `keys.create` (by hand, or by an older tool): keys and an empty trail.
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keystore = try Keystore.create(at: Workspace.keysDirectory(of: directory))
-        _ = try StudyStore(url: directory.appendingPathComponent(StudyStore.fileName), piiKey: keystore.piiKey, create: true)
+        _ = try SQLiteStudyStore(url: directory.appendingPathComponent(SQLiteStudyStore.fileName), piiKey: keystore.piiKey, create: true)
 
         let workspace = try Workspace.open(at: directory, actor: "test")
         let recorded = try workspace.store.auditEvents().filter { $0.action == "keys.check" }

@@ -9,7 +9,7 @@ import CohortCrypto
 struct StudyStoreExportsTests {
     let at = Date(timeIntervalSince1970: 1_795_176_000)
 
-    func withdraw(_ store: StudyStore, _ id: UUID, mode: String) throws {
+    func withdraw(_ store: any StudyStore, _ id: UUID, mode: String) throws {
         try store.appendEvent(actor: "staff", action: "participant.withdraw", subject: id.uuidString.lowercased(), details: ["mode": mode], at: at)
     }
 

@@ -196,11 +196,11 @@ struct StudyStoreIntegrityTests {
     @Test(arguments: [("", nil), ("abc", nil), ("-1", nil), ("2.5", 2500), ("0", 0)] as [(String, Int?)])
     func lockTimeoutComesFromTheEnvironment(text: String, milliseconds: Int?) throws {
         if text.isEmpty {
-            #expect(try StudyStore.OpenOptions.lockTimeout(environment: [:]) == .seconds(60))
+            #expect(try StoreOpenOptions.lockTimeout(environment: [:]) == .seconds(60))
         } else if let milliseconds {
-            #expect(try StudyStore.OpenOptions.lockTimeout(environment: ["COHORT_LOCK_TIMEOUT": text]) == .milliseconds(milliseconds))
+            #expect(try StoreOpenOptions.lockTimeout(environment: ["COHORT_LOCK_TIMEOUT": text]) == .milliseconds(milliseconds))
         } else {
-            let error = #expect(throws: CohortError.self) { try StudyStore.OpenOptions.lockTimeout(environment: ["COHORT_LOCK_TIMEOUT": text]) }
+            let error = #expect(throws: CohortError.self) { try StoreOpenOptions.lockTimeout(environment: ["COHORT_LOCK_TIMEOUT": text]) }
             #expect(error?.location?.field == "COHORT_LOCK_TIMEOUT")
         }
     }

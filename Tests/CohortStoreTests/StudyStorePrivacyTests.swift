@@ -19,7 +19,7 @@ struct StudyStorePrivacyTests {
     }
 
     /// A store with one enrolled participant; returns it and the participant.
-    static func enrolled(_ fixture: StoreFixture) throws -> (StudyStore, StoredParticipant) {
+    static func enrolled(_ fixture: StoreFixture) throws -> (any StudyStore, StoredParticipant) {
         let store = try fixture.open(create: true)
         try store.enroll([try enrollment(code: "P-0001", identity: identity)], actor: "coordinator", source: "roster.csv", at: fixedDate)
         return (store, try #require(try store.participant(code: "P-0001")))
@@ -43,7 +43,7 @@ struct StudyStorePrivacyTests {
                 try store.forEachRecord(p.handle, participantID: p.participant.id) { read.append($0.note) }
                 // Empty notes are not stored (nothing to protect); the others come back exactly.
                 #expect(read == [notes[0], notes[1], nil, nil])
-                try store.checkpointAndTruncateLog()
+                try store.purgeDeletedData()
             }
             #expect(Self.plaintext(fixture, ["Leeds", "ring finger", "flare after"]).isEmpty)
             #expect(try fixture.sqlite("SELECT count(*) FROM records WHERE note IS NOT NULL") == "0")
@@ -84,7 +84,7 @@ struct StudyStorePrivacyTests {
             do {
                 let (store, p) = try Self.enrolled(fixture)
                 (pk, id) = (p.handle, p.participant.id)
-                try store.checkpointAndTruncateLog()
+                try store.purgeDeletedData()
             }
             // The participant's row key, which the store keeps to itself.
             let rowKey = "(SELECT pk FROM participants WHERE id = '\(id.uuidString.lowercased())')"
@@ -112,7 +112,7 @@ struct StudyStorePrivacyTests {
                 let withdrawal = try #require(try store.withdrawal(pk))
                 #expect(withdrawal.reason == "moved to Leeds")
                 #expect(withdrawal.actor == "Dr Imani Okafor")
-                try store.checkpointAndTruncateLog()
+                try store.purgeDeletedData()
             }
             try fixture.sqlite("VACUUM")
             #expect(Self.plaintext(fixture, ["old plaintext note", "moved to Leeds", "Okafor", "Quarshie"]).isEmpty)

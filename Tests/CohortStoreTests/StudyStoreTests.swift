@@ -158,7 +158,7 @@ struct StudyStoreTests {
                 let store = try fixture.open(create: true)
                 try store.enroll([try enrollment(code: "P-0001", identity: Self.identity)], actor: "coordinator", source: "test", at: fixedDate)
             }
-            let other = try StudyStore(url: fixture.url, piiKey: try SecureRandom.bytes(32))
+            let other = try SQLiteStudyStore(url: fixture.url, piiKey: try SecureRandom.bytes(32))
             #expect(try other.participants().count == 1)
             #expect(throws: (any Error).self) { try other.participants(withIdentities: true) }
         }
@@ -190,7 +190,7 @@ struct StudyStoreTests {
     }
 
     /// Inserts `records`, counting inserted and duplicate rows as an importer does.
-    static func importRecords(_ store: StudyStore, _ records: [CohortCore.Record], pk: ParticipantHandle, file: String) throws -> ImportBatchResult {
+    static func importRecords(_ store: any StudyStore, _ records: [CohortCore.Record], pk: ParticipantHandle, file: String) throws -> ImportBatchResult {
         try store.importBatch(ImportBatchInfo(fileName: file, fileSHA256: String(repeating: "ab", count: 32), format: "csv"), actor: "coordinator", at: fixedDate) {
             inserter in
             var inserted = 0

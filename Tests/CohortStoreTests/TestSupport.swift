@@ -25,8 +25,8 @@ struct StoreFixture {
     let piiKey: [UInt8]
     let signingKey: Ed25519PrivateKey
 
-    func open(create: Bool = false, options: StudyStore.OpenOptions = .init()) throws -> StudyStore {
-        try StudyStore(url: url, piiKey: piiKey, create: create, options: options)
+    func open(create: Bool = false, options: StoreOpenOptions = .init()) throws -> SQLiteStudyStore {
+        try SQLiteStudyStore(url: url, piiKey: piiKey, create: create, options: options)
     }
 
     /// Runs `sql` on the database file with the stock `sqlite3` tool; returns its output.
@@ -56,7 +56,7 @@ func withStoreFixture<R>(_ body: (StoreFixture) throws -> R) throws -> R {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let fixture = StoreFixture(
-        directory: directory, url: directory.appendingPathComponent(StudyStore.fileName), piiKey: try SecureRandom.bytes(32),
+        directory: directory, url: directory.appendingPathComponent(SQLiteStudyStore.fileName), piiKey: try SecureRandom.bytes(32),
         signingKey: try Ed25519PrivateKey.generate())
     return try body(fixture)
 }

@@ -38,7 +38,7 @@ extension Cohort {
             let url = URL(fileURLWithPath: path)
             let workspace = try Workspace.create(at: url, protocolURL: self.protocol.map { URL(fileURLWithPath: $0) }, actor: Workspace.actorName(explicit: actor))
             Console.print("Created workspace \(url.path)")
-            Console.print("  database   \(workspace.databaseURL.path)")
+            Console.print("  database   \(workspace.databaseLocation)")
             Console.print("  keys       \(Workspace.keysDirectory(of: url).path)  (signing key \(workspace.signingKeyFingerprint))")
             if let pinned = try workspace.pinnedProtocolSummary() {
                 Console.print("  protocol   \(pinned.id) revision \(pinned.revision)  sha256 \(pinned.sha256)")

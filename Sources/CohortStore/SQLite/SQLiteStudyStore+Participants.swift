@@ -1,32 +1,9 @@
-public import CohortCore
+import CohortCore
 import CohortCrypto
 public import Foundation
 import GRDB
 
-/// A participant as the store keeps them, with the handle the store's other calls take.
-public struct StoredParticipant: Sendable, Hashable {
-    /// Names this participant's rows in calls back to the store (opaque: no row key leaves it).
-    public var handle: ParticipantHandle
-    /// The participant (identity decrypted only when asked).
-    public var participant: Participant
-}
-
-/// A participant to enroll, with the withdrawal token's salted hash.
-public struct Enrollment: Sendable {
-    public var participant: Participant
-    public var identity: ParticipantIdentity
-    public var tokenSalt: [UInt8]
-    public var tokenHash: [UInt8]
-
-    public init(participant: Participant, identity: ParticipantIdentity, tokenSalt: [UInt8], tokenHash: [UInt8]) {
-        self.participant = participant
-        self.identity = identity
-        self.tokenSalt = tokenSalt
-        self.tokenHash = tokenHash
-    }
-}
-
-extension StudyStore {
+extension SQLiteStudyStore {
     static let identityColumns = ParticipantRow.identityColumns
 
     /// Enrolls participants in one transaction (all or nothing), one audit event each.
@@ -102,14 +79,14 @@ extension StudyStore {
     }
 
     /// Every participant, ordered by study code; identities decrypted only when asked.
-    public func participants(withIdentities: Bool = false) throws -> [StoredParticipant] {
+    public func participants(withIdentities: Bool) throws -> [StoredParticipant] {
         try read { db in
             try ParticipantRow.fetchAll(db, sql: "SELECT * FROM participants ORDER BY code").map { try stored($0, withIdentity: withIdentities) }
         }
     }
 
     /// The participant with study code `code`, or nil.
-    public func participant(code: String, withIdentity: Bool = false) throws -> StoredParticipant? {
+    public func participant(code: String, withIdentity: Bool) throws -> StoredParticipant? {
         try read { db in
             try ParticipantRow.fetchOne(db, sql: "SELECT * FROM participants WHERE code = ?", arguments: [code]).map { try stored($0, withIdentity: withIdentity) }
         }

@@ -1,19 +1,7 @@
 public import Foundation
 import GRDB
 
-/// What ``StudyStore/commitExport(snapshotSeq:participantIDs:actor:subject:details:at:)`` did.
-public enum ExportCommitResult: Sendable, Equatable {
-    /// `export.create` was appended.
-    case committed(AuditEvent)
-    /// Participants of the export withdrew (exclude or erase) after the snapshot; nothing was
-    /// appended. Their internal ids, in the order the withdrawals committed.
-    case withdrawnSinceSnapshot([UUID])
-}
-
-extension StudyStore {
-    /// Audit actions that close an `export.begin` (matched on its `export_id` detail).
-    public static let exportClosingActions = ["export.create", "export.abandoned", "export.refused"]
-
+extension SQLiteStudyStore {
     /// Appends `export.create` unless a participant in `participantIDs` withdrew in exclude or
     /// erase mode after the audit event `snapshotSeq` (the export's `export.begin`).
     ///

@@ -4,29 +4,6 @@ import CohortCrypto
 import GRDB
 import GRDBSQLite
 
-/// What an import batch stored.
-public struct ImportBatchResult: Sendable, Codable, Hashable {
-    public var batchID: Int64
-    public var rowsTotal: Int
-    public var inserted: Int
-    public var duplicates: Int
-    public var rejected: Int
-
-    public init(batchID: Int64, rowsTotal: Int, inserted: Int, duplicates: Int, rejected: Int) {
-        self.batchID = batchID
-        self.rowsTotal = rowsTotal
-        self.inserted = inserted
-        self.duplicates = duplicates
-        self.rejected = rejected
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case inserted, duplicates, rejected
-        case batchID = "batch_id"
-        case rowsTotal = "rows_total"
-    }
-}
-
 /// Inserts records inside an import transaction through prepared statements.
 ///
 /// The hot path of `cohort data import`. `add` queues rows and writes them `batchSize` at a time
@@ -39,7 +16,7 @@ public struct ImportBatchResult: Sendable, Codable, Hashable {
 ///
 /// A non-empty note is encrypted (AES-256-GCM under pii.key, associated data naming the record's
 /// unique key and the field) before it is queued; notes are rare, so the hot path stays fast.
-public final class RecordInserter {
+public final class SQLiteRecordInserter: RecordSink {
     /// Rows per multi-row statement.
     static let batchSize = 32
     static let columnCount = 11
@@ -119,7 +96,7 @@ public final class RecordInserter {
     private func enqueue(_ record: CohortCore.Record, participantPK: Int64) throws {
         var note: Range<Int>?
         if let text = record.note, !text.isEmpty {
-            let sealed = try StudyStore.sealNote(
+            let sealed = try SQLiteStudyStore.sealNote(
                 text, key: piiKey, participantPK: participantPK, kind: record.kind.rawValue, startMs: record.start.epochMilliseconds,
                 source: record.source ?? "")
             let start = self.text.count
@@ -194,31 +171,19 @@ public final class RecordInserter {
     }
 }
 
-/// The import file's description, for the batch row and audit event (no content).
-public struct ImportBatchInfo: Sendable {
-    public var fileName: String
-    public var fileSHA256: String
-    public var format: String
-    public init(fileName: String, fileSHA256: String, format: String) {
-        self.fileName = fileName
-        self.fileSHA256 = fileSHA256
-        self.format = format
-    }
-}
-
-extension StudyStore {
+extension SQLiteStudyStore {
     /// Runs `body` inside one transaction with an inserter for a new import batch: if `body`
     /// throws, nothing from the file is stored. Appends the `data.import` audit event. Rows
     /// `body` queued with `add` are written before the transaction ends.
     public func importBatch(
-        _ info: ImportBatchInfo, actor: String, at: Date, body: (RecordInserter) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
+        _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
     ) throws -> ImportBatchResult {
         try write { db in
             try db.execute(
                 sql: "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES (?, ?, ?, ?, ?)",
                 arguments: [info.fileName, info.fileSHA256, info.format, Self.isoNow(at), ""])
             let batchID = db.lastInsertedRowID
-            let inserter = try RecordInserter(db: db, batchID: batchID, piiKey: piiKey)
+            let inserter = try SQLiteRecordInserter(db: db, batchID: batchID, piiKey: piiKey)
             let counts = try body(inserter)
             try inserter.flush()
             let event = try appendEvent(
@@ -306,7 +271,7 @@ extension StudyStore {
     }
 
     /// How many records are stored: in all, or of `participant`.
-    public func recordCount(_ participant: ParticipantHandle? = nil) throws -> Int {
+    public func recordCount(_ participant: ParticipantHandle?) throws -> Int {
         try read { db in
             if let participant {
                 return try Int.fetchOne(db, sql: "SELECT count(*) FROM records WHERE participant_pk = ?", arguments: [participant.rowKey]) ?? 0

@@ -8,7 +8,7 @@ import GRDB
 /// `redactable:<hex SHA-256(salt ‖ text)>`; the text itself is stored encrypted under pii.key
 /// in `redactable_texts` with its random 16-byte salt. Deleting that row (an erase) leaves the
 /// chain intact, and without the salt a guess of the text cannot be confirmed from the hash.
-extension StudyStore {
+extension SQLiteStudyStore {
     static let redactablePrefix = "redactable:"
 
     /// Stores `text` as a redactable text of `participantID` (nil: nobody's, e.g. a staff

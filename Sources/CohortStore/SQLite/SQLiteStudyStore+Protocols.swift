@@ -3,15 +3,7 @@ import CohortCrypto
 public import Foundation
 import GRDB
 
-/// A protocol revision pinned in the store.
-public struct PinnedProtocol: Sendable {
-    public var studyProtocol: StudyProtocol
-    /// SHA-256 (hex) of the canonical JSON.
-    public var sha256: String
-    public var canonicalJSON: Data
-}
-
-extension StudyStore {
+extension SQLiteStudyStore {
     /// Pins `loaded` (and the text of every template it names) and makes it current. A protocol
     /// for another study is refused: one workspace holds one study.
     @discardableResult

@@ -3,7 +3,7 @@ public import CohortCrypto
 public import Foundation
 import GRDB
 
-extension StudyStore {
+extension SQLiteStudyStore {
     /// Appends an event inside the caller's transaction and returns it.
     ///
     /// The actor name and every `redactable` detail are stored as redactable texts (see
@@ -45,12 +45,11 @@ extension StudyStore {
     /// Appends an event in its own transaction. `redactable` details (free text a person typed)
     /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
     @discardableResult
-    public func appendEvent(
-        actor: String, action: String, subject: String? = nil, details: [String: String] = [:], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
+    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
         try write { db in
-            try appendEvent(db, actor: actor, action: action, subject: subject, details: details, redactable: redactable, owner: owner, at: at)
+            try appendEvent(
+                db, actor: entry.actor, action: entry.action, subject: entry.subject, details: entry.details, redactable: entry.redactable,
+                owner: entry.owner, at: at)
         }
     }
 
@@ -111,7 +110,7 @@ extension StudyStore {
 
     /// Events with `seq >= since`, oldest first, with their redactable texts revealed (unless
     /// `revealing` is false: the key check reads events before it knows `pii.key` is the right one).
-    public func auditEvents(since: Int64 = 1, limit: Int? = nil, revealing: Bool = true) throws -> [AuditEvent] {
+    public func auditEvents(since: Int64, limit: Int?, revealing: Bool) throws -> [AuditEvent] {
         try read { db in
             var sql = "SELECT * FROM audit_events WHERE seq >= ? ORDER BY seq"
             if let limit { sql += " LIMIT \(limit)" }

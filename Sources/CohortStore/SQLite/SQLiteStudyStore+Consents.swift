@@ -3,43 +3,7 @@ import CohortCrypto
 public import Foundation
 import GRDB
 
-/// What a withdrawal affected, by count.
-public struct WithdrawalCounts: Sendable, Hashable, Codable {
-    public var records: Int
-    public var consents: Int
-    public var identifiersErased: Bool
-
-    public init(records: Int, consents: Int, identifiersErased: Bool) {
-        self.records = records
-        self.consents = consents
-        self.identifiersErased = identifiersErased
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case records, consents
-        case identifiersErased = "identifiers_erased"
-    }
-}
-
-/// A withdrawal as stored.
-public struct StoredWithdrawal: Sendable, Hashable, Codable {
-    public var id: UUID
-    public var mode: WithdrawalMode
-    public var at: Timestamp
-    /// `participant` or `staff`.
-    public var by: String
-    public var actor: String
-    public var reason: String?
-    public var consentVersion: String?
-    public var counts: WithdrawalCounts
-
-    enum CodingKeys: String, CodingKey {
-        case id, mode, at, by, actor, reason, counts
-        case consentVersion = "consent_version"
-    }
-}
-
-extension StudyStore {
+extension SQLiteStudyStore {
     /// Stores a consent row (the signature evidence encrypted) and marks `supersede` rows
     /// superseded, in one transaction with its audit event.
     public func recordConsent(

@@ -17,7 +17,7 @@ struct RowReader {
 
     /// `rowIDColumn` names the column holding the rowid (select `rowid AS row_id` for tables
     /// whose primary key is not an integer).
-    init(_ row: Row, table: String, file: String = StudyStore.fileName, rowIDColumn: String = "row_id") {
+    init(_ row: Row, table: String, file: String = SQLiteStudyStore.fileName, rowIDColumn: String = "row_id") {
         self.row = row
         self.table = table
         self.file = file
@@ -30,7 +30,7 @@ struct RowReader {
 
     /// The error for a column of row `rowID` of `table` that is not what `expected` says (also
     /// for checks after decoding: a sealed value that does not open).
-    static func problem(table: String, rowID: Int64?, column: String, expected: String, file: String = StudyStore.fileName) -> CohortError {
+    static func problem(table: String, rowID: Int64?, column: String, expected: String, file: String = SQLiteStudyStore.fileName) -> CohortError {
         CohortError(
             .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
             at: .init(file: file, field: "\(table).\(column)"),

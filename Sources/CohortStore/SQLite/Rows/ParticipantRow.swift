@@ -6,7 +6,7 @@ import GRDB
 /// identifiers stay sealed (AES-256-GCM under pii.key) until the store opens them.
 struct ParticipantRow: FetchableRecord, TableRecord {
     static let databaseTableName = "participants"
-    /// The sealed identity columns, in ``StudyStore/identityColumns`` order.
+    /// The sealed identity columns, in ``SQLiteStudyStore/identityColumns`` order.
     static let identityColumns = ["name_enc", "email_enc", "phone_enc", "birth_date_enc", "address_enc", "zip_enc", "mrn_enc", "devices_enc"]
 
     var pk: Int64

@@ -1,0 +1,37 @@
+import CohortCore
+import Foundation
+
+/// How a command opens the database.
+public struct StoreOpenOptions: Sendable {
+    /// Read-only commands open the database read-only, so they also work on a copy nobody may
+    /// write (an auditor's `chmod -R a-w` copy).
+    public var readOnly: Bool
+    /// How long a writer waits for another command's lock before it fails.
+    public var lockTimeout: Duration
+    /// Called once, the first time a wait for the lock has lasted one second (the CLI prints
+    /// "waiting for another cohort command…").
+    public var onWaiting: (@Sendable () -> Void)?
+
+    /// Options for a command; `lockTimeout` defaults to 60 s.
+    public init(readOnly: Bool = false, lockTimeout: Duration = .seconds(60), onWaiting: (@Sendable () -> Void)? = nil) {
+        self.readOnly = readOnly
+        self.lockTimeout = lockTimeout
+        self.onWaiting = onWaiting
+    }
+
+    /// Options for a command run from a shell: the lock timeout from `COHORT_LOCK_TIMEOUT`.
+    public static func command(readOnly: Bool, environment: [String: String], onWaiting: (@Sendable () -> Void)?) throws -> StoreOpenOptions {
+        StoreOpenOptions(readOnly: readOnly, lockTimeout: try lockTimeout(environment: environment), onWaiting: onWaiting)
+    }
+
+    /// The lock timeout from `COHORT_LOCK_TIMEOUT` (seconds, a number ≥ 0), else 60 s.
+    public static func lockTimeout(environment: [String: String]) throws -> Duration {
+        guard let text = environment["COHORT_LOCK_TIMEOUT"] else { return .seconds(60) }
+        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds >= 0, seconds.isFinite else {
+            throw CohortError.invalid(
+                "COHORT_LOCK_TIMEOUT must be a number of seconds (0 or more)", field: "COHORT_LOCK_TIMEOUT",
+                hint: "for example COHORT_LOCK_TIMEOUT=120, or unset it for the default of 60")
+        }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}
