@@ -79,11 +79,15 @@ public struct Participant: Sendable, Hashable, Codable {
     public var withdrawnAt: Timestamp?
     /// Direct identifiers; nil when not decrypted or erased.
     public var identity: ParticipantIdentity?
+    /// The study site the participant belongs to (multi-site studies); nil in a single-site study.
+    /// A site name is an organisational label (`site-a`, `charite`), never exported.
+    public var site: String?
 
     public init(
         id: UUID, code: String, sex: Sex, timeZone: String, enrolledOn: CivilDate, status: ParticipantStatus = .active,
-        withdrawnAt: Timestamp? = nil, identity: ParticipantIdentity? = nil
+        withdrawnAt: Timestamp? = nil, identity: ParticipantIdentity? = nil, site: String? = nil
     ) {
+        self.site = site
         self.id = id
         self.code = code
         self.sex = sex
@@ -95,7 +99,7 @@ public struct Participant: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, code, sex, status, identity
+        case id, code, sex, status, identity, site
         case timeZone = "time_zone"
         case enrolledOn = "enrolled_on"
         case withdrawnAt = "withdrawn_at"

@@ -37,23 +37,7 @@ public final class PostgresConnection {
     public func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
         let result = try execute(sql, parameters)
         defer { PQclear(result) }
-        let rows = Int(PQntuples(result)), columns = Int(PQnfields(result))
-        var out: [[String?]] = []
-        out.reserveCapacity(rows)
-        for r in 0..<rows {
-            var row: [String?] = []
-            for c in 0..<columns {
-                if PQgetisnull(result, Int32(r), Int32(c)) != 0 {
-                    row.append(nil)
-                } else if let value = PQgetvalue(result, Int32(r), Int32(c)) {
-                    row.append(String(cString: value))
-                } else {
-                    row.append(nil)
-                }
-            }
-            out.append(row)
-        }
-        return out
+        return Self.rows(result)
     }
 
     /// Runs a `COPY … TO STDOUT` statement and calls `body` with each row as the server sends it
@@ -95,6 +79,126 @@ public final class PostgresConnection {
         if let thrown { throw thrown }
     }
 
+    /// Runs `sql` with typed parameters `$1…` (bytes are sent in binary, everything else as
+    /// text) and returns every row as text (nil = NULL; a `bytea` column comes back as `\\x`
+    /// hex, see ``PostgresValue/bytes(fromText:)``).
+    @discardableResult
+    public func query(_ sql: String, values: [PostgresValue]) throws -> [[String?]] {
+        let result = try run(sql, values)
+        defer { PQclear(result) }
+        return Self.rows(result)
+    }
+
+    /// Runs an `INSERT`/`UPDATE`/`DELETE` (or any statement) with typed parameters; the number of
+    /// rows it changed.
+    @discardableResult
+    public func command(_ sql: String, values: [PostgresValue] = []) throws -> Int {
+        let result = try run(sql, values)
+        defer { PQclear(result) }
+        guard let tuples = PQcmdTuples(result) else { return 0 }
+        return Int(String(cString: tuples)) ?? 0
+    }
+
+    private func run(_ sql: String, _ values: [PostgresValue]) throws -> OpaquePointer {
+        var texts: [String?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var blobs: [[UInt8]] = []
+        for value in values {
+            switch value {
+            case .null: texts.append(nil); lengths.append(0); formats.append(0)
+            case .text(let t): texts.append(t); lengths.append(0); formats.append(0)
+            case .int(let i): texts.append(String(i)); lengths.append(0); formats.append(0)
+            case .double(let d): texts.append(d.isFinite ? "\(d)" : nil); lengths.append(0); formats.append(0)
+            case .bytes(let b):
+                texts.append(nil); lengths.append(Int32(b.count)); formats.append(1)
+                blobs.append(b)
+            }
+        }
+        // Text parameters as C strings and binary ones as their bytes, kept alive for the call.
+        var pointers: [UnsafeMutablePointer<CChar>?] = []
+        defer { for p in pointers { free(p) } }
+        var blobIndex = 0
+        for (i, value) in values.enumerated() {
+            if case .bytes = value {
+                let b = blobs[blobIndex]
+                blobIndex += 1
+                let p = malloc(max(b.count, 1))?.assumingMemoryBound(to: CChar.self)
+                if let p { b.withUnsafeBytes { raw in if let base = raw.baseAddress { memcpy(p, base, b.count) } } }
+                pointers.append(p)
+            } else {
+                pointers.append(texts[i].flatMap { strdup($0) })
+            }
+        }
+        let constPointers = pointers.map { UnsafePointer($0) }
+        let result = constPointers.withUnsafeBufferPointer { params in
+            lengths.withUnsafeBufferPointer { lens in
+                formats.withUnsafeBufferPointer { fmts in
+                    PQexecParams(conn, sql, Int32(values.count), nil, params.baseAddress, lens.baseAddress, fmts.baseAddress, 0)
+                }
+            }
+        }
+        guard let result else { throw failure("query", nil) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            defer { PQclear(result) }
+            throw failure("query", result)
+        }
+        return result
+    }
+
+    /// Runs `body` in one transaction (`BEGIN` … `COMMIT`), rolled back when `body` throws.
+    /// `isolation` is a PostgreSQL isolation level (`READ COMMITTED` by default).
+    public func transaction<T>(isolation: String = "READ COMMITTED", _ body: () throws -> T) throws -> T {
+        try query("BEGIN ISOLATION LEVEL \(isolation)")
+        do {
+            let value = try body()
+            try query("COMMIT")
+            return value
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs a `COPY … FROM STDIN` statement; `body` is handed a function that sends bytes of the
+    /// stream (text or binary COPY, as the statement says). Returns the rows the server stored.
+    /// When `body` throws, the COPY is aborted and nothing of it is kept.
+    @discardableResult
+    package func copyIn(_ sql: String, _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Int {
+        guard let start = PQexec(conn, sql) else { throw failure("COPY", nil) }
+        guard PQresultStatus(start) == PGRES_COPY_IN else {
+            defer { PQclear(start) }
+            throw failure("COPY", start)
+        }
+        PQclear(start)
+        let send: (UnsafeRawBufferPointer) throws -> Void = { [conn] bytes in
+            guard bytes.count > 0, let base = bytes.baseAddress else { return }
+            let sent = PQputCopyData(conn, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+            if sent != 1 {
+                throw CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
+            }
+        }
+        var thrown: (any Error)?
+        do { try body(send) } catch { thrown = error }
+        if thrown != nil {
+            _ = PQputCopyEnd(conn, "aborted by cohort")
+        } else if PQputCopyEnd(conn, nil) != 1 {
+            thrown = CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
+        }
+        var stored = 0
+        while let result = PQgetResult(conn) {
+            defer { PQclear(result) }
+            if PQresultStatus(result) == PGRES_COMMAND_OK {
+                if let tuples = PQcmdTuples(result) { stored = Int(String(cString: tuples)) ?? 0 }
+            } else if thrown == nil {
+                thrown = failure("COPY", result)
+            }
+        }
+        if let thrown { throw thrown }
+        return stored
+    }
+
     /// `name` quoted as an SQL identifier (`"health_metrics"`); `schema.table` is quoted part by part.
     public func quotedIdentifier(_ name: String) throws -> String {
         var parts: [String] = []
@@ -125,6 +229,37 @@ public final class PostgresConnection {
         return result
     }
 
+    /// Every row of `result` as text (nil = NULL).
+    private static func rows(_ result: OpaquePointer) -> [[String?]] {
+        let rows = Int(PQntuples(result)), columns = Int(PQnfields(result))
+        var out: [[String?]] = []
+        out.reserveCapacity(rows)
+        for r in 0..<rows {
+            var row: [String?] = []
+            row.reserveCapacity(columns)
+            for c in 0..<columns {
+                if PQgetisnull(result, Int32(r), Int32(c)) != 0 {
+                    row.append(nil)
+                } else if let value = PQgetvalue(result, Int32(r), Int32(c)) {
+                    row.append(String(cString: value))
+                } else {
+                    row.append(nil)
+                }
+            }
+            out.append(row)
+        }
+        return out
+    }
+
+    /// The SQLSTATE of the last failed statement's error, as thrown by this connection (for
+    /// callers that retry serialization failures, `40001`, or map unique violations, `23505`).
+    public static func sqlState(of error: any Error) -> String? {
+        guard let error = error as? CohortError else { return nil }
+        let text = error.message
+        guard let range = text.range(of: "(SQLSTATE ") else { return nil }
+        return String(text[range.upperBound...].prefix(5))
+    }
+
     /// An error for a failed statement: SQLSTATE and its class, never the server's message (it
     /// can quote a value).
     private func failure(_ what: String, _ result: OpaquePointer?) -> CohortError {
@@ -145,5 +280,45 @@ public final class PostgresConnection {
     static func firstLine(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "no message" }
         return String(cString: message).split(separator: "\n").first.map(String.init) ?? "no message"
+    }
+}
+
+/// A statement parameter.
+public enum PostgresValue: Sendable, Hashable {
+    case null
+    case text(String)
+    case int(Int64)
+    case double(Double)
+    /// Bytes (`bytea`), sent in binary.
+    case bytes([UInt8])
+
+    /// `text` or NULL.
+    public static func optional(_ text: String?) -> PostgresValue { text.map { .text($0) } ?? .null }
+    /// `int` or NULL.
+    public static func optional(_ int: Int64?) -> PostgresValue { int.map { .int($0) } ?? .null }
+    /// `bytes` or NULL.
+    public static func optional(_ bytes: [UInt8]?) -> PostgresValue { bytes.map { .bytes($0) } ?? .null }
+
+    /// The bytes of a `bytea` column read as text (`\\x0a1b…`); nil when `text` is not that form.
+    public static func bytes(fromText text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity((utf8.count - 2) / 2)
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var i = 2
+        while i < utf8.count {
+            guard let high = nibble(utf8[i]), let low = nibble(utf8[i + 1]) else { return nil }
+            out.append(high << 4 | low)
+            i += 2
+        }
+        return out
     }
 }

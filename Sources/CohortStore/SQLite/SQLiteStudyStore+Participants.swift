@@ -20,12 +20,12 @@ extension SQLiteStudyStore {
                     id, p.code, p.sex.rawValue, p.timeZone, p.enrolledOn.description, p.status.rawValue,
                 ]
                 arguments += StatementArguments(enc.map { $0.map { Data($0) } })
-                arguments += [Data(e.tokenSalt), Data(e.tokenHash), Self.isoNow(at)]
+                arguments += [Data(e.tokenSalt), Data(e.tokenHash), Self.isoNow(at), p.site]
                 try db.execute(
                     sql: """
                         INSERT INTO participants (id, code, sex, time_zone, enrolled_on, status, \(Self.identityColumns.joined(separator: ", ")),
-                            token_salt, token_hash, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            token_salt, token_hash, created_at, site)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: arguments)
                 try appendEvent(db, actor: actor, action: "participant.enroll", subject: id, details: ["source": source], at: at)
             }

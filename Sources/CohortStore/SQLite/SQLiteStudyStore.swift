@@ -184,6 +184,9 @@ public final class SQLiteStudyStore: StudyStore {
             try Self.moveWithdrawalTextsToRedactable(db, piiKey: piiKey)
             try Self.moveBatchActorsToRedactable(db, piiKey: piiKey)
         }
+        migrator.registerMigration("v3-sites") { db in
+            try db.execute(sql: Schema.v3)
+        }
         return migrator
     }
 

@@ -124,4 +124,11 @@ enum Schema {
         );
         CREATE INDEX redactable_texts_participant ON redactable_texts(participant_id) WHERE participant_id IS NOT NULL;
         """
+
+    /// Multi-site studies: a participant's site (nil in a single-site study). The SQLite store has
+    /// one user, so sites there only label and filter; PostgreSQL enforces them with row-level
+    /// security.
+    static let v3 = """
+        ALTER TABLE participants ADD COLUMN site TEXT CHECK (site IS NULL OR length(site) BETWEEN 1 AND 64);
+        """
 }

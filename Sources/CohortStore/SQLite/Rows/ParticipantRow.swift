@@ -22,6 +22,8 @@ struct ParticipantRow: FetchableRecord, TableRecord {
     var tokenSalt: [UInt8]?
     var tokenHash: [UInt8]?
     var createdAt: String
+    /// The site (schema v3); nil in a single-site study.
+    var site: String?
 
     init(row: Row) throws {
         let r = RowReader(row, table: Self.databaseTableName, rowIDColumn: "pk")
@@ -45,6 +47,7 @@ struct ParticipantRow: FetchableRecord, TableRecord {
         tokenSalt = try r.optionalBlob("token_salt")
         tokenHash = try r.optionalBlob("token_hash")
         createdAt = try r.string("created_at")
+        site = row.hasColumn("site") ? try r.optionalString("site") : nil
     }
 
     var handle: ParticipantHandle { ParticipantHandle(rowKey: pk) }
@@ -52,6 +55,6 @@ struct ParticipantRow: FetchableRecord, TableRecord {
     /// The participant without identity.
     func participant(identity: ParticipantIdentity?) -> Participant {
         Participant(
-            id: id, code: code, sex: sex, timeZone: timeZone, enrolledOn: enrolledOn, status: status, withdrawnAt: withdrawnAt, identity: identity)
+            id: id, code: code, sex: sex, timeZone: timeZone, enrolledOn: enrolledOn, status: status, withdrawnAt: withdrawnAt, identity: identity, site: site)
     }
 }
