@@ -85,6 +85,8 @@ struct ActiveLivingCLITests {
         // The codebook describes the new kinds; the Withings user id and the device names are nowhere.
         let codebook = try String(contentsOf: data.appendingPathComponent("csv/codebook.csv"), encoding: .utf8)
         for text in ["workout", "41982-0", "39156-5", "55430-3", "water_intake"] { #expect(codebook.contains(text), "\(text)") }
+        // The note column's description names the kept keys and their form.
+        #expect(codebook.contains("key=value entries separated by '; ' (keys: HKMetadataKeyHeartRateMotionContext, HKMetadataKeyWasUserEntered"), "\(codebook)")
         let files = FileManager.default.enumerator(atPath: data.path)?.compactMap { $0 as? String } ?? []
         for file in files {
             guard let content = try? Data(contentsOf: data.appendingPathComponent(file)) else { continue }
