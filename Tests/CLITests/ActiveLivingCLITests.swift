@@ -44,6 +44,9 @@ struct ActiveLivingCLITests {
         for code in codes {
             let r = try cli.ws("data", "import", fixture.path, "--participant", code)
             try #require(r.status == 0, "\(r.output)")
+            // The Withings user id is dropped; the motion context and the indoor flag are kept.
+            #expect(r.stdout.contains("MetadataEntry (kept by keep_metadata, in the note): 2"), "\(r.stdout)")
+            #expect(r.stdout.contains("MetadataEntry (values dropped): 1"), "\(r.stdout)")
         }
         let export = try cli.ws("export", "--recipient", "lab-b", "--formats", formats, "--no-archive", "--out", cli.path("out"))
         try #require(export.status == 0, "\(export.output)")
