@@ -9,14 +9,45 @@ public struct ImportSettings: Sendable, Hashable, Codable {
     /// Codes (LOINC, SNOMED CT, …) that map to a record kind, in addition to (or instead of) the
     /// codes cohort's own exports use for each kind.
     public var codeMap: [CodeMapping]
+    /// The Health app `MetadataEntry` keys whose values Apple Health imports keep
+    /// (`import.apple_health.keep_metadata`), each one of ``HealthKitMetadata/keepable``; every
+    /// other metadata value is dropped. Kept values go into the record's note as
+    /// `key=value` entries separated by `; `.
+    public var appleHealthKeepMetadata: [String]
 
-    public init(patientIdentifierSystem: String? = nil, codeMap: [CodeMapping] = []) {
+    public init(patientIdentifierSystem: String? = nil, codeMap: [CodeMapping] = [], appleHealthKeepMetadata: [String] = []) {
         self.patientIdentifierSystem = patientIdentifierSystem
         self.codeMap = codeMap
+        self.appleHealthKeepMetadata = appleHealthKeepMetadata
     }
 
     /// Whether nothing is set (the section is then left out when the protocol is written).
-    public var isEmpty: Bool { patientIdentifierSystem == nil && codeMap.isEmpty }
+    public var isEmpty: Bool { patientIdentifierSystem == nil && codeMap.isEmpty && appleHealthKeepMetadata.isEmpty }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        patientIdentifierSystem = try c.decodeIfPresent(String.self, forKey: .patientIdentifierSystem)
+        codeMap = try c.decodeIfPresent([CodeMapping].self, forKey: .codeMap) ?? []
+        // Protocols pinned before the rule existed have no such key.
+        if c.contains(.appleHealth) {
+            let apple = try c.nestedContainer(keyedBy: AppleHealthKeys.self, forKey: .appleHealth)
+            appleHealthKeepMetadata = try apple.decodeIfPresent([String].self, forKey: .keepMetadata) ?? []
+        } else {
+            appleHealthKeepMetadata = []
+        }
+    }
+
+    /// Written as the protocol file spells it (`apple_health: { keep_metadata: […] }`), so a
+    /// written protocol loads again.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(patientIdentifierSystem, forKey: .patientIdentifierSystem)
+        try c.encode(codeMap, forKey: .codeMap)
+        if !appleHealthKeepMetadata.isEmpty {
+            var apple = c.nestedContainer(keyedBy: AppleHealthKeys.self, forKey: .appleHealth)
+            try apple.encode(appleHealthKeepMetadata, forKey: .keepMetadata)
+        }
+    }
 
     /// One code → kind rule.
     public struct CodeMapping: Sendable, Hashable, Codable {
@@ -35,13 +66,18 @@ public struct ImportSettings: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case patientIdentifierSystem = "patient_identifier_system"
         case codeMap = "code_map"
+        case appleHealth = "apple_health"
+    }
+
+    enum AppleHealthKeys: String, CodingKey {
+        case keepMetadata = "keep_metadata"
     }
 }
 
 extension NodeReader {
     func readImport(_ node: Node?, dataTypes: [DataType: [RecordKind]]?) -> ImportSettings {
         guard let node else { return ImportSettings() }
-        guard let m = mapping(node, "import", keys: ["patient_identifier_system", "code_map"], required: []) else { return ImportSettings() }
+        guard let m = mapping(node, "import", keys: ["patient_identifier_system", "code_map", "apple_health"], required: []) else { return ImportSettings() }
         let system = m["patient_identifier_system"].flatMap { string($0, "import.patient_identifier_system") }
         var codeMap: [ImportSettings.CodeMapping] = []
         for (i, item) in (m["code_map"].flatMap { sequence($0, "import.code_map") } ?? []).enumerated() {
@@ -58,6 +94,22 @@ extension NodeReader {
             }
             codeMap.append(.init(system: system, code: code, kind: kind))
         }
-        return ImportSettings(patientIdentifierSystem: system, codeMap: codeMap)
+        var keep: [String] = []
+        if let node = m["apple_health"], let apple = mapping(node, "import.apple_health", keys: ["keep_metadata"], required: []) {
+            for (i, item) in (apple["keep_metadata"].flatMap { sequence($0, "import.apple_health.keep_metadata") } ?? []).enumerated() {
+                let path = "import.apple_health.keep_metadata[\(i)]"
+                guard let key = string(item, path) else { continue }
+                if let refusal = HealthKitMetadata.refusal(key) {
+                    // The key is the protocol author's own text, not participant data: naming it is safe.
+                    error(item, path, "cannot keep metadata key '\(key)': \(refusal)",
+                        hint: "remove it; keys that can be kept: \(HealthKitMetadata.keepable.sorted().joined(separator: ", "))")
+                } else if keep.contains(key) {
+                    error(item, path, "the key '\(key)' is listed twice", hint: "list each key once")
+                } else {
+                    keep.append(key)
+                }
+            }
+        }
+        return ImportSettings(patientIdentifierSystem: system, codeMap: codeMap, appleHealthKeepMetadata: keep)
     }
 }

@@ -8,6 +8,11 @@ public enum DataType: String, Sendable, Codable, CaseIterable, Comparable {
     case migraineEntry = "migraine_entry"
     case dailyCheckin = "daily_checkin"
     case menstrualCycle = "menstrual_cycle"
+    /// Movement and energy: distance, flights, energy burned, exercise minutes, workouts,
+    /// mindfulness sessions (what HealthKit's activity types record).
+    case activity
+    /// What a participant drank: water and caffeine, measured (mL, mg) rather than rated.
+    case intake
 
     /// The kinds of record that belong to this family.
     public var kinds: [RecordKind] { RecordKind.allCases.filter { $0.dataType == self } }
@@ -23,6 +28,8 @@ public enum DataType: String, Sendable, Codable, CaseIterable, Comparable {
         case .migraineEntry: "migraine_entries"
         case .dailyCheckin: "checkins"
         case .menstrualCycle: "menstrual_cycle"
+        case .activity: "activity"
+        case .intake: "intake"
         }
     }
 
@@ -74,6 +81,8 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     case spo2
     case respiratoryRate = "respiratory_rate"
     case bodyMass = "body_mass"
+    case bodyFatPercentage = "body_fat_percentage"
+    case bmi
     // medication_log
     case medicationDose = "medication_dose"
     // flare_event
@@ -90,11 +99,22 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     case caffeine
     // menstrual_cycle
     case menstrualCycleDay = "menstrual_cycle_day"
+    // activity
+    case distanceWalkingRunning = "distance_walking_running"
+    case flightsClimbed = "flights_climbed"
+    case activeEnergy = "active_energy"
+    case basalEnergy = "basal_energy"
+    case exerciseTime = "exercise_time"
+    case workout
+    case mindfulSession = "mindful_session"
+    // intake
+    case waterIntake = "water_intake"
+    case caffeineIntake = "caffeine_intake"
 
     public var dataType: DataType {
         switch self {
         case .pain, .morningStiffness, .fatigue, .basdai: .symptomLog
-        case .heartRate, .restingHeartRate, .hrvSDNN, .steps, .sleepDuration, .spo2, .respiratoryRate, .bodyMass:
+        case .heartRate, .restingHeartRate, .hrvSDNN, .steps, .sleepDuration, .spo2, .respiratoryRate, .bodyMass, .bodyFatPercentage, .bmi:
             .biometric
         case .medicationDose: .medicationLog
         case .flare: .flareEvent
@@ -102,6 +122,8 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         case .migraineAttack: .migraineEntry
         case .stress, .hydration, .caffeine: .dailyCheckin
         case .menstrualCycleDay: .menstrualCycle
+        case .distanceWalkingRunning, .flightsClimbed, .activeEnergy, .basalEnergy, .exerciseTime, .workout, .mindfulSession: .activity
+        case .waterIntake, .caffeineIntake: .intake
         }
     }
 
@@ -109,6 +131,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         switch self {
         case .medicationDose: .numericAndText
         case .migraineAttack: .numericAndText
+        case .workout: .numericAndText
         default: .numeric
         }
     }
@@ -135,6 +158,14 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         case .ambientTemperature: "Cel"
         case .caffeine: "{cup}"
         case .menstrualCycleDay: "d"
+        case .bodyFatPercentage: "%"
+        case .bmi: "kg/m2"
+        case .distanceWalkingRunning: "m"
+        case .flightsClimbed: "{flights}"
+        case .activeEnergy, .basalEnergy: "kcal"
+        case .exerciseTime, .workout, .mindfulSession: "min"
+        case .waterIntake: "mL"
+        case .caffeineIntake: "mg"
         }
     }
 
@@ -158,13 +189,23 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         case .ambientTemperature: -60...60
         case .caffeine: 0...30
         case .menstrualCycleDay: 1...60
+        case .bodyFatPercentage: 2...75
+        case .bmi: 8...100
+        // Per sample: a sample may span a day (daily summaries) or a few minutes.
+        case .distanceWalkingRunning: 0...150_000
+        case .flightsClimbed: 0...1_000
+        case .activeEnergy: 0...10_000
+        case .basalEnergy: 0...5_000
+        case .exerciseTime, .workout, .mindfulSession: 0...1440
+        case .waterIntake: 0...20_000
+        case .caffeineIntake: 0...3_000
         }
     }
 
     /// Whether values must be whole numbers.
     public var isInteger: Bool {
         switch self {
-        case .steps, .stress, .hydration, .menstrualCycleDay, .caffeine: true
+        case .steps, .stress, .hydration, .menstrualCycleDay, .caffeine, .flightsClimbed: true
         default: false
         }
     }
@@ -196,6 +237,17 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         case .stress: return local("Stress level 1-5")
         case .hydration: return local("Hydration level 1-5")
         case .caffeine: return local("Caffeinated drinks")
+        case .bodyFatPercentage: return loinc("41982-0", "Percentage of body fat Measured")
+        case .bmi: return loinc("39156-5", "Body mass index (BMI) [Ratio]")
+        case .distanceWalkingRunning: return loinc("55430-3", "Walking distance unspecified time Pedometer")
+        case .activeEnergy: return loinc("41981-2", "Calories burned")
+        case .exerciseTime: return loinc("55411-3", "Exercise duration")
+        case .flightsClimbed: return local("Flights of stairs climbed")
+        case .basalEnergy: return local("Basal (resting) energy burned")
+        case .workout: return local("Workout duration")
+        case .mindfulSession: return local("Mindfulness session duration")
+        case .waterIntake: return local("Water intake")
+        case .caffeineIntake: return local("Caffeine intake")
         }
     }
 
@@ -224,6 +276,18 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         case .hydration: "Daily check-in: hydration, 1 (poor) to 5 (good)"
         case .caffeine: "Daily check-in: caffeinated drinks (cups)"
         case .menstrualCycleDay: "Day of the menstrual cycle"
+        case .bodyFatPercentage: "Body fat percentage"
+        case .bmi: "Body mass index"
+        case .distanceWalkingRunning: "Distance walked or run over the record's period"
+        case .flightsClimbed: "Flights of stairs climbed over the record's period (about 3 m of ascent each)"
+        case .activeEnergy: "Active energy burned over the record's period (above resting)"
+        case .basalEnergy: "Basal (resting) energy burned over the record's period"
+        case .exerciseTime: "Minutes of brisk activity over the record's period"
+        case .workout:
+            "A workout (value = duration, text = activity type, e.g. running); its distance and energy are separate distance_walking_running and active_energy records"
+        case .mindfulSession: "A mindfulness session (value = duration)"
+        case .waterIntake: "Water drunk"
+        case .caffeineIntake: "Caffeine consumed (measured in mg, unlike the daily check-in's cups)"
         }
     }
 
@@ -232,6 +296,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         switch self {
         case .migraineAttack:
             ["stress", "sleep", "weather", "alcohol", "food", "caffeine", "menstruation", "light", "noise", "screen", "exercise", "dehydration", "other"]
+        case .workout: Set(WorkoutActivity.allCases.map(\.rawValue))
         default: nil
         }
     }

@@ -62,7 +62,10 @@ public final class ExportWriter {
         let policy = context.studyProtocol.deidentification
         var layouts = [TableLayout.participants(policy: policy), TableLayout.consents(policy: policy)]
         for type in context.studyProtocol.dataTypes.keys.sorted() {
-            layouts.append(TableLayout.family(type, kinds: context.studyProtocol.dataTypes[type] ?? [], policy: policy))
+            layouts.append(
+                TableLayout.family(
+                    type, kinds: context.studyProtocol.dataTypes[type] ?? [], policy: policy,
+                    keptMetadata: context.studyProtocol.importSettings.appleHealthKeepMetadata))
         }
         self.layouts = layouts
         let tabular = csvDirectory != nil || jsonDirectory != nil

@@ -219,6 +219,9 @@ struct FHIRMapper: Sendable {
             // The value was withheld by the de-identification policy.
             observation.dataAbsentReason = Self.masked
         }
+        if r.kind == .workout, let text {
+            observation.component = [FHIR.Observation.Component(code: Self.workoutActivity, valueString: text)]
+        }
         if r.kind == .migraineAttack, let text {
             let triggers = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if !triggers.isEmpty {
@@ -257,6 +260,10 @@ struct FHIRMapper: Sendable {
     /// The value withheld (or the medication name) by the de-identification policy.
     static let masked = FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])
 
+    /// The component carrying a workout's activity type (``WorkoutActivity``, e.g. `running`).
+    static let workoutActivity = FHIR.CodeableConcept(
+        coding: [FHIR.Coding(system: Coding.localSystem, code: "workout_activity", display: "Workout activity type")])
+
     static let migraineTrigger = FHIR.CodeableConcept(
         coding: [FHIR.Coding(system: Coding.localSystem, code: "migraine_trigger", display: "Migraine trigger")])
 
@@ -265,13 +272,20 @@ struct FHIRMapper: Sendable {
     /// readings are environmental exposure, which its `social-history` code covers ("occupational,
     /// personal, social, familial and environmental history"), so they carry that coding plus
     /// cohort's own `environment` code to tell them apart from lifestyle answers. Medication doses
-    /// are MedicationStatements and have no Observation category (nil).
+    /// are MedicationStatements and have no Observation category (nil). What a participant drinks
+    /// (water, caffeine in mg) is lifestyle, which `social-history` also covers ("personal (e.g.
+    /// lifestyle)"), with cohort's own `intake` code beside it.
     static func category(_ kind: RecordKind) -> [FHIR.Coding]? {
         switch kind {
-        case .heartRate, .restingHeartRate, .hrvSDNN, .spo2, .respiratoryRate, .bodyMass:
+        case .heartRate, .restingHeartRate, .hrvSDNN, .spo2, .respiratoryRate, .bodyMass, .bodyFatPercentage, .bmi:
             [FHIR.Coding(system: FHIR.observationCategory, code: "vital-signs", display: "Vital Signs")]
-        case .steps, .sleepDuration:
+        case .steps, .sleepDuration, .distanceWalkingRunning, .flightsClimbed, .activeEnergy, .basalEnergy, .exerciseTime, .workout, .mindfulSession:
             [FHIR.Coding(system: FHIR.observationCategory, code: "activity", display: "Activity")]
+        case .waterIntake, .caffeineIntake:
+            [
+                FHIR.Coding(system: FHIR.observationCategory, code: "social-history", display: "Social History"),
+                FHIR.Coding(system: FHIR.localObservationCategory, code: "intake", display: "Intake"),
+            ]
         case .pain, .morningStiffness, .fatigue, .basdai, .stress, .hydration, .caffeine, .migraineAttack, .menstrualCycleDay, .flare:
             [FHIR.Coding(system: FHIR.observationCategory, code: "survey", display: "Survey")]
         case .barometricPressure, .ambientTemperature, .relativeHumidity:
@@ -290,6 +304,7 @@ struct FHIRMapper: Sendable {
         case "{score}": "score"
         case "{steps}": "steps"
         case "{cup}": "cups"
+        case "{flights}": "flights"
         case "/min": "/min"
         case "Cel": "°C"
         case "d": "day"

@@ -88,7 +88,9 @@ struct TableLayout: Sendable {
         return TableLayout(name: "consents", description: "Consent history, one row per consent event", columns: columns)
     }
 
-    static func family(_ type: DataType, kinds: [RecordKind], policy: DeidentificationPolicy) -> TableLayout {
+    /// `keptMetadata`: the Apple Health metadata keys the protocol keeps (they arrive in the note,
+    /// so the note column's description says how).
+    static func family(_ type: DataType, kinds: [RecordKind], policy: DeidentificationPolicy, keptMetadata: [String] = []) -> TableLayout {
         let table = type.rawValue
         let kinds = kinds.sorted()
         var columns = [pseudonymColumn(policy: policy, table: table, primary: false)]
@@ -118,7 +120,11 @@ struct TableLayout: Sendable {
         add("unit", "unit", .string, "UCUM unit of value")
         add("text", "text", .string, type == .medicationLog ? "Medication name" : "Text value (e.g. migraine triggers separated by ';')")
         add("source", "source", .string, "Data source (app or device group)")
-        add("note", "note", .string, "Free-text note with identifiers replaced by typed tokens")
+        add(
+            "note", "note", .string,
+            keptMetadata.isEmpty
+                ? "Free-text note with identifiers replaced by typed tokens"
+                : "Free-text note with identifiers replaced by typed tokens; for Apple Health samples, the metadata the protocol keeps as key=value entries separated by '; ' (keys: \(keptMetadata.joined(separator: ", ")))")
         return TableLayout(
             name: type.tableName, description: "Records of the \(table) family, one row per record", columns: columns,
             dataType: type, kinds: kinds)

@@ -186,7 +186,11 @@ package final class RecordValidator {
         if let vocabulary = vocabularies[kindIndex], let t = text {
             let items = t.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
             for item in items where !vocabulary.contains(item) {
-                throw fail(line, "text", "unknown \(kind.rawValue) trigger", hint: "use: \(vocabulary.sorted().joined(separator: ", ")) separated by ';'")
+                throw fail(
+                    line, "text", kind == .workout ? "unknown workout activity type" : "unknown \(kind.rawValue) trigger",
+                    hint: kind == .workout
+                        ? "use one of: \(vocabulary.sorted().joined(separator: ", "))"
+                        : "use: \(vocabulary.sorted().joined(separator: ", ")) separated by ';'")
             }
             text = items.joined(separator: ";")
         }

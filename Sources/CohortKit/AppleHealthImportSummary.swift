@@ -84,7 +84,7 @@ public struct AppleHealthImportSummary: Sendable, Codable, Equatable {
         }
         var text = table.render()
         if !skipped.isEmpty {
-            text += "\nNot imported:\n" + skipped.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }.joined(separator: "\n") + "\n"
+            text += "\nNot imported as records (counted):\n" + skipped.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }.joined(separator: "\n") + "\n"
         }
         text += "Me (date of birth, sex) against the roster: \(meCheck) (never stored)\n"
         return text

@@ -9,7 +9,9 @@ public import Foundation
 /// when the protocol collects the kind, the sample lies in the participant's study period and
 /// consent allows it. One transaction per export: a malformed or truncated file stores nothing.
 ///
-/// Privacy on the way in: sources keep only the device's product type; metadata values, routes,
+/// Privacy on the way in: sources keep only the device's product type; metadata values (except
+/// the non-identifying keys the protocol's `import.apple_health.keep_metadata` names, which go
+/// into the record's note as `key=value; …`, encrypted at rest like every note), routes,
 /// ECGs, clinical records and the CDA document are never read into the store (they are
 /// counted); `Me` (date of birth, sex) is compared with the roster and never stored — a
 /// mismatch is an error naming neither value.
@@ -79,7 +81,7 @@ public struct AppleHealthImporter: Sendable {
             }
             var seen = 0
             let reader = try AppleHealthReader(
-                name: xmlName,
+                name: xmlName, keepMetadata: Set(studyProtocol.importSettings.appleHealthKeepMetadata),
                 onSample: { sample in
                     seen += 1
                     if seen % 100_000 == 0 { progress?(seen) }
@@ -115,7 +117,9 @@ public struct AppleHealthImporter: Sendable {
                     pendingType = sample.type
                     pendingAccepted += 1
                     try inserter.add(
-                        Record(participantID: participant.id, kind: kind, start: sample.start, end: sample.end, value: value, text: sample.text, source: sample.source),
+                        Record(
+                            participantID: participant.id, kind: kind, start: sample.start, end: sample.end, value: value, text: sample.text,
+                            source: sample.source, note: sample.metadata),
                         participant: stored.handle)
                 },
                 onMe: { me in

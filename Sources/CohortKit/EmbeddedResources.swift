@@ -4,6 +4,91 @@
 enum EmbeddedResources {
     /// File contents by path relative to the project root (`protocols/minimal.yaml`).
     static let files: [String: String] = [
+        "protocols/active-living.yaml": #####"""
+# Active living study: 120 days of what participants' phones and watches record about movement,
+# body composition and what they drink (Apple Health exports or an app backend's daily
+# health_metrics), to learn how activity relates to resting heart rate and sleep. Shows the
+# activity and intake families and the Apple Health metadata keys a protocol may keep.
+schema: cohort/protocol@1
+id: active-living
+revision: 1
+title: "ActiveLiving: everyday movement, body composition and intake from phones and watches"
+institution: "Example Institute of Sport and Health Sciences"
+principal_investigator:
+  name: "Dr. Noor Haddad"
+irb:
+  board: "Example Human Research Ethics Board"
+  approval_number: "HREB-26-077"
+  expires: 2028-03-31
+duration_days: 120
+consent:
+  current_version: "1.0"
+  reconsent: major
+  documents:
+    - version: "1.0"
+      template: templates/consent/active-living-1.0.mustache
+data_types:
+  biometric: [heart_rate, resting_heart_rate, steps, sleep_duration, body_mass, body_fat_percentage, bmi]
+  activity: [distance_walking_running, flights_climbed, active_energy, basal_energy, exercise_time, workout, mindful_session]
+  intake: [water_intake, caffeine_intake]
+compliance:
+  rules:
+    - id: daily-wear
+      description: "The phone or watch reports steps every day"
+      kinds: [steps]
+      min_per_day: 1
+      threshold: 0.7
+deidentification:
+  date_shift:
+    max_days: 90
+    whole_weeks: true
+  k_anonymity:
+    k: 3
+    quasi_identifiers: [participant.age, participant.sex]
+  fields:
+    participant.id: pseudonymize
+    participant.code: drop
+    participant.name: drop
+    participant.email: drop
+    participant.phone: drop
+    participant.address: drop
+    participant.mrn: drop
+    participant.birth_date: drop
+    participant.devices: drop
+    participant.time_zone: drop
+    participant.zip: drop
+    participant.age: { transform: age_band, bins: [18, 30, 45, 60, 75, 90] }
+    participant.sex: keep
+    participant.enrolled_on: shift
+    participant.status: keep
+    consent.version: keep
+    consent.document_sha256: drop
+    consent.signed_at: shift
+    consent.signature: drop
+    consent.sharing: keep
+    consent.status: keep
+    records.participant: pseudonymize
+    records.kind: keep
+    records.start: shift
+    records.end: shift
+    records.value: keep
+    records.unit: keep
+    records.source: { transform: generalize, map: { "Apple Watch": smartwatch, "iPhone": phone }, other: other }
+    # The note carries the Apple Health metadata kept below (key=value; …), scrubbed like any note.
+    records.note: scrub
+    biometric.text: keep
+    # A workout's activity type, from HealthKit's fixed list (running, cycling, yoga…).
+    activity.text: keep
+    intake.text: drop
+export:
+  formats: [csv, json, fhir]
+import:
+  apple_health:
+    # Only keys that say how a sample was measured; keys that may identify (vendor user ids,
+    # HKMetadataKeyExternalUUID, HKMetadataKeySyncIdentifier…) are refused when the protocol loads.
+    keep_metadata: [HKMetadataKeyHeartRateMotionContext, HKMetadataKeyWasUserEntered, HKMetadataKeyIndoorWorkout, HKIndoorWorkout]
+
+"""#####,
         "protocols/axspa-wearables.yaml": #####"""
 # Axial spondyloarthritis wearable study: 90 days of symptom logs, wearable biometrics,
 # medication doses, flares and the weather, to learn what precedes a flare.
@@ -262,6 +347,35 @@ deidentification:
     records.note: drop
 export:
   formats: [csv, json, fhir]
+
+"""#####,
+        "templates/consent/active-living-1.0.mustache": #####"""
+CONSENT TO TAKE PART IN A RESEARCH STUDY — version {{version}}
+
+Study: {{title}}
+Institution: {{institution}}
+Principal investigator: {{investigator}}
+Approved by: {{irb_board}}, approval {{irb_approval}} (valid until {{irb_expires}})
+
+What the study is about
+You are invited to share, for {{duration_days}} days, what your phone and watch record about
+your movement, heart rate, sleep and body composition, and what you drink.
+
+What we collect
+{{#data_types}}
+- {{name}}: {{kinds}}
+{{/data_types}}
+
+How your data is protected
+Your name, contact details, date of birth, address and device names are stored encrypted and
+never leave the study team. Data shared with researchers is de-identified: you get a random
+pseudonym, dates are shifted, your date of birth is reduced to the year and your ZIP code to
+three digits, and identifiers are removed from anything you type.
+
+Taking part is voluntary
+You may stop at any time with the withdrawal token you receive at enrollment, without giving a
+reason: stop (we keep what we have), exclude (we keep it but never share it again), or erase
+(we delete your records and identifiers).
 
 """#####,
         "templates/consent/axspa-wearables-1.0.mustache": #####"""

@@ -20,6 +20,18 @@ struct UnitsTests {
         (.medicationDose, "g", 1, 1000),
         (.heartRate, "{beats}/min", 61, 61),
         (.steps, "/d", 8000, 8000),
+        (.distanceWalkingRunning, "km", 5.2, 5200),
+        (.distanceWalkingRunning, "[mi_i]", 3.1, 4988.9664),
+        (.distanceWalkingRunning, "[ft_i]", 100, 30.48),
+        (.activeEnergy, "kJ", 1046, 250),
+        (.activeEnergy, "[Cal]", 250, 250),
+        (.basalEnergy, "cal", 1_500_000, 1500),
+        (.exerciseTime, "h", 0.75, 45),
+        (.workout, "s", 1830, 30.5),
+        (.waterIntake, "L", 1.5, 1500),
+        (.waterIntake, "[foz_us]", 16.9, 499.7926),
+        (.caffeineIntake, "g", 0.2, 200),
+        (.flightsClimbed, "{count}", 4, 4),
     ])
     func convertsToTheCanonicalUnit(kind: RecordKind, unit: String, value: Double, expected: Double) throws {
         let converted = try #require(Units.toCanonical(value, unit: unit, kind: kind))
@@ -28,7 +40,8 @@ struct UnitsTests {
 
     @Test(arguments: [
         (RecordKind.bodyMass, "lbs"), (.bodyMass, "[degF]"), (.ambientTemperature, "kg"), (.heartRate, "bpm"), (.heartRate, "Cel"),
-        (.pain, "%"), (.spo2, "{score}"), (.steps, "KG"),
+        (.pain, "%"), (.spo2, "{score}"), (.steps, "KG"), (.distanceWalkingRunning, "{steps}"), (.waterIntake, "mg"), (.caffeineIntake, "mL"),
+        (.bmi, "%"), (.bodyFatPercentage, "kg"), (.activeEnergy, "min"),
     ])
     func unknownOrWrongUnitIsRejected(kind: RecordKind, unit: String) {
         #expect(Units.toCanonical(1, unit: unit, kind: kind) == nil)

@@ -44,6 +44,30 @@ struct FHIRMapperTests {
         }
     }
 
+    /// The activity family is `activity`, body composition `vital-signs`, intake `social-history`
+    /// with cohort's `intake` code; a workout carries its activity type as a component and its
+    /// duration as a UCUM `min` quantity.
+    @Test func newKindsHaveTheirCategoriesAndAWorkoutItsActivityType() throws {
+        for kind in DataType.activity.kinds { #expect(FHIRMapper.category(kind)?.map(\.code) == ["activity"], "\(kind)") }
+        for kind in [RecordKind.bodyFatPercentage, .bmi] { #expect(FHIRMapper.category(kind)?.map(\.code) == ["vital-signs"]) }
+        for kind in DataType.intake.kinds { #expect(FHIRMapper.category(kind)?.map(\.code) == ["social-history", "intake"]) }
+        let mapper = FHIRMapper(context: ExportFixture.context())
+        var record = DeidentifiedRecord(pseudonym: "K7QF2M4XRB6TNV3D", kind: .workout)
+        record.start = ExportFixture.ts("2025-03-11T18:00:00+01:00")
+        record.end = ExportFixture.ts("2025-03-11T18:30:30+01:00")
+        record.value = 30.5
+        record.text = "running"
+        guard case .observation(let observation) = mapper.resource(record, ordinal: 0, subject: FHIR.Reference(), ids: ResourceID.Builder()) else {
+            Issue.record("a workout must map to an Observation")
+            return
+        }
+        #expect(observation.code.coding?.first?.code == "workout")
+        #expect(observation.valueQuantity?.code == "min" && observation.valueQuantity?.system == "http://unitsofmeasure.org")
+        #expect(observation.component?.count == 1)
+        #expect(observation.component?.first?.valueString == "running")
+        #expect(observation.component?.first?.code.coding?.first?.code == "workout_activity")
+    }
+
     /// A medication the protocol names gets its RxNorm coding (whatever the case it was logged
     /// in), with the logged name kept as text; one it does not name stays text only.
     @Test(arguments: [("ibuprofen", "5640"), ("Ibuprofen ", "5640"), ("NAPROXEN", "7258"), ("mystery pill", nil)] as [(String, String?)])

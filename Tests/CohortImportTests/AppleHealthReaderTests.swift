@@ -17,9 +17,10 @@ struct AppleHealthReaderTests {
         var skipped: [String: Int] = [:]
     }
 
-    static func read(_ bytes: [UInt8], name: String = "export.xml", chunk: Int = 4096) throws -> Read {
+    static func read(_ bytes: [UInt8], name: String = "export.xml", chunk: Int = 4096, keepMetadata: Set<String> = []) throws -> Read {
         var result = Read()
-        let reader = try AppleHealthReader(name: name, onSample: { result.samples.append($0) }, onMe: { result.me.append($0) })
+        let reader = try AppleHealthReader(
+            name: name, keepMetadata: keepMetadata, onSample: { result.samples.append($0) }, onMe: { result.me.append($0) })
         var offset = 0
         while offset < bytes.count {
             let end = min(bytes.count, offset + chunk)
@@ -31,8 +32,8 @@ struct AppleHealthReaderTests {
         return result
     }
 
-    static func fixture(chunk: Int = 4096) throws -> Read {
-        try read(Array(try Data(contentsOf: AppleHealthFixture.exportXML)), chunk: chunk)
+    static func fixture(chunk: Int = 4096, keepMetadata: Set<String> = []) throws -> Read {
+        try read(Array(try Data(contentsOf: AppleHealthFixture.exportXML)), chunk: chunk, keepMetadata: keepMetadata)
     }
 
     static func sample(_ read: Read, _ type: String, at start: String) throws -> AppleHealthSample {
@@ -81,16 +82,122 @@ struct AppleHealthReaderTests {
         #expect(sleep.filter { $0.outcome == .notCollected }.count == 2)  // in bed, awake
     }
 
-    @Test func typesWithoutAKindAreNotCollected() throws {
+    @Test func mapsActivityBodyCompositionAndIntakeTypes() throws {
         let read = try Self.fixture()
-        let unmapped = Set(read.samples.filter { $0.kind == nil }.map(\.type))
-        #expect(unmapped == [
-            "HKQuantityTypeIdentifierBodyFatPercentage", "HKQuantityTypeIdentifierBodyMassIndex", "HKQuantityTypeIdentifierDistanceWalkingRunning",
-            "HKQuantityTypeIdentifierFlightsClimbed", "HKQuantityTypeIdentifierActiveEnergyBurned", "HKQuantityTypeIdentifierBasalEnergyBurned",
-            "HKQuantityTypeIdentifierAppleExerciseTime", "HKQuantityTypeIdentifierDietaryWater", "HKQuantityTypeIdentifierDietaryCaffeine",
-            "HKCategoryTypeIdentifierMindfulSession", "HKWorkoutActivityTypeRunning",
-        ])
-        #expect(read.samples.filter { $0.kind == nil }.allSatisfy { $0.outcome == .notCollected })
+        let cases: [(String, String, RecordKind, Double)] = [
+            ("BodyFatPercentage", "2026-10-04 07:00:00 +0200", .bodyFatPercentage, 21),  // a fraction with unit %
+            ("BodyMassIndex", "2026-10-04 07:00:00 +0200", .bmi, 22.1),  // unit "count"
+            ("DistanceWalkingRunning", "2026-10-03 09:00:00 +0200", .distanceWalkingRunning, 610),  // km → m
+            ("FlightsClimbed", "2026-10-03 09:00:00 +0200", .flightsClimbed, 2),
+            ("ActiveEnergyBurned", "2026-10-03 09:00:00 +0200", .activeEnergy, 31.2),
+            ("BasalEnergyBurned", "2026-10-03 09:00:00 +0200", .basalEnergy, 11),
+            ("AppleExerciseTime", "2026-10-03 09:00:00 +0200", .exerciseTime, 1),
+            ("DietaryWater", "2026-10-03 12:00:00 +0200", .waterIntake, 250),
+            ("DietaryCaffeine", "2026-10-03 08:00:00 +0200", .caffeineIntake, 95),
+        ]
+        for (type, start, kind, value) in cases {
+            let s = try Self.sample(read, type, at: start)
+            #expect(s.outcome == .mapped, "\(type)")
+            #expect(s.kind == kind, "\(type)")
+            #expect(abs((s.value ?? -1) - value) < 1e-9, "\(type): \(String(describing: s.value))")
+        }
+        // A mindful session has no value: its period (12:00 to 12:05) is the duration.
+        let mindful = try #require(read.samples.first { $0.type == "HKCategoryTypeIdentifierMindfulSession" })
+        #expect(mindful.kind == .mindfulSession && mindful.outcome == .mapped && mindful.value == 5)
+        // Every sample of the fixture now has a kind (in-bed and awake periods are sleep_duration samples, not collected).
+        #expect(read.samples.filter { $0.kind == nil }.isEmpty)
+    }
+
+    @Test func workoutsBecomeDurationWithTheActivityType() throws {
+        let read = try Self.fixture()
+        let workout = try #require(read.samples.first { $0.kind == .workout })
+        #expect(workout.type == "HKWorkoutActivityTypeRunning")
+        #expect(workout.outcome == .mapped)
+        #expect(workout.value == 30.5)
+        #expect(workout.text == "running")
+        #expect(workout.source == "Apple Watch")
+        #expect(workout.end.map { $0.epochMilliseconds - workout.start.epochMilliseconds } == 1_830_000)
+        let other = try Self.read(Array("""
+            <HealthData>
+            <Workout workoutActivityType="HKWorkoutActivityTypeTraditionalStrengthTraining" duration="1.25" durationUnit="hr" sourceName="x" startDate="2026-10-05 18:00:00 +0200" endDate="2026-10-05 19:15:00 +0200"/>
+            <Workout workoutActivityType="HKWorkoutActivityTypeSomethingNew" sourceName="x" startDate="2026-10-06 18:00:00 +0200" endDate="2026-10-06 18:45:00 +0200"/>
+            <Workout workoutActivityType="HKWorkoutActivityTypeYoga" duration="20" durationUnit="furlong" sourceName="x" startDate="2026-10-07 18:00:00 +0200" endDate="2026-10-07 18:20:00 +0200"/>
+            </HealthData>
+            """.utf8))
+        #expect(other.samples.map(\.text) == ["traditional_strength_training", "other", "yoga"])
+        #expect(other.samples.map(\.value) == [75, 45, nil])  // hours → minutes; no duration: the period
+        #expect(other.samples.map(\.outcome) == [.mapped, .mapped, .unitRefused])
+    }
+
+    /// Each unit Apple writes for the newly mapped types, converted to the kind's canonical unit.
+    @Test(arguments: [
+        ("DistanceWalkingRunning", "m", 1200, 1200), ("DistanceWalkingRunning", "km", 1.2, 1200),
+        ("DistanceWalkingRunning", "mi", 1, 1609.344), ("DistanceWalkingRunning", "ft", 1000, 304.8),
+        ("DistanceWalkingRunning", "yd", 100, 91.44), ("DistanceWalkingRunning", "cm", 250, 2.5),
+        ("ActiveEnergyBurned", "kcal", 100, 100), ("ActiveEnergyBurned", "Cal", 100, 100), ("ActiveEnergyBurned", "kJ", 418.4, 100),
+        ("ActiveEnergyBurned", "cal", 100_000, 100), ("BasalEnergyBurned", "kJ", 41.84, 10),
+        ("AppleExerciseTime", "min", 30, 30), ("AppleExerciseTime", "hr", 0.5, 30), ("AppleExerciseTime", "s", 1800, 30),
+        ("BodyFatPercentage", "%", 0.215, 21.5), ("BodyMassIndex", "count", 22.5, 22.5), ("FlightsClimbed", "count", 3, 3),
+        ("DietaryWater", "mL", 250, 250), ("DietaryWater", "L", 0.5, 500), ("DietaryWater", "dL", 2, 200), ("DietaryWater", "cL", 33, 330),
+        ("DietaryWater", "fl_oz_us", 8, 236.5882365),
+        ("DietaryCaffeine", "mg", 95, 95), ("DietaryCaffeine", "g", 0.095, 95), ("DietaryCaffeine", "mcg", 95_000, 95),
+    ] as [(String, String, Double, Double)])
+    func convertsEachAppleUnit(type: String, unit: String, value: Double, expected: Double) throws {
+        let read = try Self.read(Array("""
+            <HealthData><Record type="HKQuantityTypeIdentifier\(type)" sourceName="x" unit="\(unit)" startDate="2026-10-02 08:00:00 +0200" endDate="2026-10-02 08:10:00 +0200" value="\(value)"/></HealthData>
+            """.utf8))
+        let sample = try #require(read.samples.first)
+        #expect(sample.outcome == .mapped)
+        #expect(abs((sample.value ?? .nan) - expected) < 1e-6, "\(type) \(unit): \(String(describing: sample.value))")
+    }
+
+    /// A unit of another dimension (a count for a distance, kg for a percentage) is refused.
+    @Test(arguments: [
+        ("DistanceWalkingRunning", "count"), ("BodyMassIndex", "%"), ("FlightsClimbed", "m"), ("BodyFatPercentage", "kg"),
+        ("DietaryWater", "mg"), ("DietaryCaffeine", "mL"), ("ActiveEnergyBurned", "min"),
+    ])
+    func refusesUnitsOfAnotherDimension(type: String, unit: String) throws {
+        let read = try Self.read(Array("""
+            <HealthData><Record type="HKQuantityTypeIdentifier\(type)" sourceName="x" unit="\(unit)" startDate="2026-10-02 08:00:00 +0200" endDate="2026-10-02 08:10:00 +0200" value="3"/></HealthData>
+            """.utf8))
+        #expect(read.samples.map(\.outcome) == [.unitRefused])
+    }
+
+    @Test func keptMetadataKeysReachTheSampleOthersAreDropped() throws {
+        let read = try Self.fixture(keepMetadata: ["HKMetadataKeyHeartRateMotionContext", "HKIndoorWorkout"])
+        #expect(try Self.sample(read, "HeartRate", at: "2026-10-02 08:00:00 +0200").metadata == "HKMetadataKeyHeartRateMotionContext=1")
+        #expect(read.samples.first { $0.kind == .workout }?.metadata == "HKIndoorWorkout=0")
+        // The Withings user id is not kept: no sample carries it, and it is counted as dropped.
+        #expect(try Self.sample(read, "BodyMass", at: "2026-10-04 07:00:00 +0200").metadata == nil)
+        #expect(!read.samples.contains { $0.metadata?.contains("58213377") == true })
+        #expect(read.samples.compactMap(\.metadata).count == 2)
+        #expect(read.skipped["MetadataEntry (values dropped)"] == 1)
+        #expect(read.skipped["MetadataEntry (kept by keep_metadata, in the note)"] == 2)
+        // Without the rule, every value is dropped.
+        let plain = try Self.fixture()
+        #expect(plain.samples.allSatisfy { $0.metadata == nil })
+        #expect(plain.skipped["MetadataEntry (values dropped)"] == 3)
+    }
+
+    @Test func keptValuesAreJoinedAndUnsafeValuesRefused() throws {
+        let read = try Self.read(Array("""
+            <HealthData>
+            <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="x" unit="count/min" startDate="2026-10-02 08:00:00 +0200" endDate="2026-10-02 08:00:00 +0200" value="70">
+             <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="2"/>
+             <MetadataEntry key="HKMetadataKeyWasUserEntered" value="1"/>
+            </Record>
+            <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="x" unit="count/min" startDate="2026-10-02 08:01:00 +0200" endDate="2026-10-02 08:01:00 +0200" value="71">
+             <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="a=b; c"/>
+            </Record>
+            <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="x" startDate="2026-10-02 08:00:00 +0200" endDate="2026-10-02 08:00:00 +0200">
+             <MetadataEntry key="HKMetadataKeyWasUserEntered" value="1"/>
+            </Correlation>
+            </HealthData>
+            """.utf8), keepMetadata: ["HKMetadataKeyHeartRateMotionContext", "HKMetadataKeyWasUserEntered"])
+        #expect(read.samples.map(\.metadata) == ["HKMetadataKeyHeartRateMotionContext=2; HKMetadataKeyWasUserEntered=1", nil])
+        #expect(read.skipped["MetadataEntry (kept key, value refused)"] == 1)
+        // An entry outside a Record or Workout (a correlation's own) belongs to no sample: dropped.
+        #expect(read.skipped["MetadataEntry (values dropped)"] == 1)
     }
 
     @Test func refusesUnknownUnitsAndNonNumbers() throws {

@@ -27,6 +27,32 @@ struct HealthMetricsMapperTests {
         #expect(tally.skipped == ["not collected: heart_rate_max": 1, "not collected: blood_oxygen_percent": 1])
     }
 
+    /// The columns that had no kind before the activity and intake families: each becomes its
+    /// kind in that kind's canonical unit; min/max heart rate and sleep stages still have none.
+    @Test func distanceBodyCompositionIntakeAndMindfulnessColumnsBecomeRecords() throws {
+        let newKinds: Set<RecordKind> = [.distanceWalkingRunning, .bodyFatPercentage, .bmi, .waterIntake, .caffeineIntake, .mindfulSession]
+        var mapper = HealthMetricsMapper(userMap: Self.userMap, collected: Fixtures.collected.union(newKinds))
+        let day = HealthMetricsDay(
+            userID: "0f8fad5b-d9cb-469f-a165-70867728950e", recordedAt: "2026-09-10", source: "apple_health", timeZone: "Europe/Berlin",
+            metrics: [
+                (.distanceMeters, "5230.5"), (.bodyFatPercent, "23.4"), (.bmi, "22.8"), (.waterMl, "1500"), (.caffeineMg, "180"),
+                (.mindfulMinutes, "12"), (.heartRateMin, "50"), (.sleepDeepHours, "1.2"),
+            ], file: "t", line: 2)
+        var records: [SourceRecord] = []
+        try mapper.map(day) { records.append($0) }
+        #expect(records.map(\.kind) == ["distance_walking_running", "body_fat_percentage", "bmi", "water_intake", "caffeine_intake", "mindful_session"])
+        #expect(records.map(\.unit) == ["m", "%", "kg/m2", "mL", "mg", "min"])
+        #expect(records.map(\.value) == ["5230.5", "23.4", "22.8", "1500", "180", "12"])
+        for record in records {
+            let kind = try #require(RecordKind(rawValue: record.kind))
+            // The unit is the kind's own, so the validator accepts the value as it stands.
+            #expect(record.unit == kind.canonicalUnit)
+            #expect(Double(record.value ?? "").map(kind.range.contains) == true)
+        }
+        #expect(mapper.tally.skipped == ["not collected: heart_rate_min": 1, "not collected: sleep_deep_hours": 1])
+        #expect(records.allSatisfy { $0.start == "2026-09-10T00:00:00+02:00" && $0.end == "2026-09-11T00:00:00+02:00" })
+    }
+
     @Test func rowsOfUnmappedUsersAreCountedNeverImported() throws {
         let days = (0..<3).map { i in
             HealthMetricsDay(userID: i == 2 ? "someone-else" : "stranger", recordedAt: "2026-09-1\(i)", source: nil, timeZone: nil, metrics: [(.steps, "10")], file: "t", line: i + 2)

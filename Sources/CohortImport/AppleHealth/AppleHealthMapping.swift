@@ -2,7 +2,8 @@ public import CohortCore
 
 /// How the Health app's sample types map to cohort's record kinds, and how Apple's unit strings
 /// map to UCUM. A type that is not in ``kinds`` has no cohort record kind: it is counted as
-/// "not collected by the protocol", never stored.
+/// "not collected by the protocol", never stored. Workouts (`Workout` elements) become
+/// `workout` records (see ``AppleHealthReader``).
 public enum AppleHealthMapping {
     /// HealthKit type identifier → record kind.
     public static let kinds: [String: RecordKind] = [
@@ -14,6 +15,16 @@ public enum AppleHealthMapping {
         "HKQuantityTypeIdentifierRespiratoryRate": .respiratoryRate,
         "HKQuantityTypeIdentifierBodyMass": .bodyMass,
         "HKCategoryTypeIdentifierSleepAnalysis": .sleepDuration,
+        "HKQuantityTypeIdentifierBodyFatPercentage": .bodyFatPercentage,
+        "HKQuantityTypeIdentifierBodyMassIndex": .bmi,
+        "HKQuantityTypeIdentifierDistanceWalkingRunning": .distanceWalkingRunning,
+        "HKQuantityTypeIdentifierFlightsClimbed": .flightsClimbed,
+        "HKQuantityTypeIdentifierActiveEnergyBurned": .activeEnergy,
+        "HKQuantityTypeIdentifierBasalEnergyBurned": .basalEnergy,
+        "HKQuantityTypeIdentifierAppleExerciseTime": .exerciseTime,
+        "HKQuantityTypeIdentifierDietaryWater": .waterIntake,
+        "HKQuantityTypeIdentifierDietaryCaffeine": .caffeineIntake,
+        "HKCategoryTypeIdentifierMindfulSession": .mindfulSession,
     ]
 
     /// The sleep analysis values that are sleep (stored as `sleep_duration` in hours, with the
@@ -27,19 +38,41 @@ public enum AppleHealthMapping {
     ]
 
     /// Apple's unit string → the UCUM unit cohort's conversions know, and a factor applied first
-    /// (Apple writes oxygen saturation as a fraction with unit `%`).
+    /// (Apple writes oxygen saturation and body fat as a fraction with unit `%`). A unit Apple
+    /// writes for another kind of quantity (a `count` for a distance) is refused.
     public static func ucum(_ appleUnit: String, kind: RecordKind) -> (unit: String, factor: Double)? {
         switch (appleUnit, kind) {
-        case ("%", .spo2): ("%", 100)
+        case ("%", .spo2), ("%", .bodyFatPercentage): ("%", 100)
         case ("count/min", _): ("/min", 1)
         case ("count", .steps): ("{steps}", 1)
+        case ("count", .flightsClimbed): ("{flights}", 1)
+        // HealthKit's BMI unit is a plain count (kg/m² is implied).
+        case ("count", .bmi): ("kg/m2", 1)
         case ("ms", _): ("ms", 1)
         case ("s", _): ("s", 1)
         case ("kg", _): ("kg", 1)
         case ("g", _): ("g", 1)
+        case ("mg", _): ("mg", 1)
+        case ("mcg", _): ("ug", 1)
         case ("lb", _): ("[lb_av]", 1)
         case ("min", _): ("min", 1)
         case ("hr", _): ("h", 1)
+        case ("m", _): ("m", 1)
+        case ("km", _): ("km", 1)
+        case ("cm", _): ("cm", 1)
+        case ("mi", _): ("[mi_i]", 1)
+        case ("ft", _): ("[ft_i]", 1)
+        case ("yd", _): ("[yd_i]", 1)
+        case ("kcal", _): ("kcal", 1)
+        // Apple's `Cal` is the food Calorie, a kilocalorie.
+        case ("Cal", _): ("[Cal]", 1)
+        case ("kJ", _): ("kJ", 1)
+        case ("cal", _): ("cal", 1)
+        case ("mL", _): ("mL", 1)
+        case ("L", _): ("L", 1)
+        case ("dL", _): ("dL", 1)
+        case ("cL", _): ("cL", 1)
+        case ("fl_oz_us", _): ("[foz_us]", 1)
         default: nil
         }
     }

@@ -2,10 +2,11 @@ import CohortCore
 import Foundation
 
 /// Reads the Health app's `export.xml` as a stream (see ``XMLStreamParser``) and hands each
-/// `Record` and `Workout` to `onSample` as an ``AppleHealthSample``, and the `Me` element to
-/// `onMe`. Everything else is counted in ``skipped`` by what it is and never kept: metadata
-/// entries (their values can be vendor user ids), beat-to-beat HRV lists, workout routes (GPS),
-/// activity summaries, clinical records, correlations' wrappers…
+/// `Record` and `Workout` to `onSample` as an ``AppleHealthSample`` when its element ends (so the
+/// sample carries the metadata entries the protocol keeps), and the `Me` element to `onMe`.
+/// Everything else is counted in ``skipped`` by what it is and never kept: metadata values of
+/// keys the protocol does not keep (they can be vendor user ids), beat-to-beat HRV lists, workout
+/// routes (GPS), workout statistics, activity summaries, clinical records, correlations' wrappers…
 ///
 /// Not `Sendable`: one reader per thread.
 public final class AppleHealthReader {
@@ -21,16 +22,29 @@ public final class AppleHealthReader {
     private var lastKind: RecordKind?
     private var sourceCache: [[UInt8]: String] = [:]
     private var metadataEntries = 0
+    private var keptEntries = 0
+    private var refusedValues = 0
     private var beatLists = 0
     private var routes = 0
+    /// The metadata keys whose values are kept (`import.apple_health.keep_metadata`).
+    private let keepMetadata: Set<String>
+    /// The `Record` or `Workout` being read, emitted at its end.
+    private var pending: AppleHealthSample?
 
-    /// A reader of the document called `name` in errors.
-    public init(name: String, onSample: @escaping (AppleHealthSample) throws -> Void, onMe: @escaping (AppleHealthMe) throws -> Void) throws {
+    /// A reader of the document called `name` in errors; the values of metadata entries whose
+    /// key is in `keepMetadata` are kept in the sample's ``AppleHealthSample/metadata``.
+    public init(
+        name: String, keepMetadata: Set<String> = [], onSample: @escaping (AppleHealthSample) throws -> Void,
+        onMe: @escaping (AppleHealthMe) throws -> Void
+    ) throws {
         self.name = name
+        self.keepMetadata = keepMetadata
         self.onSample = onSample
         self.onMe = onMe
         parser = nil
-        parser = try XMLStreamParser(name: name) { [unowned self] element in try self.element(element) }
+        parser = try XMLStreamParser(
+            name: name, onStart: { [unowned self] element in try self.element(element) },
+            onEnd: { [unowned self] name in try self.end(name) })
     }
 
     /// Parses the next bytes of export.xml.
@@ -40,18 +54,23 @@ public final class AppleHealthReader {
     public func finish() throws {
         try parser?.finish()
         if metadataEntries > 0 { skipped["MetadataEntry (values dropped)", default: 0] += metadataEntries }
+        if keptEntries > 0 { skipped["MetadataEntry (kept by keep_metadata, in the note)", default: 0] += keptEntries }
+        if refusedValues > 0 { skipped["MetadataEntry (kept key, value refused)", default: 0] += refusedValues }
         if beatLists > 0 { skipped["HeartRateVariabilityMetadataList (beat-to-beat, dropped)", default: 0] += beatLists }
         if routes > 0 { skipped["WorkoutRoute (GPS, not imported)", default: 0] += routes }
         metadataEntries = 0
+        keptEntries = 0
+        refusedValues = 0
         beatLists = 0
         routes = 0
     }
 
     private func element(_ element: XMLElementStart) throws {
         if element.named("Record") {
+            try flushPending()
             try record(element)
         } else if element.named("MetadataEntry") {
-            metadataEntries += 1
+            metadata(element)
         } else if element.named("InstantaneousBeatsPerMinute") || element.named("HealthData") || element.named("ExportDate")
             || element.named("FileReference") || element.named("SensitivityPoint")
         {
@@ -59,6 +78,7 @@ public final class AppleHealthReader {
         } else if element.named("HeartRateVariabilityMetadataList") {
             beatLists += 1
         } else if element.named("Workout") {
+            try flushPending()
             try workout(element)
         } else if element.named("WorkoutRoute") {
             routes += 1
@@ -67,6 +87,47 @@ public final class AppleHealthReader {
         } else {
             skipped[String(decoding: element.name, as: UTF8.self) + " (not imported)", default: 0] += 1
         }
+    }
+
+    /// Emits a sample whose element has not ended (only in a document that nests them).
+    private func flushPending() throws {
+        guard let sample = pending else { return }
+        pending = nil
+        try onSample(sample)
+    }
+
+    /// Emits the pending sample when its `Record` or `Workout` ends.
+    private func end(_ name: UnsafeBufferPointer<UInt8>) throws {
+        guard let sample = pending, Self.same(name, sample.isWorkout ? "Workout" : "Record") else { return }
+        pending = nil
+        try onSample(sample)
+    }
+
+    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard name.utf8CodeUnitCount == bytes.count, let base = bytes.baseAddress else { return false }
+        return memcmp(name.utf8Start, base, bytes.count) == 0
+    }
+
+    /// A metadata entry: its value is read only when its key is kept and it belongs to a sample.
+    private func metadata(_ element: XMLElementStart) {
+        guard !keepMetadata.isEmpty, pending != nil, let keyBytes = element.value("key") else {
+            metadataEntries += 1
+            return
+        }
+        let key = String(decoding: keyBytes, as: UTF8.self)
+        guard keepMetadata.contains(key) else {
+            metadataEntries += 1
+            return
+        }
+        let value = element.value("value").map { String(decoding: $0, as: UTF8.self) } ?? ""
+        guard HealthKitMetadata.acceptsValue(value) else {
+            refusedValues += 1
+            return
+        }
+        keptEntries += 1
+        let entry = key + "=" + value
+        let kept = pending?.metadata
+        pending?.metadata = kept.map { $0 + "; " + entry } ?? entry
     }
 
     private func fail(_ element: XMLElementStart, _ field: String, _ message: String) -> CohortError {
@@ -118,39 +179,69 @@ public final class AppleHealthReader {
         var sample = AppleHealthSample(
             type: type, outcome: .mapped, kind: kind, start: start, end: end == start ? nil : end, value: nil, text: nil, source: source(element),
             line: element.line)
+        defer { pending = sample }
         guard let kind else {
             sample.outcome = .notCollected
-            return try onSample(sample)
+            return
         }
-        if kind == .sleepDuration {
+        let minutes = Double(end.epochMilliseconds - start.epochMilliseconds) / 60_000
+        switch kind {
+        case .sleepDuration:
             let stage = element.value("value").flatMap { AppleHealthMapping.sleepStages[String(decoding: $0, as: UTF8.self)] }
             if let stage {
                 sample.text = stage
-                sample.value = Double(end.epochMilliseconds - start.epochMilliseconds) / 3_600_000
+                sample.value = minutes / 60
             } else {
                 sample.outcome = .notCollected  // in bed, awake: not sleep
             }
-            return try onSample(sample)
+            return
+        case .mindfulSession:
+            // A category sample without a value: the session is its period.
+            sample.value = minutes
+            return
+        default:
+            break
         }
         guard let valueBytes = element.value("value"), let raw = Self.number(valueBytes), raw.isFinite else {
             sample.outcome = .valueRefused
-            return try onSample(sample)
+            return
         }
         let unit = element.value("unit").map { String(decoding: $0, as: UTF8.self) } ?? ""
         guard let value = AppleHealthMapping.canonicalValue(raw, appleUnit: unit, kind: kind) else {
             sample.outcome = .unitRefused
-            return try onSample(sample)
+            return
         }
         sample.value = value
-        try onSample(sample)
     }
 
+    /// A workout: `workout` with its duration in minutes (from `duration`/`durationUnit`, else
+    /// its period) and its activity type from HealthKit's fixed list as text. Its distance and
+    /// energy are not part of the record: Apple writes them as their own samples too
+    /// (DistanceWalkingRunning, ActiveEnergyBurned), which map to their own kinds.
     private func workout(_ element: XMLElementStart) throws {
-        // Workouts have no cohort record kind: counted by activity type as not collected.
         let type = element.value("workoutActivityType").map { String(decoding: $0, as: UTF8.self) } ?? "HKWorkout"
         let start = try instant(element, "startDate")
         let end = try instant(element, "endDate")
-        try onSample(AppleHealthSample(type: type, outcome: .notCollected, kind: nil, start: start, end: end, value: nil, text: nil, source: "", line: element.line))
+        guard end >= start else { throw fail(element, "endDate", "the end is before the start") }
+        var sample = AppleHealthSample(
+            type: type, outcome: .mapped, kind: .workout, start: start, end: end == start ? nil : end, value: nil,
+            text: WorkoutActivity(healthKit: type).rawValue, source: source(element), line: element.line)
+        sample.isWorkout = true
+        defer { pending = sample }
+        if let durationBytes = element.value("duration") {
+            guard let raw = Self.number(durationBytes), raw.isFinite else {
+                sample.outcome = .valueRefused
+                return
+            }
+            let unit = element.value("durationUnit").map { String(decoding: $0, as: UTF8.self) } ?? "min"
+            guard let minutes = AppleHealthMapping.canonicalValue(raw, appleUnit: unit, kind: .workout) else {
+                sample.outcome = .unitRefused
+                return
+            }
+            sample.value = minutes
+        } else {
+            sample.value = Double(end.epochMilliseconds - start.epochMilliseconds) / 60_000
+        }
     }
 
     private func me(_ element: XMLElementStart) throws {

@@ -24,12 +24,17 @@ public struct AppleHealthSample: Sendable {
     public var end: Timestamp?
     /// In `kind`'s canonical unit.
     public var value: Double?
-    /// The sleep stage for sleep samples.
+    /// The sleep stage for sleep samples, the activity type (``WorkoutActivity``) for workouts.
     public var text: String?
     /// The device's product type (see ``DeviceSource``).
     public var source: String
     /// The line of export.xml the sample starts on.
     public var line: Int
+    /// The values of the metadata keys the protocol keeps, as `key=value` entries separated by
+    /// `; ` in the order the export lists them; nil when none was kept.
+    public var metadata: String? = nil
+    /// Whether the sample is a `Workout` element (its end is a `Workout` end).
+    var isWorkout = false
 }
 
 /// What the Health app's `Me` element says (checked against the roster, never stored).

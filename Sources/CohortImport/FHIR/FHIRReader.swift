@@ -253,6 +253,7 @@ public final class FHIRReader {
                 let who = try subject(o, at)
                 var record = try base(o, kind: kind, who: who, at)
                 try value(of: o, kind: kind, into: &record, at, element: "")
+                if kind == .workout { workoutActivity(of: o, into: &record, at) }
                 try emit(record, kind, body)
                 emitted = true
             }
@@ -260,6 +261,7 @@ public final class FHIRReader {
         // Components (blood pressure's systolic and diastolic…) map on their own codes.
         for (i, item) in ((o["component"] as? [Any]) ?? []).enumerated() {
             guard let component = item as? [String: Any] else { continue }
+            if Self.isWorkoutActivity(component) { continue }
             guard let kind = mappedKind(component["code"], label: "Observation.component") else { continue }
             let who = try subject(o, at)
             var record = try base(o, kind: kind, who: who, at)
@@ -268,6 +270,24 @@ public final class FHIRReader {
             emitted = true
         }
         _ = emitted
+    }
+
+    /// A workout's activity type: the `workout_activity` component cohort's export writes.
+    func workoutActivity(of o: [String: Any], into record: inout SourceRecord, _ at: Place) {
+        for (i, item) in ((o["component"] as? [Any]) ?? []).enumerated() {
+            guard let component = item as? [String: Any], Self.isWorkoutActivity(component), let text = component["valueString"] as? String else { continue }
+            record.text = text
+            record.origins["text"] = "\(at.path).component[\(i)].valueString"
+            return
+        }
+    }
+
+    static func isWorkoutActivity(_ component: [String: Any]) -> Bool {
+        let codings = ((component["code"] as? [String: Any])?["coding"] as? [Any]) ?? []
+        return codings.contains { c in
+            guard let c = c as? [String: Any] else { return false }
+            return c["system"] as? String == Coding.localSystem && c["code"] as? String == "workout_activity"
+        }
     }
 
     func medication(_ m: [String: Any], _ type: String, _ at: Place, _ body: (SourceRecord) throws -> Void) throws {

@@ -1,9 +1,10 @@
 public import CohortCore
 
 /// A metric column of the app backend's `health_metrics` table (one row per user, day and
-/// source), with the record kind it becomes. Columns with no kind (distance, min/max heart
-/// rate, body fat, BMI, sleep stages, water, caffeine in mg, mindful minutes) are counted as not
-/// collected: cohort has no kind whose unit and meaning they fit.
+/// source), with the record kind it becomes. Columns with no kind are counted as not collected:
+/// the day's minimum and maximum heart rate (a `heart_rate` record of the same day, source and
+/// start already carries the average, and the store keeps one record per participant, kind,
+/// start and source), the sleep stages and awake minutes (likewise beside `sleep_hours`).
 public enum HealthMetric: String, CaseIterable, Sendable {
     case steps
     case distanceMeters = "distance_meters"
@@ -37,7 +38,13 @@ public enum HealthMetric: String, CaseIterable, Sendable {
         case .respiratoryRate: .respiratoryRate
         case .weightKg: .bodyMass
         case .sleepHours: .sleepDuration
-        default: nil
+        case .distanceMeters: .distanceWalkingRunning
+        case .bodyFatPercent: .bodyFatPercentage
+        case .bmi: .bmi
+        case .waterMl: .waterIntake
+        case .caffeineMg: .caffeineIntake
+        case .mindfulMinutes: .mindfulSession
+        case .heartRateMin, .heartRateMax, .sleepDeepHours, .sleepRemHours, .sleepLightHours, .sleepAwakeMinutes: nil
         }
     }
 
