@@ -80,6 +80,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CohortStorePostgres",
+            dependencies: ["CohortCore", "CohortCrypto", "CohortStore", "CohortPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CohortImport",
             dependencies: ["CohortCore", "CohortIO", "CohortPostgres", "CZlib", "CLibXML2"],
             swiftSettings: swiftSettings
