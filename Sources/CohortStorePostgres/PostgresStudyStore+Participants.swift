@@ -32,7 +32,7 @@ extension PostgresStudyStore {
                         INSERT INTO participants (id, code, site, sex, time_zone, enrolled_on, status, \(identity), token_salt, token_hash, created_at)
                         VALUES (\(placeholders))
                         """, values: values)
-                    try appendEvent(conn, actor: actor, action: "participant.enroll", subject: id, details: ["source": source], at: at)
+                    try appendEvent(conn, actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source), at: at)
                 }
             }
         } catch let error as CohortError where PostgresConnection.sqlState(of: error) == "23505" {

@@ -22,8 +22,9 @@ struct StudyStoreAuditTests {
         try fixture.open().verifyAudit(publicKey: fixture.signingKey.publicKey)
     }
 
-    @Test func appendedEventsFormAnIntactSignedChain() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func appendedEventsFormAnIntactSignedChain(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let events = try Self.makeChain(fixture, events: 25, checkpoints: [10, 25])
             #expect(events.map(\.seq) == Array(1...25))
             #expect(events.first?.prevHash == AuditEvent.genesisHash)
@@ -56,8 +57,9 @@ struct StudyStoreAuditTests {
         }
     }
 
-    @Test func emptyChainIsIntactAndHasNoCheckpoint() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func emptyChainIsIntactAndHasNoCheckpoint(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             #expect(try store.checkpoint(signingKey: fixture.signingKey, at: fixedDate) == nil)
             #expect(try store.latestCheckpoint() == nil)
@@ -68,8 +70,9 @@ struct StudyStoreAuditTests {
         }
     }
 
-    @Test func checkpointsSignedByAnotherKeyDoNotVerify() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func checkpointsSignedByAnotherKeyDoNotVerify(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             try Self.makeChain(fixture, events: 12, checkpoints: [10])
             let verification = try fixture.open().verifyAudit(publicKey: try Ed25519PrivateKey.generate().publicKey)
             #expect(verification.firstProblem?.contains("checkpoint at event 10: its signature does not verify") == true)
@@ -137,8 +140,9 @@ struct StudyStoreAuditTests {
         }
     }
 
-    @Test func auditEventsCarryNoIdentifiers() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func auditEventsCarryNoIdentifiers(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let identity = ParticipantIdentity(name: "Quentin Marchetti-Blum", email: "qmb@example.org", mrn: "MRN-55501234")
             let e = try enrollment(code: "P-0042", identity: identity)
