@@ -143,7 +143,8 @@ struct PostgresStudyStoreTests {
         }
     }
 
-    /// An erase and an export's commit race on two connections, 20 times. Either the export
+    /// An erase and an export's commit race on two connections, 20 times (the commit starting 0
+    /// to 6 ms into the erase). Either the export
     /// committed first (its `export.create` precedes the erase's event) or the commit is
     /// refused naming the participant — never an `export.create` after the erase of a
     /// participant it contains.
@@ -166,6 +167,8 @@ struct PostgresStudyStoreTests {
                             handle, participantID: pid, mode: .erase, at: Timestamp(epochMilliseconds: 1_741_941_000_000), by: "participant",
                             actor: "coordinator", reason: nil, consentVersion: nil, receiptID: UUID())
                     } else {
+                        // Rounds start the commit at different points of the erase's transaction.
+                        usleep(UInt32(round % 5) * 1_500)
                         let committed = try exporter.commitExport(
                             snapshotSeq: snapshot, participantIDs: [pid], actor: "exporter", subject: "study",
                             details: ["export_id": exportID, "archive_sha256": String(repeating: "ab", count: 32)], at: fixedDate)
