@@ -149,9 +149,27 @@ extension PostgresStudyStore {
                     hint: "wait for the other command to finish and run this again; allow a longer wait with COHORT_LOCK_TIMEOUT=<seconds>",
                     underlying: error.message)
             default:
-                throw error
+                throw located(error)
             }
         }
+    }
+
+    /// Runs `body` in one read transaction (one snapshot); errors name this database.
+    func reading<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try read(body)
+        } catch let error as CohortError {
+            throw located(error)
+        }
+    }
+
+    /// `error` naming this database when it names no place (the connection's errors carry the
+    /// SQLSTATE only).
+    func located(_ error: CohortError) -> CohortError {
+        guard error.location == nil else { return error }
+        var located = error
+        located.location = .init(file: location)
+        return located
     }
 }
 

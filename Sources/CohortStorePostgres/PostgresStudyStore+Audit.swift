@@ -95,17 +95,17 @@ extension PostgresStudyStore {
 
     /// The newest checkpoint, if any.
     public func latestCheckpoint() throws -> AuditCheckpoint? {
-        try read { conn in try checkpoints(conn, "ORDER BY seq DESC LIMIT 1").first }
+        try reading { conn in try checkpoints(conn, "ORDER BY seq DESC LIMIT 1").first }
     }
 
     /// The newest event's number and hash, or nil for an empty chain.
     public func auditHead() throws -> (seq: Int64, hash: String)? {
-        try read { conn in try head(conn) }
+        try reading { conn in try head(conn) }
     }
 
     /// The hash of event `seq`, or nil when the database holds no such event.
     public func auditEventHash(seq: Int64) throws -> String? {
-        try read { conn in
+        try reading { conn in
             try rows(conn, "SELECT seq, hash FROM audit_events WHERE seq = $1", [.int(seq)], selected: "seq, hash", table: "audit_events",
                 rowIDColumn: "seq").first?.string("hash")
         }
@@ -113,7 +113,7 @@ extension PostgresStudyStore {
 
     /// True when the chain records that this workspace keeps its head in an `audit.head` file.
     public func auditHeadFileEstablished() throws -> Bool {
-        try read { conn in
+        try reading { conn in
             !(try conn.query(
                 """
                 SELECT 1 FROM audit_events
@@ -154,7 +154,7 @@ extension PostgresStudyStore {
     /// Events with `seq >= since`, oldest first, with their redactable texts revealed (unless
     /// `revealing` is false: the key check reads events before it knows `pii.key` is the right one).
     public func auditEvents(since: Int64, limit: Int?, revealing: Bool) throws -> [AuditEvent] {
-        try read { conn in try events(conn, where: "seq >= $1", [.int(since)], limit: limit, revealing: revealing) }
+        try reading { conn in try events(conn, where: "seq >= $1", [.int(since)], limit: limit, revealing: revealing) }
     }
 
     /// Recomputes every hash and link and checks every checkpoint (see `AuditChain.verify`),
@@ -162,7 +162,7 @@ extension PostgresStudyStore {
     /// whose searchable `details` (jsonb) differ from the committed `details_text` is reported
     /// as edited: the export and withdrawal look-ups read the jsonb.
     public func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification {
-        try read { conn in
+        try reading { conn in
             let selected = Self.eventColumns + ", details::text AS details_json"
             try conn.query("DECLARE cohort_verify NO SCROLL CURSOR FOR SELECT \(selected) FROM audit_events ORDER BY seq")
             var buffer: [PostgresRow] = []

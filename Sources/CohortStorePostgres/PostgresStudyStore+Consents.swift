@@ -59,12 +59,12 @@ extension PostgresStudyStore {
 
     /// One participant's consents, oldest first (signing time, recording time, insertion).
     public func consentHistory(_ participant: ParticipantHandle, participantID: UUID) throws -> [Consent] {
-        try read { conn in try consents(conn, "WHERE c.participant_pk = $1", [.int(participant.rowKey)]) }
+        try reading { conn in try consents(conn, "WHERE c.participant_pk = $1", [.int(participant.rowKey)]) }
     }
 
     /// The consent history of every participant, keyed by participant id, oldest first.
     public func consentHistories() throws -> [UUID: [Consent]] {
-        try read { conn in
+        try reading { conn in
             var result: [UUID: [Consent]] = [:]
             for consent in try consents(conn, "", []) { result[consent.participantID, default: []].append(consent) }
             return result
@@ -73,7 +73,7 @@ extension PostgresStudyStore {
 
     /// The withdrawal of a participant, if any (the latest).
     public func withdrawal(_ participant: ParticipantHandle) throws -> StoredWithdrawal? {
-        try read { conn in
+        try reading { conn in
             let selected = "recorded_order, id, mode, at_ms, by_kind, actor, reason, consent_version, counts_json"
             guard let r = try rows(conn, "SELECT \(selected) FROM withdrawals WHERE participant_pk = $1 ORDER BY at_ms DESC, recorded_order DESC LIMIT 1",
                 [.int(participant.rowKey)], selected: selected, table: "withdrawals", rowIDColumn: "recorded_order").first

@@ -72,17 +72,17 @@ extension PostgresStudyStore {
 
     /// Every participant, ordered by study code (byte order, as in SQLite); identities opened only when asked.
     public func participants(withIdentities: Bool) throws -> [StoredParticipant] {
-        try read { conn in try participantRows(conn, "ORDER BY code COLLATE \"C\"").map { try stored($0, withIdentity: withIdentities) } }
+        try reading { conn in try participantRows(conn, "ORDER BY code COLLATE \"C\"").map { try stored($0, withIdentity: withIdentities) } }
     }
 
     /// The participant with study code `code`, or nil.
     public func participant(code: String, withIdentity: Bool) throws -> StoredParticipant? {
-        try read { conn in try participantRows(conn, "WHERE code = $1", [.text(code)]).first.map { try stored($0, withIdentity: withIdentity) } }
+        try reading { conn in try participantRows(conn, "WHERE code = $1", [.text(code)]).first.map { try stored($0, withIdentity: withIdentity) } }
     }
 
     /// The participant's withdrawal token salt and hash (nil once erased).
     public func withdrawalTokenHash(_ participant: ParticipantHandle) throws -> (salt: [UInt8], hash: [UInt8])? {
-        try read { conn in
+        try reading { conn in
             guard let row = try rows(conn, "SELECT pk, token_salt, token_hash FROM participants WHERE pk = $1", [.int(participant.rowKey)],
                 selected: "pk, token_salt, token_hash", table: "participants", rowIDColumn: "pk").first,
                 let salt = try row.optionalBytes("token_salt"), let hash = try row.optionalBytes("token_hash")

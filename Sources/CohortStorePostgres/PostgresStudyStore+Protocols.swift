@@ -59,7 +59,7 @@ extension PostgresStudyStore {
 
     /// The current protocol revision, or nil before one is loaded.
     public func currentProtocol() throws -> PinnedProtocol? {
-        try read { conn in
+        try reading { conn in
             let selected = "sha256, canonical_json, loaded_order"
             guard let row = try rows(conn, "SELECT \(selected) FROM protocol_revisions WHERE is_current", selected: selected,
                 table: "protocol_revisions", rowIDColumn: "loaded_order").first
@@ -74,7 +74,7 @@ extension PostgresStudyStore {
 
     /// A template's text as pinned with protocol `protocolSHA256`.
     public func template(path: String, protocolSHA256: String) throws -> Data? {
-        try read { conn in
+        try reading { conn in
             try rows(conn, "SELECT content FROM templates WHERE protocol_sha256 = $1 AND path = $2", [.text(protocolSHA256), .text(path)],
                 selected: "content", table: "templates", rowIDColumn: nil).first.map { Data(try $0.bytes("content")) }
         }

@@ -266,6 +266,55 @@ struct PostgresStudyStoreTests {
         }
     }
 
+    /// Raw edits to stored rows (constraints dropped first where the schema forbids the value),
+    /// the read that must fail, and the message it must carry.
+    static let corruptions: [(name: String, sql: [String], read: String, message: String)] = [
+        ("unknown sex", ["ALTER TABLE participants DROP CONSTRAINT participants_sex_check", "UPDATE participants SET sex = 'zombie'"], "participants",
+            "table participants, row 1, column sex: expected one of"),
+        ("bad enrollment date", ["UPDATE participants SET enrolled_on = 'zombie'"], "participants",
+            "table participants, row 1, column enrolled_on: expected a date"),
+        ("unknown consent status", ["ALTER TABLE consents DROP CONSTRAINT consents_status_check", "UPDATE consents SET status = 'zombie'"], "consents",
+            "table consents, row 1, column status: expected one of active, superseded, withdrawn"),
+        ("garbled withdrawal counts", ["UPDATE withdrawals SET counts_json = 'zombie'"], "withdrawal",
+            "table withdrawals, row 1, column counts_json: expected a JSON object"),
+        ("no event action", ["ALTER TABLE audit_events ALTER COLUMN action DROP NOT NULL", "UPDATE audit_events SET action = NULL WHERE seq = 1"], "audit",
+            "table audit_events, row 1, column action: expected text, found nothing"),
+        ("garbled event details", ["UPDATE audit_events SET details_text = 'zombie' WHERE seq = 1"], "audit",
+            "table audit_events, row 1, column details_text: expected a JSON object of strings"),
+    ]
+
+    @Test(arguments: corruptions)
+    func corruptRowsFailNamingTableRowAndColumn(corruption: (name: String, sql: [String], read: String, message: String)) throws {
+        try withStoreFixture(.postgres) { fixture in
+            let store = try fixture.open(create: true)
+            let e = try enrollment(code: "P-0001", identity: Self.identity)
+            try store.enroll([e], actor: "coordinator", source: "roster.csv", at: fixedDate)
+            let p = try #require(try store.participant(code: "P-0001"))
+            let consent = Consent(
+                id: UUID(), participantID: e.participant.id, version: "1.0", documentSHA256: String(repeating: "a", count: 64),
+                signedAt: Timestamp(epochMilliseconds: 1_741_941_000_000), signatureKind: .typed, sharing: .broad, status: .active,
+                recordedAt: Timestamp(epochMilliseconds: 1_741_941_000_000))
+            try store.recordConsent(consent, participant: p.handle, signatureEvidence: nil, supersede: [], actor: "coordinator", at: fixedDate)
+            try store.withdraw(
+                p.handle, participantID: e.participant.id, mode: .stop, at: Timestamp(epochMilliseconds: 1_741_941_000_000), by: "staff",
+                actor: "coordinator", reason: nil, consentVersion: "1.0", receiptID: UUID())
+            for sql in corruption.sql { try fixture.postgres(sql) }
+            let error = #expect(throws: CohortError.self, "\(corruption.name)") {
+                switch corruption.read {
+                case "participants": _ = try store.participants()
+                case "consents": _ = try store.consentHistories()
+                case "withdrawal": _ = try store.withdrawal(p.handle)
+                default: _ = try store.auditEvents()
+                }
+            }
+            #expect(error?.code == .integrity, "\(corruption.name)")
+            #expect(error?.message.contains(corruption.message) == true, "\(corruption.name): \(error?.message ?? "")")
+            #expect(error?.description.contains("zombie") == false, "\(corruption.name): the stored value must not be echoed")
+            #expect(error?.hint?.contains("backup") == true)
+            #expect(error?.location?.file == store.location, "\(corruption.name): the error names the database")
+        }
+    }
+
     /// Edits made over SQL on the live database, and the event each must be caught at. The
     /// chain has events 1…10 with signed checkpoints at 5 and 10.
     static let tamperings: [(name: String, sql: [String], seq: Int64, problem: String)] = [
