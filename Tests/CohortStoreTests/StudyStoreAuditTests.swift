@@ -140,6 +140,37 @@ struct StudyStoreAuditTests {
         }
     }
 
+    /// The head, an event's hash by number, and whether the chain says the workspace keeps an
+    /// `audit.head` file (a `workspace.init` naming it, or an `audit.head.create`).
+    @Test(arguments: StoreKind.tested)
+    func theHeadAndTheHeadFileMarkerAreReadFromTheChain(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            #expect(try store.auditHead() == nil)
+            #expect(try store.auditEventHash(seq: 1) == nil)
+            #expect(try store.auditHeadFileEstablished() == false)
+            let first = try store.appendEvent(actor: "c", action: "workspace.init", details: ["schema": "v1"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == false, "an older workspace.init names no head file")
+            let second = try store.appendEvent(actor: "c", action: "workspace.init", details: ["audit_head": "audit.head"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == true)
+            #expect(try store.auditHead()?.seq == 2)
+            #expect(try store.auditHead()?.hash == second.hash)
+            #expect(try store.auditEventHash(seq: 1) == first.hash)
+            #expect(try store.auditEventHash(seq: 3) == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.tested)
+    func theHeadFileMarkerIsAlsoItsOwnEvent(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            try store.appendEvent(actor: "c", action: "protocol.load", details: ["note": "audit_head"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == false, "only workspace.init or audit.head.create counts")
+            try store.appendEvent(actor: "c", action: "audit.head.create", details: ["file": "audit.head"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == true)
+        }
+    }
+
     @Test(arguments: StoreKind.tested)
     func auditEventsCarryNoIdentifiers(kind: StoreKind) throws {
         try withStoreFixture(kind) { fixture in
