@@ -80,6 +80,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CohortStorePostgres",
+            dependencies: ["CohortCore", "CohortCrypto", "CohortStore", "CohortPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CohortImport",
             dependencies: ["CohortCore", "CohortIO", "CohortPostgres", "CZlib", "CLibXML2"],
             swiftSettings: swiftSettings
@@ -137,7 +142,7 @@ let package = Package(
         .testTarget(name: "CohortIOTests", dependencies: ["CohortIO", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCompressionTests", dependencies: ["CohortCompression", "CohortCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortStorePostgres", "CohortPostgres", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),

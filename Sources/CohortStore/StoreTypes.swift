@@ -31,6 +31,20 @@ public struct StoredWithdrawal: Sendable, Hashable, Codable {
     public var consentVersion: String?
     public var counts: WithdrawalCounts
 
+    /// A withdrawal as a store read it (for the stores only).
+    package init(
+        id: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String, reason: String?, consentVersion: String?, counts: WithdrawalCounts
+    ) {
+        self.id = id
+        self.mode = mode
+        self.at = at
+        self.by = by
+        self.actor = actor
+        self.reason = reason
+        self.consentVersion = consentVersion
+        self.counts = counts
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, mode, at, by, actor, reason, counts
         case consentVersion = "consent_version"
@@ -52,6 +66,12 @@ public struct StoredParticipant: Sendable, Hashable {
     public var handle: ParticipantHandle
     /// The participant (identity decrypted only when asked).
     public var participant: Participant
+
+    /// A participant as a store read it (for the stores only).
+    package init(handle: ParticipantHandle, participant: Participant) {
+        self.handle = handle
+        self.participant = participant
+    }
 }
 
 /// A participant to enroll, with the withdrawal token's salted hash.
@@ -75,6 +95,13 @@ public struct PinnedProtocol: Sendable {
     /// SHA-256 (hex) of the canonical JSON.
     public var sha256: String
     public var canonicalJSON: Data
+
+    /// A pinned revision as a store read it (for the stores only).
+    package init(studyProtocol: StudyProtocol, sha256: String, canonicalJSON: Data) {
+        self.studyProtocol = studyProtocol
+        self.sha256 = sha256
+        self.canonicalJSON = canonicalJSON
+    }
 }
 
 /// What an import batch stored.

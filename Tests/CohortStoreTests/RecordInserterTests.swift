@@ -15,8 +15,8 @@ struct RecordInserterTests {
     }
 
     /// Stores `records` through `add` (grouped) or `insert` (one by one): (inserted, stored records).
-    static func store(_ records: [CohortCore.Record], grouped: Bool) throws -> (Int, [CohortCore.Record]) {
-        try withStoreFixture { fixture in
+    static func store(_ records: [CohortCore.Record], grouped: Bool, kind: StoreKind) throws -> (Int, [CohortCore.Record]) {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: ParticipantIdentity(name: "Test Person"))
             try store.enroll([e], actor: "test", source: "test", at: fixedDate)
@@ -44,8 +44,8 @@ struct RecordInserterTests {
         }
     }
 
-    @Test(arguments: [0, 1, 31, 32, 33, 100])
-    func groupedWritesStoreAndCountExactlyAsSingleInserts(count: Int) throws {
+    @Test(arguments: StoreKind.tested, [0, 1, 31, 32, 33, 100])
+    func groupedWritesStoreAndCountExactlyAsSingleInserts(kind: StoreKind, count: Int) throws {
         let p = try enrollment(code: "P-0001", identity: ParticipantIdentity(name: "X")).participant
         var records: [CohortCore.Record] = []
         for i in 0..<count {
@@ -57,8 +57,8 @@ struct RecordInserterTests {
             // Same start, another source: not a duplicate.
             if i % 11 == 0 { records.append(Self.record(p, kind, minute: Int64(i), value: 97, source: nil)) }
         }
-        let (groupedCount, grouped) = try Self.store(records, grouped: true)
-        let (singleCount, single) = try Self.store(records, grouped: false)
+        let (groupedCount, grouped) = try Self.store(records, grouped: true, kind: kind)
+        let (singleCount, single) = try Self.store(records, grouped: false, kind: kind)
         #expect(groupedCount == singleCount)
         #expect(grouped.count == groupedCount)
         // Participant ids differ between the two stores' enrollments: compare everything else.

@@ -22,8 +22,9 @@ struct StudyStoreAuditTests {
         try fixture.open().verifyAudit(publicKey: fixture.signingKey.publicKey)
     }
 
-    @Test func appendedEventsFormAnIntactSignedChain() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func appendedEventsFormAnIntactSignedChain(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let events = try Self.makeChain(fixture, events: 25, checkpoints: [10, 25])
             #expect(events.map(\.seq) == Array(1...25))
             #expect(events.first?.prevHash == AuditEvent.genesisHash)
@@ -56,8 +57,9 @@ struct StudyStoreAuditTests {
         }
     }
 
-    @Test func emptyChainIsIntactAndHasNoCheckpoint() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func emptyChainIsIntactAndHasNoCheckpoint(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             #expect(try store.checkpoint(signingKey: fixture.signingKey, at: fixedDate) == nil)
             #expect(try store.latestCheckpoint() == nil)
@@ -68,8 +70,9 @@ struct StudyStoreAuditTests {
         }
     }
 
-    @Test func checkpointsSignedByAnotherKeyDoNotVerify() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func checkpointsSignedByAnotherKeyDoNotVerify(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             try Self.makeChain(fixture, events: 12, checkpoints: [10])
             let verification = try fixture.open().verifyAudit(publicKey: try Ed25519PrivateKey.generate().publicKey)
             #expect(verification.firstProblem?.contains("checkpoint at event 10: its signature does not verify") == true)
@@ -137,8 +140,40 @@ struct StudyStoreAuditTests {
         }
     }
 
-    @Test func auditEventsCarryNoIdentifiers() throws {
-        try withStoreFixture { fixture in
+    /// The head, an event's hash by number, and whether the chain says the workspace keeps an
+    /// `audit.head` file (a `workspace.init` naming it, or an `audit.head.create`).
+    @Test(arguments: StoreKind.tested)
+    func theHeadAndTheHeadFileMarkerAreReadFromTheChain(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            #expect(try store.auditHead() == nil)
+            #expect(try store.auditEventHash(seq: 1) == nil)
+            #expect(try store.auditHeadFileEstablished() == false)
+            let first = try store.appendEvent(actor: "c", action: "workspace.init", details: ["schema": "v1"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == false, "an older workspace.init names no head file")
+            let second = try store.appendEvent(actor: "c", action: "workspace.init", details: ["audit_head": "audit.head"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == true)
+            #expect(try store.auditHead()?.seq == 2)
+            #expect(try store.auditHead()?.hash == second.hash)
+            #expect(try store.auditEventHash(seq: 1) == first.hash)
+            #expect(try store.auditEventHash(seq: 3) == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.tested)
+    func theHeadFileMarkerIsAlsoItsOwnEvent(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            try store.appendEvent(actor: "c", action: "protocol.load", details: ["note": "audit_head"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == false, "only workspace.init or audit.head.create counts")
+            try store.appendEvent(actor: "c", action: "audit.head.create", details: ["file": "audit.head"], at: fixedDate)
+            #expect(try store.auditHeadFileEstablished() == true)
+        }
+    }
+
+    @Test(arguments: StoreKind.tested)
+    func auditEventsCarryNoIdentifiers(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let identity = ParticipantIdentity(name: "Quentin Marchetti-Blum", email: "qmb@example.org", mrn: "MRN-55501234")
             let e = try enrollment(code: "P-0042", identity: identity)

@@ -13,8 +13,9 @@ struct StudyStoreExportsTests {
         try store.appendEvent(actor: "staff", action: "participant.withdraw", subject: id.uuidString.lowercased(), details: ["mode": mode], at: at)
     }
 
-    @Test func aWithdrawalAfterTheSnapshotOfAnExportedParticipantRefusesTheCommit() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func aWithdrawalAfterTheSnapshotOfAnExportedParticipantRefusesTheCommit(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let (erased, excluded, stopped, elsewhere, early) = (UUID(), UUID(), UUID(), UUID(), UUID())
             try withdraw(store, early, mode: "erase")
@@ -44,8 +45,9 @@ struct StudyStoreExportsTests {
         }
     }
 
-    @Test func exportEventsAreFoundByExportIDAndArchiveDigest() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func exportEventsAreFoundByExportIDAndArchiveDigest(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let sha = String(repeating: "0f", count: 32)
             try store.appendEvent(actor: "c", action: "export.begin", details: ["export_id": "a"], at: at)

@@ -120,8 +120,9 @@ struct StudyStorePrivacyTests {
         }
     }
 
-    @Test func withdrawalReasonIsCommittedAsASaltedHashAndErased() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func withdrawalReasonIsCommittedAsASaltedHashAndErased(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let reason = "Kwame Abernathy (432) 587-7269"
             let (store, p) = try Self.enrolled(fixture)
             let pid = p.participant.id.uuidString.lowercased()
@@ -160,8 +161,13 @@ struct StudyStorePrivacyTests {
                     seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: e.details, prevHash: e.prevHash)
                 #expect(SHA256.hex(input) == e.hash)
             }
-            if sqlite3Available {
+            switch kind {
+            case .sqlite where sqlite3Available:
                 #expect(try fixture.sqlite("SELECT count(*) FROM redactable_texts WHERE participant_id = '\(pid)'") == "0")
+            case .postgres:
+                #expect(try fixture.postgres("SELECT count(*) FROM redactable_texts WHERE participant_id = '\(pid)'") == [["0"]])
+            case .sqlite:
+                break
             }
         }
     }

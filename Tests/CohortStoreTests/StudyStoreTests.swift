@@ -56,8 +56,9 @@ struct StudyStoreTests {
         }
     }
 
-    @Test func reopeningKeepsData() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func reopeningKeepsData(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             do {
                 let store = try fixture.open(create: true)
                 try store.enroll([try enrollment(code: "P-0001", identity: Self.identity)], actor: "coordinator", source: "test", at: fixedDate)
@@ -98,8 +99,9 @@ struct StudyStoreTests {
         }
     }
 
-    @Test func identitiesDecryptOnlyWhenAsked() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func identitiesDecryptOnlyWhenAsked(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let second = ParticipantIdentity(name: "Ann Other")
             let enrollments = [try enrollment(code: "P-0002", identity: second), try enrollment(code: "P-0001", identity: Self.identity)]
@@ -126,8 +128,9 @@ struct StudyStoreTests {
 
     /// The export reads consents one participant at a time; each history is the one the
     /// all-participants query gives, in the same order (signing time, recording time, insertion).
-    @Test func oneParticipantsConsentHistoryIsItsShareOfAllHistories() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func oneParticipantsConsentHistoryIsItsShareOfAllHistories(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let enrollments = [try enrollment(code: "P-0001", identity: Self.identity), try enrollment(code: "P-0002", identity: ParticipantIdentity(name: "Ann Other"))]
             try store.enroll(enrollments, actor: "coordinator", source: "test", at: fixedDate)
@@ -152,20 +155,22 @@ struct StudyStoreTests {
         }
     }
 
-    @Test func identitiesDoNotOpenWithAnotherKey() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func identitiesDoNotOpenWithAnotherKey(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             do {
                 let store = try fixture.open(create: true)
                 try store.enroll([try enrollment(code: "P-0001", identity: Self.identity)], actor: "coordinator", source: "test", at: fixedDate)
             }
-            let other = try SQLiteStudyStore(url: fixture.url, piiKey: try SecureRandom.bytes(32))
+            let other = try fixture.open(piiKey: try SecureRandom.bytes(32))
             #expect(try other.participants().count == 1)
             #expect(throws: (any Error).self) { try other.participants(withIdentities: true) }
         }
     }
 
-    @Test func enrollmentIsAllOrNothing() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func enrollmentIsAllOrNothing(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             try store.enroll([try enrollment(code: "P-0001", identity: Self.identity)], actor: "coordinator", source: "test", at: fixedDate)
             let error = #expect(throws: CohortError.self) {
@@ -199,8 +204,9 @@ struct StudyStoreTests {
         }
     }
 
-    @Test func failedImportStoresNothing() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func failedImportStoresNothing(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: Self.identity)
             try store.enroll([e], actor: "coordinator", source: "test", at: fixedDate)
@@ -224,8 +230,9 @@ struct StudyStoreTests {
         }
     }
 
-    @Test func duplicateRecordsAreIgnoredAndCounted() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func duplicateRecordsAreIgnoredAndCounted(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: Self.identity)
             try store.enroll([e], actor: "coordinator", source: "test", at: fixedDate)
@@ -263,8 +270,9 @@ struct StudyStoreTests {
         }
     }
 
-    @Test func recordsRoundTrip() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func recordsRoundTrip(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let e = try enrollment(code: "P-0001", identity: Self.identity)
             try store.enroll([e], actor: "coordinator", source: "test", at: fixedDate)
@@ -291,8 +299,9 @@ struct StudyStoreTests {
 
     // MARK: Protocols
 
-    @Test func protocolIsPinnedOnce() throws {
-        try withStoreFixture { fixture in
+    @Test(arguments: StoreKind.tested)
+    func protocolIsPinnedOnce(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
             let store = try fixture.open(create: true)
             let loaded = try ProtocolLoader.load(contentsOf: repositoryRoot.appendingPathComponent("protocols/minimal.yaml"))
             let template = Data("Consent text {{version}}".utf8)
@@ -303,7 +312,7 @@ struct StudyStoreTests {
             #expect(try store.currentProtocol()?.sha256 == pinned.sha256)
             #expect(try store.template(path: path, protocolSHA256: pinned.sha256) == template)
             // The same content again changes nothing.
-            try store.pinProtocol(loaded, templates: [path: template], actor: "coordinator", at: fixedDate)
+            _ = try store.pinProtocol(loaded, templates: [path: template], actor: "coordinator", at: fixedDate)
             #expect(try store.auditEvents().map(\.action) == ["protocol.load"])
             #expect(try store.auditEvents().first?.details["sha256"] == pinned.sha256)
             // Other content under the same revision is refused; so is another study.
@@ -312,7 +321,7 @@ struct StudyStoreTests {
             #expect(throws: CohortError.self) { try store.pinProtocol(changed, templates: [:], actor: "coordinator", at: fixedDate) }
             var amendment = changed
             amendment.studyProtocol.revision = 2
-            try store.pinProtocol(amendment, templates: [:], actor: "coordinator", at: fixedDate)
+            _ = try store.pinProtocol(amendment, templates: [:], actor: "coordinator", at: fixedDate)
             #expect(try store.currentProtocol()?.studyProtocol.revision == 2)
             let older = #expect(throws: CohortError.self) { try store.pinProtocol(loaded, templates: [:], actor: "coordinator", at: fixedDate) }
             #expect(older?.code == .conflict)

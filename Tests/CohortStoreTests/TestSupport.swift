@@ -1,6 +1,8 @@
 import CohortCore
 import CohortCrypto
+import CohortPostgres
 import CohortStore
+import CohortStorePostgres
 import Foundation
 import Synchronization
 import Testing
@@ -18,15 +20,84 @@ let sqlite3Available: Bool = {
     return available || ProcessInfo.processInfo.environment["CI"] != nil
 }()
 
-/// A study database in a fresh temporary directory, with its keys.
+/// The two stores every store test that does not poke SQLite's file runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// The stores to test here: both, unless no PostgreSQL server programs are installed (then
+    /// SQLite only, said once on the console); under CI always both, so a missing server fails.
+    static let tested: [StoreKind] = {
+        guard !PostgresTestCluster.available else { return allCases }
+        print("skipping the PostgreSQL runs of the store tests: \(ScratchCluster.unavailableReason() ?? "")")
+        return [.sqlite]
+    }()
+}
+
+/// The one throwaway PostgreSQL cluster of this test process, started on first use and stopped
+/// when the process exits; each fixture gets a fresh database in it.
+enum PostgresTestCluster {
+    /// Whether the PostgreSQL tests run: the server programs are installed, or CI (which installs
+    /// them, so that there a missing server fails the tests instead of skipping them).
+    static let available: Bool = ScratchCluster.unavailableReason() == nil || ProcessInfo.processInfo.environment["CI"] != nil
+
+    private static let cluster = Mutex<ScratchCluster?>(nil)
+
+    /// The libpq URL of a new, empty database in the shared cluster.
+    static func newDatabase() throws -> String {
+        let url = try cluster.withLock { cluster -> String in
+            if let cluster { return cluster.url() }
+            let started = try ScratchCluster()
+            cluster = started
+            atexit { PostgresTestCluster.stop() }
+            return started.url()
+        }
+        let name = "store_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try PostgresConnection(url: url).query("CREATE DATABASE \(name)")
+        return url.replacingOccurrences(of: "@/postgres?", with: "@/\(name)?")
+    }
+
+    /// Drops the database of `url` (closing any connection a test left open).
+    static func drop(_ url: String) {
+        guard let name = url.split(separator: "/").last?.split(separator: "?").first, let admin = cluster.withLock({ $0?.url() }) else { return }
+        _ = try? PostgresConnection(url: admin).query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    static func stop() {
+        cluster.withLock { cluster in
+            cluster?.stop()
+            cluster = nil
+        }
+    }
+}
+
+/// A study database — a SQLite file in a fresh temporary directory, or a fresh PostgreSQL
+/// database — with its keys.
 struct StoreFixture {
+    let kind: StoreKind
     let directory: URL
+    /// The SQLite file (SQLite fixtures).
     let url: URL
+    /// The database URL (PostgreSQL fixtures).
+    let databaseURL: String
     let piiKey: [UInt8]
     let signingKey: Ed25519PrivateKey
 
-    func open(create: Bool = false, options: StoreOpenOptions = .init()) throws -> SQLiteStudyStore {
-        try SQLiteStudyStore(url: url, piiKey: piiKey, create: create, options: options)
+    /// Opens the fixture's store (`piiKey`: another key than the fixture's).
+    func open(create: Bool = false, options: StoreOpenOptions = .init(), piiKey: [UInt8]? = nil) throws -> any StudyStore {
+        switch kind {
+        case .sqlite: try SQLiteStudyStore(url: url, piiKey: piiKey ?? self.piiKey, create: create, options: options)
+        case .postgres: try PostgresStudyStore(url: databaseURL, piiKey: piiKey ?? self.piiKey, create: create, options: options)
+        }
+    }
+
+    /// Runs `sql` on the PostgreSQL database over a connection of its own (as an operator or an
+    /// attacker with the database would); every row as text.
+    @discardableResult
+    func postgres(_ sql: String) throws -> [[String?]] {
+        try PostgresConnection(url: databaseURL).query(sql)
     }
 
     /// Runs `sql` on the database file with the stock `sqlite3` tool; returns its output.
@@ -50,14 +121,21 @@ struct StoreFixture {
     }
 }
 
-/// Runs `body` with a fixture whose database does not exist yet; removes the directory after.
-func withStoreFixture<R>(_ body: (StoreFixture) throws -> R) throws -> R {
+/// Runs `body` with a fixture of `kind` whose database does not exist yet (SQLite) or is empty
+/// (PostgreSQL); removes the directory and drops the database after.
+func withStoreFixture<R>(_ kind: StoreKind = .sqlite, _ body: (StoreFixture) throws -> R) throws -> R {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-store-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
+    var databaseURL = ""
+    if kind == .postgres {
+        try #require(PostgresTestCluster.available, "PostgreSQL server programs are needed: \(ScratchCluster.unavailableReason() ?? "")")
+        databaseURL = try PostgresTestCluster.newDatabase()
+    }
+    defer { if kind == .postgres { PostgresTestCluster.drop(databaseURL) } }
     let fixture = StoreFixture(
-        directory: directory, url: directory.appendingPathComponent(SQLiteStudyStore.fileName), piiKey: try SecureRandom.bytes(32),
-        signingKey: try Ed25519PrivateKey.generate())
+        kind: kind, directory: directory, url: directory.appendingPathComponent(SQLiteStudyStore.fileName), databaseURL: databaseURL,
+        piiKey: try SecureRandom.bytes(32), signingKey: try Ed25519PrivateKey.generate())
     return try body(fixture)
 }
 

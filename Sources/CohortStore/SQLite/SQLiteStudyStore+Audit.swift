@@ -14,14 +14,12 @@ extension SQLiteStudyStore {
         _ db: Database, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
         owner: String? = nil, at: Date
     ) throws -> AuditEvent {
-        var seq: Int64 = 1
-        var prev = AuditEvent.genesisHash
+        var head: (seq: Int64, hash: String)?
         if let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") {
             let r = RowReader(last, table: "audit_events", file: url.path, rowIDColumn: "seq")
-            seq = try r.int64("seq") + 1
-            prev = try r.string("hash")
+            head = (try r.int64("seq"), try r.string("hash"))
         }
-        let instant = Self.isoNow(at)
+        let instant = AuditChain.instant(at)
         let committedActor = try storeRedactable(db, actor, participantID: nil)
         var committed = details
         var revealed = ["actor": actor]
@@ -29,15 +27,10 @@ extension SQLiteStudyStore {
             committed[key] = try storeRedactable(db, text, participantID: owner)
             revealed["details." + key] = text
         }
-        let input = try AuditEvent.hashInput(
-            seq: seq, at: instant, actor: committedActor, action: action, subject: subject, details: committed, prevHash: prev)
-        let hash = SHA256.hex(input)
-        let detailsJSON = String(decoding: try CanonicalJSON.encode(committed), as: UTF8.self)
+        var event = try AuditChain.next(after: head, at: instant, actor: committedActor, action: action, subject: subject, details: committed)
         try db.execute(
             sql: "INSERT INTO audit_events (seq, at, actor, action, subject, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            arguments: [seq, instant, committedActor, action, subject, detailsJSON, prev, hash])
-        var event = AuditEvent(
-            seq: seq, at: instant, actor: committedActor, action: action, subject: subject, details: committed, prevHash: prev, hash: hash)
+            arguments: [event.seq, instant, committedActor, action, subject, try AuditChain.detailsJSON(committed), event.prevHash, event.hash])
         event.revealed = revealed
         return event
     }
@@ -65,7 +58,7 @@ extension SQLiteStudyStore {
                 return AuditCheckpoint(seq: seq, headHash: hash, signature: existing.signature)
             }
             let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            let instant = Self.isoNow(at)
+            let instant = AuditChain.instant(at)
             try db.execute(
                 sql: "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (?, ?, ?, ?)",
                 arguments: [seq, hash, signature, instant])
@@ -118,10 +111,10 @@ extension SQLiteStudyStore {
                 var event = row.event
                 guard revealing else { return event }
                 var revealed: [String: String] = [:]
-                if event.actor.hasPrefix(Self.redactablePrefix) {
+                if event.actor.hasPrefix(RedactableText.prefix) {
                     revealed["actor"] = try revealRedactable(db, event.actor) ?? AuditEvent.redactedText
                 }
-                for (key, value) in event.details where value.hasPrefix(Self.redactablePrefix) {
+                for (key, value) in event.details where value.hasPrefix(RedactableText.prefix) {
                     revealed["details." + key] = try revealRedactable(db, value) ?? AuditEvent.redactedText
                 }
                 event.revealed = revealed.isEmpty ? nil : revealed
@@ -131,80 +124,26 @@ extension SQLiteStudyStore {
     }
 
     /// Recomputes every hash and link, and checks every checkpoint signature and head, naming the
-    /// first broken event. Streams the table (flat memory). Redactable texts are not needed: the
-    /// chain commits to their salted hashes, so an erase leaves it intact.
+    /// first broken event (see ``AuditChain/verify(nextEvent:checkpoints:eventHash:publicKey:)``).
+    /// Streams the table in rowid order (flat memory), so a reordering shows. Redactable texts are
+    /// not needed: the chain commits to their salted hashes, so an erase leaves it intact.
     public func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification {
         try read { db in
-            var expectedSeq: Int64 = 1
-            var prev = AuditEvent.genesisHash
-            var count = 0
-            var problem: String?
-            var brokenAt: Int64?
             let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM audit_events ORDER BY rowid")
-            var lastSeq: Int64 = 0
-            while let row = try cursor.next() {
-                count += 1
-                let seq: Int64 = (try? RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq").int64("seq")) ?? lastSeq + 1
-                lastSeq = seq
-                guard problem == nil else { continue }
-                let event: AuditEvent
-                do {
-                    event = try AuditEventRow(row: row).event
-                } catch let error as CohortError {
-                    problem = "event \(seq): \(error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed") (edited?)"
-                    brokenAt = seq
-                    continue
-                }
-                if seq != expectedSeq {
-                    problem = seq > expectedSeq
-                        ? "event \(expectedSeq) is missing (deleted?): the chain jumps from \(expectedSeq - 1) to \(seq)"
-                        : "event \(seq) is out of order (reordered or duplicated?)"
-                    brokenAt = min(seq, expectedSeq)
-                    continue
-                }
-                if event.prevHash != prev {
-                    problem = "event \(seq): its previous-hash does not link to event \(seq - 1) (an earlier event was changed or removed)"
-                    brokenAt = seq
-                    continue
-                }
-                let input = try AuditEvent.hashInput(
-                    seq: seq, at: event.at, actor: event.actor, action: event.action, subject: event.subject, details: event.details, prevHash: prev)
-                let hash = SHA256.hex(input)
-                if hash != event.hash {
-                    problem = "event \(seq): its content does not match its hash (edited?)"
-                    brokenAt = seq
-                    continue
-                }
-                prev = hash
-                expectedSeq += 1
-            }
-            var checkpoints = 0
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM audit_checkpoints ORDER BY seq") {
-                checkpoints += 1
-                guard problem == nil else { break }
-                guard let cp = try? AuditCheckpointRow(row: row).checkpoint else {
-                    problem = "a checkpoint row is malformed (edited?)"
-                    break
-                }
-                let signature = Base64.decode(cp.signature) ?? []
-                if !publicKey.isValidSignature(signature, for: cp.signedBytes) {
-                    problem = "checkpoint at event \(cp.seq): its signature does not verify with the study key"
-                    brokenAt = cp.seq
-                    break
-                }
-                guard let eventHash = try String.fetchOne(db, sql: "SELECT hash FROM audit_events WHERE seq = ?", arguments: [cp.seq]) else {
-                    problem = "event \(cp.seq) is missing: a signed checkpoint covers it (events after \(lastSeq) were deleted?)"
-                    brokenAt = cp.seq
-                    break
-                }
-                if eventHash != cp.headHash {
-                    problem = "event \(cp.seq): differs from the signed checkpoint of the chain at that point"
-                    brokenAt = cp.seq
-                    break
-                }
-            }
-            return AuditVerification(
-                events: count, checkpoints: checkpoints, headSeq: lastSeq, headHash: prev, firstProblem: problem, brokenAtSeq: brokenAt)
+            let checkpoints = try Row.fetchAll(db, sql: "SELECT * FROM audit_checkpoints ORDER BY seq").map { try? AuditCheckpointRow(row: $0).checkpoint }
+            return try AuditChain.verify(
+                nextEvent: {
+                    guard let row = try cursor.next() else { return nil }
+                    do {
+                        return .event(try AuditEventRow(row: row).event)
+                    } catch let error as CohortError {
+                        let seq = try? RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq").int64("seq")
+                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
+                    }
+                },
+                checkpoints: checkpoints,
+                eventHash: { seq in try String.fetchOne(db, sql: "SELECT hash FROM audit_events WHERE seq = ?", arguments: [seq]) },
+                publicKey: publicKey)
         }
     }
 }

@@ -12,9 +12,7 @@ extension SQLiteStudyStore {
         let participantPK = participant.rowKey
         try write { db in
             let id = consent.id.uuidString.lowercased()
-            let evidence = try signatureEvidence.map {
-                Data(try AESGCM.seal(Array($0.utf8), key: piiKey, authenticating: Array("consent:\(id):signature".utf8)))
-            }
+            let evidence = try signatureEvidence.map { Data(try PIISealing.sealSignature($0, consentID: id, key: piiKey)) }
             try db.execute(
                 sql: """
                     INSERT INTO consents (id, participant_pk, version, document_sha256, signed_at_ms, signed_offset, signature_kind, signature_enc,

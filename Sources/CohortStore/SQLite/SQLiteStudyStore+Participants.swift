@@ -33,44 +33,13 @@ extension SQLiteStudyStore {
     }
 
     func encryptIdentity(_ identity: ParticipantIdentity, participantID: String) throws -> [[UInt8]?] {
-        func seal(_ value: String?, _ field: String) throws -> [UInt8]? {
-            guard let value, !value.isEmpty else { return nil }
-            return try AESGCM.seal(Array(value.utf8), key: piiKey, authenticating: Array("participant:\(participantID):\(field)".utf8))
-        }
-        let devices = identity.devices.isEmpty ? nil : String(decoding: try CanonicalJSON.encode(identity.devices), as: UTF8.self)
-        return [
-            try seal(identity.name, "name"), try seal(identity.email, "email"), try seal(identity.phone, "phone"),
-            try seal(identity.birthDate?.description, "birth_date"), try seal(identity.address, "address"), try seal(identity.zip, "zip"),
-            try seal(identity.mrn, "mrn"), try seal(devices, "devices"),
-        ]
+        try PIISealing.sealIdentity(identity, participantID: participantID, key: piiKey)
     }
 
     func decryptIdentity(_ row: ParticipantRow) throws -> ParticipantIdentity? {
-        let id = row.id.uuidString.lowercased()
-        func problem(_ column: String, _ expected: String) -> CohortError {
+        try PIISealing.openIdentity(row.sealedIdentity, participantID: row.id.uuidString.lowercased(), key: piiKey) { column, expected in
             RowReader.problem(table: ParticipantRow.databaseTableName, rowID: row.pk, column: column, expected: expected)
         }
-        func open(_ column: String, _ field: String) throws -> String? {
-            guard let data = row.sealedIdentity[column] else { return nil }
-            let plain = try AESGCM.open(data, key: piiKey, authenticating: Array("participant:\(id):\(field)".utf8))
-            return String(decoding: plain, as: UTF8.self)
-        }
-        guard let name = try open("name_enc", "name") else { return nil }
-        var devices: [String] = []
-        if let json = try open("devices_enc", "devices") {
-            guard let list = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) else {
-                throw problem("devices_enc", "an encrypted JSON list of device names")
-            }
-            devices = list
-        }
-        var birthDate: CivilDate?
-        if let text = try open("birth_date_enc", "birth_date") {
-            guard let date = CivilDate(iso: text) else { throw problem("birth_date_enc", "an encrypted date YYYY-MM-DD") }
-            birthDate = date
-        }
-        return ParticipantIdentity(
-            name: name, email: try open("email_enc", "email"), phone: try open("phone_enc", "phone"), birthDate: birthDate,
-            address: try open("address_enc", "address"), zip: try open("zip_enc", "zip"), mrn: try open("mrn_enc", "mrn"), devices: devices)
     }
 
     /// The participant of a decoded row, identity decrypted when asked.
@@ -102,7 +71,5 @@ extension SQLiteStudyStore {
         }
     }
 
-    static func isoNow(_ date: Date) -> String {
-        Timestamp(date, in: .gmt).iso8601
-    }
+    static func isoNow(_ date: Date) -> String { AuditChain.instant(date) }
 }

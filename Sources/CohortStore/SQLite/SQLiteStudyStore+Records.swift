@@ -96,7 +96,7 @@ public final class SQLiteRecordInserter: RecordSink {
     private func enqueue(_ record: CohortCore.Record, participantPK: Int64) throws {
         var note: Range<Int>?
         if let text = record.note, !text.isEmpty {
-            let sealed = try SQLiteStudyStore.sealNote(
+            let sealed = try PIISealing.sealNote(
                 text, key: piiKey, participantPK: participantPK, kind: record.kind.rawValue, startMs: record.start.epochMilliseconds,
                 source: record.source ?? "")
             let start = self.text.count
@@ -210,7 +210,7 @@ extension SQLiteStudyStore {
                 var note: String?
                 if let sealed = row.sealedNote {
                     do {
-                        note = try Self.openNote(
+                        note = try PIISealing.openNote(
                             sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
                             source: row.source)
                     } catch {
@@ -237,22 +237,6 @@ extension SQLiteStudyStore {
         }
     }
 
-    /// The associated data of a note: the record's unique key and the field, so a sealed note
-    /// opens only in its own row.
-    static func noteAAD(participantPK: Int64, kind: String, startMs: Int64, source: String) -> [UInt8] {
-        Array("record:\(participantPK):\(kind):\(startMs):\(source):note".utf8)
-    }
-
-    static func sealNote(_ note: String, key: [UInt8], participantPK: Int64, kind: String, startMs: Int64, source: String) throws -> [UInt8] {
-        try AESGCM.seal(Array(note.utf8), key: key, authenticating: noteAAD(participantPK: participantPK, kind: kind, startMs: startMs, source: source))
-    }
-
-    static func openNote(_ sealed: [UInt8], key: [UInt8], participantPK: Int64, kind: String, startMs: Int64, source: String) throws -> String {
-        String(
-            decoding: try AESGCM.open(sealed, key: key, authenticating: noteAAD(participantPK: participantPK, kind: kind, startMs: startMs, source: source)),
-            as: UTF8.self)
-    }
-
     /// Migration step: every plaintext note is encrypted into `note_enc` and its text removed.
     static func encryptPlaintextNotes(_ db: Database, piiKey: [UInt8]) throws {
         let rows = try Row.fetchAll(db, sql: "SELECT id, participant_pk, kind, start_ms, source, note FROM records WHERE note IS NOT NULL")
@@ -262,7 +246,7 @@ extension SQLiteStudyStore {
             var sealed: Data?
             if !note.isEmpty {
                 sealed = Data(
-                    try sealNote(
+                    try PIISealing.sealNote(
                         note, key: piiKey, participantPK: try r.int64("participant_pk"), kind: try r.string("kind"), startMs: try r.int64("start_ms"),
                         source: try r.optionalString("source") ?? ""))
             }

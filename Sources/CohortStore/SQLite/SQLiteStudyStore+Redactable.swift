@@ -3,13 +3,10 @@ import CohortCrypto
 import Foundation
 import GRDB
 
-/// Texts that may hold personal data (staff reasons, actor names, anything a person typed) are
-/// not written into the hash-chained audit trail. The chain holds a reference,
-/// `redactable:<hex SHA-256(salt ‖ text)>`; the text itself is stored encrypted under pii.key
-/// in `redactable_texts` with its random 16-byte salt. Deleting that row (an erase) leaves the
-/// chain intact, and without the salt a guess of the text cannot be confirmed from the hash.
+/// Redactable texts in SQLite: the rows of `redactable_texts` (see ``RedactableText`` for what
+/// the chain commits to and how a text is sealed).
 extension SQLiteStudyStore {
-    static let redactablePrefix = "redactable:"
+    static let redactablePrefix = RedactableText.prefix
 
     /// Stores `text` as a redactable text of `participantID` (nil: nobody's, e.g. a staff
     /// actor name) and returns the reference the chain commits to.
@@ -18,36 +15,27 @@ extension SQLiteStudyStore {
     }
 
     static func storeRedactable(_ db: Database, _ text: String, participantID: String?, piiKey: [UInt8]) throws -> String {
-        let salt = try SecureRandom.bytes(16)
-        let digest = SHA256.hex(salt + Array(text.utf8))
-        let sealed = try AESGCM.seal(Array(text.utf8), key: piiKey, authenticating: Array("redactable:\(digest)".utf8))
+        let sealed = try RedactableText.seal(text, key: piiKey)
         try db.execute(
             sql: "INSERT INTO redactable_texts (digest, participant_id, salt, text_enc) VALUES (?, ?, ?, ?)",
-            arguments: [digest, participantID, Data(salt), Data(sealed)])
-        return Self.redactablePrefix + digest
+            arguments: [sealed.digest, participantID, Data(sealed.salt), Data(sealed.sealed)])
+        return sealed.reference
     }
 
     /// The text behind `value` when it is a redactable reference: the text, or nil when it was
     /// erased. A plain value (events written before redaction existed, fixed texts) is returned
     /// as is.
     func revealRedactable(_ db: Database, _ value: String) throws -> String? {
-        guard value.hasPrefix(Self.redactablePrefix) else { return value }
-        let digest = String(value.dropFirst(Self.redactablePrefix.count))
+        guard let digest = RedactableText.digest(of: value) else { return value }
         guard let row = try RedactableTextRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM redactable_texts WHERE digest = ?", arguments: [digest])
         else { return nil }
-        let reader = row
-        let salt = row.salt
-        let sealed = row.sealedText
-        let plain: [UInt8]
         do {
-            plain = try AESGCM.open(sealed, key: piiKey, authenticating: Array("redactable:\(digest)".utf8))
-        } catch {
-            throw reader.problem("text_enc", expected: "text encrypted with this workspace's pii.key for this row (wrong key, or the row was moved)")
+            return try RedactableText(digest: digest, salt: row.salt, sealed: row.sealedText).open(key: piiKey)
+        } catch .sealedText {
+            throw row.problem("text_enc", expected: "text encrypted with this workspace's pii.key for this row (wrong key, or the row was moved)")
+        } catch .salt {
+            throw row.problem("salt", expected: "the salt whose hash the audit trail commits to")
         }
-        guard SHA256.hex(salt + plain) == digest else {
-            throw reader.problem("salt", expected: "the salt whose hash the audit trail commits to")
-        }
-        return String(decoding: plain, as: UTF8.self)
     }
 
     /// Deletes every redactable text of `participantID`; the number deleted.

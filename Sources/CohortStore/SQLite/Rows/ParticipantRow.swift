@@ -7,7 +7,7 @@ import GRDB
 struct ParticipantRow: FetchableRecord, TableRecord {
     static let databaseTableName = "participants"
     /// The sealed identity columns, in ``SQLiteStudyStore/identityColumns`` order.
-    static let identityColumns = ["name_enc", "email_enc", "phone_enc", "birth_date_enc", "address_enc", "zip_enc", "mrn_enc", "devices_enc"]
+    static let identityColumns = PIISealing.identityColumns.map(\.column)
 
     var pk: Int64
     var id: UUID

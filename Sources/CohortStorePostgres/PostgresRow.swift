@@ -1,0 +1,182 @@
+import CohortCore
+import CohortPostgres
+import CohortStore
+import Foundation
+
+/// One row of a PostgreSQL result (every column as text, as libpq returns it), read column by
+/// column. A missing or malformed value is an error naming the table, row and column and what
+/// was expected — never the value — exactly as the SQLite store's `RowReader` words it.
+struct PostgresRow {
+    let values: [String?]
+    let columns: [String: Int]
+    let table: String
+    let location: String
+    /// The row's key, for messages.
+    let rowID: Int64?
+
+    /// `names` are the selected columns in order; `rowIDColumn` names the key messages cite.
+    init(_ values: [String?], names: [String], table: String, location: String, rowIDColumn: String?) {
+        self.values = values
+        var columns: [String: Int] = [:]
+        for (i, name) in names.enumerated() { columns[name] = i }
+        self.columns = columns
+        self.table = table
+        self.location = location
+        rowID = rowIDColumn.flatMap { columns[$0] }.flatMap { $0 < values.count ? values[$0] : nil }.flatMap { Int64($0) }
+    }
+
+    /// Every row of `rows` read with the column list `selected` (comma-separated, as in the SELECT).
+    static func rows(_ rows: [[String?]], selected: String, table: String, location: String, rowIDColumn: String?) -> [PostgresRow] {
+        let names = Self.names(selected)
+        return rows.map { PostgresRow($0, names: names, table: table, location: location, rowIDColumn: rowIDColumn) }
+    }
+
+    /// The column names of a SELECT list (`a, b AS c, t.d` → a, c, d).
+    static func names(_ selected: String) -> [String] {
+        selected.split(separator: ",").map { item in
+            let words = item.split(separator: " ").map(String.init)
+            let last = words.last ?? ""
+            return String(last.split(separator: ".").last ?? Substring(last))
+        }
+    }
+
+    func problem(_ column: String, expected: String) -> CohortError {
+        PostgresStudyStore.problem(table: table, rowID: rowID, column: column, expected: expected, location: location)
+    }
+
+    func optionalString(_ column: String) -> String? {
+        guard let index = columns[column], index < values.count else { return nil }
+        return values[index]
+    }
+
+    func string(_ column: String) throws -> String {
+        guard let text = optionalString(column) else { throw problem(column, expected: "text, found nothing") }
+        return text
+    }
+
+    func optionalInt64(_ column: String) throws -> Int64? {
+        guard let text = optionalString(column) else { return nil }
+        guard let n = Int64(text) else { throw problem(column, expected: "an integer") }
+        return n
+    }
+
+    func int64(_ column: String) throws -> Int64 {
+        guard let n = try optionalInt64(column) else { throw problem(column, expected: "an integer, found nothing") }
+        return n
+    }
+
+    /// A UTC offset in seconds (±18 h).
+    func offset(_ column: String) throws -> Int32 {
+        let n = try int64(column)
+        guard abs(n) <= 18 * 3600 else { throw problem(column, expected: "a UTC offset in seconds (within ±18 hours)") }
+        return Int32(n)
+    }
+
+    func bool(_ column: String) throws -> Bool {
+        switch try string(column) {
+        case "t": return true
+        case "f": return false
+        default: throw problem(column, expected: "true or false")
+        }
+    }
+
+    func optionalBytes(_ column: String) throws -> [UInt8]? {
+        guard let text = optionalString(column) else { return nil }
+        guard let bytes = PostgresValue.bytes(fromText: text) else { throw problem(column, expected: "binary data") }
+        return bytes
+    }
+
+    func bytes(_ column: String) throws -> [UInt8] {
+        guard let bytes = try optionalBytes(column) else { throw problem(column, expected: "binary data, found nothing") }
+        return bytes
+    }
+
+    func uuid(_ column: String) throws -> UUID {
+        guard let uuid = UUID(uuidString: try string(column)) else { throw problem(column, expected: "a UUID") }
+        return uuid
+    }
+
+    func choice<E: RawRepresentable & CaseIterable>(_ column: String, _: E.Type) throws -> E where E.RawValue == String {
+        guard let value = E(rawValue: try string(column)) else {
+            throw problem(column, expected: "one of " + E.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
+    }
+
+    func civilDate(_ column: String) throws -> CivilDate {
+        guard let date = CivilDate(iso: try string(column)) else { throw problem(column, expected: "a date YYYY-MM-DD") }
+        return date
+    }
+
+    /// A JSON object of strings stored as text.
+    func stringMap(_ column: String) throws -> [String: String] {
+        guard let map = try? JSONDecoder().decode([String: String].self, from: Data(try string(column).utf8)) else {
+            throw problem(column, expected: "a JSON object of strings")
+        }
+        return map
+    }
+}
+
+extension PostgresStudyStore {
+    /// The error for a column of row `rowID` of `table` that is not what `expected` says.
+    static func problem(table: String, rowID: Int64?, column: String, expected: String, location: String) -> CohortError {
+        CohortError(
+            .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
+            at: .init(file: location, field: "\(table).\(column)"),
+            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)")
+    }
+
+    /// Rows of `sql` read with the column list `selected`.
+    func rows(
+        _ conn: PostgresConnection, _ sql: String, _ values: [PostgresValue] = [], selected: String, table: String, rowIDColumn: String?
+    ) throws -> [PostgresRow] {
+        PostgresRow.rows(try conn.query(sql, values: values), selected: selected, table: table, location: location, rowIDColumn: rowIDColumn)
+    }
+
+    /// Runs `body` in one write transaction, turning the server's refusals this store expects
+    /// into messages a coordinator can act on (the SQLSTATE stays in the underlying text).
+    func change<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try write(body)
+        } catch let error as CohortError {
+            switch PostgresConnection.sqlState(of: error) {
+            case "25006":
+                throw CohortError(.system, "this command opened the study database read-only and cannot change it", at: .init(file: location))
+            case "55P03":
+                throw CohortError(
+                    .conflict, "another coordinator has held a lock on the study database for more than \(options.lockTimeout.seconds) s",
+                    at: .init(file: location),
+                    hint: "wait for the other command to finish and run this again; allow a longer wait with COHORT_LOCK_TIMEOUT=<seconds>",
+                    underlying: error.message)
+            default:
+                throw located(error)
+            }
+        }
+    }
+
+    /// Runs `body` in one read transaction (one snapshot); errors name this database.
+    func reading<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try read(body)
+        } catch let error as CohortError {
+            throw located(error)
+        }
+    }
+
+    /// `error` naming this database when it names no place (the connection's errors carry the
+    /// SQLSTATE only).
+    func located(_ error: CohortError) -> CohortError {
+        guard error.location == nil else { return error }
+        var located = error
+        located.location = .init(file: location)
+        return located
+    }
+}
+
+extension Duration {
+    /// Whole seconds, or seconds with one decimal below 10 s.
+    var seconds: String {
+        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return seconds >= 10 || seconds == seconds.rounded() ? String(Int(seconds.rounded())) : String(format: "%.1f", seconds)
+    }
+}

@@ -1,0 +1,136 @@
+/// The SQL of each PostgreSQL migration, applied in order and recorded in `cohort_migrations`.
+/// Named and append-only: never edit one that has shipped, add a new one.
+///
+/// The tables mirror the SQLite store's (see `Sources/CohortStore/SQLite/Schema.swift`), with
+/// PostgreSQL types (`bigint`, `double precision`, `bytea`, `jsonb` for audit details so
+/// exports and withdrawals can be found by detail) and with `site` on participants for
+/// multi-site studies (row-level security is a later migration).
+enum PostgresSchema {
+    /// Migrations by name, in order.
+    static let migrations: [(name: String, sql: String)] = [("v1-foundation", v1)]
+
+    static let v1 = """
+        CREATE TABLE study (
+            singleton integer PRIMARY KEY CHECK (singleton = 1),
+            study_id text NOT NULL,
+            created_at text NOT NULL
+        );
+        CREATE TABLE protocol_revisions (
+            sha256 text PRIMARY KEY CHECK (length(sha256) = 64),
+            study_id text NOT NULL,
+            revision integer NOT NULL CHECK (revision >= 1),
+            canonical_json bytea NOT NULL,
+            source_path text,
+            loaded_at text NOT NULL,
+            is_current boolean NOT NULL DEFAULT false,
+            loaded_order bigserial
+        );
+        CREATE UNIQUE INDEX protocol_revisions_current ON protocol_revisions(is_current) WHERE is_current;
+        CREATE TABLE templates (
+            protocol_sha256 text NOT NULL REFERENCES protocol_revisions(sha256),
+            path text NOT NULL,
+            sha256 text NOT NULL,
+            content bytea NOT NULL,
+            PRIMARY KEY (protocol_sha256, path)
+        );
+        CREATE TABLE participants (
+            pk bigserial PRIMARY KEY,
+            id uuid NOT NULL UNIQUE,
+            code text NOT NULL UNIQUE,
+            site text CHECK (site IS NULL OR length(site) BETWEEN 1 AND 64),
+            sex text NOT NULL CHECK (sex IN ('female', 'male', 'other', 'unknown')),
+            time_zone text NOT NULL,
+            enrolled_on text NOT NULL,
+            status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'stopped', 'excluded', 'erased')),
+            withdrawn_at_ms bigint,
+            withdrawn_offset integer,
+            name_enc bytea, email_enc bytea, phone_enc bytea, birth_date_enc bytea, address_enc bytea,
+            zip_enc bytea, mrn_enc bytea, devices_enc bytea,
+            token_salt bytea,
+            token_hash bytea,
+            created_at text NOT NULL
+        );
+        CREATE TABLE consents (
+            id uuid PRIMARY KEY,
+            participant_pk bigint NOT NULL REFERENCES participants(pk),
+            version text NOT NULL,
+            document_sha256 text NOT NULL CHECK (length(document_sha256) = 64),
+            signed_at_ms bigint NOT NULL,
+            signed_offset integer NOT NULL,
+            signature_kind text NOT NULL CHECK (signature_kind IN ('typed', 'drawn', 'wet-ink')),
+            signature_enc bytea,
+            sharing text NOT NULL CHECK (sharing IN ('broad', 'study-only')),
+            status text NOT NULL CHECK (status IN ('active', 'superseded', 'withdrawn')),
+            recorded_at_ms bigint NOT NULL,
+            recorded_offset integer NOT NULL,
+            recorded_order bigserial
+        );
+        CREATE INDEX consents_participant ON consents(participant_pk);
+        CREATE TABLE withdrawals (
+            id uuid PRIMARY KEY,
+            participant_pk bigint NOT NULL REFERENCES participants(pk),
+            mode text NOT NULL CHECK (mode IN ('stop', 'exclude', 'erase')),
+            at_ms bigint NOT NULL,
+            by_kind text NOT NULL CHECK (by_kind IN ('participant', 'staff')),
+            actor text NOT NULL,
+            reason text,
+            consent_version text,
+            counts_json text NOT NULL,
+            recorded_order bigserial
+        );
+        CREATE INDEX withdrawals_participant ON withdrawals(participant_pk);
+        CREATE TABLE import_batches (
+            id bigserial PRIMARY KEY,
+            file_name text NOT NULL,
+            file_sha256 text NOT NULL,
+            format text NOT NULL,
+            imported_at text NOT NULL,
+            actor text NOT NULL,
+            rows_total bigint NOT NULL DEFAULT 0,
+            rows_inserted bigint NOT NULL DEFAULT 0,
+            rows_duplicate bigint NOT NULL DEFAULT 0,
+            rows_rejected bigint NOT NULL DEFAULT 0
+        );
+        CREATE TABLE records (
+            id bigserial PRIMARY KEY,
+            participant_pk bigint NOT NULL REFERENCES participants(pk),
+            kind text NOT NULL,
+            start_ms bigint NOT NULL,
+            start_offset integer NOT NULL,
+            end_ms bigint,
+            end_offset integer,
+            value double precision,
+            text text,
+            source text NOT NULL DEFAULT '',
+            note_enc bytea,
+            batch_id bigint REFERENCES import_batches(id),
+            CHECK (end_ms IS NULL OR end_ms >= start_ms),
+            UNIQUE (participant_pk, kind, start_ms, source)
+        );
+        CREATE TABLE audit_events (
+            seq bigint PRIMARY KEY CHECK (seq >= 1),
+            at text NOT NULL,
+            actor text NOT NULL,
+            action text NOT NULL,
+            subject text,
+            details jsonb NOT NULL,
+            details_text text NOT NULL,
+            prev_hash text NOT NULL,
+            hash text NOT NULL
+        );
+        CREATE INDEX audit_events_action ON audit_events(action);
+        CREATE TABLE audit_checkpoints (
+            seq bigint PRIMARY KEY,
+            head_hash text NOT NULL,
+            signature text NOT NULL,
+            at text NOT NULL
+        );
+        CREATE TABLE redactable_texts (
+            digest text PRIMARY KEY CHECK (length(digest) = 64),
+            participant_id text,
+            salt bytea NOT NULL CHECK (length(salt) = 16),
+            text_enc bytea NOT NULL
+        );
+        CREATE INDEX redactable_texts_participant ON redactable_texts(participant_id) WHERE participant_id IS NOT NULL;
+        """
+}

@@ -1,0 +1,210 @@
+public import CohortCore
+public import CohortCrypto
+import CohortPostgres
+public import CohortStore
+public import Foundation
+
+/// The audit chain on PostgreSQL. One writer at a time appends: `appendEvent` takes the
+/// transaction-level advisory lock ``auditLockKey`` right before it reads the head, so the rest
+/// of a transaction (an import's COPY, an erase's deletes) runs in parallel with other
+/// coordinators, and the lock is released only when the transaction ends: the next appender
+/// reads a head that is committed.
+extension PostgresStudyStore {
+    static let eventColumns = "seq, at, actor, action, subject, details_text, prev_hash, hash"
+
+    /// Takes the audit-chain lock for the rest of the transaction (re-entrant within it).
+    func lockAuditChain(_ conn: PostgresConnection) throws {
+        try conn.query("SELECT pg_advisory_xact_lock($1)", values: [.int(Self.auditLockKey)])
+    }
+
+    /// The chain's head (seq, hash), or nil when empty, in `conn`'s transaction.
+    func head(_ conn: PostgresConnection) throws -> (seq: Int64, hash: String)? {
+        let selected = "seq, hash"
+        guard let row = try rows(conn, "SELECT \(selected) FROM audit_events ORDER BY seq DESC LIMIT 1", selected: selected,
+            table: "audit_events", rowIDColumn: "seq").first
+        else { return nil }
+        return (try row.int64("seq"), try row.string("hash"))
+    }
+
+    /// Appends an event inside the caller's transaction and returns it. The actor name and every
+    /// `redactable` detail become redactable texts first (outside the lock); then the lock, the
+    /// head, the insert.
+    @discardableResult
+    func appendEvent(
+        _ conn: PostgresConnection, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
+        owner: String? = nil, at: Date
+    ) throws -> AuditEvent {
+        let instant = AuditChain.instant(at)
+        let committedActor = try storeRedactable(conn, actor, participantID: nil)
+        var committed = details
+        var revealed = ["actor": actor]
+        for (key, text) in redactable {
+            committed[key] = try storeRedactable(conn, text, participantID: owner)
+            revealed["details." + key] = text
+        }
+        let json = try AuditChain.detailsJSON(committed)
+        try lockAuditChain(conn)
+        var event = try AuditChain.next(after: try head(conn), at: instant, actor: committedActor, action: action, subject: subject, details: committed)
+        try conn.command(
+            """
+            INSERT INTO audit_events (seq, at, actor, action, subject, details, details_text, prev_hash, hash)
+            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
+            """,
+            values: [
+                .int(event.seq), .text(instant), .text(committedActor), .text(action), .optional(subject), .text(json), .text(json), .text(event.prevHash),
+                .text(event.hash),
+            ])
+        event.revealed = revealed
+        return event
+    }
+
+    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
+    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
+    @discardableResult
+    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
+        try change { conn in
+            try appendEvent(
+                conn, actor: entry.actor, action: entry.action, subject: entry.subject, details: entry.details, redactable: entry.redactable,
+                owner: entry.owner, at: at)
+        }
+    }
+
+    /// Signs the chain's head under the audit lock and stores the checkpoint; nil for an empty chain.
+    @discardableResult
+    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
+        try change { conn in
+            try lockAuditChain(conn)
+            guard let top = try head(conn) else { return nil }
+            let (seq, hash) = top
+            if let existing = try checkpoints(conn, "WHERE seq = $1", [.int(seq)]).first { return existing }
+            let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
+            try conn.command(
+                "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES ($1, $2, $3, $4)",
+                values: [.int(seq), .text(hash), .text(signature), .text(AuditChain.instant(at))])
+            return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
+        }
+    }
+
+    func checkpoints(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [AuditCheckpoint] {
+        let selected = "seq, head_hash, signature"
+        return try rows(conn, "SELECT \(selected) FROM audit_checkpoints \(condition)", values, selected: selected, table: "audit_checkpoints",
+            rowIDColumn: "seq").map {
+            AuditCheckpoint(seq: try $0.int64("seq"), headHash: try $0.string("head_hash"), signature: try $0.string("signature"))
+        }
+    }
+
+    /// The newest checkpoint, if any.
+    public func latestCheckpoint() throws -> AuditCheckpoint? {
+        try reading { conn in try checkpoints(conn, "ORDER BY seq DESC LIMIT 1").first }
+    }
+
+    /// The newest event's number and hash, or nil for an empty chain.
+    public func auditHead() throws -> (seq: Int64, hash: String)? {
+        try reading { conn in try head(conn) }
+    }
+
+    /// The hash of event `seq`, or nil when the database holds no such event.
+    public func auditEventHash(seq: Int64) throws -> String? {
+        try reading { conn in
+            try rows(conn, "SELECT seq, hash FROM audit_events WHERE seq = $1", [.int(seq)], selected: "seq, hash", table: "audit_events",
+                rowIDColumn: "seq").first?.string("hash")
+        }
+    }
+
+    /// True when the chain records that this workspace keeps its head in an `audit.head` file.
+    public func auditHeadFileEstablished() throws -> Bool {
+        try reading { conn in
+            !(try conn.query(
+                """
+                SELECT 1 FROM audit_events
+                WHERE action = 'audit.head.create' OR (action = 'workspace.init' AND details_text LIKE '%"audit_head"%') LIMIT 1
+                """)).isEmpty
+        }
+    }
+
+    /// An event of a row selected with ``eventColumns``, its details read from the committed text.
+    func event(_ row: PostgresRow) throws -> AuditEvent {
+        AuditEvent(
+            seq: try row.int64("seq"), at: try row.string("at"), actor: try row.string("actor"), action: try row.string("action"),
+            subject: row.optionalString("subject"), details: try row.stringMap("details_text"), prevHash: try row.string("prev_hash"),
+            hash: try row.string("hash"))
+    }
+
+    /// Events matching `condition` (SQL after WHERE), oldest first, with their redactable texts
+    /// revealed when `revealing`.
+    func events(_ conn: PostgresConnection, where condition: String, _ values: [PostgresValue], limit: Int? = nil, revealing: Bool) throws
+        -> [AuditEvent]
+    {
+        var sql = "SELECT \(Self.eventColumns) FROM audit_events WHERE \(condition) ORDER BY seq"
+        if let limit { sql += " LIMIT \(max(limit, 0))" }
+        var events = try rows(conn, sql, values, selected: Self.eventColumns, table: "audit_events", rowIDColumn: "seq").map(event)
+        guard revealing else { return events }
+        let texts = try revealRedactable(conn, events.flatMap { [$0.actor] + $0.details.values })
+        for i in events.indices {
+            var revealed: [String: String] = [:]
+            if events[i].actor.hasPrefix(RedactableText.prefix) { revealed["actor"] = texts[events[i].actor] ?? AuditEvent.redactedText }
+            for (key, value) in events[i].details where value.hasPrefix(RedactableText.prefix) {
+                revealed["details." + key] = texts[value] ?? AuditEvent.redactedText
+            }
+            events[i].revealed = revealed.isEmpty ? nil : revealed
+        }
+        return events
+    }
+
+    /// Events with `seq >= since`, oldest first, with their redactable texts revealed (unless
+    /// `revealing` is false: the key check reads events before it knows `pii.key` is the right one).
+    public func auditEvents(since: Int64, limit: Int?, revealing: Bool) throws -> [AuditEvent] {
+        try reading { conn in try events(conn, where: "seq >= $1", [.int(since)], limit: limit, revealing: revealing) }
+    }
+
+    /// Recomputes every hash and link and checks every checkpoint (see `AuditChain.verify`),
+    /// streaming the events through a server-side cursor in seq order, 1,000 at a time. A row
+    /// whose searchable `details` (jsonb) differ from the committed `details_text` is reported
+    /// as edited: the export and withdrawal look-ups read the jsonb.
+    public func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification {
+        try reading { conn in
+            let selected = Self.eventColumns + ", details::text AS details_json"
+            try conn.query("DECLARE cohort_verify NO SCROLL CURSOR FOR SELECT \(selected) FROM audit_events ORDER BY seq")
+            var buffer: [PostgresRow] = []
+            var index = 0
+            var exhausted = false
+            let checkpointRows = try rows(
+                conn, "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature",
+                table: "audit_checkpoints", rowIDColumn: "seq")
+            let checkpoints: [AuditCheckpoint?] = checkpointRows.map {
+                guard let seq = try? $0.int64("seq"), let head = try? $0.string("head_hash"), let signature = try? $0.string("signature") else { return nil }
+                return AuditCheckpoint(seq: seq, headHash: head, signature: signature)
+            }
+            return try AuditChain.verify(
+                nextEvent: {
+                    if index == buffer.count {
+                        guard !exhausted else { return nil }
+                        buffer = try rows(conn, "FETCH 1000 FROM cohort_verify", selected: selected, table: "audit_events", rowIDColumn: "seq")
+                        index = 0
+                        exhausted = buffer.count < 1000
+                        if buffer.isEmpty { return nil }
+                    }
+                    let row = buffer[index]
+                    index += 1
+                    let seq = try? row.int64("seq")
+                    let stored: AuditEvent
+                    do {
+                        stored = try event(row)
+                    } catch let error as CohortError {
+                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
+                    }
+                    let searchable = try? row.stringMap("details_json")
+                    if searchable != stored.details {
+                        return .malformed(seq: seq, problem: "its searchable details differ from the details its hash commits to")
+                    }
+                    return .event(stored)
+                },
+                checkpoints: checkpoints,
+                eventHash: { seq in
+                    try rows(conn, "SELECT seq, hash FROM audit_events WHERE seq = $1", [.int(seq)], selected: "seq, hash", table: "audit_events",
+                        rowIDColumn: "seq").first?.string("hash")
+                },
+                publicKey: publicKey)
+        }
+    }
+}
