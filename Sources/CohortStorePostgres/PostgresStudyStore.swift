@@ -87,7 +87,10 @@ public final class PostgresStudyStore: StudyStore {
         try conn.transaction {
             // One migrator at a time across coordinators.
             try conn.query("SELECT pg_advisory_xact_lock(\(auditLockKey - 1))")
-            try conn.query("CREATE TABLE IF NOT EXISTS cohort_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+            // Only the creator creates it: CREATE … IF NOT EXISTS needs the schema's CREATE privilege, which coordinators lack.
+            if hasTable != "t" {
+                try conn.query("CREATE TABLE IF NOT EXISTS cohort_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+            }
             let applied = Set(try conn.query("SELECT name FROM cohort_migrations").compactMap { $0.first ?? nil })
             let known = PostgresSchema.migrations.map(\.name)
             if let unknown = applied.subtracting(known).sorted().first {
@@ -101,7 +104,8 @@ public final class PostgresStudyStore: StudyStore {
                     hint: "run a command that changes the study (for example `cohort protocol load`) once to upgrade it")
             }
             for migration in pending {
-                try conn.query(migration.sql)
+                // A migration is several statements and the extended query protocol takes one: run it as one DO block.
+                try conn.query("DO $cohort_migration$ BEGIN\n\(migration.sql)\nEND $cohort_migration$")
                 try conn.query("INSERT INTO cohort_migrations (name) VALUES ($1)", [migration.name])
             }
         }
