@@ -14,22 +14,34 @@ extension PostgresSchema {
     /// import batches have no policy: every coordinator must be able to verify the whole audit
     /// chain, and those rows carry no identifiers by design. The roles need not exist when the
     /// migration runs: a role that does not exist gives no one access.
+    ///
+    /// The role checks are uncorrelated subqueries, so PostgreSQL evaluates them once per query
+    /// (an InitPlan and a hashed SubPlan) rather than once per row (measured in docs/multi-site.md).
     static let v3SiteSecurity = """
-        CREATE FUNCTION cohort_sees_site(site text) RETURNS boolean
+        CREATE FUNCTION cohort_is_study_wide() RETURNS boolean
             LANGUAGE sql STABLE
             SET search_path = pg_catalog, pg_temp
             AS $$
                 SELECT EXISTS (
                     SELECT 1 FROM pg_catalog.pg_roles r
-                    WHERE (r.rolname = 'cohort_study_wide' OR r.rolname = 'cohort_site_' || site)
-                      AND pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER'))
+                    WHERE r.rolname = 'cohort_study_wide' AND pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER'))
             $$;
-        COMMENT ON FUNCTION cohort_sees_site(text) IS
-            'cohort: true when the current role may see participants of this site (member of cohort_site_<site> or cohort_study_wide)';
+        COMMENT ON FUNCTION cohort_is_study_wide() IS
+            'cohort: true when the current role is a member of cohort_study_wide (sees every site)';
+        CREATE FUNCTION cohort_member_sites() RETURNS SETOF text
+            LANGUAGE sql STABLE
+            SET search_path = pg_catalog, pg_temp
+            AS $$
+                SELECT substr(r.rolname, 13) FROM pg_catalog.pg_roles r
+                WHERE starts_with(r.rolname, 'cohort_site_') AND pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')
+            $$;
+        COMMENT ON FUNCTION cohort_member_sites() IS
+            'cohort: the sites whose group role cohort_site_<site> the current role is a member of';
 
         ALTER TABLE participants ENABLE ROW LEVEL SECURITY;
         CREATE POLICY participants_by_site ON participants
-            USING (cohort_sees_site(site)) WITH CHECK (cohort_sees_site(site));
+            USING ((SELECT cohort_is_study_wide()) OR site IN (SELECT cohort_member_sites()))
+            WITH CHECK ((SELECT cohort_is_study_wide()) OR site IN (SELECT cohort_member_sites()));
 
         ALTER TABLE consents ENABLE ROW LEVEL SECURITY;
         CREATE POLICY consents_by_site ON consents

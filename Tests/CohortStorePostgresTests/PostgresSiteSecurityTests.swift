@@ -125,6 +125,19 @@ struct PostgresSiteSecurityTests {
         #expect(Self.sqlState { _ = try study.connect("stranger").query("SELECT count(*) FROM participants") } == "42501", "no grant, no rows")
     }
 
+    /// The role checks run once per query, not once per row: a per-participant read as a site role
+    /// filters records by one hashed set of visible participants, computed with one role lookup.
+    @Test(.enabled(if: SharedCluster.available, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func roleChecksRunOncePerQuery() throws {
+        let study = try Study()
+        let pk = try study.column("study_owner", "SELECT pk::text FROM participants WHERE code = 'P-0001'")[0]
+        let plan = try study.connect("coord_a").query("EXPLAIN (COSTS OFF) SELECT * FROM records WHERE participant_pk = \(pk)")
+            .compactMap { $0.first ?? nil }
+        #expect(plan.contains { $0.contains("hashed SubPlan") }, "\(plan)")
+        #expect(plan.contains { $0.contains("InitPlan") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("Filter: cohort_") }, "a role function runs per row: \(plan)")
+    }
+
     @Test(.enabled(if: SharedCluster.available, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
     func aSiteCannotChangeAnotherSitesRows() throws {
         let study = try Study()
