@@ -26,7 +26,8 @@ struct ExportPlan {
 
     var studyProtocol: StudyProtocol { pinned.studyProtocol }
 
-    /// Checks the recipient's name and that the protocol allows every format asked for.
+    /// Checks the recipient's name, that the protocol allows every format asked for, and that the
+    /// site asked for (if any) has participants.
     init(workspace: Workspace, options: ExportOptions) throws {
         pinned = try workspace.currentProtocol()
         let p = pinned.studyProtocol
@@ -39,6 +40,8 @@ struct ExportPlan {
             throw CohortError(.policy, "the protocol does not allow \(format.rawValue) exports", hint: "allowed: \(p.export.formats.map(\.rawValue).joined(separator: ", "))")
         }
         site = try SiteName.parse(options.site, field: "site")
+        // A site with no participant is refused before `export.begin` (the snapshot checks again).
+        if site != nil { _ = try workspace.participants(site: site) }
         created = options.createdAt ?? workspace.now()
         createdAt = Timestamp(epochMilliseconds: Int64(created.timeIntervalSince1970.rounded(.down)) * 1000)
     }

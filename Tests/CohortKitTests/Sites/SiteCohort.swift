@@ -36,7 +36,8 @@ struct SiteCohort {
     init(workspace: Workspace, directory: URL) throws {
         self.directory = directory
         self.workspace = workspace
-        let zones = ["America/New_York", "Europe/Berlin", "Australia/Sydney"]
+        // Zones without daylight saving: a shifted date never changes a participant's UTC offset, so k-anonymity suppresses no one.
+        let zones = ["UTC", "Asia/Tokyo", "Africa/Nairobi"]
         let entries = (0..<Self.count).map { i in
             (RosterEntry(code: Self.code(i), name: "Site Qx\(i)ow", timeZone: zones[i % 3], enrolledOn: "2026-02-01", site: Self.site(i)), line: Int?.none)
         }
