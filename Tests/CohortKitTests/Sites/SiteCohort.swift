@@ -3,9 +3,10 @@ import CohortKit
 import CohortStore
 import Foundation
 
-/// A two-site study: 30 participants under the AxSpA protocol, every third one enrolled at site
-/// `north-zz1` (10), the others at `south-zz2` (20), each consented and with a pain log on each
-/// of 10 days. The site names are chosen so that they cannot occur in an export by chance.
+/// A two-site study: 30 participants under the minimal protocol (no k-anonymity, so every
+/// participant in scope is exported), every third one enrolled at site `north-zz1` (10), the
+/// others at `south-zz2` (20), enrolled on 2026-03-01, each consented and with a pain log on each
+/// of 10 days from 2026-03-02. The site names are chosen so that they cannot occur in an export by chance.
 /// "Now" is 2026-04-20T12:00:00Z.
 struct SiteCohort {
     static let now = Date(timeIntervalSince1970: 1_776_686_400)  // 2026-04-20T12:00:00Z
@@ -23,7 +24,7 @@ struct SiteCohort {
     /// The codes enrolled at `site`, by construction.
     static func codes(at site: String) -> Set<String> { Set((0..<count).filter { Self.site($0) == site }.map(code)) }
 
-    static let protocolURL = ImportFixture.repositoryRoot.appendingPathComponent("protocols/axspa-wearables.yaml")
+    static let protocolURL = ImportFixture.repositoryRoot.appendingPathComponent("protocols/minimal.yaml")
 
     /// The cohort in a new SQLite workspace.
     init() throws {
@@ -36,18 +37,18 @@ struct SiteCohort {
     init(workspace: Workspace, directory: URL) throws {
         self.directory = directory
         self.workspace = workspace
-        // Zones without daylight saving: a shifted date never changes a participant's UTC offset, so k-anonymity suppresses no one.
+        // Zones without daylight saving: a participant's published UTC offset never depends on the date shift.
         let zones = ["UTC", "Asia/Tokyo", "Africa/Nairobi"]
         let entries = (0..<Self.count).map { i in
-            (RosterEntry(code: Self.code(i), name: "Site Qx\(i)ow", timeZone: zones[i % 3], enrolledOn: "2026-02-01", site: Self.site(i)), line: Int?.none)
+            (RosterEntry(code: Self.code(i), name: "Site Qx\(i)ow", timeZone: zones[i % 3], enrolledOn: "2026-03-01", site: Self.site(i)), line: Int?.none)
         }
         _ = try Roster(workspace: workspace).enroll(entries, file: nil, source: "test")
-        let signed = Timestamp(epochMilliseconds: 1_769_940_000_000)  // 2026-02-01T10:00:00Z
+        let signed = Timestamp(epochMilliseconds: 1_772_366_400_000)  // 2026-03-01T12:00:00Z
         var csv = "participant,kind,start,end,value\n"
         for i in 0..<Self.count {
-            _ = try ConsentService(workspace: workspace).record(code: Self.code(i), version: "1.1", signedAt: signed, signature: "typed:Test", sharing: .studyOnly)
+            _ = try ConsentService(workspace: workspace).record(code: Self.code(i), version: "1.0", signedAt: signed, signature: "typed:Test", sharing: .studyOnly)
             for day in 0..<Self.days {
-                csv += "\(Self.code(i)),pain,2026-03-\(String(format: "%02d", day + 1))T08:00:00,,\(i % 10)\n"
+                csv += "\(Self.code(i)),pain,2026-03-\(String(format: "%02d", day + 2))T08:00:00,,\(i % 10)\n"
             }
         }
         let url = directory.appendingPathComponent("records.csv")
