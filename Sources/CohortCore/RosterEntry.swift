@@ -12,10 +12,13 @@ public struct RosterEntry: Sendable {
     public var timeZone: String
     public var enrolledOn: String
     public var devices: [String]
+    /// The study site (multi-site studies), validated as a ``SiteName``; nil or empty for none.
+    public var site: String?
 
     public init(
         code: String, name: String, email: String? = nil, phone: String? = nil, birthDate: String? = nil, sex: String? = nil,
-        address: String? = nil, zip: String? = nil, mrn: String? = nil, timeZone: String, enrolledOn: String, devices: [String] = []
+        address: String? = nil, zip: String? = nil, mrn: String? = nil, timeZone: String, enrolledOn: String, devices: [String] = [],
+        site: String? = nil
     ) {
         self.code = code
         self.name = name
@@ -29,8 +32,11 @@ public struct RosterEntry: Sendable {
         self.timeZone = timeZone
         self.enrolledOn = enrolledOn
         self.devices = devices
+        self.site = site
     }
 
     /// The roster CSV header, in order.
     public static let csvHeader = ["code", "name", "email", "phone", "birth_date", "sex", "address", "zip", "mrn", "time_zone", "enrolled_on", "devices"]
+    /// Roster columns a file may add after ``csvHeader`` (multi-site studies: `site`).
+    public static let optionalColumns = ["site"]
 }

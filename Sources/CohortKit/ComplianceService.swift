@@ -20,12 +20,13 @@ public struct ComplianceService: Sendable {
         throw CohortError.invalid("expected a date YYYY-MM-DD or an ISO 8601 instant", field: "as-of")
     }
 
-    /// The compliance report as of `asOf`, streaming every record's start once.
-    public func report(asOf: Date) throws -> ComplianceReport {
+    /// The compliance report as of `asOf`, streaming every record's start once; only the
+    /// participants of `site` when given (``Workspace/participants(site:withIdentities:)``).
+    public func report(asOf: Date, site: String? = nil) throws -> ComplianceReport {
         let p = try workspace.currentProtocol().studyProtocol
         var engine = ComplianceEngine(studyProtocol: p, asOf: asOf)
         var ids: [ParticipantHandle: UUID] = [:]
-        for stored in try workspace.store.participants() where stored.participant.status != .erased {
+        for stored in try workspace.participants(site: site) where stored.participant.status != .erased {
             try engine.add(participant: ComplianceSubject(stored.participant).asOf(asOf))
             ids[stored.handle] = stored.participant.id
         }
@@ -37,11 +38,12 @@ public struct ComplianceService: Sendable {
 
     /// One rendered reminder per participant to remind, with the name and contact a coordinator
     /// mail-merges (decrypted from the roster for these participants only). The template sees
-    /// `name`, `email` and `phone` besides the study fields and `rules`.
-    public func reminders(asOf: Date) throws -> [ReminderMessage] {
+    /// `name`, `email` and `phone` besides the study fields and `rules`. Only the participants of
+    /// `site` when given.
+    public func reminders(asOf: Date, site: String? = nil) throws -> [ReminderMessage] {
         let pinned = try workspace.currentProtocol()
         let p = pinned.studyProtocol
-        let report = try report(asOf: asOf)
+        let report = try report(asOf: asOf, site: site)
         let template = try p.compliance.reminderTemplate.map { try Templates.pinned($0, workspace: workspace) }
             ?? "Hello {{{name}}},\n\nthis is a reminder from the {{title}} study team.\n{{#rules}}\n- {{description}}: {{days_met}} of {{days_expected}} days ({{rate}})\n{{/rules}}\n"
         var identities: [String: ParticipantIdentity] = [:]

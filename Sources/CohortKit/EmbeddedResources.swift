@@ -507,6 +507,7 @@ De-identified export for {{recipient}}
 Study:            {{study_id}} (protocol revision {{revision}}, sha256 {{protocol_sha256}})
 Institution:      {{institution}}
 Created:          {{created_at}} by cohort {{tool_version}}
+Scope:            {{scope}}
 Participants:     {{participants}} ({{excluded}} left out after withdrawal)
 Records:          {{records}}
 

@@ -9,7 +9,7 @@ import Glibc
 /// One export's audit lifecycle, so that no verifiable export can exist that the audit trail does
 /// not name:
 ///
-/// 1. ``begin(workspace:studyID:baseName:outDirectory:uniqueName:archive:recipient:)`` reserves a
+/// 1. ``begin(workspace:studyID:baseName:outDirectory:uniqueName:archive:recipient:site:)`` reserves a
 ///    unique bag name (the staging folder), writes the locked pending-export marker, and commits
 ///    `export.begin`. Its sequence number is the export's **snapshot**: the roster is read after it.
 /// 2. ``commit(included:details:)`` re-checks, in the same transaction that appends
@@ -54,7 +54,8 @@ final class ExportInProgress {
     /// - Parameter uniqueName: when true (no `--created-at`), a name already taken in the output
     ///   folder gets a `-2`, `-3`… suffix; when false the export refuses with `.conflict`.
     static func begin(
-        workspace: Workspace, studyID: String, baseName: String, outDirectory: URL, uniqueName: Bool, archive: Bool, recipient: String
+        workspace: Workspace, studyID: String, baseName: String, outDirectory: URL, uniqueName: Bool, archive: Bool, recipient: String,
+        site: String? = nil
     ) throws -> ExportInProgress {
         let out = outDirectory.standardizedFileURL.path
         let bag = try reserveName(baseName, in: out, uniqueName: uniqueName)
@@ -67,10 +68,9 @@ final class ExportInProgress {
             throw error
         }
         do {
-            let begin = try workspace.store.appendEvent(
-                actor: workspace.actor, action: "export.begin", subject: studyID,
-                details: ["export_id": marker.exportID, "bag": bag, "recipient": recipient, "archive": archive ? "true" : "false"],
-                at: workspace.now())
+            var details = ["export_id": marker.exportID, "bag": bag, "recipient": recipient, "archive": archive ? "true" : "false"]
+            if let site { details["site"] = site }
+            let begin = try workspace.store.appendEvent(actor: workspace.actor, action: "export.begin", subject: studyID, details: details, at: workspace.now())
             return ExportInProgress(workspace: workspace, marker: marker, beginSeq: begin.seq, lock: lock)
         } catch {
             // Nothing was audited: nothing to close.

@@ -21,10 +21,13 @@ struct ExportPlan {
     let created: Date
     /// The creation instant to the whole second (archive times, file names, date shifting).
     let createdAt: Timestamp
+    /// The site the export is limited to; nil for the whole study.
+    let site: String?
 
     var studyProtocol: StudyProtocol { pinned.studyProtocol }
 
-    /// Checks the recipient's name and that the protocol allows every format asked for.
+    /// Checks the recipient's name, that the protocol allows every format asked for, and that the
+    /// site asked for (if any) has participants.
     init(workspace: Workspace, options: ExportOptions) throws {
         pinned = try workspace.currentProtocol()
         let p = pinned.studyProtocol
@@ -36,6 +39,9 @@ struct ExportPlan {
         for format in formats where !p.export.formats.contains(format) {
             throw CohortError(.policy, "the protocol does not allow \(format.rawValue) exports", hint: "allowed: \(p.export.formats.map(\.rawValue).joined(separator: ", "))")
         }
+        site = try SiteName.parse(options.site, field: "site")
+        // A site with no participant is refused before `export.begin` (the snapshot checks again).
+        if site != nil { _ = try workspace.participants(site: site) }
         created = options.createdAt ?? workspace.now()
         createdAt = Timestamp(epochMilliseconds: Int64(created.timeIntervalSince1970.rounded(.down)) * 1000)
     }
@@ -121,7 +127,8 @@ extension ExportJob {
         let p = plan.studyProtocol
         return try ExportInProgress.begin(
             workspace: workspace, studyID: p.id, baseName: BagWriter.bagName(studyID: p.id, createdAt: plan.createdAt),
-            outDirectory: options.outDirectory, uniqueName: options.createdAt == nil, archive: options.archive, recipient: plan.recipient)
+            outDirectory: options.outDirectory, uniqueName: options.createdAt == nil, archive: options.archive, recipient: plan.recipient,
+            site: plan.site)
     }
 
     /// Stage: the bag's folders in the hidden staging folder; nothing is published until complete.
@@ -136,12 +143,21 @@ extension ExportJob {
     }
 
     /// Snapshot: the roster read after `export.begin` is the export's; withdrawn participants are
-    /// counted out.
-    func takeSnapshot(_ inProgress: ExportInProgress) throws -> ExportSnapshot {
+    /// counted out. A site-scoped export includes only that site's participants (others are out
+    /// of scope, not counted as exclusions), while the scrubber and the residual scan still look
+    /// for every participant's identifiers the store shows.
+    func takeSnapshot(_ inProgress: ExportInProgress, plan: ExportPlan) throws -> ExportSnapshot {
         let roster = try workspace.store.participants(withIdentities: true)
         inProgress.pauseIfAsked()
         var snapshot = ExportSnapshot(roster: roster.map(\.participant), included: [], exclusions: [:])
-        for stored in roster {
+        let inScope = plan.site.map { site in roster.filter { $0.participant.site == site } } ?? roster
+        if let site = plan.site, inScope.isEmpty {
+            let sites = Set(roster.compactMap(\.participant.site)).sorted()
+            throw CohortError(
+                .notFound, "no participant is enrolled at site '\(site)'; nothing was exported", at: .init(field: "site"),
+                hint: sites.isEmpty ? "no participant has a site" : "sites: \(sites.joined(separator: ", "))")
+        }
+        for stored in inScope {
             switch stored.participant.status {
             case .excluded: snapshot.exclusions["withdrawn (exclude)", default: 0] += 1
             case .erased: snapshot.exclusions["withdrawn (erase)", default: 0] += 1
@@ -219,6 +235,7 @@ extension ExportJob {
                     "recipient": plan.recipient, "protocol_sha256": plan.pinned.sha256, "created_at": plan.createdAt.iso8601,
                     "tool_version": CohortVersion.string, "participants": written.included.count, "excluded": written.exclusions.values.reduce(0, +),
                     "records": written.records, "bag_name": staging.bagName,
+                    "scope": plan.site.map { "site \($0) only (the participants enrolled at that site)" } ?? "the whole study (every site)",
                 ], uniquingKeysWith: { $1 }), name: "export-readme.mustache")
         try Data(readme.utf8).write(to: staging.bag.appendingPathComponent("data/README.txt"))
     }
@@ -315,11 +332,13 @@ extension ExportJob {
         let p = plan.studyProtocol
         let exclusions = written.exclusions
         func createDetails(archiveSHA256: String) -> [String: String] {
-            [
+            var details = [
                 "recipient": plan.recipient, "formats": plan.formats.map(\.rawValue).sorted().joined(separator: ","),
                 "participants": String(written.included.count), "records": String(written.records),
                 "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": archiveSHA256,
             ]
+            if let site = plan.site { details["site"] = site }
+            return details
         }
         var outcome = ExportOutcome(
             bagName: staging.bagName, participants: written.included.count, records: written.records, exclusions: exclusions,
@@ -334,7 +353,7 @@ extension ExportJob {
                 guard let checkpoint = try workspace.checkpoint() else {
                     throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
                 }
-                return ExportManifest(
+                var manifest = ExportManifest(
                     study: .init(id: p.id, title: p.title), protocolReference: .init(revision: p.revision, sha256: plan.pinned.sha256),
                     policySHA256: written.context.policySHA256, recipient: plan.recipient, toolVersion: CohortVersion.string,
                     createdAt: plan.createdAt, archive: .init(archive), files: contents.allFiles,
@@ -342,6 +361,8 @@ extension ExportJob {
                     signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint), auditCheckpoint: checkpoint,
                     kAnonymity: written.kSummary.map(ExportManifest.KAnonymity.init))
                     .withResidualExceptions(scanned.reviewed)
+                manifest.site = plan.site
+                return manifest
             }
             outcome.archive = published.archive
             outcome.manifestURL = published.signed.manifestURL

@@ -28,6 +28,9 @@ public struct ExportOptions: Sendable {
     public var fhirLayout: FHIRLayout = .bulk
     /// Also write one transaction Bundle per participant (`--fhir-transaction`).
     public var fhirTransactions = false
+    /// Export only the participants of this site (`--site`); nil (the default) exports the whole
+    /// study. The scope is stated in the manifest (`site`), the README and the audit events.
+    public var site: String?
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
@@ -102,7 +105,7 @@ public struct ExportJob: Sendable {
         let staging = try stage(inProgress)
         var clock = ExportStageClock()
         let recipientKey = try workspace.keystore.recipientKey(for: plan.recipient)
-        var snapshot = try takeSnapshot(inProgress)
+        var snapshot = try takeSnapshot(inProgress, plan: plan)
         let written: WrittenExport
         do {
             // The de-identifier (holding the scrubber's identifier index) ends with this block,

@@ -19,11 +19,13 @@ public struct ParticipantRow: Sendable, Codable {
     public var consent: String
     /// Records stored for the participant.
     public var records: Int
+    /// The participant's site (multi-site studies); nil when none.
+    public var site: String?
     /// The decrypted identifiers; nil unless asked for with `withIdentities`.
     public var identity: ParticipantIdentity?
 
     enum CodingKeys: String, CodingKey {
-        case code, status, sex, consent, records, identity
+        case code, status, sex, consent, records, identity, site
         case enrolledOn = "enrolled_on"
         case timeZone = "time_zone"
     }
@@ -37,14 +39,16 @@ public struct ParticipantListing: Sendable {
     public init(workspace: Workspace) { self.workspace = workspace }
 
     /// One row per enrolled participant, in roster order; identities decrypted only when `withIdentities` is
-    /// true. Throws the store's and keystore's errors.
-    public func rows(withIdentities: Bool) throws -> [ParticipantRow] {
+    /// true; only the participants of `site` when given (see ``Workspace/participants(site:withIdentities:)``,
+    /// whose errors it throws besides the store's and keystore's).
+    public func rows(withIdentities: Bool, site: String? = nil) throws -> [ParticipantRow] {
         let consent = try ConsentSummary.states(workspace: workspace)
-        return try workspace.store.participants(withIdentities: withIdentities).map { stored in
+        return try workspace.participants(site: site, withIdentities: withIdentities).map { stored in
             let p = stored.participant
             return ParticipantRow(
                 code: p.code, status: p.status.rawValue, enrolledOn: p.enrolledOn.description, timeZone: p.timeZone, sex: p.sex.rawValue,
-                consent: consent[p.id] ?? "none", records: try workspace.store.recordCount(stored.handle), identity: p.identity)
+                consent: consent[p.id] ?? "none", records: try workspace.store.recordCount(stored.handle), site: p.site,
+                identity: p.identity)
         }
     }
 }

@@ -91,7 +91,8 @@ public struct Roster: Sendable {
         if let zip, zip.range(of: #"^[0-9]{5}(-[0-9]{4})?$"#, options: .regularExpression) == nil {
             throw bad("zip", "expected a 5-digit ZIP code (or ZIP+4)")
         }
-        let participant = Participant(id: UUID(), code: code, sex: sex, timeZone: tzName, enrolledOn: enrolled)
+        let site = try SiteName.parse(e.site, file: file, line: line)
+        let participant = Participant(id: UUID(), code: code, sex: sex, timeZone: tzName, enrolledOn: enrolled, site: site)
         let identity = ParticipantIdentity(
             name: name, email: email, phone: phone, birthDate: birth, address: optional(e.address), zip: zip, mrn: optional(e.mrn),
             devices: e.devices.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
@@ -184,7 +185,8 @@ public struct Roster: Sendable {
         return result
     }
 
-    /// Imports a roster CSV (header `RosterEntry.csvHeader`; `devices` separated by `;`).
+    /// Imports a roster CSV (header `RosterEntry.csvHeader`, optionally a `site` column; `devices`
+    /// separated by `;`).
     /// All or nothing: any bad line stores nothing and names file, line and field.
     public func importCSV(_ url: URL) throws -> [EnrolledParticipant] {
         let reader = try CSVReader(url: url)
@@ -193,7 +195,7 @@ public struct Roster: Sendable {
             throw CohortError.invalid("the roster file is empty", file: file, line: 1, hint: "the first line is the header: \(RosterEntry.csvHeader.joined(separator: ","))")
         }
         // A headerless roster's first line is a participant: it is never echoed (InputHeader).
-        let names = try InputHeader.names(header, expected: RosterEntry.csvHeader, required: ["code", "name", "time_zone", "enrolled_on"], file: file)
+        let names = try InputHeader.names(header, expected: RosterEntry.csvHeader + RosterEntry.optionalColumns, required: ["code", "name", "time_zone", "enrolled_on"], file: file)
         var index: [String: Int] = [:]
         for (i, key) in names.enumerated() { index[key] = i }
         var entries: [(RosterEntry, line: Int?)] = []
@@ -209,7 +211,7 @@ public struct Roster: Sendable {
             let entry = RosterEntry(
                 code: v("code") ?? "", name: v("name") ?? "", email: v("email"), phone: v("phone"), birthDate: v("birth_date"), sex: v("sex"),
                 address: v("address"), zip: v("zip"), mrn: v("mrn"), timeZone: v("time_zone") ?? "", enrolledOn: v("enrolled_on") ?? "",
-                devices: (v("devices") ?? "").split(separator: ";").map(String.init))
+                devices: (v("devices") ?? "").split(separator: ";").map(String.init), site: v("site"))
             entries.append((entry, row.line))
         }
         guard !entries.isEmpty || !unreadable.isEmpty else { throw CohortError.invalid("the roster has a header but no participants", file: file, line: 2) }

@@ -205,6 +205,10 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     /// The reviewed exceptions the residual-PII scan applied (`cohort export --allow`); absent
     /// (nil) when none was used, so manifests written before this field decode unchanged.
     public var residualExceptions: [ReviewedException]?
+    /// The one site the export is limited to (`cohort export --site`): only that site's
+    /// participants are in it. Absent for a study-wide export (and in manifests written before
+    /// this field existed, which still decode).
+    public var site: String?
 
     /// A manifest as given; `format` is ``currentFormat``.
     public init(
@@ -240,7 +244,7 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case format, study, recipient, archive, files, exclusions, signer
+        case format, study, recipient, archive, files, exclusions, signer, site
         case protocolReference = "protocol"
         case policySHA256 = "policy_sha256"
         case toolVersion = "tool_version"

@@ -7,7 +7,7 @@
 /// multi-site studies (row-level security is a later migration).
 enum PostgresSchema {
     /// Migrations by name, in order.
-    static let migrations: [(name: String, sql: String)] = [("v1-foundation", v1)]
+    static let migrations: [(name: String, sql: String)] = [("v1-foundation", v1), ("v3-site-security", v3SiteSecurity)]
 
     static let v1 = """
         CREATE TABLE study (

@@ -41,7 +41,7 @@ struct RowSourceTests {
         let url = try f.write("roster.csv", "P-0100,\(Self.name),\(Self.email),,,,,,,UTC,2026-10-01,\nP-0101,Ann Other,ann@example.org,,,,,,,UTC,2026-10-01,\n")
         let before = try f.workspace.store.counts()["participants"]
         let error = try #require(throws: CohortError.self) { try Roster(workspace: f.workspace).importCSV(url) }
-        #expect(error.message == "the header is missing or unknown: expected code,name,email,phone,birth_date,sex,address,zip,mrn,time_zone,enrolled_on,devices")
+        #expect(error.message == "the header is missing or unknown: expected code,name,email,phone,birth_date,sex,address,zip,mrn,time_zone,enrolled_on,devices,site")
         #expect(!error.description.contains("Zo") && !error.description.contains("example"))
         #expect(try f.workspace.store.counts()["participants"] == before)
         let twice = try f.write("twice.csv", "code,name,name,time_zone,enrolled_on\nP-0100,A,B,UTC,2026-10-01\n")

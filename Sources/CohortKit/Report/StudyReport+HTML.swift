@@ -26,6 +26,7 @@ extension StudyReport {
             ("Institution", study.institution), ("Principal investigator", study.principalInvestigator),
             ("IRB", "\(study.irbBoard), approval \(study.irbApproval), expires \(study.irbExpires)"),
             ("Duration", "\(study.durationDays) days per participant"), ("Current consent version", study.currentConsentVersion),
+            ("Scope", study.site.map { "site \($0) only (every figure covers that site's participants)" } ?? "the whole study (every site)"),
         ]
         let cards: [(String, Int, String)] = [
             ("enrolled", totals.enrolled, "Participants enrolled"), ("active", totals.active, "Active"),

@@ -24,6 +24,8 @@ public struct StudyReport: Sendable {
         var irbExpires: CivilDate
         var durationDays: Int
         var currentConsentVersion: String
+        /// The one site the report covers (`--site`); nil for the whole study.
+        var site: String? = nil
     }
 
     /// Participants by status and the stored totals.

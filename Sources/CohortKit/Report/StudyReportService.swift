@@ -25,23 +25,29 @@ public struct StudyReportService: Sendable {
     /// `archive` when given (its manifest: `manifest`, default beside the archive). `progress`
     /// gets (bytes read, bytes to read) while the archive is verified: it is read twice (the
     /// verification, then the de-identification report), so the total is twice its size.
+    ///
+    /// With `site`, every figure (enrollment, consents, withdrawals, records, compliance) covers
+    /// only that site's participants and the report names the site.
     public func report(
-        asOf: Date, archive: URL? = nil, manifest: URL? = nil,
+        asOf: Date, archive: URL? = nil, manifest: URL? = nil, site: String? = nil,
         progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
     ) throws -> StudyReport {
         let pinned = try workspace.currentProtocol()
         let p = pinned.studyProtocol
-        let stored = try workspace.store.participants()
-        let histories = try workspace.store.consentHistories()
-        let compliance = try ComplianceService(workspace: workspace).report(asOf: asOf)
+        let stored = try workspace.participants(site: site)
+        let inScope = Set(stored.map(\.participant.id))
+        let histories = try workspace.store.consentHistories().filter { inScope.contains($0.key) }
+        let compliance = try ComplianceService(workspace: workspace).report(asOf: asOf, site: site)
+        let records = try site == nil ? workspace.store.recordCount() : stored.reduce(0) { $0 + (try workspace.store.recordCount($1.handle)) }
 
         let study = StudyReport.Study(
             id: p.id, title: p.title, revision: p.revision, protocolSHA256: pinned.sha256, institution: p.institution,
             principalInvestigator: p.principalInvestigator.name, irbBoard: p.irb.board, irbApproval: p.irb.approvalNumber,
-            irbExpires: p.irb.expires, durationDays: p.durationDays, currentConsentVersion: p.consent.currentVersion)
+            irbExpires: p.irb.expires, durationDays: p.durationDays, currentConsentVersion: p.consent.currentVersion,
+            site: try SiteName.parse(site))
         let active = stored.filter { $0.participant.status == .active }.count
         let totals = StudyReport.Totals(
-            enrolled: stored.count, active: active, withdrawn: stored.count - active, records: try workspace.store.recordCount(),
+            enrolled: stored.count, active: active, withdrawn: stored.count - active, records: records,
             consents: histories.values.reduce(0) { $0 + $1.count })
 
         var withdrawals: [WithdrawalMode: StudyReport.WithdrawalCount] = [:]

@@ -27,7 +27,7 @@ extension SQLiteStudyStore {
                             token_salt, token_hash, created_at, site)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: arguments)
-                try appendEvent(db, actor: actor, action: "participant.enroll", subject: id, details: ["source": source], at: at)
+                try appendEvent(db, actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source), at: at)
             }
         }
     }

@@ -14,16 +14,18 @@ extension Cohort {
                 Examples:
                   cohort compliance -w my-study
                   cohort compliance --as-of 2026-11-01 --below 0.8 --format csv -w my-study
+                  cohort compliance --site site-a -w my-study
                 """)
 
         @Option(help: ArgumentHelp("Report as of this date (YYYY-MM-DD) or ISO 8601 instant; default now.", valueName: "date")) var asOf: DateOrInstant?
         @Option(help: ArgumentHelp("Only participants below this rate (0.8 or 80%).", valueName: "rate")) var below: Rate?
+        @Option(help: "Only the participants of this site (default: every site).") var site: String?
         @Option(help: "table, json or csv.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
             let workspace = try options.open(readOnly: true)
-            var report = try ComplianceService(workspace: workspace).report(asOf: asOf?.date ?? workspace.now())
+            var report = try ComplianceService(workspace: workspace).report(asOf: asOf?.date ?? workspace.now(), site: site)
             if let below { report = report.filtered(below: below.value) }
             switch format {
             case .table: Console.print(report.tableText())

@@ -22,6 +22,7 @@ extension Cohort {
                   cohort export --recipient "Analytics Team" --out exports -w my-study
                   cohort export --recipient lab-b --outputs csv,fhir --no-archive --out exports -w my-study
                   cohort export --recipient lab-b --created-at 2026-11-01T00:00:00Z --out exports -w my-study   # reproducible
+                  cohort export --recipient site-a-analysts --site site-a --out exports -w my-study   # one site only
                 """)
 
         @Option(help: "The study id (checked against the workspace).") var study: String?
@@ -30,6 +31,8 @@ extension Cohort {
         var outputs: ExportFormatList?
         @Option(name: .customLong("formats"), help: .hidden) var deprecatedFormats: ExportFormatList?
         @Option(help: "Output folder.") var out: String = "exports"
+        @Option(help: "Export only the participants of this site (default: the whole study); the manifest and README state the scope.")
+        var site: String?
         @Option(help: ArgumentHelp("Creation instant (ISO 8601 with offset) — the same store, keys, recipient and instant give a byte-identical archive.", valueName: "instant"))
         var createdAt: Instant?
         @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
@@ -61,6 +64,7 @@ extension Cohort {
             if let allow { try exportOptions.loadExceptions(from: URL(fileURLWithPath: allow)) }
             exportOptions.fhirLayout = fhir
             exportOptions.fhirTransactions = fhirTransaction
+            exportOptions.site = site
             let bar = ProgressBar("exporting", unit: "participants")
             var progress: (@Sendable (Int, Int) -> Void)?
             if Console.showsProgress { progress = { (done: Int, total: Int) in bar.update(done, total: total) } }
@@ -80,7 +84,7 @@ extension Cohort {
                 ])
                 return
             }
-            Console.print("Exported \(outcome.participants) participants and \(outcome.records) records for \(recipient)"
+            Console.print("Exported \(outcome.participants) participants and \(outcome.records) records for \(recipient)" + (site.map { " (site \($0) only)" } ?? "")
                 + (outcome.exclusions.isEmpty ? "" : " (left out: " + outcome.exclusions.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")"))
             if let archive = outcome.archive, let manifest = outcome.manifestURL, let sig = outcome.signatureURL {
                 Console.print("  archive    \(archive.url.path)  (\(archive.size) bytes, sha256 \(archive.sha256))")

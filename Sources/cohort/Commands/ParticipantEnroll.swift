@@ -13,7 +13,7 @@ extension Cohort.ParticipantCommand {
                 Example:
                   cohort participant enroll --code P-0001 --name "Jane Roe" --birth-date 1984-05-02 \\
                     --sex female --zip 02139 --time-zone America/New_York --enrolled-on 2026-09-01 \\
-                    --device "Jane's Apple Watch" -w my-study
+                    --device "Jane's Apple Watch" --site site-a -w my-study
                 """)
 
         @Option(help: "Study code, e.g. P-0001.") var code: String
@@ -28,6 +28,7 @@ extension Cohort.ParticipantCommand {
         @Option(help: "IANA time zone, e.g. Europe/Berlin.") var timeZone: String
         @Option(help: "Enrollment date, YYYY-MM-DD (default: today, UTC).") var enrolledOn: String?
         @Option(name: .customLong("device"), help: "A device name or serial (repeatable).") var devices: [String] = []
+        @Option(help: "The study site (multi-site studies): 1–64 of a-z, 0-9, '-' and '_'.") var site: String?
         @Option(help: "table, json or csv.") var format: OutputFormat = .table
         @OptionGroup var tokens: TokenOutput
         @OptionGroup var options: WorkspaceOptions
@@ -38,7 +39,7 @@ extension Cohort.ParticipantCommand {
             let today = CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current).description
             let entry = RosterEntry(
                 code: code, name: name, email: email, phone: phone, birthDate: birthDate, sex: sex, address: address, zip: zip, mrn: mrn,
-                timeZone: timeZone, enrolledOn: enrolledOn ?? today, devices: devices)
+                timeZone: timeZone, enrolledOn: enrolledOn ?? today, devices: devices, site: site)
             let enrolled = try Roster(workspace: workspace).enroll([(entry, nil)], file: nil, source: "flags")
             try tokens.write(enrolled, format: format)
         }

@@ -11,19 +11,21 @@ extension Cohort.ParticipantCommand {
                 Examples:
                   cohort participant list -w my-study
                   cohort participant list --format csv --show-identifiers -w my-study
+                  cohort participant list --site site-a -w my-study
                 """)
 
         @Flag(help: "Decrypt and show direct identifiers.") var showIdentifiers = false
+        @Option(help: "Only the participants of this site (default: every site).") var site: String?
         @Option(help: "table, json or csv.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
             let workspace = try options.open(readOnly: true)
-            let rows = try ParticipantListing(workspace: workspace).rows(withIdentities: showIdentifiers)
-            var header = ["code", "status", "enrolled_on", "time_zone", "sex", "consent", "records"]
+            let rows = try ParticipantListing(workspace: workspace).rows(withIdentities: showIdentifiers, site: site)
+            var header = ["code", "site", "status", "enrolled_on", "time_zone", "sex", "consent", "records"]
             if showIdentifiers { header += ["name", "email", "phone", "birth_date", "zip", "mrn"] }
             let table = rows.map { r -> [String] in
-                var cells = [r.code, r.status, r.enrolledOn, r.timeZone, r.sex, r.consent, String(r.records)]
+                var cells = [r.code, r.site ?? "", r.status, r.enrolledOn, r.timeZone, r.sex, r.consent, String(r.records)]
                 if showIdentifiers, let i = r.identity {
                     cells += [i.name, i.email ?? "", i.phone ?? "", i.birthDate?.description ?? "", i.zip ?? "", i.mrn ?? ""]
                 } else if showIdentifiers {

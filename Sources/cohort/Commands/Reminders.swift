@@ -12,16 +12,18 @@ extension Cohort {
                 Examples:
                   cohort reminders -w my-study
                   cohort reminders --out reminders/ -w my-study     # one file per participant
+                  cohort reminders --site site-a -w my-study        # one site's participants
                 """)
 
         @Option(help: ArgumentHelp("As of this date (YYYY-MM-DD) or ISO 8601 instant; default now.", valueName: "date")) var asOf: DateOrInstant?
         @Option(help: "Write one file per participant into this folder.") var out: String?
+        @Option(help: "Only the participants of this site (default: every site).") var site: String?
         @Option(help: "Also write a mail-merge CSV (code,name,email,phone,address,message; mode 0600) to this file.") var mailMerge: String?
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
             let workspace = try options.open()
-            let reminders = try ComplianceService(workspace: workspace).reminders(asOf: asOf?.date ?? workspace.now())
+            let reminders = try ComplianceService(workspace: workspace).reminders(asOf: asOf?.date ?? workspace.now(), site: site)
             if let mailMerge {
                 try ReminderMessage.writeMailMerge(reminders, to: URL(fileURLWithPath: mailMerge))
             }

@@ -18,12 +18,14 @@ extension Cohort {
                 Examples:
                   cohort report -w my-study --out report.html
                   cohort report -w my-study --out report.html --as-of 2026-11-01 --export exports/X.tar.gz
+                  cohort report -w my-study --out site-a.html --site site-a
                 """)
 
         @Option(help: "The HTML file to write (replaced atomically).") var out: String
         @Option(help: ArgumentHelp("Compliance as of this date (YYYY-MM-DD) or ISO 8601 instant; default now.", valueName: "date")) var asOf: DateOrInstant?
         @Option(help: "An export archive (.tar.gz) to describe and verify.") var export: String?
         @Option(help: "The export's manifest (default: next to the archive).") var manifest: String?
+        @Option(help: "Report on this site's participants only (default: the whole study).") var site: String?
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
@@ -36,7 +38,7 @@ extension Cohort {
                 defer { bar.finish() }
                 report = try StudyReportService(workspace: workspace).report(
                     asOf: asOf?.date ?? workspace.now(), archive: export.map { URL(fileURLWithPath: $0) },
-                    manifest: manifest.map { URL(fileURLWithPath: $0) }, progress: progress)
+                    manifest: manifest.map { URL(fileURLWithPath: $0) }, site: site, progress: progress)
             }
             let url = URL(fileURLWithPath: out)
             try ReportFile.write(report.html(), to: url)

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// Sites from the command line: enrollment, the roster listing, a site-scoped export, and the
+/// SQL of `cohort site` (the PostgreSQL side is tested on a live server in CohortStorePostgresTests).
+@Suite(.serialized)
+struct SitesCLITests {
+    /// Two participants at site-a from a roster with a site column, one at site-b by flag.
+    static func workspace() throws -> CLI {
+        let cli = try CLI.withWorkspace(protocolFile: "protocols/minimal.yaml")
+        let day = CLI.day(-20)
+        let roster = try cli.write(
+            "roster.csv",
+            CLI.rosterHeader.dropLast() + ",site\n"
+                + "P-0001,Ann Qxlee,,,1980-02-01,female,,,,Europe/Berlin,\(day),,site-a\n"
+                + "P-0002,Bob Qxlee,,,1981-02-01,male,,,,Europe/Berlin,\(day),,site-a\n")
+        let r = try cli.ws("participant", "import", roster, "--tokens", cli.path("tokens.csv"))
+        #expect(r.status == 0, "\(r.output)")
+        let e = try cli.ws(
+            "participant", "enroll", "--code", "P-0003", "--name", "Cy Qxlee", "--time-zone", "Europe/Paris", "--enrolled-on", day, "--site", "site-b",
+            "--tokens", cli.path("tokens-3.csv"))
+        #expect(e.status == 0, "\(e.output)")
+        for code in ["P-0001", "P-0002", "P-0003"] {
+            let c = try cli.ws("consent", "record", "--participant", code, "--version", "1.0", "--signed-at", "\(day)T12:00:00Z")
+            #expect(c.status == 0, "\(c.output)")
+        }
+        return cli
+    }
+
+    @Test func listFiltersBySiteAndShowsTheSiteColumn() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let all = try cli.ws("participant", "list", "--format", "csv")
+        let lines = all.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        #expect(lines.first?.hasPrefix("code,site,status") == true, "\(all.stdout)")
+        #expect(lines.contains { $0.hasPrefix("P-0003,site-b,") })
+        let a = try cli.ws("participant", "list", "--site", "site-a", "--format", "json")
+        #expect(a.status == 0, "\(a.output)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(a.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.compactMap { $0["code"] as? String }.sorted() == ["P-0001", "P-0002"])
+        #expect(rows.allSatisfy { $0["site"] as? String == "site-a" })
+        let unknown = try cli.ws("participant", "list", "--site", "site-c")
+        #expect(unknown.status != 0 && unknown.stderr.contains("site-c") && unknown.stderr.contains("sites: site-a, site-b"), "\(unknown.output)")
+    }
+
+    @Test func malformedSiteIsRefusedAndNothingEnrolled() throws {
+        let cli = try CLI.withWorkspace(protocolFile: "protocols/minimal.yaml")
+        defer { cli.cleanup() }
+        let r = try cli.ws(
+            "participant", "enroll", "--code", "P-0009", "--name", "Di Qxlee", "--time-zone", "UTC", "--site", "Site A", "--tokens", cli.path("t.csv"))
+        #expect(r.status == 3, "\(r.output)")
+        #expect(r.stderr.contains("site") && !r.stderr.contains("Site A"), "\(r.stderr)")
+        #expect(try cli.count("participants") == 0)
+    }
+
+    @Test func exportOfOneSiteStatesItsScope() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let out = cli.path("out")
+        let r = try cli.ws("export", "--recipient", "lab-a", "--site", "site-a", "--out", out)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.stdout.contains("Exported 2 participants") && r.stdout.contains("(site site-a only)"), "\(r.stdout)")
+        let manifest = try #require(try FileManager.default.contentsOfDirectory(atPath: out).first { $0.hasSuffix(".manifest.json") })
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/" + manifest))) as? [String: Any])
+        #expect(json["site"] as? String == "site-a")
+        let verify = try cli.ws("verify", out + "/" + manifest.replacingOccurrences(of: ".manifest.json", with: ".tar.gz"))
+        #expect(verify.status == 0, "\(verify.output)")
+        let audit = try cli.ws("audit", "show", "--format", "json")
+        #expect(audit.stdout.contains("\"site\"") && audit.stdout.contains("site-a"), "export and enrollment events carry the site")
+    }
+
+    @Test func siteCommandsPrintTheirSQLOnADryRun() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let add = try cli.run(["site", "add", "site-a", "--dry-run"])
+        #expect(add.status == 0, "\(add.output)")
+        #expect(add.stdout.contains("BEGIN;") && add.stdout.contains("CREATE ROLE \"cohort_site_site-a\" NOLOGIN") && add.stdout.contains("COMMIT;"))
+        let grant = try cli.run(["site", "grant", "--study-wide", "--role", "monitor", "--dry-run"])
+        #expect(grant.stdout.contains("GRANT \"cohort_study_wide\" TO \"monitor\";"), "\(grant.output)")
+        let noDatabase = try cli.run(["site", "add", "site-a", "--database", ""])
+        #expect(noDatabase.status != 0 && noDatabase.stderr.contains("--database"), "\(noDatabase.output)")
+        let both = try cli.run(["site", "grant", "site-a", "--study-wide", "--role", "x", "--dry-run"])
+        #expect(both.status != 0 && both.stderr.contains("not both"), "\(both.output)")
+        let bad = try cli.run(["site", "add", "Site A", "--dry-run"])
+        #expect(bad.status == 3 && bad.stderr.contains("site name"), "\(bad.output)")
+    }
+}
