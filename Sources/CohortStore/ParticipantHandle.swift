@@ -5,10 +5,10 @@
 /// ``StudyStore/participant(code:withIdentity:)`` and hand it to the calls that act on that
 /// participant's rows. It is valid for the store it came from.
 public struct ParticipantHandle: Sendable, Hashable {
-    /// The `participants.pk` of the row.
-    let rowKey: Int64
+    /// The `participants.pk` of the row (`package`: the PostgreSQL store, in its own module, needs it).
+    package let rowKey: Int64
 
-    init(rowKey: Int64) {
+    package init(rowKey: Int64) {
         self.rowKey = rowKey
     }
 }

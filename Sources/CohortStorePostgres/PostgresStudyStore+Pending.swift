@@ -44,16 +44,4 @@ extension PostgresStudyStore {
     ) throws -> ExportCommitResult { throw Self.notBuilt(#function) }
     public func exportEvents(exportID: String) throws -> [AuditEvent] { throw Self.notBuilt(#function) }
     public func exportCreateEvents(archiveSHA256 sha256: String) throws -> [AuditEvent] { throw Self.notBuilt(#function) }
-
-    // records engineer
-    public func importBatch(
-        _ info: ImportBatchInfo, actor: String, at: Date,
-        body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
-    ) throws -> ImportBatchResult { throw Self.notBuilt(#function) }
-    public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
-        throw Self.notBuilt(#function)
-    }
-    public func forEachRecordStart(_ body: (ParticipantHandle, RecordKind, Timestamp) throws -> Void) throws { throw Self.notBuilt(#function) }
-    public func recordCount(_ participant: ParticipantHandle?) throws -> Int { throw Self.notBuilt(#function) }
-    public func counts() throws -> [String: Int] { throw Self.notBuilt(#function) }
 }

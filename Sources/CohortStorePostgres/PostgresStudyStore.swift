@@ -101,7 +101,8 @@ public final class PostgresStudyStore: StudyStore {
                     hint: "run a command that changes the study (for example `cohort protocol load`) once to upgrade it")
             }
             for migration in pending {
-                try conn.query(migration.sql)
+                // One statement per call: the extended protocol (PQexecParams) runs one at a time.
+                for statement in migration.sql.split(separator: ";\n") where !statement.allSatisfy(\.isWhitespace) { try conn.query(String(statement)) }
                 try conn.query("INSERT INTO cohort_migrations (name) VALUES ($1)", [migration.name])
             }
         }
