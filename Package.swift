@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "CohortKit",
             dependencies: [
-                "CohortCore", "CohortIO", "CohortCrypto", "CohortStore", "CohortImport", "CohortCompliance",
+                "CohortCore", "CohortIO", "CohortCrypto", "CohortStore", "CohortStorePostgres", "CohortImport", "CohortCompliance",
                 "CohortDeid", "CohortExport", "CohortPackage", "CohortDemo",
                 .product(name: "Mustache", package: "swift-mustache"), .product(name: "Yams", package: "Yams"),
             ],
@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto", "CohortCompression"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortIO", "CohortPostgres", "CZlib"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortKitTests", dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage", "CohortPostgres", "CohortStorePostgres"], swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
         // (CohortPostgres only for its throwaway cluster, which the health_metrics test imports from.)
         .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres"], swiftSettings: swiftSettings),
