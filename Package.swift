@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortIO", "CohortPostgres", "CZlib"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CohortStorePostgresTests", dependencies: ["CohortStorePostgres", "CohortPostgres", "CohortCore"],
+            name: "CohortStorePostgresTests", dependencies: ["CohortStorePostgres", "CohortStore", "CohortPostgres", "CohortCore"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CohortKitTests",

@@ -22,4 +22,15 @@ if grep -E "^$(pwd)/(Sources|Tests)/.*warning:" /tmp/cohort-build.log >/dev/null
 fi
 
 swift test 2>&1 | tee /tmp/cohort-test.log | grep -vE '^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write |^Emitting|^Linking'
+status="${PIPESTATUS[0]}"
+[ "$status" -eq 0 ] || exit "$status"
+
+# The store-relevant end-to-end suites again with every workspace on PostgreSQL (a throwaway
+# cluster per test process; see Tests/CLITests/CLI.swift): walkthrough, demo-based exports and
+# verification, imports, roster, consent and withdrawal (all three modes, erase checked on a
+# pg_dump), and cohort-bench --store both. Suites that edit study.db with sqlite3 (tamper and rollback tests) stay SQLite-only.
+echo "== end-to-end suites on PostgreSQL (COHORT_TEST_STORE=postgres)"
+COHORT_TEST_STORE=postgres swift test --skip-build \
+  --filter 'WalkthroughCLITests|ExportCLITests|ConsentWithdrawalCLITests|ImportRejectsCLITests|RosterCLITests|BenchStoresCLITests' 2>&1 \
+  | tee /tmp/cohort-test-postgres.log | grep -vE '^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write |^Emitting|^Linking'
 exit "${PIPESTATUS[0]}"

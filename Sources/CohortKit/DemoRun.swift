@@ -23,6 +23,8 @@ public struct DemoRun: Sendable {
     public var projectRoot: URL
     /// Progress lines for the person watching (stderr).
     public var log: @Sendable (String) -> Void
+    /// An empty PostgreSQL database to run the demo on (nil: `study.db` in the workspace).
+    public var databaseURL: String?
     /// Where to write the generated import files and keep them (they hold every synthetic
     /// identifier; must be outside the workspace). Nil: a temporary folder deleted after import.
     public var keepImportFilesIn: URL?
@@ -97,7 +99,7 @@ public struct DemoRun: Sendable {
             }
         }
         let workspace = try Workspace.create(
-            at: directory, protocolURL: projectRoot.appendingPathComponent(Self.protocolPath), actor: actor, now: now)
+            at: directory, protocolURL: projectRoot.appendingPathComponent(Self.protocolPath), actor: actor, databaseURL: databaseURL, now: now)
         _ = fm.createFile(atPath: directory.appendingPathComponent(Self.marker).path, contents: Data("made by cohort demo\n".utf8))
         let pinned = try workspace.currentProtocol()
         log("Workspace \(directory.path): study \(pinned.studyProtocol.id) revision \(pinned.studyProtocol.revision)")

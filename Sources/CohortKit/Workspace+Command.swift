@@ -12,7 +12,7 @@ extension Workspace {
         onWaiting: (@Sendable () -> Void)?
     ) throws -> Workspace {
         let options = try StoreOpenOptions.command(readOnly: readOnly, environment: environment, onWaiting: onWaiting)
-        return try open(at: directory, actor: actor, options: options, checkingAuditHead: checkingAuditHead)
+        return try open(at: directory, actor: actor, options: options, checkingAuditHead: checkingAuditHead, environment: environment)
     }
 
     /// Opens a workspace read-only for verification (`cohort verify -w`).

@@ -1,18 +1,21 @@
 import CohortCore
 public import CohortCrypto
 public import CohortStore
+import CohortStorePostgres
 public import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A study workspace: a directory holding `study.db` and the keystore (`keys/`). One workspace
-/// holds one study. Everything the CLI does goes through here, so tests can do it too.
+/// A study workspace: a directory holding the keystore (`keys/`) and the study database — its own
+/// `study.db` (SQLite), or a `store.json` naming a PostgreSQL database that several coordinators'
+/// workspaces share (see ``StoreConfiguration``). One workspace holds one study. Everything the
+/// CLI does goes through here, so tests can do it too.
 public final class Workspace: Sendable {
     /// The workspace folder.
     public let directory: URL
-    /// The study database (`study.db`).
+    /// The study database (`study.db`, or the PostgreSQL database `store.json` names).
     public let store: any StudyStore
     /// The workspace's keys (`keys/`).
     public let keystore: Keystore
@@ -52,19 +55,27 @@ public final class Workspace: Sendable {
     /// The keystore directory of a workspace.
     public static func keysDirectory(of directory: URL) -> URL { directory.appendingPathComponent(keysDirectoryName, isDirectory: true) }
 
-    /// Creates a workspace: the directory (0700), the keystore and `study.db`, and loads
-    /// `protocolURL` when given. Refuses a directory that already holds a workspace.
+    /// Creates a workspace: the directory (0700), the keystore and the study database, and loads
+    /// `protocolURL` when given. The database is `study.db` in the folder, or, with
+    /// `databaseURL`, an empty PostgreSQL database, named in `store.json` (without password).
+    /// Refuses a directory that already holds a workspace, and a database that already holds a
+    /// study (a second coordinator copies the first one's workspace folder instead).
     public static func create(
-        at directory: URL, protocolURL: URL? = nil, actor: String, now: @escaping @Sendable () -> Date = { Date() }
+        at directory: URL, protocolURL: URL? = nil, actor: String, databaseURL: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> Workspace {
         let fm = FileManager.default
         let dbURL = directory.appendingPathComponent(SQLiteStudyStore.fileName)
-        if fm.fileExists(atPath: dbURL.path) {
+        if fm.fileExists(atPath: dbURL.path) || fm.fileExists(atPath: StoreConfiguration.fileURL(in: directory).path) {
             throw CohortError(.conflict, "a workspace already exists here", at: .init(file: directory.path),
                 hint: "use it (`--workspace \(directory.path)`), or choose another --dir")
         }
+        if let databaseURL, !StoreConfiguration.isPostgreSQLURL(databaseURL) {
+            throw CohortError(.invalidInput, "the database URL is not a PostgreSQL URL", at: .init(field: "--database"),
+                hint: "give postgresql://user@host:5432/dbname (the password in PGPASSWORD or ~/.pgpass)")
+        }
         // Validate the protocol before creating anything, so a bad file leaves nothing behind.
         let loaded = try protocolURL.map { try ProtocolLoader.load(contentsOf: $0) }
+        let folderExisted = fm.fileExists(atPath: directory.path)
         do {
             try fm.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -77,7 +88,26 @@ public final class Workspace: Sendable {
         } else {
             keystore = try Keystore.create(at: keysDir)
         }
-        let store = try SQLiteStudyStore(url: dbURL, piiKey: keystore.piiKey, create: true)
+        let store: any StudyStore
+        if let databaseURL {
+            do {
+                let postgres = try PostgresStudyStore(url: databaseURL, piiKey: keystore.piiKey, create: true)
+                // A database another coordinator already made a study in: new keys here could read
+                // none of its data, and a second workspace.init would fork the story.
+                if (try postgres.counts()["audit_events"] ?? 0) > 0 {
+                    throw CohortError(.conflict, "this PostgreSQL database already holds a cohort study", at: .init(file: postgres.location),
+                        hint: "to join it, copy the first coordinator's workspace folder (keys/, store.json, audit.head); to start a new study, create an empty database (createdb)")
+                }
+                try StoreConfiguration(postgresqlURL: databaseURL).write(to: directory)
+                store = postgres
+            } catch {
+                // Keys made for a database that refused them would be a workspace of nothing.
+                if !folderExisted { try? fm.removeItem(at: directory) }
+                throw error
+            }
+        } else {
+            store = try SQLiteStudyStore(url: dbURL, piiKey: keystore.piiKey, create: true)
+        }
         let workspace = Workspace(directory: directory, store: store, keystore: keystore, actor: actor, now: now)
         let fp = keystore.fingerprints
         // `audit_head` records in the chain that this workspace keeps audit.head, so a deleted
@@ -92,19 +122,27 @@ public final class Workspace: Sendable {
     }
 
     /// Opens the workspace at `directory`, and refuses (an integrity error) a database that does
-    /// not reach the event its `audit.head` names — events removed, or study.db rolled back or
+    /// not reach the event its `audit.head` names — events removed, or the database rolled back or
     /// replaced — unless `checkingAuditHead` is false (`cohort audit verify` reports it instead).
+    /// A workspace with a `store.json` opens its PostgreSQL database (the URL from
+    /// `COHORT_DATABASE_URL` in `environment` when set).
     public static func open(
         at directory: URL, actor: String, now: @escaping @Sendable () -> Date = { Date() }, options: StoreOpenOptions = .init(),
-        checkingAuditHead: Bool = true
+        checkingAuditHead: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Workspace {
         let dbURL = directory.appendingPathComponent(SQLiteStudyStore.fileName)
-        guard FileManager.default.fileExists(atPath: dbURL.path) else {
-            throw CohortError(.notFound, "no cohort workspace here (no \(SQLiteStudyStore.fileName))", at: .init(file: directory.path),
+        let configuration = try StoreConfiguration.load(from: directory)
+        guard configuration != nil || FileManager.default.fileExists(atPath: dbURL.path) else {
+            throw CohortError(.notFound, "no cohort workspace here (no \(SQLiteStudyStore.fileName) or \(StoreConfiguration.fileName))", at: .init(file: directory.path),
                 hint: "run `cohort init --dir \(directory.path)`, or pass --workspace <dir> (or set COHORT_WORKSPACE)")
         }
         let keystore = try Keystore.load(from: keysDirectory(of: directory))
-        let store = try SQLiteStudyStore(url: dbURL, piiKey: keystore.piiKey, options: options)
+        let store: any StudyStore =
+            if let configuration {
+                try PostgresStudyStore(url: configuration.connectionURL(environment: environment), piiKey: keystore.piiKey, options: options)
+            } else {
+                try SQLiteStudyStore(url: dbURL, piiKey: keystore.piiKey, options: options)
+            }
         let workspace = Workspace(directory: directory, store: store, keystore: keystore, actor: actor, now: now)
         // Checked before anything is written: the keys first (nothing encrypted can be read
         // with a wrong pii.key), then a shortened trail, then exports a killed command left open.

@@ -7,7 +7,9 @@
 /// multi-site studies (row-level security is a later migration).
 enum PostgresSchema {
     /// Migrations by name, in order.
-    static let migrations: [(name: String, sql: String)] = [("v1-foundation", v1), ("v3-site-security", v3SiteSecurity)]
+    static let migrations: [(name: String, sql: String)] = [
+        ("v1-foundation", v1), ("v2-record-paths", v2RecordPaths), ("v3-site-security", v3SiteSecurity),
+    ]
 
     static let v1 = """
         CREATE TABLE study (
@@ -132,5 +134,14 @@ enum PostgresSchema {
             text_enc bytea NOT NULL
         );
         CREATE INDEX redactable_texts_participant ON redactable_texts(participant_id) WHERE participant_id IS NOT NULL;
+        """
+
+    /// The read path of one participant's records (`forEachRecord`: `WHERE participant_pk = …
+    /// ORDER BY start_ms, kind, source`) as one index range scan already in output order, so a
+    /// server-side cursor streams from the first row without sorting the participant's records
+    /// first (the unique key leads with participant and kind, not start). Byte-order collation,
+    /// as the query asks, so the order is SQLite's whatever the database's collation is.
+    static let v2RecordPaths = """
+        CREATE INDEX records_participant_start ON records (participant_pk, start_ms, kind COLLATE "C", source COLLATE "C");
         """
 }

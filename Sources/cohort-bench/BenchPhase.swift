@@ -3,6 +3,7 @@ import CohortKit
 import Foundation
 import CohortCrypto
 import CohortPackage
+import CohortPostgres
 
 /// The measured phases. Each runs in its own process (``PhaseCommand``) so that its peak
 /// resident memory is its own.
@@ -14,7 +15,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
 
     var title: String {
         switch self {
-        case .import: "import (CSV + NDJSON → SQLite)"
+        case .import: "import (CSV + NDJSON → store)"
         case .export: "export (CSV, JSON, FHIR → signed tar.gz)"
         case .verify: "verify (signature, digests, bag, rows)"
         case .verifyScan: "verify + residual-PII scan"
@@ -54,7 +55,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
                 result.records += imported.inserted
                 result.inputBytes += Self.size(file)
             }
-            result.outputBytes = ["study.db", "study.db-wal"].reduce(0) { $0 + Self.size(bench.workspaceDirectory.appendingPathComponent($1)) }
+            result.outputBytes = try Self.databaseBytes(bench)
         case .export:
             let options = ExportOptions(
                 recipient: BenchWorkspace.recipient, outDirectory: bench.exportDirectory, createdAt: BenchWorkspace.now, compressionLevel: compressionLevel)
@@ -82,6 +83,15 @@ enum BenchPhase: String, CaseIterable, Sendable {
         result.seconds = (clock.now - start) / .seconds(1)
         result.peakRSSBytes = PeakMemory.bytes()
         return result
+    }
+
+    /// The study database's size on disk: study.db with its WAL, or `pg_database_size`.
+    static func databaseBytes(_ bench: BenchWorkspace) throws -> Int {
+        guard let configuration = try StoreConfiguration.load(from: bench.workspaceDirectory) else {
+            return ["study.db", "study.db-wal"].reduce(0) { $0 + size(bench.workspaceDirectory.appendingPathComponent($1)) }
+        }
+        let rows = try PostgresConnection(url: configuration.url).query("SELECT pg_database_size(current_database())")
+        return (rows.first?.first ?? nil).flatMap { Int($0) } ?? 0
     }
 
     static func size(_ url: URL) -> Int {

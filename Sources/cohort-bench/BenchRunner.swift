@@ -15,13 +15,16 @@ struct BenchRunner: Sendable {
     var bench: BenchWorkspace
     var compression: ExportCompression
     var projectRoot: URL
+    /// `sqlite`, or `postgres` with the run's fresh database in `databaseURL`.
+    var store = "sqlite"
+    var databaseURL: String?
     /// `--quiet`: the phase processes draw no progress line either.
     var quiet = false
     var log: @Sendable (String) -> Void
 
     func run() throws -> SizeReport {
-        log("\(size): writing a synthetic cohort of \(participants) participants and enrolling them (not timed) …")
-        let written = try bench.create(participants: participants, seed: seed, projectRoot: projectRoot)
+        log("\(size) on \(store): writing a synthetic cohort of \(participants) participants and enrolling them (not timed) …")
+        let written = try bench.create(participants: participants, seed: seed, projectRoot: projectRoot, databaseURL: databaseURL)
         var phases: [PhaseResult] = []
         for phase in BenchPhase.allCases {
             log("\(size): \(phase.title) …")
@@ -40,7 +43,8 @@ struct BenchRunner: Sendable {
             ReferenceResult(name: "gzip_inflate_sha256", command: "gzip -dc ARCHIVE | sha256sum", seconds: digestSeconds, inputBytes: BenchPhase.size(archive)),
         ]
         return SizeReport(
-            size: size, participants: participants, recordsGenerated: written, compression: compression.rawValue, phases: phases, references: references)
+            size: size, store: store, participants: participants, recordsGenerated: written, compression: compression.rawValue, phases: phases,
+            references: references)
     }
 
     /// Runs `phase` in a child process of this executable and reads its result line.

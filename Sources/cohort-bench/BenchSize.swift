@@ -5,13 +5,15 @@ enum BenchSize: String, CaseIterable, Sendable {
     case s = "S"
     case m = "M"
     case l = "L"
+    case xl = "XL"
 
-    /// Participants for the size (~100k, ~1M, ~5M records).
+    /// Participants for the size (~100k, ~1M, ~5M, ~10M records).
     var participants: Int {
         switch self {
         case .s: 37
         case .m: 372
         case .l: 1_860
+        case .xl: 3_720
         }
     }
 
@@ -20,6 +22,7 @@ enum BenchSize: String, CaseIterable, Sendable {
         case .s: "~100k"
         case .m: "~1M"
         case .l: "~5M"
+        case .xl: "~10M"
         }
     }
 }

@@ -46,7 +46,8 @@ struct BenchWorkspace: Sendable {
     /// writes the synthetic cohort's files, enrolls the roster and records everyone's consent.
     ///
     /// - Returns: the number of records written to the data files.
-    func create(participants: Int, seed: UInt64, projectRoot: URL) throws -> Int {
+    /// With `databaseURL`, the workspace's study is in that (empty) PostgreSQL database.
+    func create(participants: Int, seed: UInt64, projectRoot: URL, databaseURL: String? = nil) throws -> Int {
         let fm = FileManager.default
         if fm.fileExists(atPath: root.path) {
             guard fm.fileExists(atPath: root.appendingPathComponent(Self.marker).path) else {
@@ -58,7 +59,8 @@ struct BenchWorkspace: Sendable {
         try fm.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         _ = fm.createFile(atPath: root.appendingPathComponent(Self.marker).path, contents: Data("made by cohort-bench\n".utf8))
         let workspace = try Workspace.create(
-            at: workspaceDirectory, protocolURL: projectRoot.appendingPathComponent(DemoRun.protocolPath), actor: Self.actor, now: { Self.now })
+            at: workspaceDirectory, protocolURL: projectRoot.appendingPathComponent(DemoRun.protocolPath), actor: Self.actor, databaseURL: databaseURL,
+            now: { Self.now })
         let studyProtocol = try workspace.currentProtocol().studyProtocol
         var cohort = DemoCohort(seed: seed, participants: participants, days: studyProtocol.durationDays, lastDay: Self.lastDataDay)
         cohort.heartRateHours = Array(0..<24)

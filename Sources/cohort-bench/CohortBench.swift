@@ -28,13 +28,20 @@ struct CohortBench: ParsableCommand {
             verify). Prints records/s, MB/s, peak resident memory and sizes, the ratios, and the targets.
             Build in release mode: debug figures are meaningless.
 
-            Sizes: S ≈ 100k records (37 participants), M ≈ 1M (372), L ≈ 5M (1,860).
+            Sizes: S ≈ 100k records (37 participants), M ≈ 1M (372), L ≈ 5M (1,860), XL ≈ 10M (3,720).
+
+            --store postgres runs the same phases with the study on PostgreSQL (a throwaway cluster the
+            bench starts and stops, or the server of --database, where it creates and drops one database
+            per run); --store both runs SQLite then PostgreSQL for each size and prints the
+            PostgreSQL ÷ SQLite ratio of each phase's records/s and peak memory.
 
             Examples:
               swift run -c release cohort-bench                 # size S
               swift run -c release cohort-bench --size M
               swift run -c release cohort-bench --size M,L --json > bench.json
               swift run -c release cohort-bench --size S --compression fast --keep --dir /tmp/bench
+              swift run -c release cohort-bench --size M --store both
+              swift run -c release cohort-bench --size M,XL --store postgres
 
             `cohort-bench scrub` measures the free-text scrubber on the adversarial corpus instead (see its --help).
 
@@ -50,7 +57,10 @@ struct CohortBench: ParsableCommand {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the benchmark (the default).")
 
-        @Option(help: "Sizes to run, comma-separated: S, M, L.") var size: String = "S"
+        @Option(help: "Sizes to run, comma-separated: S, M, L, XL.") var size: String = "S"
+        @Option(help: "The study store: sqlite, postgres, or both (the ratio between them).") var store: BenchStore = .sqlite
+        @Option(help: "A PostgreSQL server URL where the bench may create its databases (default: a throwaway cluster it starts).")
+        var database: String?
         @Option(help: "Participants (overrides the size's count; the size is then named 'custom').") var participants: Int?
         @Option(help: "Seed for the synthetic cohort.") var seed: UInt64 = 42
         @Option(help: "Working folder (a previous benchmark there is replaced).") var dir: String = "cohort-bench-data"
@@ -62,8 +72,9 @@ struct CohortBench: ParsableCommand {
 
         func validate() throws {
             for name in sizeNames where BenchSize(rawValue: name) == nil {
-                throw ValidationError("unknown size '\(name)': expected S, M or L")
+                throw ValidationError("unknown size '\(name)': expected S, M, L or XL")
             }
+            if database != nil, store == .sqlite { throw ValidationError("--database needs --store postgres or both") }
             if let participants, !(1...20_000).contains(participants) {
                 throw ValidationError("--participants must be between 1 and 20000")
             }
@@ -84,14 +95,25 @@ struct CohortBench: ParsableCommand {
             let runs: [(String, Int)] = participants.map { [("custom", $0)] } ?? sizeNames.compactMap { name in
                 BenchSize(rawValue: name).map { (name, $0.participants) }
             }
+            let server = store == .sqlite ? nil : try BenchPostgresServer(databaseURL: database)
+            defer { server?.stop() }
             for (name, count) in runs {
-                let bench = BenchWorkspace(root: base.appendingPathComponent(name, isDirectory: true))
-                let report = try BenchRunner(
-                    size: name, participants: count, seed: seed, bench: bench, compression: compression, projectRoot: root, quiet: quiet, log: log
-                ).run()
-                if !keep { try? FileManager.default.removeItem(at: bench.root) }
-                reports.append(report)
-                if !json { print(report.render()) }
+                var pair: [SizeReport] = []
+                for kind in store.stores {
+                    // SQLite alone keeps the folder layout of earlier runs.
+                    let folder = store == .sqlite ? name : "\(name)-\(kind)"
+                    let bench = BenchWorkspace(root: base.appendingPathComponent(folder, isDirectory: true))
+                    var runner = BenchRunner(
+                        size: name, participants: count, seed: seed, bench: bench, compression: compression, projectRoot: root, quiet: quiet, log: log)
+                    runner.store = kind
+                    if kind == "postgres", let server { runner.databaseURL = try server.freshDatabase(label: name) }
+                    let report = try runner.run()
+                    if !keep { try? FileManager.default.removeItem(at: bench.root) }
+                    reports.append(report)
+                    pair.append(report)
+                    if !json { print(report.render()) }
+                }
+                if !json, let comparison = StoreComparison(pair) { print(comparison.render()) }
             }
             if !keep, (try? FileManager.default.contentsOfDirectory(atPath: base.path))?.isEmpty == true {
                 try? FileManager.default.removeItem(at: base)
@@ -100,18 +122,41 @@ struct CohortBench: ParsableCommand {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                let document = BenchDocument(tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness)
+                let comparisons = Dictionary(
+                    runs.compactMap { run in StoreComparison(reports.filter { $0.size == run.0 }).map { (run.0, $0) } }, uniquingKeysWith: { a, _ in a })
+                let document = BenchDocument(
+                    tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness,
+                    postgresOverSQLite: comparisons.isEmpty ? nil : comparisons, exportMemoryXLOverM: Self.exportFlatness(reports))
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))
-            } else if let flatness {
-                print(String(format: "memory: L peak / M peak = %.2f (goal ≤ 1.10: %@)", flatness, flatness <= 1.10 ? "met" : "NOT met"))
+            } else {
+                if let flatness {
+                    print(String(format: "memory: L peak / M peak = %.2f (goal ≤ 1.10: %@)", flatness, flatness <= 1.10 ? "met" : "NOT met"))
+                }
+                if let xl = Self.exportFlatness(reports) {
+                    print(String(format: "export memory on PostgreSQL: XL peak / M peak = %.2f (goal ≤ 1.10: %@)", xl, xl <= 1.10 ? "met" : "NOT met"))
+                }
             }
             if reports.contains(where: { $0.phases.contains { !$0.passed } }) { throw ExitCode(1) }
         }
 
-        /// L's peak resident memory over M's, when both ran.
+        /// L's peak resident memory over M's, when both ran (on the same store).
         static func flatness(_ reports: [SizeReport]) -> Double? {
-            guard let m = reports.first(where: { $0.size == "M" }), let l = reports.first(where: { $0.size == "L" }), m.peakMemory > 0 else { return nil }
-            return Double(l.peakMemory) / Double(m.peakMemory)
+            for store in ["sqlite", "postgres"] {
+                let mine = reports.filter { $0.store == store }
+                if let m = mine.first(where: { $0.size == "M" }), let l = mine.first(where: { $0.size == "L" }), m.peakMemory > 0 {
+                    return Double(l.peakMemory) / Double(m.peakMemory)
+                }
+            }
+            return nil
+        }
+
+        /// On PostgreSQL, the export phase's peak resident memory at XL over M's, when both ran.
+        static func exportFlatness(_ reports: [SizeReport]) -> Double? {
+            let postgres = reports.filter { $0.store == "postgres" }
+            guard let m = postgres.first(where: { $0.size == "M" })?.phase(.export), let xl = postgres.first(where: { $0.size == "XL" })?.phase(.export),
+                m.peakRSSBytes > 0
+            else { return nil }
+            return Double(xl.peakRSSBytes) / Double(m.peakRSSBytes)
         }
     }
 
@@ -149,9 +194,15 @@ struct BenchDocument: Encodable, Sendable {
     var cores: Int
     var sizes: [SizeReport]
     var memoryGrowthLOverM: Double?
+    /// Per size run on both stores: PostgreSQL ÷ SQLite.
+    var postgresOverSQLite: [String: StoreComparison]?
+    /// On PostgreSQL: the export's peak memory at XL over M.
+    var exportMemoryXLOverM: Double?
 
     enum CodingKeys: String, CodingKey {
         case tool, cores, sizes
         case memoryGrowthLOverM = "memory_growth_l_over_m"
+        case postgresOverSQLite = "postgres_over_sqlite"
+        case exportMemoryXLOverM = "export_memory_xl_over_m"
     }
 }

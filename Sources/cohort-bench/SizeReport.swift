@@ -4,6 +4,8 @@ import Foundation
 /// Everything measured for one size, the ratios against the references, and the targets.
 struct SizeReport: Encodable, Sendable {
     var size: String
+    /// `sqlite` or `postgres`.
+    var store: String
     var participants: Int
     var recordsGenerated: Int
     var compression: String
@@ -11,7 +13,7 @@ struct SizeReport: Encodable, Sendable {
     var references: [ReferenceResult]
 
     enum CodingKeys: String, CodingKey {
-        case size, participants, compression, phases, references, ratios, targets
+        case size, store, participants, compression, phases, references, ratios, targets
         case recordsGenerated = "records_generated"
     }
 
@@ -70,6 +72,7 @@ struct SizeReport: Encodable, Sendable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(size, forKey: .size)
+        try container.encode(store, forKey: .store)
         try container.encode(participants, forKey: .participants)
         try container.encode(recordsGenerated, forKey: .recordsGenerated)
         try container.encode(compression, forKey: .compression)
@@ -81,7 +84,7 @@ struct SizeReport: Encodable, Sendable {
 
     /// The human-readable table.
     func render() -> String {
-        var text = "size \(size): \(participants) participants × 90 days, \(Self.grouped(recordsGenerated)) records generated, compression \(compression)\n\n"
+        var text = "size \(size) on \(store == "postgres" ? "PostgreSQL" : "SQLite"): \(participants) participants × 90 days, \(Self.grouped(recordsGenerated)) records generated, compression \(compression)\n\n"
         var table = TextTable(
             header: ["phase", "records", "seconds", "records/s", "MB/s", "peak RSS", "output"],
             alignments: [.left, .right, .right, .right, .right, .right, .left])
@@ -92,7 +95,7 @@ struct SizeReport: Encodable, Sendable {
             let bytes = phase == .export ? p.payloadBytes : p.inputBytes
             let output: String
             switch phase {
-            case .import: output = "study.db \(Self.megabytes(p.outputBytes)) from \(Self.megabytes(p.inputBytes)) of files"
+            case .import: output = "\(store == "postgres" ? "database" : "study.db") \(Self.megabytes(p.outputBytes)) from \(Self.megabytes(p.inputBytes)) of files"
             case .export: output = "archive \(Self.megabytes(p.outputBytes)), payload \(Self.megabytes(p.payloadBytes)); \(p.detail)"
             case .verify, .verifyScan: output = (p.passed ? "" : "FAILED: ") + p.detail
             }

@@ -76,7 +76,7 @@ struct BenchCLITests {
     }
 
     @Test func unknownSizeIsAUsageError() throws {
-        let (status, _) = try run(["--size", "XL"])
+        let (status, _) = try run(["--size", "XXL"])
         #expect(status == 64)
     }
 }

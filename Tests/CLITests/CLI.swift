@@ -1,8 +1,49 @@
+import CohortPostgres
 import Foundation
 import Testing
 
 /// Runs the built `cohort` binary in a temporary directory.
+///
+/// With `COHORT_TEST_STORE=postgres` every workspace the tests create (`cohort init`, `cohort
+/// demo`) is a study on PostgreSQL: the harness adds `--database` with a fresh database on one
+/// throwaway cluster per test process (`scripts/test.sh` runs the store-relevant suites so).
 struct CLI {
+    /// The study store the tests' workspaces use.
+    enum Store: String {
+        case sqlite, postgres
+    }
+
+    /// `COHORT_TEST_STORE` (`sqlite` when unset).
+    static let store: Store = {
+        let name = ProcessInfo.processInfo.environment["COHORT_TEST_STORE"] ?? "sqlite"
+        return Store(rawValue: name) ?? .sqlite
+    }()
+
+    private static let clusterLock = NSLock()
+    nonisolated(unsafe) private static var cluster: ScratchCluster?
+
+    /// The URL of a new, empty database on this process's throwaway cluster (started on first
+    /// use, stopped at exit).
+    static func freshDatabaseURL() throws -> String {
+        clusterLock.lock()
+        defer { clusterLock.unlock() }
+        let running: ScratchCluster
+        if let cluster {
+            running = cluster
+        } else {
+            running = try ScratchCluster()
+            cluster = running
+            atexit {
+                CLI.clusterLock.lock()
+                CLI.cluster?.stop()
+                CLI.cluster = nil
+                CLI.clusterLock.unlock()
+            }
+        }
+        let name = "cli_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
+        try PostgresConnection(url: running.url()).query("CREATE DATABASE \(name)")
+        return running.url(database: name)
+    }
     struct Result {
         var status: Int32
         var stdout: String
@@ -42,6 +83,12 @@ struct CLI {
     /// or to `directory`; `binary` replaces the built binary (an installed copy).
     @discardableResult
     func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil, binary: URL? = nil) throws -> Result {
+        var args = args
+        if Self.store == .postgres, let command = args.first, command == "init" || command == "demo", !args.contains("--help"),
+            !args.contains("--database")
+        {
+            args += ["--database", try Self.freshDatabaseURL()]
+        }
         let process = Process()
         process.executableURL = binary ?? Self.binary
         process.arguments = args
@@ -115,10 +162,45 @@ struct CLI {
         }
     }
 
-    /// Counts rows of a table with the sqlite3 tool.
+    /// Counts rows of a table of the workspace's study database.
     func count(_ table: String) throws -> Int {
-        let (status, out) = try Self.tool("/usr/bin/sqlite3", [workspace + "/study.db", "SELECT count(*) FROM \(table)"])
+        let (status, out) = try sql("SELECT count(*) FROM \(table)")
         #expect(status == 0)
         return Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Runs `query` on the workspace's study database — with the sqlite3 tool on study.db, or on
+    /// the PostgreSQL database its store.json names — and returns the status and the rows as
+    /// sqlite3 prints them (one per line, columns joined by `|`).
+    func sql(_ query: String, workspace: String? = nil) throws -> (Int32, String) {
+        let folder = workspace ?? self.workspace
+        let configuration = URL(fileURLWithPath: folder).appendingPathComponent("store.json")
+        guard let data = FileManager.default.contents(atPath: configuration.path) else {
+            return try Self.tool("/usr/bin/sqlite3", [folder + "/study.db", query])
+        }
+        struct StoreFile: Decodable { var url: String }
+        let url = try JSONDecoder().decode(StoreFile.self, from: data).url
+        do {
+            let rows = try PostgresConnection(url: url).query(query)
+            return (0, rows.map { $0.map { $0 ?? "" }.joined(separator: "|") }.joined(separator: "\n") + (rows.isEmpty ? "" : "\n"))
+        } catch {
+            return (1, String(describing: error))
+        }
+    }
+
+    /// Every byte of the workspace's study database an attacker with a copy would have: study.db
+    /// with its WAL, or a `pg_dump` of the PostgreSQL database.
+    func databaseBytes() throws -> Data {
+        let configuration = URL(fileURLWithPath: workspace).appendingPathComponent("store.json")
+        guard let data = FileManager.default.contents(atPath: configuration.path) else {
+            var raw = Data()
+            for suffix in ["", "-wal", "-shm"] { raw += (try? Data(contentsOf: URL(fileURLWithPath: workspace + "/study.db" + suffix))) ?? Data() }
+            return raw
+        }
+        struct StoreFile: Decodable { var url: String }
+        let url = try JSONDecoder().decode(StoreFile.self, from: data).url
+        let (status, dump) = try Self.tool(ScratchCluster.defaultBinDirectory + "/pg_dump", ["--data-only", url])
+        #expect(status == 0, "pg_dump failed: \(dump.prefix(300))")
+        return Data(dump.utf8)
     }
 }

@@ -55,14 +55,14 @@ struct ConsentWithdrawalCLITests {
         // Re-consent keeps history: two rows, the first superseded.
         let again = try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.1", "--sharing", "broad")
         #expect(again.status == 0 && again.stdout.contains("superseded 1"), "\(again.output)")
-        let (_, statuses) = try CLI.tool("/usr/bin/sqlite3", [cli.workspace + "/study.db", "SELECT c.status FROM consents c JOIN participants p ON p.pk = c.participant_pk WHERE p.code = 'P-0001' ORDER BY signed_at_ms"])
+        let (_, statuses) = try cli.sql("SELECT c.status FROM consents c JOIN participants p ON p.pk = c.participant_pk WHERE p.code = 'P-0001' ORDER BY signed_at_ms")
         #expect(statuses.split(separator: "\n") == ["superseded", "active"])
         let status = try cli.ws("consent", "status", "--format", "csv")
         #expect(status.stdout.contains("P-0001,1.1"))
         // The rendered document is the text whose hash is stored.
         let rendered = try cli.ws("consent", "render", "--version", "1.0")
         #expect(rendered.stdout.contains("IRB-2026-0412"))
-        let (_, stored) = try CLI.tool("/usr/bin/sqlite3", [cli.workspace + "/study.db", "SELECT DISTINCT document_sha256 FROM consents WHERE version = '1.0'"])
+        let (_, stored) = try cli.sql("SELECT DISTINCT document_sha256 FROM consents WHERE version = '1.0'")
         let renderedFile = try cli.write("doc.txt", rendered.stdout)
         let (_, digest) = try CLI.tool("/usr/bin/sha256sum", [renderedFile])
         #expect(digest.hasPrefix(stored.trimmingCharacters(in: .whitespacesAndNewlines)), "stored \(stored) rendered \(digest)")
@@ -79,9 +79,9 @@ struct ConsentWithdrawalCLITests {
         #expect(wrong.status == 6 && unknown.status == 6)
         #expect(wrong.stderr == unknown.stderr)
         #expect(try cli.count("audit_events") > events)
-        let (_, denied) = try CLI.tool("/usr/bin/sqlite3", [cli.workspace + "/study.db", "SELECT count(*) FROM audit_events WHERE action = 'withdraw.denied' AND details NOT LIKE '%AAAA%'"])
+        let (_, denied) = try cli.sql("SELECT count(*) FROM audit_events WHERE action = 'withdraw.denied' AND CAST(details AS text) NOT LIKE '%AAAA%'")
         #expect(denied.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
-        let (_, status) = try CLI.tool("/usr/bin/sqlite3", [cli.workspace + "/study.db", "SELECT status FROM participants WHERE code = 'P-0001'"])
+        let (_, status) = try cli.sql("SELECT status FROM participants WHERE code = 'P-0001'")
         #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "active")
     }
 
@@ -125,10 +125,9 @@ struct ConsentWithdrawalCLITests {
         #expect(try cli.count("records") == 30)
         #expect(try cli.count("consents") == 3)
         #expect(try cli.ws("audit", "verify").status == 0)
-        var raw = Data()
-        for suffix in ["", "-wal", "-shm"] { raw += (try? Data(contentsOf: URL(fileURLWithPath: cli.workspace + "/study.db" + suffix))) ?? Data() }
+        let raw = try cli.databaseBytes()
         for identifier in ["Ingrid", "Müller", "ingrid@example.net", "555.222.3333", "MRN5555555", "3 Oak Avenue", "60614", "Ingrid's Garmin Venu", "P-0003"] {
-            #expect(raw.range(of: Data(identifier.utf8)) == nil, "\(identifier) still in study.db at \(String(describing: raw.range(of: Data(identifier.utf8))))")
+            #expect(raw.range(of: Data(identifier.utf8)) == nil, "\(identifier) still in the database at \(String(describing: raw.range(of: Data(identifier.utf8))))")
         }
         // Erased participants are not counted by compliance; the stopped one stops at withdrawal.
         let compliance = try cli.ws("compliance", "--format", "json")

@@ -26,6 +26,8 @@ extension Cohort {
         @Option(help: "Who is acting, for the audit trail.") var actor: String = "demo-coordinator"
         @Option(help: "Keep the generated roster and data files in this folder, outside the workspace (default: a temporary folder deleted after import).")
         var importFiles: String?
+        @Option(help: "Run the demo on this empty PostgreSQL database (postgresql://user@host/db) instead of study.db.")
+        var database: String?
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -37,9 +39,10 @@ extension Cohort {
             // The protocol and templates are compiled in: the demo runs the same from any folder.
             let root = try ExampleFiles.temporaryCopy()
             defer { try? FileManager.default.removeItem(at: root) }
-            let demo = DemoRun(
+            var demo = DemoRun(
                 directory: URL(fileURLWithPath: workspace ?? deprecatedDir ?? "cohort-demo"), seed: seed, participants: participants, actor: actor, projectRoot: root,
                 keepImportFilesIn: importFiles.map { URL(fileURLWithPath: $0, isDirectory: true) }, log: { Console.note("· " + $0) })
+            demo.databaseURL = database
             let summary = try demo.run()
             Console.print("")
             for line in summary.lines { Console.print(line) }

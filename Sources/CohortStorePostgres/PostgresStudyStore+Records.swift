@@ -1,0 +1,192 @@
+public import CohortCore
+import CohortPostgres
+public import CohortStore
+public import Foundation
+
+extension PostgresStudyStore {
+    /// Rows fetched from a server-side cursor at a time: memory stays flat however many records
+    /// a participant (or the study) has.
+    static let fetchRows = 10_000
+
+    /// Runs `body` inside one transaction with a COPY sink for a new import batch: if `body`
+    /// throws (or the server refuses a row), nothing from the file is stored. Appends the
+    /// `data.import` audit event at the end, under the audit lock, so two coordinators' COPYs run
+    /// in parallel and only their audit appends take turns.
+    public func importBatch(
+        _ info: ImportBatchInfo, actor: String, at: Date,
+        body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
+    ) throws -> ImportBatchResult {
+        try write { conn in
+            let created = try conn.query(
+                "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES ($1, $2, $3, $4, '') RETURNING id",
+                [info.fileName, info.fileSHA256, info.format, Timestamp(at, in: .gmt).iso8601])
+            guard let text = created.first?.first ?? nil, let batchID = Int64(text) else {
+                throw Self.recordProblem(table: "import_batches", rowID: nil, column: "id", expected: "the new batch's id", location: location)
+            }
+            let sink = try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
+            let counts = try body(sink)
+            try sink.flush()
+            let event = try appendEvent(
+                conn, actor: actor, action: "data.import", subject: "batch-\(batchID)",
+                details: [
+                    "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
+                    "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
+                ], at: at)
+            // The batch names its actor by the same redactable reference as its audit event.
+            try conn.command(
+                "UPDATE import_batches SET rows_total = $1, rows_inserted = $2, rows_duplicate = $3, rows_rejected = $4, actor = $5 WHERE id = $6",
+                values: [
+                    .int(Int64(counts.total)), .int(Int64(counts.inserted)), .int(Int64(counts.duplicates)), .int(Int64(counts.rejected)),
+                    .text(event.actor), .int(batchID),
+                ])
+            return ImportBatchResult(
+                batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
+        }
+    }
+
+    /// Streams the records of one participant, by start then kind, through a server-side cursor
+    /// (``fetchRows`` at a time, one snapshot); notes are decrypted. A malformed row fails with
+    /// its table, row and column.
+    public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
+        let location = self.location
+        let key = piiKey
+        // `COLLATE "C"`: the same order as SQLite's (bytes), whatever the database's collation;
+        // the index `records_participant_start` (migration v2-record-paths) serves it as it is.
+        let sql = """
+            SELECT id, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc FROM records
+            WHERE participant_pk = \(participant.rowKey) ORDER BY start_ms, kind COLLATE "C", source COLLATE "C"
+            """
+        try streamRows(sql) { row in
+            let reader = RecordRowReader(row: row, location: location)
+            let id = try reader.int64(0, "id")
+            let kind = try reader.kind(1)
+            let start = Timestamp(epochMilliseconds: try reader.int64(2, "start_ms"), utcOffsetSeconds: try reader.offset(3, "start_offset"))
+            var end: Timestamp?
+            if let endMs = try reader.optionalInt64(4, "end_ms") {
+                end = Timestamp(epochMilliseconds: endMs, utcOffsetSeconds: try reader.offset(5, "end_offset"))
+            }
+            let value = try reader.optionalDouble(6, "value")
+            let text = row[7]
+            guard let source = row[8] else {
+                throw Self.recordProblem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
+            }
+            var note: String?
+            if let hex = row[9] {
+                guard let sealed = PostgresValue.bytes(fromText: hex),
+                    let opened = try? PIISealing.openNote(
+                        sealed, key: key, participantPK: participant.rowKey, kind: kind.rawValue, startMs: start.epochMilliseconds, source: source)
+                else {
+                    throw Self.recordProblem(
+                        table: "records", rowID: id, column: "note_enc",
+                        expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)", location: location)
+                }
+                note = opened
+            }
+            try body(
+                CohortCore.Record(
+                    participantID: participantID, kind: kind, start: start, end: end, value: value, text: text,
+                    source: source.isEmpty ? nil : source, note: note))
+        }
+    }
+
+    /// Streams (participant, kind, start) of every record — what compliance needs — through a
+    /// server-side cursor.
+    public func forEachRecordStart(_ body: (ParticipantHandle, RecordKind, Timestamp) throws -> Void) throws {
+        let location = self.location
+        try streamRows("SELECT id, participant_pk, kind, start_ms, start_offset FROM records") { row in
+            let reader = RecordRowReader(row: row, location: location)
+            let pk = try reader.int64(1, "participant_pk")
+            let start = Timestamp(epochMilliseconds: try reader.int64(3, "start_ms"), utcOffsetSeconds: try reader.offset(4, "start_offset"))
+            try body(ParticipantHandle(rowKey: pk), try reader.kind(2), start)
+        }
+    }
+
+    /// How many records are stored: in all, or of `participant`.
+    public func recordCount(_ participant: ParticipantHandle?) throws -> Int {
+        try read { conn in
+            let rows =
+                if let participant {
+                    try conn.query("SELECT count(*) FROM records WHERE participant_pk = $1", [String(participant.rowKey)])
+                } else {
+                    try conn.query("SELECT count(*) FROM records")
+                }
+            return (rows.first?.first ?? nil).flatMap { Int($0) } ?? 0
+        }
+    }
+
+    /// Counts of rows in the main tables (for summaries and `cohort status`).
+    public func counts() throws -> [String: Int] {
+        try read { conn in
+            var result: [String: Int] = [:]
+            for table in ["participants", "consents", "records", "import_batches", "audit_events", "withdrawals"] {
+                result[table] = (try conn.query("SELECT count(*) FROM \(table)").first?.first ?? nil).flatMap { Int($0) } ?? 0
+            }
+            return result
+        }
+    }
+
+    /// Runs `sql` through a server-side cursor inside one read transaction and calls `body` with
+    /// each row (text columns, nil = NULL), ``fetchRows`` rows in memory at a time.
+    func streamRows(_ sql: String, _ body: ([String?]) throws -> Void) throws {
+        try read { conn in
+            try conn.query("DECLARE cohort_stream NO SCROLL CURSOR FOR \(sql)")
+            while true {
+                let rows = try conn.query("FETCH FORWARD \(Self.fetchRows) FROM cohort_stream")
+                for row in rows { try body(row) }
+                if rows.count < Self.fetchRows { break }
+            }
+            try conn.query("CLOSE cohort_stream")
+        }
+    }
+
+    /// The error for a column of row `rowID` of `table` that is not what `expected` says.
+    static func recordProblem(table: String, rowID: Int64?, column: String, expected: String, location: String) -> CohortError {
+        CohortError(
+            .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
+            at: .init(file: location, field: "\(table).\(column)"),
+            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)")
+    }
+}
+
+/// Reads the text columns of one fetched `records` row strictly: a value that is not what the
+/// column holds fails with the table, row and column, never the value. Column 0 is the row's id.
+struct RecordRowReader {
+    let row: [String?]
+    let location: String
+
+    private var rowID: Int64? { row.first.flatMap { $0 }.flatMap { Int64($0) } }
+
+    func problem(_ column: String, expected: String) -> CohortError {
+        PostgresStudyStore.recordProblem(table: "records", rowID: rowID, column: column, expected: expected, location: location)
+    }
+
+    func int64(_ index: Int, _ column: String) throws -> Int64 {
+        guard let value = try optionalInt64(index, column) else { throw problem(column, expected: "an integer") }
+        return value
+    }
+
+    func optionalInt64(_ index: Int, _ column: String) throws -> Int64? {
+        guard index < row.count, let text = row[index] else { return nil }
+        guard let value = Int64(text) else { throw problem(column, expected: "an integer") }
+        return value
+    }
+
+    func offset(_ index: Int, _ column: String) throws -> Int32 {
+        let n = try int64(index, column)
+        guard abs(n) <= 18 * 3600 else { throw problem(column, expected: "a UTC offset in seconds (within ±18 hours)") }
+        return Int32(n)
+    }
+
+    func optionalDouble(_ index: Int, _ column: String) throws -> Double? {
+        guard index < row.count, let text = row[index] else { return nil }
+        guard let value = Double(text) else { throw problem(column, expected: "a number") }
+        return value
+    }
+
+    func kind(_ index: Int) throws -> RecordKind {
+        guard index < row.count, let text = row[index], let kind = RecordKind(rawValue: text) else {
+            throw problem("kind", expected: "a record kind this version of cohort knows")
+        }
+        return kind
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import CohortCore
+import CohortPostgres
+import Foundation
+
+/// Which study store `cohort-bench run` measures: SQLite (the default, as before), PostgreSQL,
+/// or both in one run with the ratio between them.
+enum BenchStore: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case sqlite
+    case postgres
+    case both
+
+    /// The stores to run, in order.
+    var stores: [String] {
+        switch self {
+        case .sqlite: ["sqlite"]
+        case .postgres: ["postgres"]
+        case .both: ["sqlite", "postgres"]
+        }
+    }
+}
+
+/// Where the PostgreSQL runs' databases come from: a throwaway cluster the bench starts (and
+/// stops), or the server of `--database`, where it creates one database per run and drops it
+/// afterwards (the URL's role needs CREATEDB).
+final class BenchPostgresServer {
+    private let cluster: ScratchCluster?
+    private let baseURL: String
+    private var created: [String] = []
+
+    init(databaseURL: String?) throws {
+        if let databaseURL {
+            cluster = nil
+            baseURL = databaseURL
+        } else {
+            let cluster = try ScratchCluster()
+            self.cluster = cluster
+            baseURL = cluster.url()
+        }
+    }
+
+    deinit { stop() }
+
+    /// A new, empty database for one run; its URL.
+    func freshDatabase(label: String) throws -> String {
+        let name = "cohort_bench_\(label.lowercased())_\(UUID().uuidString.prefix(8).lowercased())"
+        try PostgresConnection(url: baseURL).query("CREATE DATABASE \(name)")
+        created.append(name)
+        guard var components = URLComponents(string: baseURL), baseURL.hasPrefix("postgres") else {
+            throw CohortError(.invalidInput, "--database must be a postgresql:// URL for the benchmark", at: .init(field: "--database"),
+                hint: "postgresql://user@host:5432/postgres (the bench creates and drops its own databases there)")
+        }
+        components.percentEncodedPath = "/" + name
+        return components.string ?? baseURL
+    }
+
+    /// Drops the databases this run made (on a `--database` server) and stops the throwaway cluster.
+    func stop() {
+        if let cluster {
+            cluster.stop()
+        } else if let connection = try? PostgresConnection(url: baseURL) {
+            for name in created { _ = try? connection.query("DROP DATABASE IF EXISTS \(name)") }
+        }
+        created.removeAll()
+    }
+}
