@@ -16,7 +16,7 @@ extension PostgresStudyStore {
         _ info: ImportBatchInfo, actor: String, at: Date,
         body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
     ) throws -> ImportBatchResult {
-        try write { conn in
+        try change { conn in
             let created = try conn.query(
                 "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES ($1, $2, $3, $4, '') RETURNING id",
                 [info.fileName, info.fileSHA256, info.format, Timestamp(at, in: .gmt).iso8601])
@@ -103,7 +103,7 @@ extension PostgresStudyStore {
 
     /// How many records are stored: in all, or of `participant`.
     public func recordCount(_ participant: ParticipantHandle?) throws -> Int {
-        try read { conn in
+        try reading { conn in
             let rows =
                 if let participant {
                     try conn.query("SELECT count(*) FROM records WHERE participant_pk = $1", [String(participant.rowKey)])
@@ -116,7 +116,7 @@ extension PostgresStudyStore {
 
     /// Counts of rows in the main tables (for summaries and `cohort status`).
     public func counts() throws -> [String: Int] {
-        try read { conn in
+        try reading { conn in
             var result: [String: Int] = [:]
             for table in ["participants", "consents", "records", "import_batches", "audit_events", "withdrawals"] {
                 result[table] = (try conn.query("SELECT count(*) FROM \(table)").first?.first ?? nil).flatMap { Int($0) } ?? 0
@@ -128,7 +128,7 @@ extension PostgresStudyStore {
     /// Runs `sql` through a server-side cursor inside one read transaction and calls `body` with
     /// each row (text columns, nil = NULL), ``fetchRows`` rows in memory at a time.
     func streamRows(_ sql: String, _ body: ([String?]) throws -> Void) throws {
-        try read { conn in
+        try reading { conn in
             try conn.query("DECLARE cohort_stream NO SCROLL CURSOR FOR \(sql)")
             while true {
                 let rows = try conn.query("FETCH FORWARD \(Self.fetchRows) FROM cohort_stream")

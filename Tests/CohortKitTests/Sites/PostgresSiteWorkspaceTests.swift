@@ -11,9 +11,6 @@ import Testing
 /// The site cohort on PostgreSQL through CohortKit: the owner enrolls both sites, and each
 /// coordinator's workspace (its own role, the study's shared keys) lists and exports only its
 /// site, while every role verifies the whole audit chain.
-///
-/// Disabled on this branch: it runs the store's participant, record, export and audit methods,
-/// which the parallel pgcore and pgrecords branches build; enable it when they are merged.
 @Suite(.serialized)
 struct PostgresSiteWorkspaceTests {
     static var hasPostgres: Bool {
@@ -22,7 +19,6 @@ struct PostgresSiteWorkspaceTests {
     }
 
     @Test(
-        .disabled("needs PostgresStudyStore's participant, record, export and audit methods (pgcore, pgrecords); enable when merged"),
         .enabled(if: hasPostgres, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
     func aSiteCoordinatorListsAndExportsOnlyTheirSite() throws {
         let cluster = try ScratchCluster()
