@@ -31,6 +31,6 @@ status="${PIPESTATUS[0]}"
 # pg_dump), and cohort-bench --store both. Suites that edit study.db with sqlite3 (tamper and rollback tests) stay SQLite-only.
 echo "== end-to-end suites on PostgreSQL (COHORT_TEST_STORE=postgres)"
 COHORT_TEST_STORE=postgres swift test --skip-build \
-  --filter 'WalkthroughCLITests|ExportCLITests|ConsentWithdrawalCLITests|ImportRejectsCLITests|RosterCLITests|BenchStoresCLITests' 2>&1 \
+  --filter 'WalkthroughCLITests|ExportCLITests|ConsentWithdrawalCLITests|ImportRejectsCLITests|RosterCLITests|SitesCLITests|BenchStoresCLITests' 2>&1 \
   | tee /tmp/cohort-test-postgres.log | grep -vE '^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write |^Emitting|^Linking'
 exit "${PIPESTATUS[0]}"

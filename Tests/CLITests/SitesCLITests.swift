@@ -84,4 +84,16 @@ struct SitesCLITests {
         let bad = try cli.run(["site", "add", "Site A", "--dry-run"])
         #expect(bad.status == 3 && bad.stderr.contains("site name"), "\(bad.output)")
     }
+
+    /// In the PostgreSQL pass (`COHORT_TEST_STORE=postgres`, run by scripts/test.sh), `cohort site`
+    /// finds the database through the workspace's store.json, as the README's setup does.
+    @Test(.enabled(if: CLI.store == .postgres, "runs in the PostgreSQL pass of scripts/test.sh (COHORT_TEST_STORE=postgres)"))
+    func siteCommandsUseTheWorkspacesDatabase() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let add = try cli.ws("site", "add", "site-a")
+        #expect(add.status == 0 && add.stdout.contains("Done:"), "\(add.output)")
+        let (status, roles) = try cli.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'cohort_site_site-a'")
+        #expect(status == 0 && roles.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(roles)")
+    }
 }

@@ -17,13 +17,26 @@ extension Cohort {
     }
 }
 
-/// Where the study database is: `--database`, else `COHORT_DATABASE_URL`.
+/// Where the study database is: `--database`, else `COHORT_DATABASE_URL`, else the workspace's
+/// `store.json`.
 struct SiteDatabaseOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The study database's URL, as the owner of its tables (default: $COHORT_DATABASE_URL).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The study database's URL, as the owner of its tables (default: $COHORT_DATABASE_URL, else the workspace's store.json).",
+            valueName: "url"))
     var database: String?
+    @Option(name: [.customShort("w"), .long], help: "The workspace whose store.json names the database (default: $COHORT_WORKSPACE or the current directory).")
+    var workspace: String?
     @Flag(help: "Print the SQL instead of running it (nothing is sent to the server).") var dryRun = false
 
-    var url: String? { database ?? ProcessInfo.processInfo.environment["COHORT_DATABASE_URL"] }
+    var url: String? {
+        get throws {
+            let environment = ProcessInfo.processInfo.environment
+            if let url = database ?? environment["COHORT_DATABASE_URL"] { return url }
+            let directory = URL(fileURLWithPath: workspace ?? environment["COHORT_WORKSPACE"] ?? FileManager.default.currentDirectoryPath)
+            return try StoreConfiguration.load(from: directory)?.url
+        }
+    }
 
     /// Prints the change: the SQL for a dry run, else what was done.
     func report(_ change: SiteChange) {

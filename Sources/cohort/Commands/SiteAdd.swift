@@ -16,7 +16,7 @@ extension Cohort.SiteCommand {
         @OptionGroup var database: SiteDatabaseOptions
 
         func run() throws {
-            database.report(try SiteAdministration(databaseURL: database.url).addSite(name, dryRun: database.dryRun))
+            database.report(try SiteAdministration(databaseURL: try database.url).addSite(name, dryRun: database.dryRun))
         }
     }
 }

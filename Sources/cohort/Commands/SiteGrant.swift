@@ -26,7 +26,7 @@ extension Cohort.SiteCommand {
         }
 
         func run() throws {
-            database.report(try SiteAdministration(databaseURL: database.url).grant(site: studyWide ? nil : name, role: role, dryRun: database.dryRun))
+            database.report(try SiteAdministration(databaseURL: try database.url).grant(site: studyWide ? nil : name, role: role, dryRun: database.dryRun))
         }
     }
 }
