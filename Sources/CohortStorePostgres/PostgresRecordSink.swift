@@ -40,6 +40,8 @@ public final class PostgresRecordSink: RecordSink {
     private var ordinal: Int64 = 0
     /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
     public private(set) var insertedCount = 0
+    /// The participants written, for the withdrawal check at commit.
+    private(set) var imported = ImportedParticipants()
 
     /// Makes the staging table; call inside the import's transaction.
     init(connection: PostgresConnection, batchID: Int64, piiKey: [UInt8]) throws {
@@ -64,6 +66,7 @@ public final class PostgresRecordSink: RecordSink {
     public func insert(_ record: CohortCore.Record, participant: ParticipantHandle) throws -> Bool {
         try flush()
         let pk = participant.rowKey
+        imported.note(pk, startMs: record.start.epochMilliseconds)
         let source = record.source ?? ""
         let note = try sealedNote(record, participantPK: pk)
         let changed = try connection.command(
@@ -80,6 +83,7 @@ public final class PostgresRecordSink: RecordSink {
     /// after the last one, then read `insertedCount`.
     public func add(_ record: CohortCore.Record, participant: ParticipantHandle) throws {
         let pk = participant.rowKey
+        imported.note(pk, startMs: record.start.epochMilliseconds)
         let note = try sealedNote(record, participantPK: pk)
         ordinal += 1
         append(Int16(11))

@@ -26,6 +26,9 @@ extension PostgresStudyStore {
             let sink = try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
             let counts = try body(sink)
             try sink.flush()
+            let withdrawn = try rows(conn, ImportedParticipants.withdrawnParticipantsSQL, selected: "pk, status, withdrawn_at_ms", table: "participants", rowIDColumn: "pk")
+                .map { (key: try $0.int64("pk"), status: try $0.string("status"), withdrawnAtMs: try $0.optionalInt64("withdrawn_at_ms")) }
+            if sink.imported.anyWithdrew(withdrawn) { throw ImportedParticipants.withdrawnDuringImport(location: location) }
             let event = try appendEvent(
                 conn, actor: actor, action: "data.import", subject: "batch-\(batchID)",
                 details: [

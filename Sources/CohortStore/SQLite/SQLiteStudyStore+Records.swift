@@ -47,6 +47,8 @@ public final class SQLiteRecordInserter: RecordSink {
     private var text: [UInt8] = []
     /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
     public private(set) var insertedCount = 0
+    /// The participants written, for the withdrawal check at commit.
+    private(set) var imported = ImportedParticipants()
 
     init(db: Database, batchID: Int64, piiKey: [UInt8]) throws {
         self.db = db
@@ -94,6 +96,7 @@ public final class SQLiteRecordInserter: RecordSink {
     }
 
     private func enqueue(_ record: CohortCore.Record, participantPK: Int64) throws {
+        imported.note(participantPK, startMs: record.start.epochMilliseconds)
         var note: Range<Int>?
         if let text = record.note, !text.isEmpty {
             let sealed = try PIISealing.sealNote(
@@ -186,6 +189,11 @@ extension SQLiteStudyStore {
             let inserter = try SQLiteRecordInserter(db: db, batchID: batchID, piiKey: piiKey)
             let counts = try body(inserter)
             try inserter.flush()
+            let withdrawn = try Row.fetchAll(db, sql: ImportedParticipants.withdrawnParticipantsSQL).map { row in
+                let r = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
+                return (key: try r.int64("pk"), status: try r.string("status"), withdrawnAtMs: try r.optionalInt64("withdrawn_at_ms"))
+            }
+            if inserter.imported.anyWithdrew(withdrawn) { throw ImportedParticipants.withdrawnDuringImport(location: url.path) }
             let event = try appendEvent(
                 db, actor: actor, action: "data.import", subject: "batch-\(batchID)",
                 details: [
