@@ -2,10 +2,11 @@ import Foundation
 
 /// A ``PostgresConnection`` shared by the threads of one process, one at a time.
 ///
-/// libpq allows one thread per connection at a time; this wrapper holds the connection behind a
-/// lock and hands it out only inside ``withConnection(_:)``, which is why it may be
-/// `@unchecked Sendable`: the connection never leaves the closure, and the closure runs only while
-/// the lock is held.
+/// Why the compiler's Sendable check is waived for this class (one of the three waivers in
+/// Sources): libpq allows one thread per connection at a time, and this wrapper holds the
+/// connection behind a lock and hands it out only inside ``withConnection(_:)``. Its callers (the
+/// PostgreSQL store) never keep or return the connection from that closure, so the connection is
+/// only touched while the lock is held; both stored properties are immutable.
 public final class SerializedConnection: @unchecked Sendable {
     private let lock = NSLock()
     private let connection: PostgresConnection
