@@ -19,31 +19,10 @@ struct CLI {
         return Store(rawValue: name) ?? .sqlite
     }()
 
-    private static let clusterLock = NSLock()
-    nonisolated(unsafe) private static var cluster: ScratchCluster?
+    /// The URL of a new, empty database on this process's shared throwaway cluster (started on
+    /// first use, stopped at exit).
+    static func freshDatabaseURL() throws -> String { try ScratchCluster.freshSharedDatabase(prefix: "cli_") }
 
-    /// The URL of a new, empty database on this process's throwaway cluster (started on first
-    /// use, stopped at exit).
-    static func freshDatabaseURL() throws -> String {
-        clusterLock.lock()
-        defer { clusterLock.unlock() }
-        let running: ScratchCluster
-        if let cluster {
-            running = cluster
-        } else {
-            running = try ScratchCluster()
-            cluster = running
-            atexit {
-                CLI.clusterLock.lock()
-                CLI.cluster?.stop()
-                CLI.cluster = nil
-                CLI.clusterLock.unlock()
-            }
-        }
-        let name = "cli_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
-        try PostgresConnection(url: running.url()).query("CREATE DATABASE \(name)")
-        return running.url(database: name)
-    }
     struct Result {
         var status: Int32
         var stdout: String

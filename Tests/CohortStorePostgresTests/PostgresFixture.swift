@@ -17,32 +17,8 @@ enum PostgresFixture {
         return true
     }()
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var shared: ScratchCluster?
-
-    /// The process's cluster, started on first use.
-    static func cluster() throws -> ScratchCluster {
-        lock.lock()
-        defer { lock.unlock() }
-        if let shared { return shared }
-        let cluster = try ScratchCluster()
-        shared = cluster
-        atexit {
-            PostgresFixture.lock.lock()
-            PostgresFixture.shared?.stop()
-            PostgresFixture.shared = nil
-            PostgresFixture.lock.unlock()
-        }
-        return cluster
-    }
-
-    /// The URL of a new, empty database on the process's cluster.
-    static func freshDatabase() throws -> String {
-        let cluster = try cluster()
-        let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
-        try PostgresConnection(url: cluster.url()).query("CREATE DATABASE \(name)")
-        return cluster.url(database: name)
-    }
+    /// The URL of a new, empty database on the process's shared cluster.
+    static func freshDatabase() throws -> String { try ScratchCluster.freshSharedDatabase(prefix: "t_") }
 
     static let piiKey: [UInt8] = (0..<32).map { UInt8($0 * 7 % 256) }
 

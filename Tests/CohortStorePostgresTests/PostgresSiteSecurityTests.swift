@@ -20,7 +20,7 @@ struct PostgresSiteSecurityTests {
         var owner: String { url("study_owner") }
 
         init() throws {
-            let (url, name) = try SharedCluster.instance.newDatabase()
+            let (url, name) = try SharedCluster.newDatabase()
             self.url = url
             let admin = try PostgresConnection(url: url("postgres"))
             // Roles are cluster-wide: made once for the whole cluster.

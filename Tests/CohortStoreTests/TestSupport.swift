@@ -43,33 +43,13 @@ enum PostgresTestCluster {
     /// them, so that there a missing server fails the tests instead of skipping them).
     static let available: Bool = ScratchCluster.unavailableReason() == nil || ProcessInfo.processInfo.environment["CI"] != nil
 
-    private static let cluster = Mutex<ScratchCluster?>(nil)
-
-    /// The libpq URL of a new, empty database in the shared cluster.
-    static func newDatabase() throws -> String {
-        let url = try cluster.withLock { cluster -> String in
-            if let cluster { return cluster.url() }
-            let started = try ScratchCluster()
-            cluster = started
-            atexit { PostgresTestCluster.stop() }
-            return started.url()
-        }
-        let name = "store_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try PostgresConnection(url: url).query("CREATE DATABASE \(name)")
-        return url.replacingOccurrences(of: "@/postgres?", with: "@/\(name)?")
-    }
+    /// The libpq URL of a new, empty database in the process's shared cluster.
+    static func newDatabase() throws -> String { try ScratchCluster.freshSharedDatabase(prefix: "store_") }
 
     /// Drops the database of `url` (closing any connection a test left open).
     static func drop(_ url: String) {
-        guard let name = url.split(separator: "/").last?.split(separator: "?").first, let admin = cluster.withLock({ $0?.url() }) else { return }
+        guard let name = url.split(separator: "/").last?.split(separator: "?").first, let admin = ScratchCluster.sharedAdminURL else { return }
         _ = try? PostgresConnection(url: admin).query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-    }
-
-    static func stop() {
-        cluster.withLock { cluster in
-            cluster?.stop()
-            cluster = nil
-        }
     }
 }
 
