@@ -133,11 +133,12 @@ extension PostgresStudyStore {
         PostgresRow.rows(try conn.query(sql, values: values), selected: selected, table: table, location: location, rowIDColumn: rowIDColumn)
     }
 
-    /// Runs `body` in one write transaction, turning the server's refusals this store expects
-    /// into messages a coordinator can act on (the SQLSTATE stays in the underlying text).
+    /// Runs `body` in one read-committed write transaction on this store's connection, turning
+    /// the server's refusals this store expects into messages a coordinator can act on (the
+    /// SQLSTATE stays in the underlying text).
     func change<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {
-            return try write(body)
+            return try connection.withConnection { conn in try conn.transaction { try body(conn) } }
         } catch let error as CohortError {
             switch PostgresConnection.sqlState(of: error) {
             case "25006":
@@ -154,10 +155,11 @@ extension PostgresStudyStore {
         }
     }
 
-    /// Runs `body` in one read transaction (one snapshot); errors name this database.
+    /// Runs `body` in one repeatable-read, read-only transaction (one snapshot for the whole
+    /// read); errors name this database.
     func reading<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {
-            return try read(body)
+            return try connection.withConnection { conn in try conn.transaction(isolation: "REPEATABLE READ READ ONLY") { try body(conn) } }
         } catch let error as CohortError {
             throw located(error)
         }

@@ -110,18 +110,4 @@ public final class PostgresStudyStore: StudyStore {
             }
         }
     }
-
-    /// Runs `body` in one read-committed transaction on this store's connection.
-    func write<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try connection.withConnection { conn in
-            try conn.transaction { try body(conn) }
-        }
-    }
-
-    /// Runs `body` in one repeatable-read, read-only transaction (one snapshot for the whole read).
-    func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try connection.withConnection { conn in
-            try conn.transaction(isolation: "REPEATABLE READ READ ONLY") { try body(conn) }
-        }
-    }
 }
