@@ -69,21 +69,7 @@ extension CohortBench {
             try Data(map.utf8).write(to: base.appendingPathComponent("users.csv"))
             let bytes = (try fm.attributesOfItem(atPath: bulk.appendingPathComponent("Observation.ndjson").path)[.size] as? NSNumber)?.intValue ?? 0
 
-            let root = try ExampleFiles.temporaryCopy()
-            defer { try? fm.removeItem(at: root) }
-            let workspace = try Workspace.create(
-                at: base.appendingPathComponent("ws"), protocolURL: root.appendingPathComponent(DemoRun.protocolPath), actor: "bench", now: { AppleHealth.now })
-            let entries = (1...shape.participants).map { i in
-                (RosterEntry(code: FHIRBulkGenerator.code(i), name: "Bench Person \(i)", birthDate: "1980-02-29", sex: i % 2 == 0 ? "female" : "male",
-                    timeZone: "Europe/Berlin", enrolledOn: AppleHealth.enrolled), line: Int?.none)
-            }
-            _ = try Roster(workspace: workspace).enroll(entries, file: nil, source: "bench")
-            let consent = ConsentService(workspace: workspace)
-            for i in 1...shape.participants {
-                _ = try consent.record(
-                    code: FHIRBulkGenerator.code(i), version: "1.0", signedAt: Timestamp(epochMilliseconds: 1_767_225_600_000), signature: "typed:Bench",
-                    sharing: .studyOnly)
-            }
+            try ImportBenchChild.consentedWorkspace(at: base.appendingPathComponent("ws"), participants: shape.participants)
 
             let (result, seconds) = try ImportBenchChild.run(["fhir", "--dir", base.path, "--import-only", bulk.path])
             let records = Int(result["records"] ?? 0)

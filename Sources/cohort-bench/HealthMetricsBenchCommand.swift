@@ -112,21 +112,7 @@ extension CohortBench {
                 """)
             let rows = Int(try app.query("SELECT count(*) FROM health_metrics").first?.first.flatMap { $0 } ?? "") ?? 0
 
-            let root = try ExampleFiles.temporaryCopy()
-            defer { try? fm.removeItem(at: root) }
-            let workspace = try Workspace.create(
-                at: base.appendingPathComponent("ws"), protocolURL: root.appendingPathComponent(DemoRun.protocolPath), actor: "bench", now: { AppleHealth.now })
-            let entries = (1...shape.users).map { i in
-                (RosterEntry(code: FHIRBulkGenerator.code(i), name: "Bench Person \(i)", birthDate: "1980-02-29", sex: i % 2 == 0 ? "female" : "male",
-                    timeZone: "Europe/Berlin", enrolledOn: AppleHealth.enrolled), line: Int?.none)
-            }
-            _ = try Roster(workspace: workspace).enroll(entries, file: nil, source: "bench")
-            let consent = ConsentService(workspace: workspace)
-            for i in 1...shape.users {
-                _ = try consent.record(
-                    code: FHIRBulkGenerator.code(i), version: "1.0", signedAt: Timestamp(epochMilliseconds: 1_767_225_600_000), signature: "typed:Bench",
-                    sharing: .studyOnly)
-            }
+            try ImportBenchChild.consentedWorkspace(at: base.appendingPathComponent("ws"), participants: shape.users)
 
             let (result, seconds) = try ImportBenchChild.run(["health-metrics", "--dir", base.path, "--import-only", cluster.url(database: "app")])
             let seen = Int(result["rows"] ?? 0)

@@ -1,3 +1,4 @@
+import CohortCore
 import CohortKit
 import Foundation
 
@@ -20,6 +21,26 @@ enum ImportBenchChild {
 
     /// Runs `cohort-bench ARGUMENTS` (an `--import-only` run) and returns the figures it prints as
     /// one JSON object; `seconds` is always there.
+    /// A workspace at `folder` on the demo protocol with participants 1…`count` (the FHIR bench's
+    /// codes) enrolled and consented, ready for an import bench.
+    static func consentedWorkspace(at folder: URL, participants count: Int) throws {
+        let root = try ExampleFiles.temporaryCopy()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let workspace = try Workspace.create(
+            at: folder, protocolURL: root.appendingPathComponent(DemoRun.protocolPath), actor: "bench", now: { CohortBench.AppleHealth.now })
+        let entries = (1...count).map { i in
+            (RosterEntry(code: FHIRBulkGenerator.code(i), name: "Bench Person \(i)", birthDate: "1980-02-29", sex: i % 2 == 0 ? "female" : "male",
+                timeZone: "Europe/Berlin", enrolledOn: CohortBench.AppleHealth.enrolled), line: Int?.none)
+        }
+        _ = try Roster(workspace: workspace).enroll(entries, file: nil, source: "bench")
+        let consent = ConsentService(workspace: workspace)
+        for i in 1...count {
+            _ = try consent.record(
+                code: FHIRBulkGenerator.code(i), version: "1.0", signedAt: Timestamp(epochMilliseconds: 1_767_225_600_000), signature: "typed:Bench",
+                sharing: SharingScope.studyOnly)
+        }
+    }
+
     static func run(_ arguments: [String]) throws -> (result: [String: Double], seconds: Double) {
         let process = Process()
         process.executableURL = BenchRunner.executable
