@@ -35,7 +35,7 @@ public final class PostgresConnection {
     /// (nil = NULL). For small results; stream large ones with ``copyOut(_:_:)``.
     @discardableResult
     public func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
-        let result = try execute(sql, parameters)
+        let result = try run(sql, parameters.map { PostgresValue.optional($0) })
         defer { PQclear(result) }
         return Self.rows(result)
     }
@@ -100,35 +100,30 @@ public final class PostgresConnection {
     }
 
     private func run(_ sql: String, _ values: [PostgresValue]) throws -> OpaquePointer {
-        var texts: [String?] = []
+        // Each parameter as a malloc'd copy kept alive for the call: text as a C string (format
+        // 0), bytes as themselves with their length (format 1), NULL as a null pointer.
+        var pointers: [UnsafeMutablePointer<CChar>?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
-        var blobs: [[UInt8]] = []
-        for value in values {
-            switch value {
-            case .null: texts.append(nil); lengths.append(0); formats.append(0)
-            case .text(let t): texts.append(t); lengths.append(0); formats.append(0)
-            case .int(let i): texts.append(String(i)); lengths.append(0); formats.append(0)
-            case .double(let d): texts.append(d.isFinite ? "\(d)" : nil); lengths.append(0); formats.append(0)
-            case .bytes(let b):
-                texts.append(nil); lengths.append(Int32(b.count)); formats.append(1)
-                blobs.append(b)
-            }
-        }
-        // Text parameters as C strings and binary ones as their bytes, kept alive for the call.
-        var pointers: [UnsafeMutablePointer<CChar>?] = []
         defer { for p in pointers { free(p) } }
-        var blobIndex = 0
-        for (i, value) in values.enumerated() {
-            if case .bytes = value {
-                let b = blobs[blobIndex]
-                blobIndex += 1
+        for value in values {
+            var text: String?
+            switch value {
+            case .null: text = nil
+            case .text(let t): text = t
+            case .int(let i): text = String(i)
+            case .double(let d): text = d.isFinite ? "\(d)" : nil
+            case .bytes(let b):
                 let p = malloc(max(b.count, 1))?.assumingMemoryBound(to: CChar.self)
                 if let p { b.withUnsafeBytes { raw in if let base = raw.baseAddress { memcpy(p, base, b.count) } } }
                 pointers.append(p)
-            } else {
-                pointers.append(texts[i].flatMap { strdup($0) })
+                lengths.append(Int32(b.count))
+                formats.append(1)
+                continue
             }
+            pointers.append(text.flatMap { strdup($0) })
+            lengths.append(0)
+            formats.append(0)
         }
         let constPointers = pointers.map { UnsafePointer($0) }
         let result = constPointers.withUnsafeBufferPointer { params in
@@ -210,23 +205,6 @@ public final class PostgresConnection {
             parts.append(String(cString: quoted))
         }
         return parts.joined(separator: ".")
-    }
-
-    private func execute(_ sql: String, _ parameters: [String?]) throws -> OpaquePointer {
-        // Parameters are passed as C strings kept alive for the call.
-        let cStrings: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.flatMap { strdup($0) } }
-        defer { for p in cStrings { free(p) } }
-        let pointers = cStrings.map { UnsafePointer($0) }
-        let result = pointers.withUnsafeBufferPointer { buffer in
-            PQexecParams(conn, sql, Int32(parameters.count), nil, buffer.baseAddress, nil, nil, 0)
-        }
-        guard let result else { throw failure("query", nil) }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            defer { PQclear(result) }
-            throw failure("query", result)
-        }
-        return result
     }
 
     /// Every row of `result` as text (nil = NULL).
