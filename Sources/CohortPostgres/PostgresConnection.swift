@@ -161,24 +161,41 @@ public final class PostgresConnection {
     /// When `body` throws, the COPY is aborted and nothing of it is kept.
     @discardableResult
     package func copyIn(_ sql: String, _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Int {
+        try beginCopyIn(sql)
+        do {
+            try body { try self.putCopyData($0) }
+        } catch {
+            _ = try? endCopyIn(abortingWith: "aborted by cohort")
+            throw error
+        }
+        return try endCopyIn()
+    }
+
+    /// Starts a `COPY … FROM STDIN` statement. Send its bytes with ``putCopyData(_:)`` as they
+    /// are produced — the server stores them while the caller makes the next ones — and end it
+    /// with ``endCopyIn(abortingWith:)``. Nothing else may run on the connection in between.
+    package func beginCopyIn(_ sql: String) throws {
         guard let start = PQexec(conn, sql) else { throw failure("COPY", nil) }
-        guard PQresultStatus(start) == PGRES_COPY_IN else {
-            defer { PQclear(start) }
-            throw failure("COPY", start)
+        defer { PQclear(start) }
+        guard PQresultStatus(start) == PGRES_COPY_IN else { throw failure("COPY", start) }
+    }
+
+    /// Sends bytes of the COPY begun by ``beginCopyIn(_:)``. libpq sends them once its buffer
+    /// fills, so the server works while the caller goes on; a server-side error (a unique
+    /// violation, say) is reported by ``endCopyIn(abortingWith:)``.
+    package func putCopyData(_ bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count > 0, let base = bytes.baseAddress else { return }
+        if PQputCopyData(conn, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)) != 1 {
+            throw CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
         }
-        PQclear(start)
-        let send: (UnsafeRawBufferPointer) throws -> Void = { [conn] bytes in
-            guard bytes.count > 0, let base = bytes.baseAddress else { return }
-            let sent = PQputCopyData(conn, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
-            if sent != 1 {
-                throw CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
-            }
-        }
+    }
+
+    /// Ends the COPY begun by ``beginCopyIn(_:)`` and returns the rows the server stored; with
+    /// `abortingWith`, aborts it (nothing of it is kept) and returns 0.
+    @discardableResult
+    package func endCopyIn(abortingWith reason: String? = nil) throws -> Int {
         var thrown: (any Error)?
-        do { try body(send) } catch { thrown = error }
-        if thrown != nil {
-            _ = PQputCopyEnd(conn, "aborted by cohort")
-        } else if PQputCopyEnd(conn, nil) != 1 {
+        if PQputCopyEnd(conn, reason) != 1 {
             thrown = CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
         }
         var stored = 0
@@ -186,12 +203,12 @@ public final class PostgresConnection {
             defer { PQclear(result) }
             if PQresultStatus(result) == PGRES_COMMAND_OK {
                 if let tuples = PQcmdTuples(result) { stored = Int(String(cString: tuples)) ?? 0 }
-            } else if thrown == nil {
+            } else if thrown == nil, reason == nil {
                 thrown = failure("COPY", result)
             }
         }
         if let thrown { throw thrown }
-        return stored
+        return reason == nil ? stored : 0
     }
 
     /// `name` quoted as an SQL identifier (`"health_metrics"`); `schema.table` is quoted part by part.

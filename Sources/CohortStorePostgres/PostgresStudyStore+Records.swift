@@ -24,7 +24,13 @@ extension PostgresStudyStore {
                 throw Self.recordProblem(table: "import_batches", rowID: nil, column: "id", expected: "the new batch's id", location: location)
             }
             let sink = try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
-            let counts = try body(sink)
+            let counts: (total: Int, inserted: Int, duplicates: Int, rejected: Int)
+            do {
+                counts = try body(sink)
+            } catch {
+                sink.abandon()
+                throw error
+            }
             try sink.flush()
             let withdrawn = try rows(conn, ImportedParticipants.withdrawnParticipantsSQL, selected: "pk, status, withdrawn_at_ms", table: "participants", rowIDColumn: "pk")
                 .map { (key: try $0.int64("pk"), status: try $0.string("status"), withdrawnAtMs: try $0.optionalInt64("withdrawn_at_ms")) }
@@ -53,11 +59,12 @@ extension PostgresStudyStore {
     public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         let location = self.location
         let key = piiKey
-        // `COLLATE "C"`: the same order as SQLite's (bytes), whatever the database's collation;
-        // the index `records_participant_start` (migration v2-record-paths) serves it as it is.
+        // `kind` and `source` are in the byte-order collation "C" (migration v4-bulk-records), so
+        // this is SQLite's order whatever the database's collation, and the primary key serves it
+        // as it is.
         let sql = """
             SELECT id, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc FROM records
-            WHERE participant_pk = \(participant.rowKey) ORDER BY start_ms, kind COLLATE "C", source COLLATE "C"
+            WHERE participant_pk = \(participant.rowKey) ORDER BY start_ms, kind, source
             """
         try streamRows(sql) { row in
             let reader = RecordRowReader(row: row, location: location)

@@ -136,6 +136,75 @@ extension PostgresRecordSinkTests {
     }
 }
 
+extension PostgresRecordSinkTests {
+    /// New records go straight into `records`; the first chunk holding a stored record is rolled
+    /// back and goes, with the rest of the file, through the staging table. Counts recomputed by SQL.
+    @Test func chunksGoStraightIntoRecordsUntilOneHoldsAStoredRecord() throws {
+        let (store, sql, _) = try PostgresFixture.store()
+        let a = try PostgresFixture.participant(sql, code: "P-0001")
+        let b = try PostgresFixture.participant(sql, code: "P-0002")
+        var staged = -1
+        let first = try store.importBatch(Self.info, actor: "coordinator", at: Date()) { sink in
+            for i in 0..<120_000 {
+                let who = i < 60_000 ? a : b
+                try sink.add(record(who.id, minute: Int64(i % 60_000), note: i == 70_000 ? "a note" : nil), participant: who.handle)
+            }
+            try sink.flush()
+            staged = (sink as? PostgresRecordSink)?.stagedChunks ?? -1
+            return (120_000, sink.insertedCount, 120_000 - sink.insertedCount, 0)
+        }
+        #expect(staged == 0)
+        #expect(first.inserted == 120_000)
+        #expect(try PostgresFixture.integer(sql, "SELECT count(*) FROM records WHERE batch_id = \(first.batchID)") == 120_000)
+        // Second file: 50k new rows of participant a (direct); a chunk with one stored record of
+        // b among new ones (rolled back, staged); a chunk with a row repeated inside it (the
+        // repeat is dropped on the spot, the first one wins: direct again).
+        let second = try store.importBatch(Self.info, actor: "coordinator", at: Date()) { sink in
+            for minute in Int64(100_000)..<150_000 { try sink.add(record(a.id, minute: minute), participant: a.handle) }
+            for minute in Int64(200_000)..<249_999 { try sink.add(record(b.id, minute: minute), participant: b.handle) }
+            try sink.add(record(b.id, minute: 5, value: -1), participant: b.handle)
+            try sink.add(record(a.id, minute: 300_000, value: 1), participant: a.handle)
+            try sink.add(record(a.id, minute: 300_000, value: -1), participant: a.handle)
+            try sink.flush()
+            staged = (sink as? PostgresRecordSink)?.stagedChunks ?? -1
+            return (100_002, sink.insertedCount, 100_002 - sink.insertedCount, 0)
+        }
+        #expect(staged == 1)
+        #expect(second.inserted == 100_000)
+        #expect(try PostgresFixture.integer(sql, "SELECT count(*) FROM records WHERE batch_id = \(second.batchID)") == 100_000)
+        #expect(try PostgresFixture.integer(sql, "SELECT count(*) FROM records WHERE value = -1") == 0)
+        #expect(try PostgresFixture.integer(sql, "SELECT count(*) FROM records") == 220_000)
+        var notes: [String] = []
+        try store.forEachRecord(b.handle, participantID: b.id) { if let n = $0.note { notes.append(n) } }
+        #expect(notes == ["a note"])
+    }
+
+    /// An import holds the lock a foreign key would take on each participant it wrote, so an
+    /// erase (`FOR UPDATE`) waits for it; a participant it did not write stays free.
+    @Test func anImportLocksTheParticipantsItWrote() throws {
+        let (store, sql, _) = try PostgresFixture.store()
+        let a = try PostgresFixture.participant(sql, code: "P-0001")
+        let b = try PostgresFixture.participant(sql, code: "P-0002")
+        func lockState(_ pk: Int64) -> String {
+            do {
+                try sql.transaction { _ = try sql.query("SELECT pk FROM participants WHERE pk = $1 FOR UPDATE NOWAIT", [String(pk)]) }
+                return "free"
+            } catch {
+                return PostgresConnection.sqlState(of: error) ?? "\(error)"
+            }
+        }
+        var during: [String] = []
+        _ = try store.importBatch(Self.info, actor: "coordinator", at: Date()) { sink in
+            for minute in Int64(0)..<10 { try sink.add(record(a.id, minute: minute), participant: a.handle) }
+            try sink.flush()
+            during = [lockState(a.handle.rowKey), lockState(b.handle.rowKey)]
+            return (10, sink.insertedCount, 0, 0)
+        }
+        #expect(during == ["55P03", "free"], "lock_not_available for the participant the import wrote")
+        #expect(lockState(a.handle.rowKey) == "free", "released at commit")
+    }
+}
+
 /// The result of an import run on another thread.
 final class ImportOutcome: @unchecked Sendable {
     // Guarded by `lock`.

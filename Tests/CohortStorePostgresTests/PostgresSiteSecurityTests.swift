@@ -1,5 +1,6 @@
 import CohortCore
 import CohortPostgres
+import CohortStore
 import CohortStorePostgres
 import Foundation
 import Testing
@@ -177,12 +178,52 @@ struct PostgresSiteSecurityTests {
         #expect(try study.count("study_owner", "SELECT count(*) FROM audit_events WHERE action = 'participant.enroll'") == 4)
     }
 
+    /// A site coordinator's import: COPY FROM cannot write a table whose policies apply to the
+    /// role, so its chunks go through the staging table, and the policy still refuses another
+    /// site's participant (the whole file, nothing stored).
+    @Test(.enabled(if: SharedCluster.available, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func aSiteCoordinatorImportsItsOwnParticipantsOnly() throws {
+        let study = try Study()
+        let store = try PostgresStudyStore(url: study.url("coord_a"), piiKey: Array(repeating: 7, count: 32))
+        let owner = try study.connect("study_owner")
+        func handle(_ code: String) throws -> ParticipantHandle {
+            ParticipantHandle(rowKey: try #require(Int64(try study.column("study_owner", "SELECT pk::text FROM participants WHERE code = '\(code)'")[0])))
+        }
+        let mine = try handle("P-0001")
+        let theirs = try handle("P-0003")
+        func record(_ minute: Int64) -> CohortCore.Record {
+            CohortCore.Record(
+                participantID: UUID(), kind: .heartRate, start: Timestamp(epochMilliseconds: 1_767_225_600_000 + minute * 60_000), value: 60, source: "watch")
+        }
+        let info = ImportBatchInfo(fileName: "a.csv", fileSHA256: String(repeating: "c", count: 64), format: "csv")
+        var staged = -1
+        let result = try store.importBatch(info, actor: "coord_a", at: Date()) { sink in
+            for minute in Int64(0)..<60_000 { try sink.add(record(minute), participant: mine) }
+            try sink.flush()
+            staged = (sink as? PostgresRecordSink)?.stagedChunks ?? -1
+            return (60_000, sink.insertedCount, 60_000 - sink.insertedCount, 0)
+        }
+        #expect(result.inserted == 60_000)
+        #expect(staged == 2, "both chunks through the staging table")
+        #expect(try PostgresFixture.integer(owner, "SELECT count(*) FROM records WHERE participant_pk = \(mine.rowKey)") == 60_003)
+        let before = try PostgresFixture.integer(owner, "SELECT count(*) FROM records")
+        #expect(throws: (any Error).self) {
+            try store.importBatch(info, actor: "coord_a", at: Date()) { sink in
+                for minute in Int64(0)..<10 { try sink.add(record(100_000 + minute), participant: mine) }
+                try sink.add(record(100_000), participant: theirs)
+                try sink.flush()
+                return (11, sink.insertedCount, 0, 0)
+            }
+        }
+        #expect(try PostgresFixture.integer(owner, "SELECT count(*) FROM records") == before)
+    }
+
     @Test(.enabled(if: SharedCluster.available, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
     func everyRoleOpensTheStoreAndOnlyTheOwnerAdministers() throws {
         let study = try Study()
         for role in ["coord_a", "coord_b", "monitor"] {
             let store = try PostgresStudyStore(url: study.url(role), piiKey: Array(repeating: 7, count: 32))
-            #expect(store.schemaVersion == "v3-site-security")
+            #expect(store.schemaVersion == "v4-bulk-records")
         }
         do {
             try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: "site-c"), url: study.url("coord_a"))
