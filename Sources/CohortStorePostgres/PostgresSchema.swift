@@ -148,9 +148,9 @@ enum PostgresSchema {
 
     /// Migration `v4-bulk-records`: a record costs an import one heap row and one b-tree entry.
     ///
-    /// Measured on 1M rows COPYed into `records` (docs/performance.md): 3.5 s with v1–v3's three
+    /// Measured on 1M rows COPYed into `records` (docs/performance.md): 9.9 s with v1–v3's three
     /// b-trees (the `id` key, the unique key, the read path) and two foreign keys, each checked
-    /// by a lookup per row; 1.6 s with one b-tree. So:
+    /// by a lookup per row; 3.5 s without the foreign keys; 1.4–1.6 s with one b-tree. So:
     /// - The unique key becomes the primary key, its columns in the read path's order
     ///   (participant, start, kind, source): uniqueness does not depend on the order, so one
     ///   index both refuses a duplicate and serves `forEachRecord` without a sort, and rows of a
