@@ -15,6 +15,8 @@ public struct DemoCohort: Sendable {
     /// Local hours of the day with a heart-rate sample (the bulk of a wearable study's data):
     /// every 3 hours from 08:00 for the demo; every hour for the benchmark.
     public var heartRateHours: [Int] = Array(stride(from: 8, to: 23, by: 3))
+    /// Minutes past each of `heartRateHours` with a heart-rate sample (a denser wearable).
+    public var heartRateMinutes: [Int] = [0]
 
     public init(seed: UInt64, participants: Int, days: Int, lastDay: CivilDate) {
         self.seed = seed
@@ -158,7 +160,11 @@ public struct DemoCohort: Sendable {
                     // The end is the start plus the hours in elapsed time (a DST night is 23 or 25 h).
                     try json("sleep_duration", at(0), Timestamp(sleepEnd, in: p.zone).iso8601, sleepHours, "h")
                     try json("steps", at(0), at(23, 59), max(0, (6500 + rng.normal(mean: 0, sd: 2200) - (flare ? 2500 : 0)).rounded()), "{steps}")
-                    for hour in heartRateHours { try json("heart_rate", at(hour), nil, (rhr + 15 + rng.normal(mean: 0, sd: 9)).rounded(), "/min") }
+                    for hour in heartRateHours {
+                        for minute in heartRateMinutes {
+                            try json("heart_rate", at(hour, minute), nil, (rhr + 15 + rng.normal(mean: 0, sd: 9)).rounded(), "/min")
+                        }
+                    }
                 }
                 if hasNSAID, rng.unit() < 0.8 { try csv(meds, [p.code, "medication_dose", at(9), "", "500", "mg", "naproxen", "AxSpA app", ""]) }
                 if d % 14 == 3 { try csv(meds, [p.code, "medication_dose", at(19), "", "40", "mg", "adalimumab", "AxSpA app", ""]) }

@@ -11,6 +11,8 @@ import Glibc
 struct BenchRunner: Sendable {
     var size: String
     var participants: Int
+    /// Minutes past each hour with a heart-rate sample (`BenchSize.heartRateMinutes`).
+    var heartRateMinutes: [Int] = [0]
     var seed: UInt64
     var bench: BenchWorkspace
     var compression: ExportCompression
@@ -24,7 +26,8 @@ struct BenchRunner: Sendable {
 
     func run() throws -> SizeReport {
         log("\(size) on \(store): writing a synthetic cohort of \(participants) participants and enrolling them (not timed) …")
-        let written = try bench.create(participants: participants, seed: seed, projectRoot: projectRoot, databaseURL: databaseURL)
+        let written = try bench.create(
+            participants: participants, seed: seed, projectRoot: projectRoot, databaseURL: databaseURL, heartRateMinutes: heartRateMinutes)
         var phases: [PhaseResult] = []
         for phase in BenchPhase.allCases {
             log("\(size): \(phase.title) …")

@@ -43,7 +43,9 @@ final class BenchPostgresServer {
 
     /// A new, empty database for one run; its URL.
     func freshDatabase(label: String) throws -> String {
-        let name = "cohort_bench_\(label.lowercased())_\(UUID().uuidString.prefix(8).lowercased())"
+        // A size's name may hold a hyphen (XL-dense): the identifier keeps letters, digits and `_`.
+        let safeLabel = String(label.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        let name = "cohort_bench_\(safeLabel)_\(UUID().uuidString.prefix(8).lowercased())"
         try PostgresConnection(url: baseURL).query("CREATE DATABASE \(name)")
         created.append(name)
         guard var components = URLComponents(string: baseURL), baseURL.hasPrefix("postgres") else {

@@ -47,7 +47,7 @@ struct BenchWorkspace: Sendable {
     ///
     /// - Returns: the number of records written to the data files.
     /// With `databaseURL`, the workspace's study is in that (empty) PostgreSQL database.
-    func create(participants: Int, seed: UInt64, projectRoot: URL, databaseURL: String? = nil) throws -> Int {
+    func create(participants: Int, seed: UInt64, projectRoot: URL, databaseURL: String? = nil, heartRateMinutes: [Int] = [0]) throws -> Int {
         let fm = FileManager.default
         if fm.fileExists(atPath: root.path) {
             guard fm.fileExists(atPath: root.appendingPathComponent(Self.marker).path) else {
@@ -64,6 +64,7 @@ struct BenchWorkspace: Sendable {
         let studyProtocol = try workspace.currentProtocol().studyProtocol
         var cohort = DemoCohort(seed: seed, participants: participants, days: studyProtocol.durationDays, lastDay: Self.lastDataDay)
         cohort.heartRateHours = Array(0..<24)
+        cohort.heartRateMinutes = heartRateMinutes
         let files = try cohort.write(to: importDirectory)
         _ = try Roster(workspace: workspace).importCSV(files.roster)
         let consents = ConsentService(workspace: workspace)
