@@ -143,6 +143,12 @@ extension PostgresStudyStore {
             switch PostgresConnection.sqlState(of: error) {
             case "25006":
                 throw CohortError(.system, "this command opened the study database read-only and cannot change it", at: .init(file: location))
+            case "40P01":
+                // Two coordinators' commands wrote the same rows in opposite orders (two imports
+                // of overlapping files, say): the server cancels one of them, which rolls back whole.
+                throw CohortError(
+                    .conflict, "another coordinator's command wrote the same rows at the same moment, and the database cancelled this one to let it finish; nothing of this command was stored",
+                    at: .init(file: location), hint: "run it again (rows the other command stored count as duplicates)", underlying: error.message)
             case "55P03":
                 throw CohortError(
                     .conflict, "another coordinator has held a lock on the study database for more than \(options.lockTimeout.seconds) s",

@@ -100,6 +100,50 @@ struct PostgresStudyStoreRecordsTests {
         #expect(events[1][1] == events[0][2])
     }
 
+    /// Two imports of the same records in opposite orders, each holding the half the other needs
+    /// next: a deadlock, which the server breaks by cancelling one. That one stores nothing and
+    /// says so (a conflict, run it again); the other stores every record once.
+    @Test func twoImportsOfTheSameRecordsInOppositeOrdersDeadlockAndOneEndsCleanly() throws {
+        let (first, sql, url) = try PostgresFixture.store()
+        let second = try PostgresStudyStore(url: url, piiKey: PostgresFixture.piiKey)
+        let a = try PostgresFixture.participant(sql, code: "P-0001")
+        let minutes = Array(Int64(0)..<20_000)
+        let orders = [minutes, Array(minutes.reversed())]
+        let halfway = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let results = ImportResults()
+        let group = DispatchGroup()
+        for (n, store) in [first, second].enumerated() {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    let result = try store.importBatch(Self.info, actor: "coordinator-\(n)", at: Date()) { sink in
+                        for minute in orders[n].prefix(10_000) { try sink.add(record(a.id, minute: minute), participant: a.handle) }
+                        try sink.flush()  // its first half is in the table, locked until commit
+                        halfway[n].signal()
+                        halfway[1 - n].wait()  // the other holds its first half: the second halves collide
+                        for minute in orders[n].suffix(10_000) { try sink.add(record(a.id, minute: minute), participant: a.handle) }
+                        try sink.flush()
+                        return (20_000, sink.insertedCount, 20_000 - sink.insertedCount, 0)
+                    }
+                    results.add(result)
+                } catch {
+                    results.fail(error, as: error as? CohortError)
+                }
+            }.start()
+        }
+        group.wait()
+        #expect(results.all.count == 1, "one import finished")
+        #expect(results.all.first?.inserted == 20_000)
+        let refused = try #require(results.refusals.first)
+        #expect(refused.code == .conflict)
+        #expect(refused.message.contains("cancelled this one"))
+        #expect(refused.hint?.contains("run it again") == true)
+        #expect(try PostgresFixture.integer(sql, "SELECT count(*) FROM records") == 20_000)
+        #expect(try PostgresFixture.integer(sql, "SELECT count(*) FROM import_batches") == 1)
+        #expect(try PostgresFixture.integer(sql, "SELECT count(*) FROM audit_events WHERE action = 'data.import'") == 1)
+    }
+
     @Test func forEachRecordStreamsInStartOrderWithFlatMemory() throws {
         let (store, sql, _) = try PostgresFixture.store()
         let a = try PostgresFixture.participant(sql, code: "P-0001")
@@ -168,9 +212,17 @@ final class ImportResults: @unchecked Sendable {
     private let lock = NSLock()
     private var results: [ImportBatchResult] = []
     private var failures: [String] = []
+    private var cohortErrors: [CohortError] = []
 
     func add(_ result: ImportBatchResult) { lock.withLock { results.append(result) } }
-    func fail(_ error: any Error) { lock.withLock { failures.append(String(describing: error)) } }
+    func fail(_ error: any Error, as cohortError: CohortError? = nil) {
+        lock.withLock {
+            failures.append(String(describing: error))
+            if let cohortError { cohortErrors.append(cohortError) }
+        }
+    }
     var all: [ImportBatchResult] { lock.withLock { results } }
     var errors: [String] { lock.withLock { failures } }
+    /// The failures that were `CohortError`s.
+    var refusals: [CohortError] { lock.withLock { cohortErrors } }
 }
