@@ -8,6 +8,10 @@ import CohortStore
 public import Foundation
 import CohortIO
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What `cohort export` is asked to do.
 public struct ExportOptions: Sendable {
     /// The named recipient (letters, digits, space, `.`, `_`, `-`; at most 64): keys the pseudonyms and date shift.
@@ -111,12 +115,15 @@ public struct ExportJob: Sendable {
             // The de-identifier (holding the scrubber's identifier index) ends with this block,
             // before the residual scanner builds its own: one index is alive at a time.
             var cohort = try deidentify(snapshot, plan: plan, recipientKey: recipientKey)
+            snapshot.included = []
             try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
+            Self.returnFreedMemory()
             written = try write(&cohort, plan: plan, staging: staging)
         }
         try writeReadme(written, plan: plan, staging: staging)
         clock.end("write")
         let scanner = ResidualScanner(roster: snapshot.takeRoster())
+        Self.returnFreedMemory()
         let scanned = try residualScan(scanner, plan: plan, staging: staging)
         let report = try writeReport(written, scanned, plan: plan, recipientKey: recipientKey, staging: staging)
         clock.end("scan")
@@ -127,4 +134,22 @@ public struct ExportJob: Sendable {
         outcome.stages = clock.stages
         return outcome
     }
+
+    /// Hands the memory freed so far back to the system (glibc keeps freed blocks in its heap,
+    /// so the resident size would keep the high-water mark of building an identifier index —
+    /// a transient per-participant structure — through the whole streaming stage after it).
+    static func returnFreedMemory() {
+        #if canImport(Glibc)
+        // `malloc_trim` is glibc's (malloc.h, which the Glibc module does not export): looked up
+        // once; a C library without it has nothing to trim this way.
+        if let trim = mallocTrim { _ = trim(0) }
+        #endif
+    }
+
+    #if canImport(Glibc)
+    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
+    #endif
 }
