@@ -27,15 +27,12 @@ struct ActiveLivingCLITests {
     }
 
     /// participant code, kind, start, end, value of every stored record, sorted.
-    static func records(_ dir: String, where condition: String = "1") throws -> [String] {
-        let (status, out) = try CLI.tool(
-            "/usr/bin/sqlite3",
-            [
-                dir + "/study.db",
-                "SELECT p.code, r.kind, r.start_ms, ifnull(r.end_ms, ''), ifnull(r.value, ''), ifnull(r.text, '') FROM records r JOIN participants p ON p.pk = r.participant_pk WHERE \(condition) ORDER BY 1, 2, 3, 4, 5, 6",
-            ])
+    static func records(_ dir: String, where condition: String = "1 = 1") throws -> [String] {
+        let (status, out) = try CLI.sql(
+            "SELECT p.code, r.kind, r.start_ms, coalesce(CAST(r.end_ms AS text), ''), coalesce(CAST(r.value AS text), ''), coalesce(r.text, '') FROM records r JOIN participants p ON p.pk = r.participant_pk WHERE \(condition) ORDER BY 1, 2, 3, 4, 5, 6",
+            workspace: dir)
         #expect(status == 0, "\(out)")
-        return out.split(separator: "\n").map(String.init)
+        return CLI.rows(out, realColumn: 4)
     }
 
     /// Imports the fixture for every participant and exports to `out` (no archive); returns the bag's data folder.

@@ -49,7 +49,7 @@ struct AppleHealthCLITests {
         #expect(summary["me_check"] as? String == "matched")
         #expect(try cli.count("records") == 9)
         // The route's coordinates, the ECG and the device's name never reach the database.
-        let database = try Data(contentsOf: URL(fileURLWithPath: cli.workspace + "/study.db"))
+        let database = try cli.databaseBytes()
         for text in ["52.52", "Simon", "58213377"] { #expect(database.range(of: Data(text.utf8)) == nil, "\(text)") }
 
         // Again, as a table, with --from: nothing new.

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// `cohort audit verify --export-manifest`: an export's signed checkpoint catches a trail cut
-/// back even when study.db and audit.head were both rolled back together.
+/// back even when the database (study.db, or the PostgreSQL database) and audit.head were both
+/// rolled back together.
 @Suite(.serialized) struct AuditExportCheckpointCLITests {
     let helper = ExportCLITests()
 
@@ -10,21 +11,19 @@ import Testing
         let cli = try helper.demo()
         defer { cli.cleanup() }
         let ws = cli.workspace
-        // The attacker's older copy: study.db and audit.head as they were before the export.
+        // The attacker's older copy: the database and audit.head as they were before the export
+        // (study.db, or on PostgreSQL a copy of the database).
         let fm = FileManager.default
-        try fm.createDirectory(atPath: cli.path("old"), withIntermediateDirectories: true)
-        for name in ["study.db", "audit.head"] { try fm.copyItem(atPath: ws + "/" + name, toPath: cli.path("old/" + name)) }
+        try CLI.copyWorkspace(ws, to: cli.path("old"))
         let published = try helper.exported(cli)
 
         let fine = try cli.run(["audit", "verify", "-w", ws, "--export-manifest", published.manifest])
         #expect(fine.status == 0, "\(fine.output)")
         #expect(fine.stderr.contains("✔"), "\(fine.output)")
 
-        for name in ["study.db", "audit.head"] {
-            try fm.removeItem(atPath: ws + "/" + name)
-            try fm.copyItem(atPath: cli.path("old/" + name), toPath: ws + "/" + name)
-        }
-        for suffix in ["-wal", "-shm"] { try? fm.removeItem(atPath: ws + "/study.db" + suffix) }
+        try CLI.rollBackDatabase(of: ws, to: cli.path("old"))
+        try fm.removeItem(atPath: ws + "/audit.head")
+        try fm.copyItem(atPath: cli.path("old/audit.head"), toPath: ws + "/audit.head")
         let alone = try cli.run(["audit", "verify", "-w", ws])
         #expect(alone.status == 0, "a consistent older copy passes on its own: \(alone.output)")
         let caught = try cli.run(["audit", "verify", "-w", ws, "--export-manifest", published.manifest])

@@ -19,6 +19,10 @@ struct CLI {
         return Store(rawValue: name) ?? .sqlite
     }()
 
+    /// The file of a new workspace that holds or names its study: study.db, or store.json (the
+    /// PostgreSQL URL) — both private to the owner.
+    static var storeFile: String { store == .postgres ? "store.json" : "study.db" }
+
     /// The URL of a new, empty database on this process's shared throwaway cluster (started on
     /// first use, stopped at exit).
     static func freshDatabaseURL() throws -> String { try ScratchCluster.freshSharedDatabase(prefix: "cli_") }
@@ -151,14 +155,13 @@ struct CLI {
     /// Runs `query` on the workspace's study database — with the sqlite3 tool on study.db, or on
     /// the PostgreSQL database its store.json names — and returns the status and the rows as
     /// sqlite3 prints them (one per line, columns joined by `|`).
-    func sql(_ query: String, workspace: String? = nil) throws -> (Int32, String) {
-        let folder = workspace ?? self.workspace
-        let configuration = URL(fileURLWithPath: folder).appendingPathComponent("store.json")
-        guard let data = FileManager.default.contents(atPath: configuration.path) else {
-            return try Self.tool("/usr/bin/sqlite3", [folder + "/study.db", query])
+    func sql(_ query: String, workspace: String? = nil) throws -> (Int32, String) { try Self.sql(query, workspace: workspace ?? self.workspace) }
+
+    /// ``sql(_:workspace:)`` for the workspace folder `folder`.
+    static func sql(_ query: String, workspace folder: String) throws -> (Int32, String) {
+        guard let url = try databaseURL(of: folder) else {
+            return try tool("/usr/bin/sqlite3", [folder + "/study.db", query])
         }
-        struct StoreFile: Decodable { var url: String }
-        let url = try JSONDecoder().decode(StoreFile.self, from: data).url
         do {
             let rows = try PostgresConnection(url: url).query(query)
             return (0, rows.map { $0.map { $0 ?? "" }.joined(separator: "|") }.joined(separator: "\n") + (rows.isEmpty ? "" : "\n"))
@@ -167,17 +170,88 @@ struct CLI {
         }
     }
 
+    /// Rows of ``sql(_:workspace:)`` with the real number in column `column` (0-based) printed as
+    /// Swift prints a `Double` ("610.0"), as sqlite3 prints it; PostgreSQL's text form is "610".
+    static func rows(_ out: String, realColumn column: Int) -> [String] {
+        out.split(separator: "\n").map { line in
+            var fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            if fields.count > column, let value = Double(fields[column]) { fields[column] = "\(value)" }
+            return fields.joined(separator: "|")
+        }
+    }
+
+    /// The database URL the workspace's store.json names, or nil for a workspace on study.db.
+    static func databaseURL(of folder: String) throws -> String? {
+        let configuration = URL(fileURLWithPath: folder).appendingPathComponent("store.json")
+        guard let data = FileManager.default.contents(atPath: configuration.path) else { return nil }
+        struct StoreFile: Decodable { var url: String }
+        return try JSONDecoder().decode(StoreFile.self, from: data).url
+    }
+
+    /// A JSON member of an audit event's `details` as text, in the SQL of the tests' store:
+    /// `json_extract(details, '$.key')` on SQLite, `details ->> 'key'` on PostgreSQL.
+    static func detail(_ key: String, of table: String? = nil) -> String {
+        let column = table.map { $0 + ".details" } ?? "details"
+        return store == .postgres ? "(\(column) ->> '\(key)')" : "json_extract(\(column), '$.\(key)')"
+    }
+
+    /// The name of the database a libpq URL of the shared cluster names (`…@/name?host=…`).
+    static func databaseName(_ url: String) throws -> String {
+        guard let start = url.range(of: "@/"), let end = url.range(of: "?", range: start.upperBound..<url.endIndex) else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "store.json: url: expected postgresql://user@/database?host=…"])
+        }
+        return String(url[start.upperBound..<end.lowerBound])
+    }
+
+    /// Copies a workspace folder with its modes (`cp -a`). A workspace on PostgreSQL gets its own
+    /// copy of the database too (a new database made from it as a template on the same cluster,
+    /// named in the copy's store.json), so the copy is what a copy of study.db is: the study as it
+    /// was, which later commands on the original do not change.
+    static func copyWorkspace(_ from: String, to destination: String) throws {
+        let (status, out) = try tool("/bin/cp", ["-a", from, destination])
+        try #require(status == 0, "cp -a: \(out)")
+        guard let url = try databaseURL(of: from) else { return }
+        let name = try databaseName(url)
+        let copy = "cli_copy_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = url.replacingOccurrences(of: "@/\(name)?", with: "@/postgres?")
+        try PostgresConnection(url: admin).query("CREATE DATABASE \(copy) TEMPLATE \(name)")
+        let file = URL(fileURLWithPath: destination).appendingPathComponent("store.json")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        object["url"] = url.replacingOccurrences(of: "@/\(name)?", with: "@/\(copy)?")
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8))
+    }
+
+    /// Rolls the study database of the workspace at `folder` back to the one of `copy` (made by
+    /// ``copyWorkspace(_:to:)`` earlier), as an attacker with a backup would: study.db replaced by
+    /// the copy's (its log removed), or the PostgreSQL database dropped and made again from the
+    /// copy's, under the same name. Nothing else of the workspace (keys, audit.head) changes.
+    static func rollBackDatabase(of folder: String, to copy: String) throws {
+        guard let url = try databaseURL(of: folder) else {
+            let fm = FileManager.default
+            for suffix in ["", "-wal", "-shm"] {
+                try? fm.removeItem(atPath: folder + "/study.db" + suffix)
+                if fm.fileExists(atPath: copy + "/study.db" + suffix) { try fm.copyItem(atPath: copy + "/study.db" + suffix, toPath: folder + "/study.db" + suffix) }
+            }
+            return
+        }
+        let name = try databaseName(url)
+        let old = try databaseName(try #require(try databaseURL(of: copy), "the copy has no store.json"))
+        let admin = try PostgresConnection(url: url.replacingOccurrences(of: "@/\(name)?", with: "@/postgres?"))
+        try admin.query("DROP DATABASE \(name)")
+        try admin.query("CREATE DATABASE \(name) TEMPLATE \(old)")
+    }
+
     /// Every byte of the workspace's study database an attacker with a copy would have: study.db
     /// with its WAL, or a `pg_dump` of the PostgreSQL database.
     func databaseBytes() throws -> Data {
-        let configuration = URL(fileURLWithPath: workspace).appendingPathComponent("store.json")
-        guard let data = FileManager.default.contents(atPath: configuration.path) else {
+        guard let url = try Self.databaseURL(of: workspace) else {
             var raw = Data()
             for suffix in ["", "-wal", "-shm"] { raw += (try? Data(contentsOf: URL(fileURLWithPath: workspace + "/study.db" + suffix))) ?? Data() }
             return raw
         }
-        struct StoreFile: Decodable { var url: String }
-        let url = try JSONDecoder().decode(StoreFile.self, from: data).url
         let (status, dump) = try Self.tool(ScratchCluster.defaultBinDirectory + "/pg_dump", ["--data-only", url])
         #expect(status == 0, "pg_dump failed: \(dump.prefix(300))")
         return Data(dump.utf8)

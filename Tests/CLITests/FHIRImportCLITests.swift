@@ -26,11 +26,11 @@ struct FHIRImportCLITests {
 
     /// participant code, kind, start, end, value of every stored record, sorted.
     static func records(_ dir: String) throws -> [String] {
-        let (status, out) = try CLI.tool(
-            "/usr/bin/sqlite3",
-            [dir + "/study.db", "SELECT p.code, r.kind, r.start_ms, ifnull(r.end_ms, ''), ifnull(r.value, '') FROM records r JOIN participants p ON p.pk = r.participant_pk ORDER BY 1, 2, 3"])
+        let (status, out) = try CLI.sql(
+            "SELECT p.code, r.kind, r.start_ms, coalesce(CAST(r.end_ms AS text), ''), coalesce(CAST(r.value AS text), '') FROM records r JOIN participants p ON p.pk = r.participant_pk ORDER BY 1, 2, 3",
+            workspace: dir)
         #expect(status == 0, "\(out)")
-        return out.split(separator: "\n").map(String.init)
+        return CLI.rows(out, realColumn: 4)
     }
 
     @Test func importsABulkFolderAndBundlesOnceEach() throws {

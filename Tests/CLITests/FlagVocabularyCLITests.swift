@@ -43,7 +43,7 @@ import Testing
         defer { cli.cleanup() }
         let created = try cli.run(["init", "-w", cli.workspace, "--protocol", "protocols/minimal.yaml"])
         #expect(created.status == 0, "\(created.output)")
-        #expect(FileManager.default.fileExists(atPath: cli.workspace + "/study.db"))
+        #expect(FileManager.default.fileExists(atPath: cli.workspace + "/" + CLI.storeFile))
         let shown = try cli.ws("keys", "show", "--format", "json")
         #expect(shown.status == 0 && shown.stdout.contains("\"signing\""), "\(shown.output)")
         let keys = try cli.run(["keys", "init", "--keystore", cli.path("k")])

@@ -7,7 +7,7 @@ struct FoundationCLITests {
     @Test func initCreatesWorkspaceWithPrivateFiles() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
-        for file in ["study.db", "keys/study.secret", "keys/pii.key", "keys/signing.pem", "keys/signing.pub.pem"] {
+        for file in [CLI.storeFile, "keys/study.secret", "keys/pii.key", "keys/signing.pem", "keys/signing.pub.pem"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: cli.workspace + "/" + file)
             let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
             #expect(mode & 0o077 == 0, "\(file) has mode \(String(mode, radix: 8))")
@@ -104,7 +104,7 @@ struct FoundationCLITests {
         let shown = try cli.ws("participant", "list", "--show-identifiers", "--format", "csv")
         #expect(shown.stdout.contains("Ingrid Müller"))
         // The token is stored only as a salted hash.
-        let raw = try Data(contentsOf: URL(fileURLWithPath: cli.workspace + "/study.db")) + ((try? Data(contentsOf: URL(fileURLWithPath: cli.workspace + "/study.db-wal"))) ?? Data())
+        let raw = try cli.databaseBytes()
         #expect(raw.range(of: Data((token ?? "x").utf8)) == nil)
         #expect(raw.range(of: Data("Ingrid".utf8)) == nil)
     }
@@ -156,8 +156,8 @@ struct FoundationCLITests {
         #expect(again.stdout.contains("0 new, 2 already stored"))
         #expect(try cli.count("records") == 2)
         // Units converted to canonical: 1.5 h → 90 min; 150 lb is not collected here, use degF.
-        let (_, value) = try CLI.tool("/usr/bin/sqlite3", [cli.workspace + "/study.db", "SELECT value FROM records WHERE kind = 'morning_stiffness'"])
-        #expect(value.trimmingCharacters(in: .whitespacesAndNewlines) == "90.0")
+        let (_, value) = try cli.sql("SELECT value FROM records WHERE kind = 'morning_stiffness'")
+        #expect(CLI.rows(value, realColumn: 0) == ["90.0"])
         let nd = try cli.write(
             "w.ndjson",
             "{\"participant\":\"P-0001\",\"kind\":\"ambient_temperature\",\"start\":\"\(d)T12:00:00+01:00\",\"value\":68,\"unit\":\"[degF]\"}\n"
@@ -172,13 +172,15 @@ struct FoundationCLITests {
         #expect(rejects.contains("3,value,out of range"))
     }
 
-    @Test func auditVerifyCatchesTamperingWithSqlite3() throws {
+    /// An audit event edited behind cohort's back (sqlite3 on study.db, or SQL through the
+    /// PostgreSQL URL) breaks the chain at that event.
+    @Test func auditVerifyCatchesAnEventEditedWithSQL() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
         try cli.enrollTwo()
         #expect(try cli.ws("audit", "verify").status == 0)
-        let db = cli.workspace + "/study.db"
-        _ = try CLI.tool("/usr/bin/sqlite3", [db, "UPDATE audit_events SET actor = 'mallory' WHERE seq = 3"])
+        let (edited, out) = try cli.sql("UPDATE audit_events SET actor = 'mallory' WHERE seq = 3")
+        #expect(edited == 0, "\(out)")
         let r = try cli.ws("audit", "verify")
         #expect(r.status == 1)
         #expect(r.stdout.contains("event 3"))

@@ -85,7 +85,8 @@ enum Browser {
 }
 
 /// `cohort report` and `cohort verify --html` end to end, rendered in headless Chromium; the
-/// figures in the rendered DOM are recomputed from study.db (sqlite3) and the published files.
+/// figures in the rendered DOM are recomputed from the study database (sqlite3 on study.db, or SQL on
+/// PostgreSQL) and the published files.
 @Suite(.serialized)
 struct ReportCLITests {
     static func demo() throws -> CLI {
@@ -102,8 +103,8 @@ struct ReportCLITests {
     }
 
     static func sql(_ cli: CLI, _ query: String) throws -> String {
-        let (status, out) = try CLI.tool("/usr/bin/sqlite3", ["-readonly", cli.workspace + "/study.db", query])
-        try #require(status == 0, "sqlite3: \(out)")
+        let (status, out) = try cli.sql(query)
+        try #require(status == 0, "sql: \(out)")
         return out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -134,7 +135,7 @@ struct ReportCLITests {
         ] {
             #expect(dom.contains(">\(heading)<"), "heading \(heading)")
         }
-        // Figures, recomputed from study.db.
+        // Figures, recomputed from the study database.
         let enrolled = try Self.sql(cli, "SELECT count(*) FROM participants")
         let withdrawn = try Self.sql(cli, "SELECT count(*) FROM participants WHERE status <> 'active'")
         let records = try Self.sql(cli, "SELECT count(*) FROM records")

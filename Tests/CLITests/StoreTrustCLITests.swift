@@ -2,10 +2,14 @@ import Foundation
 import Testing
 
 /// End to end: the audit trail cannot be shortened unnoticed, free text is not readable in
-/// study.db, erase reaches redactable audit texts, writers wait, read-only copies work.
+/// the study database, erase reaches redactable audit texts, writers wait, read-only copies work.
+/// Runs on both stores, except what only a study.db file can suffer (an empty file, a row
+/// written past SQLite's CHECK constraints, SQLite's write lock, a read-only copy of the file).
 @Suite(.serialized)
 struct StoreTrustCLITests {
     static let sqlite3 = "/usr/bin/sqlite3"
+    /// The tests that edit or read the database behind cohort's back need sqlite3 on SQLite
+    /// (on PostgreSQL they go through the database URL).
     static var sqlite3Available: Bool {
         let available = FileManager.default.isExecutableFile(atPath: sqlite3)
         if !available { print("skipping: \(sqlite3) is not installed (apt-get install sqlite3)") }
@@ -34,46 +38,43 @@ struct StoreTrustCLITests {
         return CLI.Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// Copies the workspace's database files (study.db and its log) to `name`, or back.
-    static func copyDatabase(from source: String, to destination: String) throws {
-        let fm = FileManager.default
-        for suffix in ["", "-wal", "-shm"] {
-            try? fm.removeItem(atPath: destination + suffix)
-            if fm.fileExists(atPath: source + suffix) { try fm.copyItem(atPath: source + suffix, toPath: destination + suffix) }
-        }
-    }
+    /// True where the tests' workspaces are on SQLite and sqlite3 is missing.
+    static var sqliteWithoutTool: Bool { CLI.store == .sqlite && !sqlite3Available }
 
-    /// The bytes of study.db after its log was checkpointed into it, and of the log.
+    /// The bytes of study.db after its log was checkpointed into it, and of the log; on
+    /// PostgreSQL a `pg_dump` of the database.
     static func rawDatabase(_ cli: CLI) throws -> [Data] {
+        if CLI.store == .postgres { return [try cli.databaseBytes()] }
         let db = cli.workspace + "/study.db"
         let (status, _) = try CLI.tool(sqlite3, [db, "PRAGMA wal_checkpoint(TRUNCATE)"])
         #expect(status == 0)
         return [db, db + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }
     }
 
-    @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
+    @Test(.enabled(if: !sqliteWithoutTool, "needs the sqlite3 command-line tool"))
     func aShortenedTrailIsCaught() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
         try cli.enrollTwo()
-        let db = cli.workspace + "/study.db"
-        let older = cli.path("older.db")
-        try Self.copyDatabase(from: db, to: older)
+        let older = cli.path("older")
+        try CLI.copyWorkspace(cli.workspace, to: older)
         let olderEvents = try cli.count("audit_events")
         let data = try cli.write("pain.csv", "participant,kind,start,value\nP-0001,pain,\(CLI.day(-2))T12:00:00Z,3\n")
         #expect(try cli.ws("data", "import", data).status == 0)
         #expect(try cli.ws("withdraw", "--participant", "P-0002", "--staff", "--reason", "asked", "--mode", "stop", "--yes").status == 0)
         let events = try cli.count("audit_events")
         #expect(events > olderEvents)
-        let current = cli.path("current.db")
-        try Self.copyDatabase(from: db, to: current)
+        let current = cli.path("current")
+        try CLI.copyWorkspace(cli.workspace, to: current)
         let intact = try cli.ws("audit", "verify")
         #expect(intact.status == 0 && intact.stdout.contains("audit.head at event \(events)"), "\(intact.output)")
 
         // 1. The newest events deleted together with their checkpoints: the chain alone is consistent.
         let keep = olderEvents + 1
-        let (status, _) = try CLI.tool(Self.sqlite3, [db, "DELETE FROM audit_events WHERE seq > \(keep); DELETE FROM audit_checkpoints WHERE seq > \(keep);"])
-        #expect(status == 0)
+        for table in ["audit_events", "audit_checkpoints"] {
+            let (status, out) = try cli.sql("DELETE FROM \(table) WHERE seq > \(keep)")
+            #expect(status == 0, "\(out)")
+        }
         let truncated = try cli.ws("audit", "verify")
         #expect(truncated.status == 1, "\(truncated.output)")
         #expect(truncated.stdout.contains("the database ends at event \(keep) but audit.head names event \(events): events were removed"), "\(truncated.output)")
@@ -81,16 +82,30 @@ struct StoreTrustCLITests {
         let refused = try cli.ws("participant", "list")
         #expect(refused.status == 7 && refused.stderr.contains("audit.head names event \(events)"), "\(refused.output)")
 
-        // 2. study.db rolled back to an older copy.
-        try Self.copyDatabase(from: older, to: db)
+        // 2. The database rolled back to an older copy (study.db, or the PostgreSQL database).
+        try CLI.rollBackDatabase(of: cli.workspace, to: older)
         let rolledBack = try cli.ws("audit", "verify")
         #expect(rolledBack.status == 1)
         #expect(rolledBack.stdout.contains("the database ends at event \(olderEvents) but audit.head names event \(events)"), "\(rolledBack.output)")
         #expect(try cli.ws("data", "import", data).status == 7, "a write on a rolled-back database must not overwrite audit.head")
 
-        // 3. study.db replaced by an empty file: refused, and never re-migrated into an empty study.
-        try Self.copyDatabase(from: current, to: db)
+        // 3. audit.head deleted.
+        try CLI.rollBackDatabase(of: cli.workspace, to: current)
         #expect(try cli.ws("audit", "verify").status == 0)
+        try FileManager.default.removeItem(atPath: cli.workspace + "/audit.head")
+        let missing = try cli.ws("audit", "verify")
+        #expect(missing.status == 1 && missing.stdout.contains("audit.head is missing"), "\(missing.output)")
+    }
+
+    /// study.db replaced by an empty file: refused, and never re-migrated into an empty study.
+    /// SQLite only: a file; a PostgreSQL database cannot be swapped for an empty file.
+    @Test(.enabled(if: CLI.store == .sqlite, "study.db is a file only on SQLite"))
+    func anEmptyStudyDBIsRefusedNotMigrated() throws {
+        let cli = try CLI.withWorkspace()
+        defer { cli.cleanup() }
+        try cli.enrollTwo()
+        let db = cli.workspace + "/study.db"
+        let data = try cli.write("pain.csv", "participant,kind,start,value\nP-0001,pain,\(CLI.day(-2))T12:00:00Z,3\n")
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
         try Data().write(to: URL(fileURLWithPath: db))
         for args in [["audit", "verify"], ["participant", "list"], ["data", "import", data]] {
@@ -99,15 +114,9 @@ struct StoreTrustCLITests {
             #expect(r.stderr.contains("empty file (0 bytes)"), "\(args): \(r.output)")
         }
         #expect(try FileManager.default.attributesOfItem(atPath: db)[.size] as? NSNumber == 0)
-
-        // 4. audit.head deleted.
-        try Self.copyDatabase(from: current, to: db)
-        try FileManager.default.removeItem(atPath: cli.workspace + "/audit.head")
-        let missing = try cli.ws("audit", "verify")
-        #expect(missing.status == 1 && missing.stdout.contains("audit.head is missing"), "\(missing.output)")
     }
 
-    @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
+    @Test(.enabled(if: !sqliteWithoutTool, "needs the sqlite3 command-line tool"))
     func eraseRemovesTheReasonAndTheTrailStaysIntact() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
@@ -121,7 +130,7 @@ struct StoreTrustCLITests {
         for data in try Self.rawDatabase(cli) {
             for needle in ["Kwame", "587-7269", "Okafor"] { #expect(data.range(of: Data(needle.utf8)) == nil, "\(needle) readable in study.db") }
         }
-        let (_, ciphertexts) = try CLI.tool(Self.sqlite3, [cli.workspace + "/study.db", "SELECT count(*) FROM redactable_texts WHERE participant_id IS NOT NULL"])
+        let (_, ciphertexts) = try cli.sql("SELECT count(*) FROM redactable_texts WHERE participant_id IS NOT NULL")
         #expect(ciphertexts.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
 
         let erase = try cli.ws("withdraw", "--participant", "P-0002", "--staff", "--reason", reason, "--mode", "erase", "--yes")
@@ -134,7 +143,7 @@ struct StoreTrustCLITests {
         #expect(withdrawals.first?.contains("Dr Imani Okafor") == true, "staff names are kept for accountability")
         let verify = try cli.ws("audit", "verify")
         #expect(verify.status == 0 && verify.stdout.contains("intact"), "\(verify.output)")
-        let (_, left) = try CLI.tool(Self.sqlite3, [cli.workspace + "/study.db", "SELECT count(*) FROM redactable_texts WHERE participant_id IS NOT NULL"])
+        let (_, left) = try cli.sql("SELECT count(*) FROM redactable_texts WHERE participant_id IS NOT NULL")
         #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         for data in try Self.rawDatabase(cli) {
             for needle in ["Kwame", "Abernathy", "587-7269"] { #expect(data.range(of: Data(needle.utf8)) == nil, "\(needle) left in study.db") }
@@ -154,8 +163,8 @@ struct StoreTrustCLITests {
         #expect(rows.allSatisfy { $0.split(separator: ",").dropFirst(2).first.map(String.init) == account }, "\(shown.output)")
     }
 
-    @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
-    func notesAreNotReadableInStudyDB() throws {
+    @Test(.enabled(if: !sqliteWithoutTool, "needs the sqlite3 command-line tool"))
+    func notesAreNotReadableInTheDatabase() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
         try cli.enrollTwo()
@@ -166,14 +175,23 @@ struct StoreTrustCLITests {
                 + "P-0001,pain,\(CLI.day(-2))T12:00:00Z,2,\n")
         let r = try cli.ws("data", "import", file)
         #expect(r.status == 0, "\(r.output)")
-        let (_, plain) = try CLI.tool(Self.sqlite3, [cli.workspace + "/study.db", "SELECT count(*) FROM records WHERE note IS NOT NULL"])
+        // No note in a clear-text column: SQLite's `note` stays empty; PostgreSQL's records have
+        // only `note_enc`.
+        let (_, plain) = try cli.sql(
+            CLI.store == .sqlite
+                ? "SELECT count(*) FROM records WHERE note IS NOT NULL"
+                : "SELECT count(*) FROM information_schema.columns WHERE table_name = 'records' AND column_name = 'note'")
         #expect(plain.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        let (_, encrypted) = try cli.sql("SELECT count(*) FROM records WHERE note_enc IS NOT NULL")
+        #expect(encrypted.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "the one note is stored, encrypted")
         for data in try Self.rawDatabase(cli) {
             for needle in ["Marguerite", "Poughkeepsie", "flare after"] { #expect(data.range(of: Data(needle.utf8)) == nil, "\(needle) readable") }
         }
     }
 
-    @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
+    /// SQLite only: the row is written past SQLite's CHECK constraints (`PRAGMA
+    /// ignore_check_constraints`), which PostgreSQL has no switch for.
+    @Test(.enabled(if: CLI.store == .sqlite && sqlite3Available, "SQLite only (PRAGMA ignore_check_constraints); needs the sqlite3 command-line tool"))
     func aCorruptRowFailsTheCommandWithoutInventingAValue() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
@@ -191,7 +209,8 @@ struct StoreTrustCLITests {
         }
     }
 
-    @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
+    /// SQLite only: SQLite's write lock (held by sqlite3 here) and COHORT_LOCK_TIMEOUT.
+    @Test(.enabled(if: CLI.store == .sqlite && sqlite3Available, "SQLite's write lock; needs the sqlite3 command-line tool"))
     func aSecondWriterWaitsThenGivesUpNamingTheLock() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
@@ -218,7 +237,10 @@ struct StoreTrustCLITests {
         #expect(try cli.count("records") == 1)
     }
 
-    @Test func readOnlyCommandsWorkOnAReadOnlyCopy() throws {
+    /// SQLite only: a read-only copy of the workspace folder is a copy of study.db; on PostgreSQL
+    /// the copy's store.json names the same database.
+    @Test(.enabled(if: CLI.store == .sqlite, "a read-only copy of study.db; on PostgreSQL the folder copy names the same database"))
+    func readOnlyCommandsWorkOnAReadOnlyCopy() throws {
         let cli = try CLI.withWorkspace()
         defer { cli.cleanup() }
         try cli.enrollTwo()
