@@ -66,8 +66,7 @@ public final class PostgresRecordSink: RecordSink {
     /// Whether a direct COPY is open (between a chunk's first row and its end).
     private var copying = false
     private var stagingMade = false
-    /// Participants of the chunk being queued, and those this import holds a lock on.
-    private var chunkParticipants = Set<Int64>()
+    /// The participants this import holds a lock on (of those `imported` wrote).
     private var locked = Set<Int64>()
     /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
     public private(set) var insertedCount = 0
@@ -101,8 +100,7 @@ public final class PostgresRecordSink: RecordSink {
                 .optional(record.end?.epochMilliseconds), .optional(record.end.map { Int64($0.utcOffsetSeconds) }),
                 record.value.map { .double($0) } ?? .null, .optional(record.text), .text(source), .optional(note), .int(batchID),
             ])
-        chunkParticipants.insert(pk)
-        try lockChunkParticipants()
+        try lockNewParticipants()
         return changed > 0
     }
 
@@ -113,7 +111,6 @@ public final class PostgresRecordSink: RecordSink {
         imported.note(pk, startMs: record.start.epochMilliseconds)
         guard chunkKeys.insert(RecordKey(participantPK: pk, startMs: record.start.epochMilliseconds, kind: record.kind, source: record.source ?? "")).inserted
         else { return }
-        chunkParticipants.insert(pk)
         let note = try sealedNote(record, participantPK: pk)
         append(Int16(11))
         field(pk)
@@ -173,7 +170,7 @@ public final class PostgresRecordSink: RecordSink {
             if let stored { insertedCount += stored }
         }
         if queued > 0, stored == nil { try stage() }
-        try lockChunkParticipants()
+        try lockNewParticipants()
     }
 
     /// Ends an open COPY without keeping it, when the import failed before `flush()`: the
@@ -246,11 +243,10 @@ public final class PostgresRecordSink: RecordSink {
         try connection.query("TRUNCATE cohort_record_staging")
     }
 
-    /// Locks `FOR KEY SHARE` the chunk's participants this import has not locked yet; each must
-    /// be there (and, under row-level security, be this role's to see).
-    private func lockChunkParticipants() throws {
-        let toLock = chunkParticipants.subtracting(locked)
-        chunkParticipants.removeAll(keepingCapacity: true)
+    /// Locks `FOR KEY SHARE` the participants this import wrote and has not locked yet; each
+    /// must be there (and, under row-level security, be this role's to see).
+    private func lockNewParticipants() throws {
+        let toLock = Set(imported.latestStart.keys).subtracting(locked)
         guard !toLock.isEmpty else { return }
         let list = "{" + toLock.map(String.init).joined(separator: ",") + "}"
         let found = try connection.query(

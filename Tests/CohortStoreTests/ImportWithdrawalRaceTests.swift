@@ -92,7 +92,7 @@ struct ImportWithdrawalRaceTests {
     }
 
     /// On PostgreSQL the race is live: an erase that starts while another coordinator's import is
-    /// writing the participant waits for the import (its row lock against the import's foreign-key
+    /// writing the participant waits for the import (its row lock against the import's FOR KEY SHARE
     /// locks), then removes everything the import stored; the chain shows the import first.
     @Test(.enabled(if: PostgresTestCluster.available, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
     func anEraseDuringAnImportWaitsAndThenRemovesWhatTheImportStored() throws {

@@ -9,7 +9,8 @@ package import CohortCore
 /// after a stop. Both stores check ``anyWithdrew(_:)`` against ``withdrawnParticipantsSQL``
 /// inside the import's transaction, after the last row and before the audit event: on SQLite the write lock orders it after any withdrawal that
 /// committed first; on PostgreSQL a withdrawal that has not committed yet waits for the import
-/// (its `FOR UPDATE` against the import's foreign-key locks) and then removes what it wrote.
+/// (its `FOR UPDATE` against the `FOR KEY SHARE` locks the import holds on the participants it
+/// wrote) and then removes what it wrote.
 package struct ImportedParticipants: Sendable {
     /// Participant row key → the latest record start (epoch ms) written for them.
     package private(set) var latestStart: [Int64: Int64] = [:]
