@@ -9,7 +9,11 @@ import Testing
         let bin = cli.directory.appendingPathComponent("prefix/bin", isDirectory: true)
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let copy = bin.appendingPathComponent("cohort")
-        try FileManager.default.copyItem(at: CLI.binary, to: copy)
+        // Copied by cp in its own process: copied here, the file's write descriptor would be
+        // inherited by any process another test forks meanwhile, and running the copy would then
+        // fail with "Text file busy" (ETXTBSY) until that child execs.
+        let (status, out) = try CLI.tool("/bin/cp", [CLI.binary.path, copy.path])
+        try #require(status == 0, "cp: \(out)")
         return copy
     }
 
