@@ -116,11 +116,11 @@ final class ExportInProgress {
     /// `export.refused` (ids and counts only) is committed and the error names the participants'
     /// study codes, for the coordinator.
     @discardableResult
-    func commit(included: [StoredParticipant], subject: String, details: [String: String]) throws -> AuditEvent {
+    func commit(included: [ExportedParticipant], subject: String, details: [String: String]) throws -> AuditEvent {
         var details = details
         details["export_id"] = marker.exportID
         details["bag"] = marker.bag
-        let ids = Set(included.map(\.participant.id))
+        let ids = Set(included.map(\.id))
         switch try workspace.store.commitExport(
             snapshotSeq: beginSeq, participantIDs: ids, actor: workspace.actor, subject: subject, details: details, at: workspace.now())
         {
@@ -136,7 +136,7 @@ final class ExportInProgress {
                 ], at: workspace.now())
             state = .refused
             try workspace.checkpoint()
-            let codes = withdrawn.compactMap { id in included.first { $0.participant.id == id }?.participant.code }
+            let codes = withdrawn.compactMap { id in included.first { $0.id == id }?.code }
             throw CohortError(
                 .conflict,
                 "participant\(codes.count == 1 ? "" : "s") \(codes.joined(separator: ", ")) withdrew (exclude or erase) while the export was running; nothing was published",

@@ -60,20 +60,20 @@ struct ExportStaging {
     var dataDirectory: URL { bag.appendingPathComponent("data", isDirectory: true) }
 }
 
-/// The roster as read right after `export.begin`: identities for the de-identifier's scrubber and
-/// the residual scanner, and the participants the export includes.
+/// The roster as read right after `export.begin`: every participant's identifiers for the
+/// de-identifier's scrubber, and the participants the export includes.
 struct ExportSnapshot {
-    /// Every participant with identities (taken by the residual scan stage, then emptied).
-    var roster: [Participant]
-    /// Active and stopped participants, in roster order.
+    /// Every participant's identifiers, collected for the scrubber (taken by de-identify).
+    var identifiers: RosterIdentifiers
+    /// Active and stopped participants in scope, in roster order, without their identities.
     var included: [StoredParticipant]
     /// Participants left out, by reason.
     var exclusions: [String: Int]
 
-    /// Hands the roster to the residual scanner and lets go of it here.
-    mutating func takeRoster() -> [Participant] {
-        defer { roster = [] }
-        return roster
+    /// Hands the identifiers to the scrubber and lets go of them here.
+    mutating func takeIdentifiers() -> RosterIdentifiers {
+        defer { identifiers = RosterIdentifiers(for: .scrubber) }
+        return identifiers
     }
 }
 
@@ -87,9 +87,16 @@ struct DeidentifiedCohort {
     var kSummary: KAnonymitySummary?
 }
 
+/// A participant whose data the export holds: what publishing needs to check withdrawals since
+/// the snapshot and to name them if one withdrew (nothing else is kept through the scan).
+struct ExportedParticipant {
+    let id: UUID
+    let code: String
+}
+
 /// What the write stage put into the bag.
 struct WrittenExport {
-    let included: [StoredParticipant]
+    let included: [ExportedParticipant]
     let exclusions: [String: Int]
     let kSummary: KAnonymitySummary?
     let records: Int
@@ -146,38 +153,62 @@ extension ExportJob {
     /// counted out. A site-scoped export includes only that site's participants (others are out
     /// of scope, not counted as exclusions), while the scrubber and the residual scan still look
     /// for every participant's identifiers the store shows.
+    ///
+    /// The roster is read through a cursor and never held whole: each participant's identifiers
+    /// go into the scrubber's collection, and the included participants are kept without their
+    /// identities (memory per participant is what the export must keep, see docs/performance.md).
     func takeSnapshot(_ inProgress: ExportInProgress, plan: ExportPlan) throws -> ExportSnapshot {
-        let roster = try workspace.store.participants(withIdentities: true)
-        inProgress.pauseIfAsked()
-        var snapshot = ExportSnapshot(roster: roster.map(\.participant), included: [], exclusions: [:])
-        let inScope = plan.site.map { site in roster.filter { $0.participant.site == site } } ?? roster
-        if let site = plan.site, inScope.isEmpty {
-            let sites = Set(roster.compactMap(\.participant.site)).sorted()
-            throw CohortError(
-                .notFound, "no participant is enrolled at site '\(site)'; nothing was exported", at: .init(field: "site"),
-                hint: sites.isEmpty ? "no participant has a site" : "sites: \(sites.joined(separator: ", "))")
-        }
-        for stored in inScope {
+        var snapshot = ExportSnapshot(identifiers: RosterIdentifiers(for: .scrubber), included: [], exclusions: [:])
+        var sites: Set<String> = []
+        var inScope = 0
+        try workspace.store.forEachParticipant(withIdentities: true) { stored in
+            snapshot.identifiers.add(stored.participant)
+            if let site = stored.participant.site { sites.insert(site) }
+            guard plan.site == nil || stored.participant.site == plan.site else { return }
+            inScope += 1
             switch stored.participant.status {
             case .excluded: snapshot.exclusions["withdrawn (exclude)", default: 0] += 1
             case .erased: snapshot.exclusions["withdrawn (erase)", default: 0] += 1
-            case .active, .stopped: snapshot.included.append(stored)
+            case .active, .stopped:
+                var kept = stored
+                kept.participant.identity = nil
+                snapshot.included.append(kept)
             }
+        }
+        inProgress.pauseIfAsked()
+        if let site = plan.site, inScope == 0 {
+            throw CohortError(
+                .notFound, "no participant is enrolled at site '\(site)'; nothing was exported", at: .init(field: "site"),
+                hint: sites.isEmpty ? "no participant has a site" : "sites: \(sites.sorted().joined(separator: ", "))")
         }
         return snapshot
     }
 
-    /// De-identify: the participants' rows for the recipient (participants are few: all of them
-    /// first, for k-anonymity over the cohort). Identities are dropped afterwards: rows, consents,
-    /// records and compliance use ids, zones and dates only.
-    func deidentify(_ snapshot: ExportSnapshot, plan: ExportPlan, recipientKey: [UInt8]) throws -> DeidentifiedCohort {
+    /// De-identify: the participants' rows for the recipient (all of them first, for k-anonymity
+    /// over the cohort). The scrubber is compiled from the snapshot's identifiers; the rows need
+    /// the included participants' birth dates and ZIP codes, so the roster is read through the
+    /// cursor once more and each identity is dropped as soon as its row is made. Rows, consents,
+    /// records and compliance then use ids, zones and dates only.
+    func deidentify(_ snapshot: inout ExportSnapshot, plan: ExportPlan, recipientKey: [UInt8]) throws -> DeidentifiedCohort {
+        let scrubber = try Scrubber(identifiers: snapshot.takeIdentifiers())
         var deid = try Deidentifier(
-            studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey, roster: snapshot.roster,
+            studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey, scrubber: scrubber,
             referenceDate: plan.createdAt.localDate, createdAt: plan.createdAt)
-        let rows = snapshot.included.map { deid.participant($0.participant) }
-        var included = snapshot.included
-        for index in included.indices { included[index].participant.identity = nil }
-        return DeidentifiedCohort(deid: deid, included: included, rows: rows, exclusions: snapshot.exclusions, kSummary: nil)
+        let included = snapshot.included
+        snapshot.included = []
+        var position: [ParticipantHandle: Int] = [:]
+        position.reserveCapacity(included.count)
+        for (index, stored) in included.enumerated() { position[stored.handle] = index }
+        var rows = [DeidentifiedParticipant?](repeating: nil, count: included.count)
+        try workspace.store.forEachParticipant(withIdentities: true) { stored in
+            guard let index = position[stored.handle] else { return }
+            rows[index] = deid.participant(stored.participant)
+        }
+        // Participants are never deleted (an erase clears them), so each one read at the snapshot is read again.
+        guard rows.allSatisfy({ $0 != nil }) else {
+            throw CohortError(.conflict, "a participant of the export's snapshot could not be read again; nothing was published", hint: "run the export again")
+        }
+        return DeidentifiedCohort(deid: deid, included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil)
     }
 
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
@@ -222,7 +253,7 @@ extension ExportJob {
         try compliance.finish()
         try complianceFile.close()
         return WrittenExport(
-            included: cohort.included, exclusions: cohort.exclusions, kSummary: cohort.kSummary, records: records, context: context,
+            included: cohort.included.map { ExportedParticipant(id: $0.participant.id, code: $0.participant.code) }, exclusions: cohort.exclusions, kSummary: cohort.kSummary, records: records, context: context,
             stats: cohort.deid.stats)
     }
 

@@ -103,26 +103,31 @@ public struct ExportJob: Sendable {
     /// found by the scan (their hashes are written next to the output), `.conflict` when the export already exists or a withdrawal since the
     /// snapshot is found, and the store's, keystore's or file system's errors. Nothing is published then.
     public func run() throws -> ExportOutcome {
+        Self.returnLargeBlocksWhenFreed()
         let plan = try ExportPlan(workspace: workspace, options: options)
         let inProgress = try reserve(plan)
         defer { inProgress.end() }
         let staging = try stage(inProgress)
         var clock = ExportStageClock()
         let recipientKey = try workspace.keystore.recipientKey(for: plan.recipient)
-        var snapshot = try takeSnapshot(inProgress, plan: plan)
         let written: WrittenExport
         do {
             // The de-identifier (holding the scrubber's identifier index) ends with this block,
             // before the residual scanner builds its own: one index is alive at a time.
-            var cohort = try deidentify(snapshot, plan: plan, recipientKey: recipientKey)
-            snapshot.included = []
+            var snapshot = try takeSnapshot(inProgress, plan: plan)
+            var cohort = try deidentify(&snapshot, plan: plan, recipientKey: recipientKey)
             try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
             Self.returnFreedMemory()
             written = try write(&cohort, plan: plan, staging: staging)
         }
         try writeReadme(written, plan: plan, staging: staging)
         clock.end("write")
-        let scanner = ResidualScanner(roster: snapshot.takeRoster())
+        // The scanner's roster is read now (see `Workspace.residualScanner()`): identities change
+        // only by an erase, and an erase since the snapshot makes the export refuse at publish,
+        // so it holds every identifier the snapshot had. Freed memory goes back before and after
+        // its index is built, so neither the write's buffers nor the collection stay resident.
+        Self.returnFreedMemory()
+        let scanner = try workspace.residualScanner()
         Self.returnFreedMemory()
         let scanned = try residualScan(scanner, plan: plan, staging: staging)
         let report = try writeReport(written, scanned, plan: plan, recipientKey: recipientKey, staging: staging)
@@ -146,7 +151,24 @@ public struct ExportJob: Sendable {
         #endif
     }
 
+    /// Asks glibc to give every block of 128 KiB or more its own mapping, returned to the system
+    /// as soon as it is freed. glibc raises this threshold by itself each time such a block is
+    /// freed (up to 32 MiB), after which the export's large transient tables (an identifier
+    /// collection, a k-anonymity table) would be carved from the heap and keep the resident size
+    /// at their high-water mark. Done once per process.
+    static func returnLargeBlocksWhenFreed() {
+        #if canImport(Glibc)
+        _ = fixedMmapThreshold
+        #endif
+    }
+
     #if canImport(Glibc)
+    private static let fixedMmapThreshold: Bool = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
+        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+        return mallopt(-3, 128 * 1024) == 1  // M_MMAP_THRESHOLD (malloc.h)
+    }()
+
     private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)

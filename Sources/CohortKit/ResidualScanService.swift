@@ -7,7 +7,7 @@ public enum ResidualScanService {
     /// Scans `paths` (files or folders) against `workspace`'s roster. A path that does not exist
     /// is a not-found error naming it.
     public static func scan(paths: [URL], workspace: Workspace) throws -> ResidualScanResult {
-        let scanner = ResidualScanner(roster: try workspace.store.participants(withIdentities: true).map(\.participant))
+        let scanner = try workspace.residualScanner()
         var findings: [ResidualFinding] = []
         var skipped: [String] = []
         var files = 0
@@ -42,5 +42,15 @@ public enum ResidualScanService {
             if seen.insert(row).inserted { rows.append(row) }
         }
         return rows
+    }
+}
+
+extension Workspace {
+    /// A residual scanner for the identifiers of every participant the store shows, collected
+    /// from the roster read through a cursor (never held whole): only the compiled index stays.
+    public func residualScanner() throws -> ResidualScanner {
+        var identifiers = RosterIdentifiers(for: .scanner)
+        try store.forEachParticipant(withIdentities: true) { identifiers.add($0.participant) }
+        return ResidualScanner(identifiers: identifiers)
     }
 }

@@ -34,18 +34,18 @@ public enum VerifyService {
                             .joined(separator: "; "))
             })
         if let workspace {
-            let roster = try workspace.store.participants(withIdentities: true).map(\.participant)
             let exceptions = ResidualExceptionList(reviewed.map(\.exception))
             extra.append(
                 ExtraVerificationCheck(name: "residual PII scan") { bag in
-                    let result = try ResidualScanner(roster: roster).scan(directory: bag)
+                    let scanner = try workspace.residualScanner()
+                    let result = try scanner.scan(directory: bag)
                     let open = result.findings.filter { exceptions.exception(covering: $0) == nil }
                     let covered = result.findings.count - open.count
                     let note = covered == 0 ? "" : "; \(covered) finding(s) covered by the manifest's reviewed exceptions"
                     return VerificationCheck(
                         name: "residual PII scan", passed: open.isEmpty,
                         detail: open.isEmpty
-                            ? "\(result.filesScanned) files, no unreviewed identifier of the \(roster.count) roster participants" + note
+                            ? "\(result.filesScanned) files, no unreviewed identifier of the \(scanner.participants) roster participants" + note
                             : "\(open.count) finding(s): " + open.prefix(5).map(\.description).joined(separator: "; ") + note)
                 })
             extra.append(

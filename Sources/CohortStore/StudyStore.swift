@@ -45,6 +45,9 @@ public protocol StudyStore: AnyObject, Sendable {
     func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws
     /// Every participant, by study code; identities decrypted only when asked.
     func participants(withIdentities: Bool) throws -> [StoredParticipant]
+    /// Calls `body` with every participant, by study code, read through a cursor (one read
+    /// transaction, a few rows in memory at a time); identities decrypted only when asked.
+    func forEachParticipant(withIdentities: Bool, _ body: (StoredParticipant) throws -> Void) throws
     /// The participant with study code `code`.
     func participant(code: String, withIdentity: Bool) throws -> StoredParticipant?
     /// The salted hash of the participant's withdrawal token, if they have one.

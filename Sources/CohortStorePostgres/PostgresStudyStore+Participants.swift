@@ -75,6 +75,16 @@ extension PostgresStudyStore {
         try reading { conn in try participantRows(conn, "ORDER BY code COLLATE \"C\"").map { try stored($0, withIdentity: withIdentities) } }
     }
 
+    /// Every participant through a server-side cursor, ordered by study code (byte order);
+    /// identities opened only when asked.
+    public func forEachParticipant(withIdentities: Bool, _ body: (StoredParticipant) throws -> Void) throws {
+        let names = PostgresRow.names(Self.participantColumns)
+        let location = self.location
+        try streamRows("SELECT \(Self.participantColumns) FROM participants ORDER BY code COLLATE \"C\"") { values in
+            try body(try stored(PostgresRow(values, names: names, table: "participants", location: location, rowIDColumn: "pk"), withIdentity: withIdentities))
+        }
+    }
+
     /// The participant with study code `code`, or nil.
     public func participant(code: String, withIdentity: Bool) throws -> StoredParticipant? {
         try reading { conn in try participantRows(conn, "WHERE code = $1", [.text(code)]).first.map { try stored($0, withIdentity: withIdentity) } }

@@ -39,8 +39,11 @@ extension IdentifierIndex {
         /// First keys without an ASCII form → entry.
         private(set) var nonASCIIEntries: [String: Int] = [:]
         private(set) var phrases: [CompiledPhrase] = []
+        /// Every distinct key once, by id.
         private(set) var keys: [PhraseKey] = []
-        /// Keys without an ASCII form, by index in `keys`.
+        /// Phrase keys as ids in `keys`: phrase `p`'s are `phraseKeys[keyStart..<keyStart + keyCount]`.
+        private(set) var phraseKeys: [Int32] = []
+        /// Keys without an ASCII form, by id.
         private(set) var nonASCIIKeys: [Int: String] = [:]
         private(set) var keyBytes: [UInt8] = []
         private(set) var entryPhrases: [Int32] = []
@@ -98,54 +101,61 @@ extension IdentifierIndex {
             }
         }
 
-        init(phrases source: [String: [Source.Phrase]]) {
-            // Everything is counted first, so each array is allocated once at its final size.
-            var keyCount = 0
-            var byteCount = 0
-            var phraseCount = 0
-            for (key, list) in source {
-                keyCount += 1
-                byteCount += key.utf8.count
-                phraseCount += list.count
-                for phrase in list {
-                    keyCount += phrase.keys.count
-                    for k in phrase.keys { byteCount += k.utf8.count }
-                }
-            }
-            entries.reserveCapacity(source.count)
-            keys.reserveCapacity(keyCount)
-            keyBytes.reserveCapacity(byteCount)
-            phrases.reserveCapacity(phraseCount)
-            entryPhrases.reserveCapacity(phraseCount)
-
-            func addKey(_ key: String) -> Int {
+        init(_ table: PhraseTable) {
+            // Each distinct key once: its hash and ASCII bytes (or its text, when no ASCII string
+            // equals it); phrases name their keys by id.
+            keys.reserveCapacity(table.keyTexts.count)
+            keyBytes.reserveCapacity(table.keyTexts.reduce(0) { $0 + $1.utf8.count })
+            for (id, key) in table.keyTexts.enumerated() {
                 if let ascii = KeyLookup.asciiForm(key) {
                     keys.append(PhraseKey(hash: TextTokenizer.hash(asciiKey: ascii), byteStart: Int32(keyBytes.count), byteCount: Int32(ascii.count)))
                     keyBytes += ascii
                 } else {
                     keys.append(PhraseKey(hash: 0, byteStart: 0, byteCount: -1))
-                    nonASCIIKeys[keys.count - 1] = key
+                    nonASCIIKeys[id] = key
                 }
-                return keys.count - 1
             }
+            // The phrases grouped by first key, each group in the order added (a counting sort).
+            var groupStart = [Int32](repeating: 0, count: keys.count + 1)
+            for p in 0..<table.count { groupStart[table.firstKeyID(p) + 1] += 1 }
+            for id in 0..<keys.count { groupStart[id + 1] += groupStart[id] }
+            var grouped = [Int32](repeating: 0, count: table.count)
+            var next = groupStart
+            for p in 0..<table.count {
+                let first = table.firstKeyID(p)
+                grouped[Int(next[first])] = Int32(p)
+                next[first] += 1
+            }
+            next = []
+            let firstKeyIDs = (0..<keys.count).filter { groupStart[$0 + 1] > groupStart[$0] }.sorted {
+                table.keyTexts[$0].utf8.lexicographicallyPrecedes(table.keyTexts[$1].utf8)
+            }
+            entries.reserveCapacity(firstKeyIDs.count)
+            phrases.reserveCapacity(table.count)
+            entryPhrases.reserveCapacity(table.count)
+            phraseKeys.reserveCapacity(table.phraseKeyIDs.count)
+
             var bucketLists: [(entry: Int, hash: UInt64, phrases: [Int32])] = []
-            for (key, list) in source.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for first in firstKeyIDs {
                 let entry = entries.count
-                let first = keys[addKey(key)]
                 let phraseStart = entryPhrases.count
                 var singlesStart: Int?
                 var bucketOf: [UInt64: Int] = [:]
-                for phrase in list {
-                    let keyStart = keys.count
-                    for k in phrase.keys { _ = addKey(k) }
+                // Longest first, as the phrases of one first key are matched.
+                var list = Array(grouped[Int(groupStart[first])..<Int(groupStart[first + 1])])
+                list.sort { table.keyCount(Int($0)) > table.keyCount(Int($1)) }
+                for p in list.map({ Int($0) }) {
+                    let keyStart = phraseKeys.count
+                    phraseKeys += table.keyIDs(of: p)
                     let index = Int32(phrases.count)
+                    let keyCount = table.keyCount(p)
                     phrases.append(
-                        CompiledPhrase(keyStart: Int32(keyStart), keyCount: Int32(phrase.keys.count), kind: phrase.kind, requiresCapital: phrase.requiresCapital))
+                        CompiledPhrase(keyStart: Int32(keyStart), keyCount: Int32(keyCount), kind: table.kinds[p], requiresCapital: table.requiresCapital[p]))
                     entryPhrases.append(index)
-                    if phrase.keys.count == 1 {
+                    if keyCount == 1 {
                         if singlesStart == nil { singlesStart = entryPhrases.count - 1 }
-                    } else if keys[keyStart + 1].isASCII {
-                        let h = keys[keyStart + 1].hash
+                    } else if keys[Int(phraseKeys[keyStart + 1])].isASCII {
+                        let h = keys[Int(phraseKeys[keyStart + 1])].hash
                         if let b = bucketOf[h] {
                             bucketLists[b].phrases.append(index)
                         } else {
@@ -154,10 +164,11 @@ extension IdentifierIndex {
                         }
                     }
                 }
-                if !first.isASCII { nonASCIIEntries[key] = entry }
+                let key = keys[first]
+                if !key.isASCII { nonASCIIEntries[table.keyTexts[first]] = entry }
                 entries.append(
                     Entry(
-                        asciiStart: first.byteStart, asciiCount: first.byteCount, phraseStart: Int32(phraseStart),
+                        asciiStart: key.byteStart, asciiCount: key.byteCount, phraseStart: Int32(phraseStart),
                         singlesStart: Int32(singlesStart ?? entryPhrases.count), phraseEnd: Int32(entryPhrases.count)))
             }
             firstKeys = HashSlots(capacityFor: entries.count)
@@ -201,10 +212,11 @@ extension IdentifierIndex {
             return nonASCIIEntries[key]
         }
 
-        /// Whether key `k` equals `string` (as strings compare).
+        /// Whether the key at `k` in `phraseKeys` equals `string` (as strings compare).
         func key(_ k: Int, equals string: String) -> Bool {
-            let key = keys[k]
-            guard key.isASCII else { return nonASCIIKeys[k] == string }
+            let id = Int(phraseKeys[k])
+            let key = keys[id]
+            guard key.isASCII else { return nonASCIIKeys[id] == string }
             func stored(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
                 keyBytes.withUnsafeBufferPointer {
                     Self.equal(UnsafeBufferPointer(rebasing: $0[Int(key.byteStart)..<Int(key.byteStart + key.byteCount)]), bytes)
@@ -267,7 +279,7 @@ extension IdentifierIndex {
                         UnsafeBufferPointer(rebasing: tokenBytes[t.keyStart..<(t.keyStart + t.keyLength)])
                     }
                     func keyEquals(_ t: PackedToken, _ k: Int) -> Bool {
-                        let key = lookup.keys[k]
+                        let key = lookup.keys[Int(lookup.phraseKeys[k])]
                         if t.isASCII, key.isASCII {
                             guard t.hash == key.hash, t.keyLength == Int(key.byteCount) else { return false }
                             let start = Int(key.byteStart)

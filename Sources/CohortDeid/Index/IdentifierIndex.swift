@@ -34,8 +34,22 @@ struct IdentifierIndex: Sendable {
             var requiresCapital: Bool
         }
 
-        /// First word key → phrases starting with it, longest first.
-        private(set) var phrases: [String: [Phrase]] = [:]
+        /// Every phrase, once per (keys, kind), in the order added (see ``PhraseTable``).
+        private(set) var table = PhraseTable()
+
+        /// First word key → phrases starting with it, longest first: the plain form the tests'
+        /// reference scanner matches against (built on each call; the index compiles ``table``).
+        func phrasesByFirstKey() -> [String: [Phrase]] {
+            var result: [String: [Phrase]] = [:]
+            for p in 0..<table.count {
+                let keys = table.keyIDs(of: p).map { table.keyTexts[Int($0)] }
+                result[keys[0], default: []].append(Phrase(keys: keys, kind: table.kinds[p], requiresCapital: table.requiresCapital[p]))
+            }
+            for key in result.keys {
+                result[key]?.sort { $0.keys.count > $1.keys.count }
+            }
+            return result
+        }
         /// The trailing digits of every roster phone a digit run is matched against (a run of 7–10
         /// digits equal to one of them, or of 11–15 ending in a 10-digit one, is the phone): the
         /// last 7 and 10 digits for the scrubber (a local or a full number), the last 7, 8, 9 and
@@ -48,31 +62,37 @@ struct IdentifierIndex: Sendable {
         private(set) var birthDays: [Int: Set<Int>] = [:]
         private(set) var birthDaysShortYear: [Int: Set<Int>] = [:]
 
+        let mode: Mode
+
         init(roster: [Participant], mode: Mode) {
-            var inserted: Set<PhraseIdentity> = []
-            for participant in roster {
-                add(participant, mode: mode, &inserted)
-            }
-            for key in phrases.keys {
-                phrases[key]?.sort { $0.keys.count > $1.keys.count }
-            }
+            self.init(mode: mode)
+            for participant in roster { add(participant) }
+            finish()
         }
 
-        private struct PhraseIdentity: Hashable {
-            var keys: [String]
-            var kind: IdentifierKind
+        /// An empty source, filled one participant at a time with ``add(_:)`` and closed with
+        /// ``finish()`` (a roster read through a cursor need never be held whole).
+        init(mode: Mode) { self.mode = mode }
+
+        /// Adds `participant`'s identifiers.
+        mutating func add(_ participant: Participant) {
+            var phrases = table
+            table = PhraseTable()
+            add(participant, mode: mode, &phrases)
+            table = phrases
+        }
+
+        /// Lets go of the bookkeeping that finds phrases again (no phrase is added after this).
+        mutating func finish() {
+            table.close()
         }
 
         /// Adds a phrase once per kind.
-        private mutating func insert(
-            _ keys: [String], _ kind: IdentifierKind, requiresCapital: Bool = false, _ inserted: inout Set<PhraseIdentity>
-        ) {
-            guard let first = keys.first else { return }
-            guard inserted.insert(PhraseIdentity(keys: keys, kind: kind)).inserted else { return }
-            phrases[first, default: []].append(Phrase(keys: keys, kind: kind, requiresCapital: requiresCapital))
+        private func insert(_ keys: [String], _ kind: IdentifierKind, requiresCapital: Bool = false, _ table: inout PhraseTable) {
+            table.insert(keys, kind, requiresCapital: requiresCapital)
         }
 
-        private mutating func add(_ participant: Participant, mode: Mode, _ inserted: inout Set<PhraseIdentity>) {
+        private mutating func add(_ participant: Participant, mode: Mode, _ inserted: inout PhraseTable) {
             let codeKeys = TextTokenizer.keys(participant.code)
             if !codeKeys.isEmpty { insert(codeKeys, .code, &inserted) }
             guard let identity = participant.identity else { return }
@@ -216,7 +236,7 @@ struct IdentifierIndex: Sendable {
     }
 
     init(_ source: Source) {
-        lookup = KeyLookup(phrases: source.phrases)
+        lookup = KeyLookup(source.table)
         phoneSuffixNumbers = NumberSet(source.phoneSuffixes.compactMap { s in UInt64(s).map { Self.phoneSuffixKey(digits: s.count, value: $0) } })
         possessiveNames = source.possessiveNames
         birthDayKeys = NumberSet(Self.dateKeys(source.birthDays))

@@ -139,6 +139,17 @@ public struct Deidentifier: Sendable {
         studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], roster: [Participant], referenceDate: CivilDate,
         createdAt: Timestamp? = nil
     ) throws {
+        try self.init(
+            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, scrubber: try Scrubber(roster: roster),
+            referenceDate: referenceDate, createdAt: createdAt)
+    }
+
+    /// As the roster initializer, with the roster's scrubber built by the caller (an export
+    /// builds it from a roster read through a cursor, see ``RosterIdentifiers``).
+    public init(
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], scrubber: Scrubber, referenceDate: CivilDate,
+        createdAt: Timestamp? = nil
+    ) throws {
         let policy = studyProtocol.deidentification
         guard policy.rule(table: "participant", field: "id")?.transform == .pseudonymize else {
             throw CohortError(
@@ -157,7 +168,7 @@ public struct Deidentifier: Sendable {
         publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
         shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
-        scrubber = try Scrubber(roster: roster)
+        self.scrubber = scrubber
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
     }

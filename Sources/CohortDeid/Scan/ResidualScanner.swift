@@ -34,6 +34,8 @@ import CohortIO
 /// `threads` threads and findings come back in path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
     private let index: IdentifierIndex
+    /// How many roster participants' identifiers it looks for.
+    public let participants: Int
     /// How many threads ``scan(files:)`` and ``scan(directory:)`` use.
     public let threads: Int
     /// Files are cut into pieces of about this many bytes (at line ends) for the threads.
@@ -52,7 +54,20 @@ public struct ResidualScanner: Sendable {
     }
 
     init(roster: [Participant], threads: Int, pieceSize: Int) {
-        index = IdentifierIndex(roster: roster, mode: .scanner)
+        var identifiers = RosterIdentifiers(for: .scanner)
+        for participant in roster { identifiers.add(participant) }
+        self.init(identifiers: identifiers, threads: threads, pieceSize: pieceSize)
+    }
+
+    /// A scanner for the identifiers collected in `identifiers` (for `.scanner`), on up to two
+    /// threads.
+    public init(identifiers: consuming RosterIdentifiers) {
+        self.init(identifiers: identifiers, threads: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)), pieceSize: 4 << 20)
+    }
+
+    init(identifiers: consuming RosterIdentifiers, threads: Int, pieceSize: Int) {
+        participants = identifiers.count
+        index = identifiers.compiled(for: .scanner)
         self.threads = max(1, threads)
         self.pieceSize = max(1, pieceSize)
     }

@@ -86,13 +86,20 @@ public struct Scrubber: Sendable {
     /// A scrubber for the identifiers of everyone on `roster` (participants without a
     /// decrypted identity contribute only their study code).
     public init(roster: [Participant]) throws {
+        var identifiers = RosterIdentifiers(for: .scrubber)
+        for participant in roster { identifiers.add(participant) }
+        try self.init(identifiers: consume identifiers)
+    }
+
+    /// A scrubber for the identifiers collected in `identifiers` (for `.scrubber`).
+    public init(identifiers: consuming RosterIdentifiers) throws {
         do {
             detectors = try PatternDetectors.compile()
             wordDetectors = try PatternDetectors.compileWordDetectors()
         } catch {
             throw CohortError(.system, "the free-text detectors could not be compiled", underlying: String(describing: error))
         }
-        index = IdentifierIndex(roster: roster, mode: .scrubber)
+        index = identifiers.compiled(for: .scrubber)
     }
 
     /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`).

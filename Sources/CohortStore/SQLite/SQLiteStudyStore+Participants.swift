@@ -54,6 +54,14 @@ extension SQLiteStudyStore {
         }
     }
 
+    /// Every participant through a cursor, ordered by study code; identities decrypted only when asked.
+    public func forEachParticipant(withIdentities: Bool, _ body: (StoredParticipant) throws -> Void) throws {
+        try read { db in
+            let cursor = try ParticipantRow.fetchCursor(db, sql: "SELECT * FROM participants ORDER BY code")
+            while let row = try cursor.next() { try body(try stored(row, withIdentity: withIdentities)) }
+        }
+    }
+
     /// The participant with study code `code`, or nil.
     public func participant(code: String, withIdentity: Bool) throws -> StoredParticipant? {
         try read { db in

@@ -20,9 +20,14 @@ struct RefToken {
 /// data (phrases, phone digits, birth dates), not its matching code.
 struct ReferenceScanner {
     let index: IdentifierIndex.Source
+    /// The index's phrases by first key (built once: the source keeps them in compiled-ready form).
+    let phrases: [String: [IdentifierIndex.Source.Phrase]]
     private static let markers = Set(ScrubToken.allCases.map(\.rawValue))
 
-    init(roster: [Participant], mode: IdentifierIndex.Mode = .scanner) { index = IdentifierIndex.Source(roster: roster, mode: mode) }
+    init(roster: [Participant], mode: IdentifierIndex.Mode = .scanner) {
+        index = IdentifierIndex.Source(roster: roster, mode: mode)
+        phrases = index.phrasesByFirstKey()
+    }
 
     /// Updated deliberately with the scan of issue #13: phones are found by their last 7–10
     /// digits (``hasScannerPhone(in:)``), and a vocabulary surname alone as a capitalized
@@ -115,7 +120,7 @@ struct ReferenceScanner {
                 continue
             }
             var matched = false
-            if let candidates = index.phrases[tokens[i].key] {
+            if let candidates = phrases[tokens[i].key] {
                 for phrase in candidates {
                     if phrase.requiresCapital, !tokens[i].isCapitalized { continue }
                     let count = phrase.keys.count

@@ -1,0 +1,36 @@
+public import CohortCore
+
+/// The roster's identifiers collected one participant at a time, for a ``Scrubber`` or a
+/// ``ResidualScanner``: a roster read through a store cursor never has to be held whole, and
+/// only the compiled index outlives the collection.
+public struct RosterIdentifiers: Sendable {
+    /// What the identifiers are collected for (the two match differently, see ``Scrubber`` and
+    /// ``ResidualScanner``).
+    public enum Purpose: Sendable {
+        case scrubber
+        case scanner
+    }
+
+    var source: IdentifierIndex.Source
+    /// Participants added so far.
+    public private(set) var count = 0
+
+    /// An empty collection for `purpose`.
+    public init(for purpose: Purpose) {
+        source = IdentifierIndex.Source(mode: purpose == .scrubber ? .scrubber : .scanner)
+    }
+
+    /// Adds `participant`'s identifiers (a participant without a decrypted identity adds only
+    /// their study code).
+    public mutating func add(_ participant: Participant) {
+        source.add(participant)
+        count += 1
+    }
+
+    /// The compiled index (the collection's phrase table is released when `self` is).
+    consuming func compiled(for mode: IdentifierIndex.Mode) -> IdentifierIndex {
+        precondition(source.mode == mode, "identifiers collected for another purpose")
+        source.finish()
+        return IdentifierIndex(source)
+    }
+}
