@@ -84,26 +84,56 @@ public struct KAnonymizer: Sendable {
         try self.init(k: settings.k, quasiIdentifiers: columns, sensitive: sensitive)
     }
 
+    /// One participant's published row as interned codes, one lane per quasi-identifier column
+    /// in table order (code 0: an empty cell; unused lanes stay 0). A value with no heap storage
+    /// of its own: the working table is 64 bytes a participant however long the texts are.
+    typealias Row = SIMD16<Int32>
+
     /// `rows` made k-anonymous, with what was done.
     public func apply(_ rows: [DeidentifiedParticipant]) -> KAnonymization {
-        let ageEdges = AgeBandEdges(labels: rows.compactMap(\.ageBand))
+        // `quasiIdentifiers` are distinct cases of QuasiIdentifier (10 of them), so they fit in a
+        // row's lanes; KAnonymizerTests.everyColumnFitsInOnePackedRow fails first should that change.
+        precondition(quasiIdentifiers.count <= Row.scalarCount, "more quasi-identifier columns than a packed row holds")
+        let ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
         var levels = [QuasiIdentifier: Int]()
-        // Published text per row and column, at the current levels.
-        var table: [[String?]] = rows.map { row in quasiIdentifiers.map { $0.value(row, level: 0, ageEdges: ageEdges) } }
-        func column(_ qi: QuasiIdentifier, at level: Int) -> [String?] {
-            rows.map { qi.value($0, level: level, ageEdges: ageEdges) }
+        // A column's published text at `level` as codes: equal texts share a code, so classes are
+        // rows with equal codes. Codes are compared only within one column at one level (the
+        // table holds each column at its current level), so the map lives only while one column
+        // is coded; kept rows get their texts back from `QuasiIdentifier.value`.
+        func column(_ qi: QuasiIdentifier, at level: Int) -> [Int32] {
+            var codes: [String: Int32] = [:]
+            return rows.map { row in
+                guard let text = qi.value(row, level: level, ageEdges: ageEdges) else { return 0 }
+                if let code = codes[text] { return code }
+                let code = Int32(codes.count + 1)
+                codes[text] = code
+                return code
+            }
         }
-        func classSizes(_ table: [[String?]]) -> (small: Int, classes: Int) {
-            var sizes: [[String?]: Int] = [:]
-            for key in table { sizes[key, default: 0] += 1 }
-            return (sizes.values.filter { $0 < k }.reduce(0, +), sizes.count)
+        // Published codes per row at the current levels.
+        var table = [Row](repeating: Row(), count: rows.count)
+        for (index, qi) in quasiIdentifiers.enumerated() {
+            for (row, code) in column(qi, at: 0).enumerated() { table[row][index] = code }
+        }
+        // Class sizes of the table with column `index` replaced by `values` (none: as it is),
+        // counted without copying the table.
+        func classSizes(replacing index: Int? = nil, with values: [Int32] = []) -> (small: Int, classes: Int) {
+            var sizes: [Row: Int] = [:]
+            for row in table.indices {
+                var key = table[row]
+                if let index { key[index] = values[row] }
+                sizes[key, default: 0] += 1
+            }
+            var small = 0
+            for size in sizes.values where size < k { small += size }
+            return (small, sizes.count)
         }
         let budget = Int((Double(rows.count) * suppressionLimit).rounded(.down))
 
         // 1. Generalization, one whole-column step at a time.
-        var current = classSizes(table)
+        var current = classSizes()
         while current.small > budget {
-            var best: (qi: QuasiIdentifier, values: [String?], small: Int, classes: Int)?
+            var best: (qi: QuasiIdentifier, values: [Int32], small: Int, classes: Int)?
             // Writing every time in UTC costs analysts the local time of day: `utc_offset` is
             // generalized only once no other column can be.
             let othersLeft = quasiIdentifiers.contains { $0 != .utcOffset && levels[$0, default: 0] < $0.maxLevel }
@@ -111,9 +141,7 @@ public struct KAnonymizer: Sendable {
                 let level = levels[qi, default: 0]
                 guard level < qi.maxLevel, qi != .utcOffset || !othersLeft else { continue }
                 let values = column(qi, at: level + 1)
-                var candidate = table
-                for row in candidate.indices { candidate[row][index] = values[row] }
-                let after = classSizes(candidate)
+                let after = classSizes(replacing: index, with: values)
                 if let chosen = best {
                     // gain / merged, compared by cross-multiplication; then fewer merged classes.
                     let gain = current.small - after.small, merged = current.classes - after.classes
@@ -142,12 +170,10 @@ public struct KAnonymizer: Sendable {
                 for qi in order {
                     guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > 0 else { continue }
                     let values = column(qi, at: level - 1)
-                    var candidate = table
-                    for row in candidate.indices { candidate[row][index] = values[row] }
-                    let after = classSizes(candidate)
+                    let after = classSizes(replacing: index, with: values)
                     guard after.small <= budget else { continue }
                     levels[qi] = level - 1
-                    table = candidate
+                    for row in table.indices { table[row][index] = values[row] }
                     current = after
                     lowered = true
                 }
@@ -156,34 +182,38 @@ public struct KAnonymizer: Sendable {
 
         // 2. Cell suppression in small classes, 3. row suppression.
         var alive = [Bool](repeating: true, count: rows.count)
-        var emptied = [Set<Int>](repeating: [], count: rows.count)
+        // Bit `index` set: the row's cell in column `index` was emptied.
+        var emptied = [UInt16](repeating: 0, count: rows.count)
         while true {
-            var classes: [[String?]: [Int]] = [:]
-            for i in rows.indices where alive[i] { classes[table[i], default: []].append(i) }
-            let small = classes.values.filter { $0.count < k }.flatMap { $0 }.sorted()
+            var sizes: [Row: Int] = [:]
+            for i in rows.indices where alive[i] { sizes[table[i], default: 0] += 1 }
+            let small = rows.indices.filter { alive[$0] && sizes[table[$0], default: 0] < k }
             if small.isEmpty { break }
             var best: Int?
             var bestDistinct = 0
             for (index, qi) in quasiIdentifiers.enumerated() where qi.cellSuppressible {
-                let distinct = Set(small.compactMap { table[$0][index] }).count
-                if distinct > bestDistinct {
+                // Interning is one-to-one within a column, so distinct codes are distinct texts.
+                var codes: Set<Int32> = []
+                for i in small where table[i][index] != 0 { codes.insert(table[i][index]) }
+                if codes.count > bestDistinct {
                     best = index
-                    bestDistinct = distinct
+                    bestDistinct = codes.count
                 }
             }
             guard let index = best else {
                 for i in small { alive[i] = false }
                 continue
             }
-            for i in small where table[i][index] != nil {
-                table[i][index] = nil
-                emptied[i].insert(index)
+            for i in small where table[i][index] != 0 {
+                table[i][index] = 0
+                emptied[i] |= 1 << index
             }
         }
 
         var kept: [DeidentifiedParticipant] = []
+        kept.reserveCapacity(alive.lazy.filter { $0 }.count)
         var removed: Set<String> = []
-        var sizes: [[String?]: Int] = [:]
+        var sizes: [Row: Int] = [:]
         var suppressedValues: [QuasiIdentifier: Int] = [:]
         for (i, original) in rows.enumerated() {
             guard alive[i] else {
@@ -191,10 +221,16 @@ public struct KAnonymizer: Sendable {
                 continue
             }
             var row = original
-            for (index, qi) in quasiIdentifiers.enumerated() { qi.store(table[i][index], level: levels[qi, default: 0], into: &row) }
+            for (index, qi) in quasiIdentifiers.enumerated() {
+                let level = levels[qi, default: 0]
+                // A cell not emptied holds the column's text at its level: the same text, byte
+                // for byte, the code was made from.
+                let published = table[i][index] == 0 ? nil : qi.value(original, level: level, ageEdges: ageEdges)
+                qi.store(published, level: level, into: &row)
+                if emptied[i] & (1 << index) != 0 { suppressedValues[qi, default: 0] += 1 }
+            }
             kept.append(row)
             sizes[table[i], default: 0] += 1
-            for index in emptied[i] { suppressedValues[quasiIdentifiers[index], default: 0] += 1 }
         }
         var generalized: [String: String] = [:]
         for (qi, level) in levels where level > 0 { generalized[qi.rawValue] = qi.levelName(level) }
