@@ -84,22 +84,19 @@ public struct KAnonymizer: Sendable {
         try self.init(k: settings.k, quasiIdentifiers: columns, sensitive: sensitive)
     }
 
-    /// One participant's published row as interned codes, one lane per quasi-identifier column
-    /// in table order (code 0: an empty cell; unused lanes stay 0). A value with no heap storage
-    /// of its own: the working table is 64 bytes a participant however long the texts are.
-    typealias Row = SIMD16<Int32>
+    /// One bit per quasi-identifier column, for the cells emptied in a row. `quasiIdentifiers`
+    /// are distinct cases of ``QuasiIdentifier`` (10 of them), so they fit;
+    /// KAnonymizerTests.everyColumnHasABitInTheEmptiedMask fails first should that change.
+    typealias EmptiedCells = UInt16
 
     /// `rows` made k-anonymous, with what was done.
     public func apply(_ rows: [DeidentifiedParticipant]) -> KAnonymization {
-        // `quasiIdentifiers` are distinct cases of QuasiIdentifier (10 of them), so they fit in a
-        // row's lanes; KAnonymizerTests.everyColumnFitsInOnePackedRow fails first should that change.
-        precondition(quasiIdentifiers.count <= Row.scalarCount, "more quasi-identifier columns than a packed row holds")
         let ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
         var levels = [QuasiIdentifier: Int]()
-        // A column's published text at `level` as codes: equal texts share a code, so classes are
-        // rows with equal codes. Codes are compared only within one column at one level (the
-        // table holds each column at its current level), so the map lives only while one column
-        // is coded; kept rows get their texts back from `QuasiIdentifier.value`.
+        // A column's published text at `level` as codes: equal texts share a code. Codes are
+        // compared only within one column at one level (the table holds each column at its
+        // current level), so the map lives only while one column is coded; kept rows get their
+        // texts back from `QuasiIdentifier.value`, byte for byte.
         func column(_ qi: QuasiIdentifier, at level: Int) -> [Int32] {
             var codes: [String: Int32] = [:]
             return rows.map { row in
@@ -110,23 +107,18 @@ public struct KAnonymizer: Sendable {
                 return code
             }
         }
-        // Published codes per row at the current levels.
-        var table = [Row](repeating: Row(), count: rows.count)
-        for (index, qi) in quasiIdentifiers.enumerated() {
-            for (row, code) in column(qi, at: 0).enumerated() { table[row][index] = code }
-        }
-        // Class sizes of the table with column `index` replaced by `values` (none: as it is),
-        // counted without copying the table.
+        // Published codes per row and column, at the current levels.
+        var table = CodeTable(rows: rows.count, width: quasiIdentifiers.count)
+        for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: 0)) }
+        // Every row, in the order the last count left them (classes as runs).
+        var grouped = (0..<rows.count).map { Int32($0) }
         func classSizes(replacing index: Int? = nil, with values: [Int32] = []) -> (small: Int, classes: Int) {
-            var sizes: [Row: Int] = [:]
-            for row in table.indices {
-                var key = table[row]
-                if let index { key[index] = values[row] }
-                sizes[key, default: 0] += 1
+            var small = 0, classes = 0
+            table.forEachClass(of: &grouped, replacing: index, with: values) { run in
+                classes += 1
+                if run.count < k { small += run.count }
             }
-            var small = 0
-            for size in sizes.values where size < k { small += size }
-            return (small, sizes.count)
+            return (small, classes)
         }
         let budget = Int((Double(rows.count) * suppressionLimit).rounded(.down))
 
@@ -155,7 +147,7 @@ public struct KAnonymizer: Sendable {
             }
             guard let step = best, let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
             levels[step.qi, default: 0] += 1
-            for row in table.indices { table[row][index] = step.values[row] }
+            table.setColumn(index, to: step.values)
             current = (step.small, step.classes)
         }
 
@@ -173,47 +165,56 @@ public struct KAnonymizer: Sendable {
                     let after = classSizes(replacing: index, with: values)
                     guard after.small <= budget else { continue }
                     levels[qi] = level - 1
-                    for row in table.indices { table[row][index] = values[row] }
+                    table.setColumn(index, to: values)
                     current = after
                     lowered = true
                 }
             }
         }
 
-        // 2. Cell suppression in small classes, 3. row suppression.
-        var alive = [Bool](repeating: true, count: rows.count)
-        // Bit `index` set: the row's cell in column `index` was emptied.
-        var emptied = [UInt16](repeating: 0, count: rows.count)
+        // 2. Cell suppression in small classes, 3. row suppression. `grouped` keeps the rows
+        // still alive; bit `index` of `emptied[row]` is set once the row's cell in column
+        // `index` is emptied.
+        precondition(quasiIdentifiers.count <= EmptiedCells.bitWidth, "more quasi-identifier columns than a row's mask holds")
+        var emptied = [EmptiedCells](repeating: 0, count: rows.count)
         while true {
-            var sizes: [Row: Int] = [:]
-            for i in rows.indices where alive[i] { sizes[table[i], default: 0] += 1 }
-            let small = rows.indices.filter { alive[$0] && sizes[table[$0], default: 0] < k }
+            var small: [Int32] = []
+            table.forEachClass(of: &grouped) { run in if run.count < k { small.append(contentsOf: run) } }
             if small.isEmpty { break }
             var best: Int?
             var bestDistinct = 0
             for (index, qi) in quasiIdentifiers.enumerated() where qi.cellSuppressible {
-                // Interning is one-to-one within a column, so distinct codes are distinct texts.
+                // Interning is one-to-one within a column: distinct codes are distinct texts.
                 var codes: Set<Int32> = []
-                for i in small where table[i][index] != 0 { codes.insert(table[i][index]) }
+                for i in small where table[Int(i), index] != 0 { codes.insert(table[Int(i), index]) }
                 if codes.count > bestDistinct {
                     best = index
                     bestDistinct = codes.count
                 }
             }
             guard let index = best else {
-                for i in small { alive[i] = false }
+                let dead = Set(small)
+                grouped.removeAll { dead.contains($0) }
                 continue
             }
-            for i in small where table[i][index] != 0 {
-                table[i][index] = 0
-                emptied[i] |= 1 << index
+            for i in small where table[Int(i), index] != 0 {
+                table[Int(i), index] = 0
+                emptied[Int(i)] |= 1 << index
             }
         }
 
+        var alive = [Bool](repeating: false, count: rows.count)
+        for i in grouped { alive[Int(i)] = true }
+        var classes = 0
+        var achievedK: Int?
+        table.forEachClass(of: &grouped) { run in
+            classes += 1
+            achievedK = min(achievedK ?? run.count, run.count)
+        }
+        grouped = []
         var kept: [DeidentifiedParticipant] = []
         kept.reserveCapacity(alive.lazy.filter { $0 }.count)
         var removed: Set<String> = []
-        var sizes: [Row: Int] = [:]
         var suppressedValues: [QuasiIdentifier: Int] = [:]
         for (i, original) in rows.enumerated() {
             guard alive[i] else {
@@ -223,19 +224,17 @@ public struct KAnonymizer: Sendable {
             var row = original
             for (index, qi) in quasiIdentifiers.enumerated() {
                 let level = levels[qi, default: 0]
-                // A cell not emptied holds the column's text at its level: the same text, byte
-                // for byte, the code was made from.
-                let published = table[i][index] == 0 ? nil : qi.value(original, level: level, ageEdges: ageEdges)
+                // A cell not emptied holds the column's text at its level: the text its code was made from.
+                let published = table[i, index] == 0 ? nil : qi.value(original, level: level, ageEdges: ageEdges)
                 qi.store(published, level: level, into: &row)
                 if emptied[i] & (1 << index) != 0 { suppressedValues[qi, default: 0] += 1 }
             }
             kept.append(row)
-            sizes[table[i], default: 0] += 1
         }
         var generalized: [String: String] = [:]
         for (qi, level) in levels where level > 0 { generalized[qi.rawValue] = qi.levelName(level) }
         let summary = KAnonymitySummary(
-            requestedK: k, achievedK: sizes.values.min(), quasiIdentifiers: quasiIdentifiers.map(\.rawValue), classes: sizes.count,
+            requestedK: k, achievedK: achievedK, quasiIdentifiers: quasiIdentifiers.map(\.rawValue), classes: classes,
             suppressedValues: Dictionary(uniqueKeysWithValues: suppressedValues.map { ($0.key.rawValue, $0.value) }),
             suppressedParticipants: removed.count, generalized: generalized, suppressionLimit: suppressionLimit,
             sensitive: sensitive.isEmpty ? nil : sensitive)

@@ -234,7 +234,7 @@ struct KAnonymizerTests {
         }
     }
 
-    /// The compact table (interned codes, packed rows) against the old `[[String?]]` table kept
+    /// The compact table (interned codes in one flat array, classes by sorting) against the old `[[String?]]` table kept
     /// verbatim in ``ReferenceKAnonymizer``: the same rows in the same order, the same suppressed
     /// participants and the same summary, over thousands of rows, several k, suppression limits
     /// and column sets.
@@ -260,9 +260,9 @@ struct KAnonymizerTests {
         #expect(!result.summary.generalized.isEmpty)
     }
 
-    /// Every column a table can have fits in one packed row (one lane per column).
-    @Test func everyColumnFitsInOnePackedRow() {
-        #expect(QuasiIdentifier.allCases.count <= KAnonymizer.Row.scalarCount)
+    /// Every column a table can have has its bit in a row's mask of emptied cells.
+    @Test func everyColumnHasABitInTheEmptiedMask() {
+        #expect(QuasiIdentifier.allCases.count <= KAnonymizer.EmptiedCells.bitWidth)
     }
 
     @Test func deterministic() throws {
