@@ -14,20 +14,34 @@ extension ExportJob {
     ) throws -> KAnonymitySummary? {
         guard let anonymizer = try KAnonymizer(policy: policy) else { return nil }
         let result = anonymizer.apply(rows)
-        let kept = Dictionary(result.participants.map { ($0.pseudonym, $0) }, uniquingKeysWith: { a, _ in a })
+        // The kept rows are the input rows in input order less the suppressed ones: walk both,
+        // and take the anonymizer's rows as they are once every pseudonym is where it should be.
         var keptParticipants: [StoredParticipant] = []
-        var keptRows: [DeidentifiedParticipant] = []
+        keptParticipants.reserveCapacity(result.participants.count)
+        var next = result.participants.startIndex
         for (stored, row) in zip(included, rows) {
-            if let adjusted = kept[row.pseudonym], !result.suppressedPseudonyms.contains(row.pseudonym) {
-                keptParticipants.append(stored)
-                keptRows.append(adjusted)
-            } else {
+            if result.suppressedPseudonyms.contains(row.pseudonym) {
                 exclusions["suppressed for k-anonymity", default: 0] += 1
+                continue
             }
+            guard next < result.participants.endIndex, result.participants[next].pseudonym == row.pseudonym else {
+                throw Self.kAnonymityOrderError
+            }
+            keptParticipants.append(stored)
+            next += 1
         }
+        guard next == result.participants.endIndex else { throw Self.kAnonymityOrderError }
         included = keptParticipants
-        rows = keptRows
+        rows = result.participants
         return result.summary
+    }
+
+    /// k-anonymization returned rows that are not the input rows in order (less the suppressed).
+    private static var kAnonymityOrderError: CohortError {
+        CohortError(
+            .integrity, "k-anonymization returned participant rows out of step with the export's participants",
+            at: .init(field: "deidentification.k_anonymity"),
+            hint: "this is a bug in cohort: nothing was published; report it with the protocol's deidentification section")
     }
 }
 

@@ -84,26 +84,48 @@ public struct KAnonymizer: Sendable {
         try self.init(k: settings.k, quasiIdentifiers: columns, sensitive: sensitive)
     }
 
+    /// One bit per quasi-identifier column, for the cells emptied in a row. `quasiIdentifiers`
+    /// are distinct cases of ``QuasiIdentifier`` (10 of them), so they fit;
+    /// KAnonymizerTests.everyColumnHasABitInTheEmptiedMask fails first should that change.
+    typealias EmptiedCells = UInt16
+
     /// `rows` made k-anonymous, with what was done.
     public func apply(_ rows: [DeidentifiedParticipant]) -> KAnonymization {
-        let ageEdges = AgeBandEdges(labels: rows.compactMap(\.ageBand))
+        let ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
         var levels = [QuasiIdentifier: Int]()
-        // Published text per row and column, at the current levels.
-        var table: [[String?]] = rows.map { row in quasiIdentifiers.map { $0.value(row, level: 0, ageEdges: ageEdges) } }
-        func column(_ qi: QuasiIdentifier, at level: Int) -> [String?] {
-            rows.map { qi.value($0, level: level, ageEdges: ageEdges) }
+        // A column's published text at `level` as codes: equal texts share a code. Codes are
+        // compared only within one column at one level (the table holds each column at its
+        // current level), so the map lives only while one column is coded; kept rows get their
+        // texts back from `QuasiIdentifier.value`, byte for byte.
+        func column(_ qi: QuasiIdentifier, at level: Int) -> [Int32] {
+            var codes: [String: Int32] = [:]
+            return rows.map { row in
+                guard let text = qi.value(row, level: level, ageEdges: ageEdges) else { return 0 }
+                if let code = codes[text] { return code }
+                let code = Int32(codes.count + 1)
+                codes[text] = code
+                return code
+            }
         }
-        func classSizes(_ table: [[String?]]) -> (small: Int, classes: Int) {
-            var sizes: [[String?]: Int] = [:]
-            for key in table { sizes[key, default: 0] += 1 }
-            return (sizes.values.filter { $0 < k }.reduce(0, +), sizes.count)
+        // Published codes per row and column, at the current levels.
+        var table = CodeTable(rows: rows.count, width: quasiIdentifiers.count)
+        for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: 0)) }
+        // Every row, in the order the last count left them (classes as runs).
+        var grouped = (0..<rows.count).map { Int32($0) }
+        func classSizes(replacing index: Int? = nil, with values: [Int32] = []) -> (small: Int, classes: Int) {
+            var small = 0, classes = 0
+            table.forEachClass(of: &grouped, replacing: index, with: values) { run in
+                classes += 1
+                if run.count < k { small += run.count }
+            }
+            return (small, classes)
         }
         let budget = Int((Double(rows.count) * suppressionLimit).rounded(.down))
 
         // 1. Generalization, one whole-column step at a time.
-        var current = classSizes(table)
+        var current = classSizes()
         while current.small > budget {
-            var best: (qi: QuasiIdentifier, values: [String?], small: Int, classes: Int)?
+            var best: (qi: QuasiIdentifier, values: [Int32], small: Int, classes: Int)?
             // Writing every time in UTC costs analysts the local time of day: `utc_offset` is
             // generalized only once no other column can be.
             let othersLeft = quasiIdentifiers.contains { $0 != .utcOffset && levels[$0, default: 0] < $0.maxLevel }
@@ -111,9 +133,7 @@ public struct KAnonymizer: Sendable {
                 let level = levels[qi, default: 0]
                 guard level < qi.maxLevel, qi != .utcOffset || !othersLeft else { continue }
                 let values = column(qi, at: level + 1)
-                var candidate = table
-                for row in candidate.indices { candidate[row][index] = values[row] }
-                let after = classSizes(candidate)
+                let after = classSizes(replacing: index, with: values)
                 if let chosen = best {
                     // gain / merged, compared by cross-multiplication; then fewer merged classes.
                     let gain = current.small - after.small, merged = current.classes - after.classes
@@ -127,7 +147,7 @@ public struct KAnonymizer: Sendable {
             }
             guard let step = best, let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
             levels[step.qi, default: 0] += 1
-            for row in table.indices { table[row][index] = step.values[row] }
+            table.setColumn(index, to: step.values)
             current = (step.small, step.classes)
         }
 
@@ -142,48 +162,59 @@ public struct KAnonymizer: Sendable {
                 for qi in order {
                     guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > 0 else { continue }
                     let values = column(qi, at: level - 1)
-                    var candidate = table
-                    for row in candidate.indices { candidate[row][index] = values[row] }
-                    let after = classSizes(candidate)
+                    let after = classSizes(replacing: index, with: values)
                     guard after.small <= budget else { continue }
                     levels[qi] = level - 1
-                    table = candidate
+                    table.setColumn(index, to: values)
                     current = after
                     lowered = true
                 }
             }
         }
 
-        // 2. Cell suppression in small classes, 3. row suppression.
-        var alive = [Bool](repeating: true, count: rows.count)
-        var emptied = [Set<Int>](repeating: [], count: rows.count)
+        // 2. Cell suppression in small classes, 3. row suppression. `grouped` keeps the rows
+        // still alive; bit `index` of `emptied[row]` is set once the row's cell in column
+        // `index` is emptied.
+        precondition(quasiIdentifiers.count <= EmptiedCells.bitWidth, "more quasi-identifier columns than a row's mask holds")
+        var emptied = [EmptiedCells](repeating: 0, count: rows.count)
         while true {
-            var classes: [[String?]: [Int]] = [:]
-            for i in rows.indices where alive[i] { classes[table[i], default: []].append(i) }
-            let small = classes.values.filter { $0.count < k }.flatMap { $0 }.sorted()
+            var small: [Int32] = []
+            table.forEachClass(of: &grouped) { run in if run.count < k { small.append(contentsOf: run) } }
             if small.isEmpty { break }
             var best: Int?
             var bestDistinct = 0
             for (index, qi) in quasiIdentifiers.enumerated() where qi.cellSuppressible {
-                let distinct = Set(small.compactMap { table[$0][index] }).count
-                if distinct > bestDistinct {
+                // Interning is one-to-one within a column: distinct codes are distinct texts.
+                var codes: Set<Int32> = []
+                for i in small where table[Int(i), index] != 0 { codes.insert(table[Int(i), index]) }
+                if codes.count > bestDistinct {
                     best = index
-                    bestDistinct = distinct
+                    bestDistinct = codes.count
                 }
             }
             guard let index = best else {
-                for i in small { alive[i] = false }
+                let dead = Set(small)
+                grouped.removeAll { dead.contains($0) }
                 continue
             }
-            for i in small where table[i][index] != nil {
-                table[i][index] = nil
-                emptied[i].insert(index)
+            for i in small where table[Int(i), index] != 0 {
+                table[Int(i), index] = 0
+                emptied[Int(i)] |= 1 << index
             }
         }
 
+        var alive = [Bool](repeating: false, count: rows.count)
+        for i in grouped { alive[Int(i)] = true }
+        var classes = 0
+        var achievedK: Int?
+        table.forEachClass(of: &grouped) { run in
+            classes += 1
+            achievedK = min(achievedK ?? run.count, run.count)
+        }
+        grouped = []
         var kept: [DeidentifiedParticipant] = []
+        kept.reserveCapacity(alive.lazy.filter { $0 }.count)
         var removed: Set<String> = []
-        var sizes: [[String?]: Int] = [:]
         var suppressedValues: [QuasiIdentifier: Int] = [:]
         for (i, original) in rows.enumerated() {
             guard alive[i] else {
@@ -191,15 +222,19 @@ public struct KAnonymizer: Sendable {
                 continue
             }
             var row = original
-            for (index, qi) in quasiIdentifiers.enumerated() { qi.store(table[i][index], level: levels[qi, default: 0], into: &row) }
+            for (index, qi) in quasiIdentifiers.enumerated() {
+                let level = levels[qi, default: 0]
+                // A cell not emptied holds the column's text at its level: the text its code was made from.
+                let published = table[i, index] == 0 ? nil : qi.value(original, level: level, ageEdges: ageEdges)
+                qi.store(published, level: level, into: &row)
+                if emptied[i] & (1 << index) != 0 { suppressedValues[qi, default: 0] += 1 }
+            }
             kept.append(row)
-            sizes[table[i], default: 0] += 1
-            for index in emptied[i] { suppressedValues[quasiIdentifiers[index], default: 0] += 1 }
         }
         var generalized: [String: String] = [:]
         for (qi, level) in levels where level > 0 { generalized[qi.rawValue] = qi.levelName(level) }
         let summary = KAnonymitySummary(
-            requestedK: k, achievedK: sizes.values.min(), quasiIdentifiers: quasiIdentifiers.map(\.rawValue), classes: sizes.count,
+            requestedK: k, achievedK: achievedK, quasiIdentifiers: quasiIdentifiers.map(\.rawValue), classes: classes,
             suppressedValues: Dictionary(uniqueKeysWithValues: suppressedValues.map { ($0.key.rawValue, $0.value) }),
             suppressedParticipants: removed.count, generalized: generalized, suppressionLimit: suppressionLimit,
             sensitive: sensitive.isEmpty ? nil : sensitive)

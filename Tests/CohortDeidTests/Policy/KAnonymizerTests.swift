@@ -207,6 +207,64 @@ struct KAnonymizerTests {
         }
     }
 
+    /// `rows(count:seed:)` with gaps and the values other paths produce: empty cells in every
+    /// column but `status`, ranges and periods already generalized by the policy, `90+` and
+    /// ages outside the policy bands, non-ASCII time zones.
+    static func variedRows(count: Int, seed: UInt64) -> [DeidentifiedParticipant] {
+        var g = SeededRandom(seed: seed &+ 1_000)
+        return rows(count: count, seed: seed).map { original in
+            var row = original
+            if g.unit() < 0.08 { row.sex = nil }
+            if g.unit() < 0.05 { row.birthYear = nil }
+            if g.unit() < 0.05, let year = row.birthYear {
+                row.birthYear = nil
+                row.birthYearRange = "\(year / 10 * 10)–\(year / 10 * 10 + 9)"
+            }
+            if g.unit() < 0.06 { row.ageBand = g.pick(["90+", "<18", "45", nil]) }
+            if g.unit() < 0.07 { row.zip3 = nil }
+            if g.unit() < 0.04 { row.enrolledOn = nil }
+            if g.unit() < 0.03, let date = row.enrolledOn {
+                row.enrolledOn = nil
+                row.enrollmentPeriod = String(date.description.prefix(7))
+            }
+            if g.unit() < 0.05 { row.timeZone = g.pick(["Europe/Zürich", "Asia/Tokyo", "UTC", nil]) }
+            if g.unit() < 0.1 { row.devices = nil }
+            if g.unit() < 0.05 { row.utcOffset = g.pick(["+09:00", "+05:45", nil]) }
+            return row
+        }
+    }
+
+    /// The compact table (interned codes in one flat array, classes by sorting) against the old `[[String?]]` table kept
+    /// verbatim in ``ReferenceKAnonymizer``: the same rows in the same order, the same suppressed
+    /// participants and the same summary, over thousands of rows, several k, suppression limits
+    /// and column sets.
+    @Test(arguments: [
+        (5, 0.05, QuasiIdentifier.allCases, UInt64(70)),
+        (3, 0.0, QuasiIdentifier.allCases, UInt64(71)),
+        (10, 0.2, [QuasiIdentifier.sex, .birthYear, .zip3, .ageBand], UInt64(72)),
+        (2, 0.01, [QuasiIdentifier.enrolledOn, .status, .withdrawnAt, .timeZone, .utcOffset], UInt64(73)),
+        (25, 0.05, [QuasiIdentifier.sex, .birthYear, .enrolledOn, .devices, .utcOffset], UInt64(74)),
+    ])
+    func matchesTheStringTableImplementation(k: Int, limit: Double, columns: [QuasiIdentifier], seed: UInt64) throws {
+        let input = Self.variedRows(count: 3_000, seed: seed)
+        let anonymizer = try KAnonymizer(k: k, quasiIdentifiers: columns, suppressionLimit: limit)
+        let result = anonymizer.apply(input)
+        let reference = ReferenceKAnonymizer(anonymizer).apply(input)
+        #expect(result.participants.map(\.pseudonym) == reference.participants.map(\.pseudonym))
+        // The first row that differs, not the whole table, when they do not agree.
+        let differing = zip(result.participants, reference.participants).first { $0 != $1 }
+        #expect(differing == nil, "\(differing.map { "\($0.0) ≠ reference \($0.1)" } ?? "")")
+        #expect(result.suppressedPseudonyms == reference.suppressedPseudonyms)
+        #expect(result.summary == reference.summary)
+        // The cases reach every stage: generalization, and cell or row suppression in some.
+        #expect(!result.summary.generalized.isEmpty)
+    }
+
+    /// Every column a table can have has its bit in a row's mask of emptied cells.
+    @Test func everyColumnHasABitInTheEmptiedMask() {
+        #expect(QuasiIdentifier.allCases.count <= KAnonymizer.EmptiedCells.bitWidth)
+    }
+
     @Test func deterministic() throws {
         let input = Self.rows(count: 300, seed: 60)
         let anonymizer = try KAnonymizer(k: 5, quasiIdentifiers: Self.all)
