@@ -7,6 +7,10 @@ public import Foundation
 /// SQLite store, `participant:<id>:<field>`) before they are sent; the site in the clear (it is
 /// how rows are shared out between coordinators).
 extension PostgresStudyStore {
+    /// Participant rows per `FETCH` of a roster cursor: a row carries eight sealed columns as
+    /// hex text (about 2 KB), so a few hundred at a time keep the read's memory flat.
+    static let participantFetchRows = 256
+
     static let participantColumns =
         "pk, id, code, site, sex, time_zone, enrolled_on, status, withdrawn_at_ms, withdrawn_offset, "
         + PIISealing.identityColumns.map(\.column).joined(separator: ", ") + ", token_salt, token_hash, created_at"
@@ -75,12 +79,13 @@ extension PostgresStudyStore {
         try reading { conn in try participantRows(conn, "ORDER BY code COLLATE \"C\"").map { try stored($0, withIdentity: withIdentities) } }
     }
 
-    /// Every participant through a server-side cursor, ordered by study code (byte order);
-    /// identities opened only when asked.
+    /// Every participant through a server-side cursor, ordered by study code (byte order),
+    /// ``participantFetchRows`` at a time; identities opened only when asked.
     public func forEachParticipant(withIdentities: Bool, _ body: (StoredParticipant) throws -> Void) throws {
         let names = PostgresRow.names(Self.participantColumns)
         let location = self.location
-        try streamRows("SELECT \(Self.participantColumns) FROM participants ORDER BY code COLLATE \"C\"") { values in
+        let sql = "SELECT \(Self.participantColumns) FROM participants ORDER BY code COLLATE \"C\""
+        try streamRows(sql, batch: Self.participantFetchRows) { values in
             try body(try stored(PostgresRow(values, names: names, table: "participants", location: location, rowIDColumn: "pk"), withIdentity: withIdentities))
         }
     }

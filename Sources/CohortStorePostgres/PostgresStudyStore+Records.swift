@@ -136,14 +136,14 @@ extension PostgresStudyStore {
     }
 
     /// Runs `sql` through a server-side cursor inside one read transaction and calls `body` with
-    /// each row (text columns, nil = NULL), ``fetchRows`` rows in memory at a time.
-    func streamRows(_ sql: String, _ body: ([String?]) throws -> Void) throws {
+    /// each row (text columns, nil = NULL), `batch` rows (default ``fetchRows``) in memory at a time.
+    func streamRows(_ sql: String, batch: Int = fetchRows, _ body: ([String?]) throws -> Void) throws {
         try reading { conn in
             try conn.query("DECLARE cohort_stream NO SCROLL CURSOR FOR \(sql)")
             while true {
-                let rows = try conn.query("FETCH FORWARD \(Self.fetchRows) FROM cohort_stream")
+                let rows = try conn.query("FETCH FORWARD \(batch) FROM cohort_stream")
                 for row in rows { try body(row) }
-                if rows.count < Self.fetchRows { break }
+                if rows.count < batch { break }
             }
             try conn.query("CLOSE cohort_stream")
         }

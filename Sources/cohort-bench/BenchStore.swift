@@ -56,11 +56,16 @@ final class BenchPostgresServer {
         return components.string ?? baseURL
     }
 
-    /// Drops the databases this run made (on a `--database` server) and stops the throwaway cluster.
+    /// Keep the databases this run makes on a `--database` server (`--keep`): the kept
+    /// workspaces point at them, so a phase can be run again there (`cohort-bench phase`).
+    var keepsDatabases = false
+
+    /// Drops the databases this run made (on a `--database` server, unless kept) and stops the
+    /// throwaway cluster.
     func stop() {
         if let cluster {
             cluster.stop()
-        } else if let connection = try? PostgresConnection(url: baseURL) {
+        } else if !keepsDatabases, let connection = try? PostgresConnection(url: baseURL) {
             for name in created { _ = try? connection.query("DROP DATABASE IF EXISTS \(name)") }
         }
         created.removeAll()

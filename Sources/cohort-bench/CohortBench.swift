@@ -69,7 +69,7 @@ struct CohortBench: ParsableCommand {
         @Option(help: "Working folder (a previous benchmark there is replaced).") var dir: String = "cohort-bench-data"
         @Option(help: "Export compression: fast, default or best (zlib 1, 6, 9); the gzip reference uses the same level.")
         var compression: ExportCompression = .default
-        @Flag(help: "Keep the generated workspace, files and archive.") var keep = false
+        @Flag(help: "Keep the generated workspace, files and archive (and, with --database, the databases made on that server).") var keep = false
         @Flag(help: "Print JSON instead of tables.") var json = false
         @Flag(name: [.customShort("q"), .long], help: "No progress and no notes on stderr (errors and results stay).") var quiet = false
 
@@ -99,6 +99,7 @@ struct CohortBench: ParsableCommand {
                 BenchSize(rawValue: name).map { (name, $0.participants, $0.heartRateMinutes) }
             }
             let server = store == .sqlite ? nil : try BenchPostgresServer(databaseURL: database)
+            server?.keepsDatabases = keep && database != nil
             defer { server?.stop() }
             for (name, count, minutes) in runs {
                 var pair: [SizeReport] = []

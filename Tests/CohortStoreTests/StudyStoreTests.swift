@@ -126,6 +126,54 @@ struct StudyStoreTests {
         }
     }
 
+    /// The export reads the roster through a cursor (twice, and once more for the residual scan)
+    /// instead of as a list: the cursor gives every participant the list gives, in the same
+    /// order, identities opened only when asked, and an identity sealed for another participant
+    /// fails the read as the list's does.
+    @Test(arguments: StoreKind.tested)
+    func theRosterCursorReadsWhatTheListReads(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            let enrollments = try (0..<120).map { i in
+                try enrollment(code: String(format: "P-%04d", 119 - i), identity: ParticipantIdentity(name: "Person \(i)", email: "p\(i)@example.org"))
+            }
+            try store.enroll(enrollments, actor: "coordinator", source: "roster.csv", at: fixedDate)
+            for withIdentities in [false, true] {
+                var streamed: [StoredParticipant] = []
+                try store.forEachParticipant(withIdentities: withIdentities) { streamed.append($0) }
+                let listed = try store.participants(withIdentities: withIdentities)
+                #expect(streamed.count == 120)
+                #expect(streamed == listed)
+                #expect(streamed.map(\.participant.code) == streamed.map(\.participant.code).sorted())
+                #expect(streamed.allSatisfy { ($0.participant.identity != nil) == withIdentities })
+            }
+            // The body's error ends the read and reaches the caller as it was thrown.
+            var seen = 0
+            let stop = #expect(throws: CohortError.self) {
+                try store.forEachParticipant(withIdentities: true) { _ in
+                    seen += 1
+                    if seen == 3 { throw CohortError(.conflict, "stopped by the caller") }
+                }
+            }
+            #expect(seen == 3)
+            #expect(stop?.code == .conflict && stop?.message == "stopped by the caller")
+            // A sealed name moved to another participant's row does not open there.
+            let move = "UPDATE participants SET name_enc = (SELECT name_enc FROM participants WHERE code = 'P-0001') WHERE code = 'P-0002'"
+            switch kind {
+            case .sqlite: try fixture.sqlite(move)
+            case .postgres: try fixture.postgres(move)
+            }
+            let failure = #expect(throws: CohortError.self) { try store.forEachParticipant(withIdentities: true) { _ in } }
+            let listFailure = #expect(throws: CohortError.self) { try store.participants(withIdentities: true) }
+            #expect(failure?.code == .security, "\(String(describing: failure))")
+            #expect(failure?.description == listFailure?.description)
+            #expect("\(String(describing: failure))".contains("Person") == false)
+            var plain = 0
+            try store.forEachParticipant(withIdentities: false) { _ in plain += 1 }
+            #expect(plain == 120, "without identities nothing is opened")
+        }
+    }
+
     /// The export reads consents one participant at a time; each history is the one the
     /// all-participants query gives, in the same order (signing time, recording time, insertion).
     @Test(arguments: StoreKind.tested)

@@ -19,7 +19,7 @@ extension IdentifierIndex {
 
         struct CompiledPhrase: Sendable {
             var keyStart: Int32
-            var keyCount: Int32
+            var keyCount: UInt16
             var kind: IdentifierKind
             var requiresCapital: Bool
         }
@@ -28,7 +28,7 @@ extension IdentifierIndex {
             /// The first key's ASCII form in `keyBytes` (count -1: none).
             var asciiStart: Int32
             var asciiCount: Int32
-            /// Phrases in `entryPhrases[phraseStart..<phraseEnd]`, in ``Source/phrases`` order
+            /// Phrases `phraseStart..<phraseEnd` of `phrases` (each entry's are stored together), in ``Source/phrasesByFirstKey()`` order
             /// (longest first); the one-word phrases are the tail from `singlesStart`.
             var phraseStart: Int32
             var singlesStart: Int32
@@ -46,7 +46,6 @@ extension IdentifierIndex {
         /// Keys without an ASCII form, by id.
         private(set) var nonASCIIKeys: [Int: String] = [:]
         private(set) var keyBytes: [UInt8] = []
-        private(set) var entryPhrases: [Int32] = []
         /// Phrase indices bucketed by (entry, ASCII second key), each bucket in phrase order and
         /// ended by -1.
         private(set) var bucketPhrases: [Int32] = []
@@ -56,13 +55,14 @@ extension IdentifierIndex {
         private var firstKeyFilter = [UInt64](repeating: 0, count: 1 << 10)
         private var buckets = HashSlots()
 
-        /// An open-addressing map from a 64-bit hash (never 0) plus a tag to an index; one slot is
-        /// one cache access.
+        /// An open-addressing map from a 64-bit hash plus a tag to an index. A slot is 8 bytes: the
+        /// hash's high 32 bits and the index, so one cache line holds eight; a candidate whose
+        /// stored bits match is confirmed by `accept`, which compares what the index names.
         struct HashSlots: Sendable {
             struct Slot: Sendable {
-                var hash: UInt64 = 0
-                var tag: Int32 = 0
-                var value: Int32 = 0
+                var hash: UInt32 = 0
+                /// -1: empty.
+                var value: Int32 = -1
             }
 
             var slots: [Slot] = []
@@ -82,19 +82,21 @@ extension IdentifierIndex {
 
             mutating func insert(hash: UInt64, tag: Int, value: Int) {
                 var slot = start(hash, tag)
-                while slots[slot].hash != 0 { slot = (slot + 1) & mask }
-                slots[slot] = Slot(hash: hash, tag: Int32(tag), value: Int32(value))
+                while slots[slot].value >= 0 { slot = (slot + 1) & mask }
+                slots[slot] = Slot(hash: UInt32(truncatingIfNeeded: hash >> 32), value: Int32(value))
             }
 
-            /// Calls `accept` on each value stored under `hash` and `tag` until it returns true.
+            /// Calls `accept` on each value stored under `hash` and `tag` (and on values whose hash
+            /// shares its high 32 bits) until it returns true.
             @inline(__always)
             func find(hash: UInt64, tag: Int, _ accept: (Int) -> Bool) -> Int? {
-                slots.withUnsafeBufferPointer { slots in
+                let high = UInt32(truncatingIfNeeded: hash >> 32)
+                return slots.withUnsafeBufferPointer { slots in
                     var slot = start(hash, tag)
                     while true {
                         let entry = slots[slot]
-                        if entry.hash == 0 { return nil }
-                        if entry.hash == hash, Int(entry.tag) == tag, accept(Int(entry.value)) { return Int(entry.value) }
+                        if entry.value < 0 { return nil }
+                        if entry.hash == high, accept(Int(entry.value)) { return Int(entry.value) }
                         slot = (slot + 1) & mask
                     }
                 }
@@ -132,13 +134,12 @@ extension IdentifierIndex {
             }
             entries.reserveCapacity(firstKeyIDs.count)
             phrases.reserveCapacity(table.count)
-            entryPhrases.reserveCapacity(table.count)
             phraseKeys.reserveCapacity(table.phraseKeyIDs.count)
 
             var bucketLists: [(entry: Int, hash: UInt64, phrases: [Int32])] = []
             for first in firstKeyIDs {
                 let entry = entries.count
-                let phraseStart = entryPhrases.count
+                let phraseStart = phrases.count
                 var singlesStart: Int?
                 var bucketOf: [UInt64: Int] = [:]
                 // Longest first, as the phrases of one first key are matched.
@@ -150,10 +151,9 @@ extension IdentifierIndex {
                     let index = Int32(phrases.count)
                     let keyCount = table.keyCount(p)
                     phrases.append(
-                        CompiledPhrase(keyStart: Int32(keyStart), keyCount: Int32(keyCount), kind: table.kinds[p], requiresCapital: table.requiresCapital[p]))
-                    entryPhrases.append(index)
+                        CompiledPhrase(keyStart: Int32(keyStart), keyCount: UInt16(keyCount), kind: table.kinds[p], requiresCapital: table.requiresCapital[p]))
                     if keyCount == 1 {
-                        if singlesStart == nil { singlesStart = entryPhrases.count - 1 }
+                        if singlesStart == nil { singlesStart = Int(index) }
                     } else if keys[Int(phraseKeys[keyStart + 1])].isASCII {
                         let h = keys[Int(phraseKeys[keyStart + 1])].hash
                         if let b = bucketOf[h] {
@@ -169,7 +169,7 @@ extension IdentifierIndex {
                 entries.append(
                     Entry(
                         asciiStart: key.byteStart, asciiCount: key.byteCount, phraseStart: Int32(phraseStart),
-                        singlesStart: Int32(singlesStart ?? entryPhrases.count), phraseEnd: Int32(entryPhrases.count)))
+                        singlesStart: Int32(singlesStart ?? phrases.count), phraseEnd: Int32(phrases.count)))
             }
             firstKeys = HashSlots(capacityFor: entries.count)
             for (index, entry) in entries.enumerated() where entry.asciiCount >= 0 {
@@ -247,9 +247,15 @@ extension IdentifierIndex {
         }
 
         /// Where in `bucketPhrases` the phrases of `entry` with ASCII second key hash `hash` start.
+        /// A bucket is confirmed by its first phrase: one of the entry's, with that second key.
         @inline(__always)
         func bucket(entry: Int, hash: UInt64) -> Int? {
-            buckets.find(hash: hash, tag: entry) { _ in true }
+            let owner = entries[entry]
+            return buckets.find(hash: hash, tag: entry) { start in
+                let p = Int(bucketPhrases[start])
+                guard p >= Int(owner.phraseStart), p < Int(owner.phraseEnd) else { return false }
+                return keys[Int(phraseKeys[Int(phrases[p].keyStart) + 1])].hash == hash
+            }
         }
 
         @inline(__always)
@@ -337,7 +343,7 @@ extension IdentifierIndex {
                             }
                             if matched == nil {
                                 for e in Int(entry.singlesStart)..<Int(entry.phraseEnd) {
-                                    let p = Int(lookup.entryPhrases[e])
+                                    let p = e
                                     if let length = fits(p, at: i) {
                                         matched = (length, lookup.phrases[p].kind)
                                         break
@@ -346,7 +352,7 @@ extension IdentifierIndex {
                             }
                         } else {
                             for e in Int(entry.phraseStart)..<Int(entry.phraseEnd) {
-                                let p = Int(lookup.entryPhrases[e])
+                                let p = e
                                 if let length = fits(p, at: i) {
                                     matched = (length, lookup.phrases[p].kind)
                                     break

@@ -37,7 +37,9 @@ extension IdentifierIndex {
         /// Adds the phrase `keys` unless a phrase with the same keys and kind was added before
         /// (the first one added stays, with its `requiresCapital`).
         mutating func insert(_ keys: [String], _ kind: IdentifierKind, requiresCapital capital: Bool) {
-            guard !keys.isEmpty else { return }
+            // A phrase of more than 65,535 words (a compiled phrase counts its keys in 16 bits)
+            // is no identifier anyone writes; it is not collected.
+            guard !keys.isEmpty, keys.count <= Int(UInt16.max) else { return }
             let start = phraseKeyIDs.count
             for key in keys { phraseKeyIDs.append(intern(key)) }
             if slots.count < (count + 1) * 2 { rehash(capacity: max(64, slots.count * 2)) }

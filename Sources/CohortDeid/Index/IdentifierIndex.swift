@@ -82,6 +82,9 @@ struct IdentifierIndex: Sendable {
             table = phrases
         }
 
+        /// Replaces the phrases (for tests of ``PhraseTable``).
+        mutating func setTableForTesting(_ table: PhraseTable) { self.table = table }
+
         /// Lets go of the bookkeeping that finds phrases again (no phrase is added after this).
         mutating func finish() {
             table.close()
