@@ -80,6 +80,10 @@ struct ExportSnapshot {
 /// The included participants de-identified for the recipient, before any record is read.
 struct DeidentifiedCohort {
     var deid: Deidentifier
+    /// Every participant the snapshot included, before k-anonymity left any out: their rows
+    /// together decide what k-anonymity does, so a withdrawal by any of them since the snapshot
+    /// refuses the export at publish (``ExportInProgress/commit(included:subject:details:)``).
+    let snapshotIncluded: [ExportedParticipant]
     var included: [StoredParticipant]
     /// One de-identified row per entry of `included`.
     var rows: [DeidentifiedParticipant]
@@ -87,8 +91,8 @@ struct DeidentifiedCohort {
     var kSummary: KAnonymitySummary?
 }
 
-/// A participant whose data the export holds: what publishing needs to check withdrawals since
-/// the snapshot and to name them if one withdrew (nothing else is kept through the scan).
+/// A participant of the export's snapshot: what publishing needs to check withdrawals since the
+/// snapshot and to name them if one withdrew (nothing else is kept through the scan).
 struct ExportedParticipant {
     let id: UUID
     let code: String
@@ -96,7 +100,11 @@ struct ExportedParticipant {
 
 /// What the write stage put into the bag.
 struct WrittenExport {
+    /// The participants whose data the export holds.
     let included: [ExportedParticipant]
+    /// The participants whose withdrawal since the snapshot refuses the export (see
+    /// ``DeidentifiedCohort/snapshotIncluded``).
+    let withdrawalChecked: [ExportedParticipant]
     let exclusions: [String: Int]
     let kSummary: KAnonymitySummary?
     let records: Int
@@ -202,13 +210,19 @@ extension ExportJob {
         var rows = [DeidentifiedParticipant?](repeating: nil, count: included.count)
         try workspace.store.forEachParticipant(withIdentities: true) { stored in
             guard let index = position[stored.handle] else { return }
-            rows[index] = deid.participant(stored.participant)
+            // The snapshot's participant (status, withdrawal) with the identity read now: only an
+            // erase changes an identity, and an erase since the snapshot refuses the export.
+            var participant = included[index].participant
+            participant.identity = stored.participant.identity
+            rows[index] = deid.participant(participant)
         }
         // Participants are never deleted (an erase clears them), so each one read at the snapshot is read again.
         guard rows.allSatisfy({ $0 != nil }) else {
             throw CohortError(.conflict, "a participant of the export's snapshot could not be read again; nothing was published", hint: "run the export again")
         }
-        return DeidentifiedCohort(deid: deid, included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil)
+        return DeidentifiedCohort(
+            deid: deid, snapshotIncluded: included.map { ExportedParticipant(id: $0.participant.id, code: $0.participant.code) },
+            included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil)
     }
 
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
@@ -253,7 +267,8 @@ extension ExportJob {
         try compliance.finish()
         try complianceFile.close()
         return WrittenExport(
-            included: cohort.included.map { ExportedParticipant(id: $0.participant.id, code: $0.participant.code) }, exclusions: cohort.exclusions, kSummary: cohort.kSummary, records: records, context: context,
+            included: cohort.included.map { ExportedParticipant(id: $0.participant.id, code: $0.participant.code) },
+            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, kSummary: cohort.kSummary, records: records, context: context,
             stats: cohort.deid.stats)
     }
 
@@ -379,7 +394,7 @@ extension ExportJob {
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,
                 signer: ManifestSigner(key: workspace.keystore.signingKey)
             ) { archive in
-                try inProgress.commit(included: written.included, subject: p.id, details: createDetails(archiveSHA256: archive.sha256))
+                try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: createDetails(archiveSHA256: archive.sha256))
                 // The manifest's checkpoint covers the export's own `export.create`.
                 guard let checkpoint = try workspace.checkpoint() else {
                     throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
@@ -399,7 +414,7 @@ extension ExportJob {
             outcome.manifestURL = published.signed.manifestURL
             outcome.signatureURL = published.signed.signatureURL
         } else {
-            try inProgress.commit(included: written.included, subject: p.id, details: createDetails(archiveSHA256: "none"))
+            try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: createDetails(archiveSHA256: "none"))
             try workspace.checkpoint()
             try FileManager.default.moveItem(at: staging.bag, to: staging.finalBag)
             try PosixFile.syncDirectory(options.outDirectory.path)
