@@ -5,9 +5,9 @@ extension IdentifierIndex {
     /// arrays of 32-bit offsets sized exactly, an open-addressing table of ASCII first-key hashes
     /// (one probe per word, whatever the roster size), and per first key the phrases bucketed by
     /// their second key, so a word that starts many phrases (a common first name) costs one more
-    /// probe, not one comparison per participant. Keys are kept as ASCII bytes in one arena; the
-    /// rare key no ASCII string equals is kept as a `String` and compared as ``Source/phrases``
-    /// compares (string equality).
+    /// probe, not one comparison per participant. Each distinct key is kept once, as ASCII bytes
+    /// in one arena, and phrases name their keys by id; the rare key no ASCII string equals is
+    /// kept as a `String` and compared as strings compare.
     struct KeyLookup: Sendable {
         struct PhraseKey: Sendable {
             var hash: UInt64

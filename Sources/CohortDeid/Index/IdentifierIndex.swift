@@ -4,9 +4,10 @@ import CohortCore
 /// Every identifier of a roster in matchable form: word-key phrases (names, emails, addresses,
 /// device names, MRNs, codes, written-out birth dates), phone digits and birth dates.
 ///
-/// Built once from a ``Source`` and kept only in compiled form (flat arrays and open-addressing
-/// tables, see ``KeyLookup`` and ``NumberSet``), about a kilobyte per participant; lookups are
-/// hash probes per word, so the cost does not grow with the roster.
+/// Built once from a ``Source`` (collected participant by participant into a ``PhraseTable``)
+/// and kept only in compiled form (flat arrays and open-addressing tables, see ``KeyLookup`` and
+/// ``NumberSet``), a few hundred bytes per participant; lookups are hash probes per word, so the
+/// cost does not grow with the roster.
 struct IdentifierIndex: Sendable {
     /// What the index is for: the scrubber replaces every name word of 3+ letters; the residual
     /// scanner flags full names, and any name word of 3+ letters alone unless it is ordinary or
