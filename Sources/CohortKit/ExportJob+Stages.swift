@@ -96,6 +96,11 @@ struct DeidentifiedCohort {
 struct ExportedParticipant {
     let id: UUID
     let code: String
+
+    init(_ stored: StoredParticipant) {
+        id = stored.participant.id
+        code = stored.participant.code
+    }
 }
 
 /// What the write stage put into the bag.
@@ -221,7 +226,7 @@ extension ExportJob {
             throw CohortError(.conflict, "a participant of the export's snapshot could not be read again; nothing was published", hint: "run the export again")
         }
         return DeidentifiedCohort(
-            deid: deid, snapshotIncluded: included.map { ExportedParticipant(id: $0.participant.id, code: $0.participant.code) },
+            deid: deid, snapshotIncluded: included.map(ExportedParticipant.init),
             included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil)
     }
 
@@ -267,7 +272,7 @@ extension ExportJob {
         try compliance.finish()
         try complianceFile.close()
         return WrittenExport(
-            included: cohort.included.map { ExportedParticipant(id: $0.participant.id, code: $0.participant.code) },
+            included: cohort.included.map(ExportedParticipant.init),
             withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, kSummary: cohort.kSummary, records: records, context: context,
             stats: cohort.deid.stats)
     }

@@ -8,10 +8,6 @@ import CohortStore
 public import Foundation
 import CohortIO
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What `cohort export` is asked to do.
 public struct ExportOptions: Sendable {
     /// The named recipient (letters, digits, space, `.`, `_`, `-`; at most 64): keys the pseudonyms and date shift.
@@ -103,7 +99,7 @@ public struct ExportJob: Sendable {
     /// found by the scan (their hashes are written next to the output), `.conflict` when the export already exists or a withdrawal since the
     /// snapshot is found, and the store's, keystore's or file system's errors. Nothing is published then.
     public func run() throws -> ExportOutcome {
-        Self.returnLargeBlocksWhenFreed()
+        ProcessMemory.returnLargeBlocksWhenFreed()
         let plan = try ExportPlan(workspace: workspace, options: options)
         let inProgress = try reserve(plan)
         defer { inProgress.end() }
@@ -117,7 +113,7 @@ public struct ExportJob: Sendable {
             var snapshot = try takeSnapshot(inProgress, plan: plan)
             var cohort = try deidentify(&snapshot, plan: plan, recipientKey: recipientKey)
             try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
-            Self.returnFreedMemory()
+            ProcessMemory.returnFreedMemory()
             written = try write(&cohort, plan: plan, staging: staging)
         }
         try writeReadme(written, plan: plan, staging: staging)
@@ -126,9 +122,9 @@ public struct ExportJob: Sendable {
         // only by an erase, and an erase since the snapshot makes the export refuse at publish,
         // so it holds every identifier the snapshot had. Freed memory goes back before and after
         // its index is built, so neither the write's buffers nor the collection stay resident.
-        Self.returnFreedMemory()
+        ProcessMemory.returnFreedMemory()
         let scanner = try workspace.residualScanner()
-        Self.returnFreedMemory()
+        ProcessMemory.returnFreedMemory()
         let scanned = try residualScan(scanner, plan: plan, staging: staging)
         let report = try writeReport(written, scanned, plan: plan, recipientKey: recipientKey, staging: staging)
         clock.end("scan")
@@ -139,39 +135,4 @@ public struct ExportJob: Sendable {
         outcome.stages = clock.stages
         return outcome
     }
-
-    /// Hands the memory freed so far back to the system (glibc keeps freed blocks in its heap,
-    /// so the resident size would keep the high-water mark of building an identifier index —
-    /// a transient per-participant structure — through the whole streaming stage after it).
-    static func returnFreedMemory() {
-        #if canImport(Glibc)
-        // `malloc_trim` is glibc's (malloc.h, which the Glibc module does not export): looked up
-        // once; a C library without it has nothing to trim this way.
-        if let trim = mallocTrim { _ = trim(0) }
-        #endif
-    }
-
-    /// Asks glibc to give every block of 128 KiB or more its own mapping, returned to the system
-    /// as soon as it is freed. glibc raises this threshold by itself each time such a block is
-    /// freed (up to 32 MiB), after which the export's large transient tables (an identifier
-    /// collection, a k-anonymity table) would be carved from the heap and keep the resident size
-    /// at their high-water mark. Done once per process.
-    static func returnLargeBlocksWhenFreed() {
-        #if canImport(Glibc)
-        _ = fixedMmapThreshold
-        #endif
-    }
-
-    #if canImport(Glibc)
-    private static let fixedMmapThreshold: Bool = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
-        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
-        return mallopt(-3, 128 * 1024) == 1  // M_MMAP_THRESHOLD (malloc.h)
-    }()
-
-    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-    }()
-    #endif
 }

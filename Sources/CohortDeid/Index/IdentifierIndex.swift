@@ -96,19 +96,19 @@ struct IdentifierIndex: Sendable {
             table.insert(keys, kind, requiresCapital: requiresCapital)
         }
 
-        private mutating func add(_ participant: Participant, mode: Mode, _ inserted: inout PhraseTable) {
+        private mutating func add(_ participant: Participant, mode: Mode, _ phrases: inout PhraseTable) {
             let codeKeys = TextTokenizer.keys(participant.code)
-            if !codeKeys.isEmpty { insert(codeKeys, .code, &inserted) }
+            if !codeKeys.isEmpty { insert(codeKeys, .code, &phrases) }
             guard let identity = participant.identity else { return }
 
             let nameTokens = TextTokenizer.tokens(identity.name)
             let nameKeys = nameTokens.map(\.key)
             if !nameKeys.isEmpty {
-                insert(nameKeys, .name, &inserted)
+                insert(nameKeys, .name, &phrases)
                 if nameKeys.count >= 2, let first = nameKeys.first, let last = nameKeys.last {
-                    insert([first, last], .name, &inserted)
-                    insert([last, first], .name, &inserted)
-                    insert(Array(nameKeys.dropFirst()) + [first], .name, &inserted)
+                    insert([first, last], .name, &phrases)
+                    insert([last, first], .name, &phrases)
+                    insert(Array(nameKeys.dropFirst()) + [first], .name, &phrases)
                 }
                 for token in nameTokens {
                     switch mode {
@@ -116,14 +116,14 @@ struct IdentifierIndex: Sendable {
                         // Every name word; two-letter ones (Li, Bo) only when capitalized. Whether
                         // a word that is also vocabulary (Hope, Field) is replaced is the
                         // scrubber's decision (see Scrubber), made on the matched text.
-                        if token.letterCount >= 3 { insert([token.key], .name, &inserted) }
-                        if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &inserted) }
+                        if token.letterCount >= 3 { insert([token.key], .name, &phrases) }
+                        if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &phrases) }
                     case .scanner:
                         if ClinicalVocabulary.contains(token.key) {
-                            for title in IdentifierIndex.titles { insert([title, token.key], .name, &inserted) }
+                            for title in IdentifierIndex.titles { insert([title, token.key], .name, &phrases) }
                             possessiveNames.insert(token.key)
                         } else if token.letterCount >= 3 {
-                            insert([token.key], .name, &inserted)
+                            insert([token.key], .name, &phrases)
                         }
                     }
                 }
@@ -132,21 +132,21 @@ struct IdentifierIndex: Sendable {
                     if nameKeys.count >= 2, let last = nameKeys.last, let initial = first.first {
                         // Initials with the surname: "J. Doe", "J Doe", "J. M. Doe", "Doe, J.".
                         let initials = nameKeys.dropLast().compactMap { $0.first.map(String.init) }
-                        insert([String(initial), last], .name, &inserted)
-                        insert(initials + [last], .name, &inserted)
-                        insert([last, String(initial)], .name, &inserted)
-                        if rest.count >= 2 { insert([String(initial)] + rest, .name, &inserted) }
+                        insert([String(initial), last], .name, &phrases)
+                        insert(initials + [last], .name, &phrases)
+                        insert([last, String(initial)], .name, &phrases)
+                        if rest.count >= 2 { insert([String(initial)] + rest, .name, &phrases) }
                     }
                     for nickname in Nicknames.diminutives(of: first) {
-                        insert([nickname], .name, requiresCapital: nickname.count < 3, &inserted)
-                        if !rest.isEmpty { insert([nickname] + rest, .name, &inserted) }
-                        if let last = rest.last, rest.count > 1 { insert([nickname, last], .name, &inserted) }
+                        insert([nickname], .name, requiresCapital: nickname.count < 3, &phrases)
+                        if !rest.isEmpty { insert([nickname] + rest, .name, &phrases) }
+                        if let last = rest.last, rest.count > 1 { insert([nickname, last], .name, &phrases) }
                     }
                 }
             }
             if let email = identity.email {
                 let keys = TextTokenizer.keys(email)
-                if !keys.isEmpty { insert(keys, .email, &inserted) }
+                if !keys.isEmpty { insert(keys, .email, &phrases) }
             }
             if let phone = identity.phone {
                 let digits = phone.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map { Character($0) }
@@ -160,13 +160,13 @@ struct IdentifierIndex: Sendable {
                 let year = String(birthDate.year)
                 let day = String(birthDate.day)
                 for month in IdentifierIndex.monthNames(birthDate.month) {
-                    insert([month, day, year], .birthDate, &inserted)
-                    insert([day, month, year], .birthDate, &inserted)
+                    insert([month, day, year], .birthDate, &phrases)
+                    insert([day, month, year], .birthDate, &phrases)
                     if mode == .scanner {
                         // Written with an ordinal: `March 14th, 1980`, `14th March 1980`.
                         let ordinal = day + IdentifierIndex.ordinalSuffix(birthDate.day)
-                        insert([month, ordinal, year], .birthDate, &inserted)
-                        insert([ordinal, month, year], .birthDate, &inserted)
+                        insert([month, ordinal, year], .birthDate, &phrases)
+                        insert([ordinal, month, year], .birthDate, &phrases)
                     }
                 }
             }
@@ -174,35 +174,35 @@ struct IdentifierIndex: Sendable {
                 let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" })
                 if let line = parts.first {
                     let keys = TextTokenizer.keys(String(line))
-                    if keys.count >= 2 { insert(keys, .address, &inserted) }
+                    if keys.count >= 2 { insert(keys, .address, &phrases) }
                 }
                 if mode == .scrubber, parts.count >= 2 {
                     // The city (second part) is a geographic subdivision smaller than a state.
                     let city = TextTokenizer.tokens(String(parts[1]))
                     if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
-                        insert(city.map(\.key), .address, requiresCapital: true, &inserted)
+                        insert(city.map(\.key), .address, requiresCapital: true, &phrases)
                     }
                 }
             }
             if mode == .scrubber, let zip = identity.zip {
                 let keys = TextTokenizer.keys(zip)
-                if let first = keys.first, first.count == 5 { insert([first], .address, &inserted) }
+                if let first = keys.first, first.count == 5 { insert([first], .address, &phrases) }
             }
             if let mrn = identity.mrn {
                 let keys = TextTokenizer.keys(mrn)
-                if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn, &inserted) }
+                if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn, &phrases) }
                 if mode == .scanner {
                     // Without its prefix (`MRN-`, `A`): the part with digits, 5+ characters.
                     for key in keys where key.count >= 5 && key.contains(where: \.isNumber) {
-                        if keys.count > 1 { insert([key], .mrn, &inserted) }
+                        if keys.count > 1 { insert([key], .mrn, &phrases) }
                         let digits = String(key.drop(while: \.isLetter))
-                        if digits != key, digits.count >= 5 { insert([digits], .mrn, &inserted) }
+                        if digits != key, digits.count >= 5 { insert([digits], .mrn, &phrases) }
                     }
                 }
                 if mode == .scrubber, keys.count > 1 {
                     // "MRN-55443322" also as "MRN55443322", and its number alone.
-                    insert([keys.joined()], .mrn, &inserted)
-                    if let number = keys.last, number.count >= 5, number.allSatisfy(\.isNumber) { insert([number], .mrn, &inserted) }
+                    insert([keys.joined()], .mrn, &phrases)
+                    if let number = keys.last, number.count >= 5, number.allSatisfy(\.isNumber) { insert([number], .mrn, &phrases) }
                 }
             }
             for device in identity.devices {
@@ -215,10 +215,10 @@ struct IdentifierIndex: Sendable {
                     let serial = tokens.contains { $0.key.count >= 6 && $0.letterCount > 0 && $0.letterCount < $0.key.count }
                     guard personal || serial else { continue }
                 }
-                insert(tokens.map(\.key), .device, &inserted)
+                insert(tokens.map(\.key), .device, &phrases)
                 if mode == .scrubber {
                     // A serial number alone ("FX4K29Q7").
-                    for token in tokens where token.key.count >= 6 && token.letterCount < token.key.count { insert([token.key], .device, &inserted) }
+                    for token in tokens where token.key.count >= 6 && token.letterCount < token.key.count { insert([token.key], .device, &phrases) }
                 }
             }
         }

@@ -20,6 +20,12 @@ public struct RosterIdentifiers: Sendable {
         source = IdentifierIndex.Source(mode: purpose == .scrubber ? .scrubber : .scanner)
     }
 
+    /// The identifiers of everyone on `roster`, for `purpose`.
+    public init(for purpose: Purpose, roster: [Participant]) {
+        self.init(for: purpose)
+        for participant in roster { add(participant) }
+    }
+
     /// Adds `participant`'s identifiers (a participant without a decrypted identity adds only
     /// their study code).
     public mutating func add(_ participant: Participant) {

@@ -54,9 +54,7 @@ public struct ResidualScanner: Sendable {
     }
 
     init(roster: [Participant], threads: Int, pieceSize: Int) {
-        var identifiers = RosterIdentifiers(for: .scanner)
-        for participant in roster { identifiers.add(participant) }
-        self.init(identifiers: identifiers, threads: threads, pieceSize: pieceSize)
+        self.init(identifiers: RosterIdentifiers(for: .scanner, roster: roster), threads: threads, pieceSize: pieceSize)
     }
 
     /// A scanner for the identifiers collected in `identifiers` (for `.scanner`), on up to two

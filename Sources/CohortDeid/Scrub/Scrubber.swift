@@ -86,9 +86,7 @@ public struct Scrubber: Sendable {
     /// A scrubber for the identifiers of everyone on `roster` (participants without a
     /// decrypted identity contribute only their study code).
     public init(roster: [Participant]) throws {
-        var identifiers = RosterIdentifiers(for: .scrubber)
-        for participant in roster { identifiers.add(participant) }
-        try self.init(identifiers: consume identifiers)
+        try self.init(identifiers: RosterIdentifiers(for: .scrubber, roster: roster))
     }
 
     /// A scrubber for the identifiers collected in `identifiers` (for `.scrubber`).
