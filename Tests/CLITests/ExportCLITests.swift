@@ -155,6 +155,11 @@ struct ExportCLITests {
         for check in ["signature", "archive digest", "gzip integrity", "tar structure", "bag manifest", "signed files", "unlisted files", "residual PII scan", "audit checkpoint in chain"] {
             #expect(passed(v, check), "no ✔ \(check): \(v.stdout)")
         }
+        // The scan's roster count is every participant the store shows (withdrawn ones included),
+        // counted here with SQL; the roster is read through a cursor, so it must not lose any.
+        let (countStatus, count) = try cli.sql("SELECT count(*) FROM participants")
+        #expect(countStatus == 0 && Int(count.trimmingCharacters(in: .whitespacesAndNewlines)) == 6, "\(count)")
+        #expect(v.stdout.contains("no unreviewed identifier of the \(count.trimmingCharacters(in: .whitespacesAndNewlines)) roster participants"), "\(v.stdout)")
 
         // An auditor without the workspace: only the public key.
         let pub = try cli.run(["verify", published.archive, "--public-key", cli.workspace + "/keys/signing.pub.pem"])
