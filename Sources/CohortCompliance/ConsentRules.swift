@@ -11,11 +11,14 @@ public struct ConsentRules: Sendable {
     public let policy: ConsentPolicy
     /// The protocol's duration in days (the last study day is enrollment + duration − 1).
     public let durationDays: Int
+    /// The data types the protocol collects.
+    public let collectedTypes: Set<DataType>
 
     /// The rules of `studyProtocol`.
     public init(studyProtocol: StudyProtocol) {
         self.policy = studyProtocol.consent
         self.durationDays = studyProtocol.durationDays
+        self.collectedTypes = Set(studyProtocol.dataTypes.keys)
     }
 
     /// The consent in force: the latest `active` row (by signing time, then recording time).
@@ -70,7 +73,8 @@ public struct ConsentRules: Sendable {
     /// Validates a new consent and says how the history changes.
     ///
     /// Rejected: a withdrawn participant (`policy`); a version the protocol does not list
-    /// (`notFound`, the hint lists known versions); a document hash that is not 64 hex digits;
+    /// (`notFound`, the hint lists known versions); a sharing scope the protocol does not define
+    /// (`notFound`); a document hash that is not 64 hex digits;
     /// signing before the enrollment day starts in the participant's zone or after `now`
     /// (`invalidInput`); signing before the consent in force (`conflict`). Accepted: a new
     /// `active` row with `id`, recorded at `now`, superseding every row that was active.
@@ -88,6 +92,11 @@ public struct ConsentRules: Sendable {
             throw CohortError(
                 .notFound, "consent version \(draft.version) is not listed in the protocol", at: .init(field: "version"),
                 hint: "use one of the versions the protocol lists: \(known.isEmpty ? "none" : known)")
+        }
+        guard policy.audiences(for: draft.sharing) != nil else {
+            throw CohortError(
+                .notFound, "sharing scope \(draft.sharing) is not defined by the protocol", at: .init(field: "sharing"),
+                hint: "use one of: \(policy.allSharingScopes.keys.sorted().map(\.rawValue).joined(separator: ", "))")
         }
         guard draft.documentSHA256.utf8.count == 64, draft.documentSHA256.utf8.allSatisfy({ Self.isHexDigit($0) }) else {
             throw CohortError.invalid(
@@ -130,13 +139,21 @@ public struct ConsentRules: Sendable {
             consent = consentInForce(in: history, participantID: subject.id)
             standing = consent == nil ? .none : .active
         }
-        return ConsentStatusRow(
+        // What an export may publish now: nothing for a participant left out of every export.
+        let exportable = consent != nil && subject.status != .excluded && subject.status != .erased
+        let document = consent.flatMap { policy.document(version: $0.version) }
+        let accepted = document?.accepted ?? false
+        var row = ConsentStatusRow(
             code: subject.code, participantID: subject.id, version: consent?.version,
             signedOn: consent.map { $0.signedAt.localDate(in: zone) }, sharing: consent?.sharing, status: standing,
             withdrawal: subject.status.withdrawalMode, reconsentDue: !subject.status.isWithdrawn && (consent.map(isReconsentDue) ?? false))
+        row.audiences = exportable && accepted ? (consent.flatMap { policy.audiences(for: $0.sharing) } ?? []).sorted() : []
+        row.dataTypes = exportable && accepted ? collectedTypes.filter { document?.covers($0) ?? false }.sorted() : []
+        row.versionAccepted = consent == nil ? nil : accepted
+        return row
     }
 
-    private func latest(_ history: [Consent], participantID: UUID?, where keep: (ConsentStatus) -> Bool) -> Consent? {
+    func latest(_ history: [Consent], participantID: UUID?, where keep: (ConsentStatus) -> Bool) -> Consent? {
         var best: Consent?
         for consent in history where keep(consent.status) && (participantID.map { $0 == consent.participantID } ?? true) {
             if let current = best, !Self.isEarlier(current, consent) { continue }

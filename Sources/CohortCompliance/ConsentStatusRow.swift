@@ -29,6 +29,13 @@ public struct ConsentStatusRow: Sendable, Hashable, Codable {
     public var withdrawal: WithdrawalMode?
     /// Whether the participant must re-consent before more data is accepted.
     public var reconsentDue: Bool
+    /// The export audiences their consent allows now (empty: in no export).
+    public var audiences: [ExportAudience] = []
+    /// The data types the consent in force covers (for records from its signing on; earlier
+    /// records fall under the consent that governed them).
+    public var dataTypes: [DataType] = []
+    /// Whether the protocol still accepts the version of the consent in force (nil without one).
+    public var versionAccepted: Bool?
 
     /// Creates a row.
     public init(
@@ -50,18 +57,21 @@ public struct ConsentStatusRow: Sendable, Hashable, Codable {
         case participantID = "participant_id"
         case signedOn = "signed_on"
         case reconsentDue = "reconsent_due"
+        case audiences
+        case dataTypes = "data_types"
+        case versionAccepted = "version_accepted"
     }
 
     /// The cells of this row, in `csvHeader` order (empty cells for missing values).
     public var cells: [String] {
         [
             code, version ?? "", signedOn?.description ?? "", sharing?.rawValue ?? "", status.rawValue, withdrawal?.rawValue ?? "",
-            String(reconsentDue),
+            String(reconsentDue), audiences.map(\.rawValue).joined(separator: ";"), dataTypes.map(\.rawValue).joined(separator: ";"),
         ]
     }
 
     /// Column names for CSV output.
-    public static let csvHeader = ["participant", "version", "signed_on", "sharing", "status", "withdrawal", "reconsent_due"]
+    public static let csvHeader = ["participant", "version", "signed_on", "sharing", "status", "withdrawal", "reconsent_due", "audiences", "data_types"]
 
     /// CSV rows: the header, then one row per participant.
     public static func csvRows(_ rows: [ConsentStatusRow]) -> [[String]] { [csvHeader] + rows.map(\.cells) }
@@ -69,11 +79,13 @@ public struct ConsentStatusRow: Sendable, Hashable, Codable {
     /// A table for `--format table`.
     public static func table(_ rows: [ConsentStatusRow]) -> TextTable {
         TextTable(
-            header: ["participant", "version", "signed on", "sharing", "status", "withdrawal", "re-consent due"],
+            header: ["participant", "version", "signed on", "sharing", "status", "withdrawal", "re-consent due", "exportable to", "data types"],
             rows: rows.map { row in
                 [
                     row.code, row.version ?? "-", row.signedOn?.description ?? "-", row.sharing?.rawValue ?? "-", row.status.rawValue,
                     row.withdrawal?.rawValue ?? "-", row.reconsentDue ? "yes" : "no",
+                    row.audiences.isEmpty ? (row.versionAccepted == false ? "none (version not accepted)" : "none") : row.audiences.map(\.rawValue).joined(separator: ", "),
+                    row.dataTypes.isEmpty ? "-" : row.dataTypes.map(\.rawValue).joined(separator: ", "),
                 ]
             })
     }

@@ -8,12 +8,49 @@ public enum SignatureKind: String, Sendable, Hashable, Codable, CaseIterable {
     case wetInk = "wet-ink"
 }
 
-/// What the participant agreed their data may be used for.
-public enum SharingScope: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Future research beyond this study.
-    case broad
-    /// This study only.
-    case studyOnly = "study-only"
+/// What the participant agreed their data may be used for: a scope name (lower-case letters,
+/// digits and `-`, at most 32). The protocol says which export audiences each scope allows
+/// (`consent.sharing_scopes`); `broad`, `study-only` and `no-sharing` are defined by default.
+public struct SharingScope: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The scope's name.
+    public let rawValue: String
+
+    /// The scope named `rawValue`, or nil when it is not a scope name.
+    public init?(rawValue: String) {
+        let bytes = Array(rawValue.utf8)
+        guard (1...32).contains(bytes.count), let first = bytes.first, (97...122).contains(first),
+            bytes.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 45 })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(known: String) { rawValue = known }
+
+    /// Any qualified researcher: the study team and outside recipients.
+    public static let broad = SharingScope(known: "broad")
+    /// This study only: the study team, never an outside recipient.
+    public static let studyOnly = SharingScope(known: "study-only")
+    /// Nobody outside the data's custody: never exported.
+    public static let noSharing = SharingScope(known: "no-sharing")
+    /// The scopes every protocol defines, with their default audiences.
+    public static let builtIn: [SharingScope: Set<ExportAudience>] = [
+        .broad: [.studyTeam, .external], .studyOnly: [.studyTeam], .noSharing: [],
+    ]
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: SharingScope, rhs: SharingScope) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Who an export is for: the study's own team, or a recipient outside it. A participant's
+/// sharing scope decides which audiences may receive their data.
+public enum ExportAudience: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    /// The study team (investigators and staff under the study's IRB approval).
+    case studyTeam = "study-team"
+    /// Anyone outside the study team (an analytics core, a collaborator, a repository).
+    case external
+
+    public static func < (lhs: ExportAudience, rhs: ExportAudience) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Where a consent row stands. History is never overwritten: a re-consent supersedes.

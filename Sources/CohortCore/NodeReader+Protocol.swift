@@ -24,7 +24,7 @@ extension NodeReader {
         let irb = readIRB(top["irb"])
         let duration = int(top["duration_days"], "duration_days", range: 1...3650)
         let dataTypes = readDataTypes(top["data_types"])
-        let consent = readConsent(top["consent"])
+        let consent = readConsent(top["consent"], dataTypes: dataTypes)
         let compliance = readCompliance(top["compliance"], dataTypes: dataTypes)
         let deid = readDeidentification(top["deidentification"])
         let export = readExport(top["export"])
@@ -38,6 +38,13 @@ extension NodeReader {
             export: export)
         result.importSettings = readImport(top["import"], dataTypes: dataTypes)
         result.medicationCodes = medicationCodes
+        // A warning here (the protocol is still a valid description of the study), refused at export.
+        for gap in result.consentAuditGaps {
+            warning(
+                top["deidentification"], "deidentification.fields.\(gap.field)",
+                "exports are refused until \(gap.field) is '\(gap.transform.rawValue)': auditors recompute consent from it",
+                hint: "set '\(gap.field): \(gap.transform.rawValue)' (see docs/auditors-guide.md, consent check)")
+        }
         for field in deid.unruledFields(of: result) {
             warning(
                 top["deidentification"], "deidentification.fields", "no rule names '\(field)': it will be dropped from exports",
@@ -64,8 +71,10 @@ extension NodeReader {
         return .init(board: board, approvalNumber: number, expires: expires)
     }
 
-    func readConsent(_ node: Node?) -> ConsentPolicy? {
-        guard let m = mapping(node, "consent", keys: ["current_version", "reconsent", "documents"], required: ["current_version", "documents"])
+    func readConsent(_ node: Node?, dataTypes: [DataType: [RecordKind]]?) -> ConsentPolicy? {
+        guard
+            let m = mapping(
+                node, "consent", keys: ["current_version", "reconsent", "documents", "sharing_scopes"], required: ["current_version", "documents"])
         else { return nil }
         let current = string(m["current_version"], "consent.current_version")
         if let current, current.range(of: #"^[0-9]+(\.[0-9]+){0,2}$"#, options: .regularExpression) == nil {
@@ -74,23 +83,76 @@ extension NodeReader {
         let reconsent = m["reconsent"].map { enumValue($0, "consent.reconsent", ReconsentPolicy.self) } ?? .major
         var documents: [ConsentPolicy.Document] = []
         for (i, item) in (sequence(m["documents"], "consent.documents") ?? []).enumerated() {
-            let path = "consent.documents[\(i)]"
-            guard let d = mapping(item, path, keys: ["version", "template"], required: ["version", "template"]) else { continue }
-            guard let version = string(d["version"], "\(path).version"), let template = string(d["template"], "\(path).template") else { continue }
-            if documents.contains(where: { $0.version == version }) {
-                error(d["version"], "\(path).version", "version \(version) is listed twice")
+            if let document = readConsentDocument(item, path: "consent.documents[\(i)]", dataTypes: dataTypes) {
+                if documents.contains(where: { $0.version == document.version }) {
+                    error(item, "consent.documents[\(i)].version", "version \(document.version) is listed twice")
+                }
+                documents.append(document)
             }
-            if !template.hasPrefix("templates/") || template.contains("..") {
-                error(d["template"], "\(path).template", "consent documents live under templates/", hint: "e.g. templates/consent/study-1.0.mustache")
-            }
-            documents.append(.init(version: version, template: template))
         }
         if documents.isEmpty { error(m["documents"] ?? node, "consent.documents", "list at least one consent document") }
+        let scopes = readSharingScopes(m["sharing_scopes"])
         guard let current, let reconsent else { return nil }
-        if !documents.isEmpty, !documents.contains(where: { $0.version == current }) {
+        if let document = documents.first(where: { $0.version == current }) {
+            if !document.accepted {
+                error(m["current_version"], "consent.current_version", "the current version \(current) is marked accepted: false", hint: "new participants sign the current version; the protocol must accept it")
+            }
+        } else if !documents.isEmpty {
             error(m["current_version"], "consent.current_version", "no document is listed for version \(current)", hint: "add it to consent.documents")
         }
-        return ConsentPolicy(currentVersion: current, reconsent: reconsent, documents: documents)
+        var policy = ConsentPolicy(currentVersion: current, reconsent: reconsent, documents: documents)
+        policy.sharingScopes = scopes
+        return policy
+    }
+
+    /// One `consent.documents[i]`: version, template, and what the version covers and allows.
+    func readConsentDocument(_ item: Node, path: String, dataTypes: [DataType: [RecordKind]]?) -> ConsentPolicy.Document? {
+        guard
+            let d = mapping(item, path, keys: ["version", "template", "covers", "accepted", "retroactive"], required: ["version", "template"])
+        else { return nil }
+        guard let version = string(d["version"], "\(path).version"), let template = string(d["template"], "\(path).template") else { return nil }
+        if !template.hasPrefix("templates/") || template.contains("..") {
+            error(d["template"], "\(path).template", "consent documents live under templates/", hint: "e.g. templates/consent/study-1.0.mustache")
+        }
+        var document = ConsentPolicy.Document(version: version, template: template)
+        if let list = d["covers"] {
+            var covers: [DataType] = []
+            for (j, entry) in (sequence(list, "\(path).covers") ?? []).enumerated() {
+                guard let type = enumValue(entry, "\(path).covers[\(j)]", DataType.self) else { continue }
+                if let dataTypes, dataTypes[type] == nil {
+                    error(entry, "\(path).covers[\(j)]", "the protocol does not collect \(type.rawValue)", hint: "list data types from data_types")
+                }
+                if !covers.contains(type) { covers.append(type) }
+            }
+            document.covers = covers.sorted()
+        }
+        if let node = d["accepted"] { document.accepted = bool(node, "\(path).accepted") ?? true }
+        if let node = d["retroactive"] { document.retroactive = bool(node, "\(path).retroactive") ?? false }
+        return document
+    }
+
+    /// `consent.sharing_scopes`: scope name → the audiences it allows (`study-team`, `external`).
+    func readSharingScopes(_ node: Node?) -> [SharingScope: Set<ExportAudience>] {
+        guard let node else { return [:] }
+        guard case let .mapping(pairs) = node else {
+            error(node, "consent.sharing_scopes", "expected a mapping of scope names to audience lists, e.g. broad: [study-team, external]")
+            return [:]
+        }
+        var result: [SharingScope: Set<ExportAudience>] = [:]
+        for (key, value) in pairs {
+            let name = key.string ?? ""
+            let path = "consent.sharing_scopes.\(name)"
+            guard let scope = SharingScope(rawValue: name) else {
+                error(key, "consent.sharing_scopes", "'\(name)' is not a scope name", hint: "lower-case letters, digits and '-', at most 32, e.g. study-only")
+                continue
+            }
+            var audiences: Set<ExportAudience> = []
+            for (j, entry) in (sequence(value, path) ?? []).enumerated() {
+                if let audience = enumValue(entry, "\(path)[\(j)]", ExportAudience.self) { audiences.insert(audience) }
+            }
+            result[scope] = audiences
+        }
+        return result
     }
 
     func readDataTypes(_ node: Node?) -> [DataType: [RecordKind]]? {

@@ -135,7 +135,8 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
     }
 }
 
-/// Consent documents and when a version change makes participants re-consent.
+/// Consent documents, when a version change makes participants re-consent, and what each
+/// version and sharing scope allows an export to publish.
 public struct ConsentPolicy: Sendable, Hashable, Codable {
     /// The version new participants sign.
     public var currentVersion: String
@@ -143,6 +144,9 @@ public struct ConsentPolicy: Sendable, Hashable, Codable {
     public var reconsent: ReconsentPolicy
     /// Every version ever used, with its Mustache template under `templates/`.
     public var documents: [Document]
+    /// The audiences each sharing scope allows, beyond (or replacing) the built-in ones
+    /// (``SharingScope/builtIn``); empty when the protocol keeps the defaults.
+    public var sharingScopes: [SharingScope: Set<ExportAudience>] = [:]
 
     public init(currentVersion: String, reconsent: ReconsentPolicy, documents: [Document]) {
         self.currentVersion = currentVersion
@@ -154,18 +158,94 @@ public struct ConsentPolicy: Sendable, Hashable, Codable {
         public var version: String
         /// Path of the Mustache template, relative to the project (`templates/consent/…`).
         public var template: String
-        public init(version: String, template: String) {
+        /// The data types this version covers; nil: every type the protocol collects.
+        public var covers: [DataType]?
+        /// Whether the protocol still accepts this version: participants whose consent in force
+        /// is of a version no longer accepted are left out of exports, and records governed by it too.
+        public var accepted = true
+        /// Whether a re-consent to this version also governs data recorded before its signing
+        /// (by default a newer version governs data from its signing onward).
+        public var retroactive = false
+
+        public init(version: String, template: String, covers: [DataType]? = nil, accepted: Bool = true, retroactive: Bool = false) {
             self.version = version
             self.template = template
+            self.covers = covers
+            self.accepted = accepted
+            self.retroactive = retroactive
+        }
+
+        /// Whether this version covers records of `type`.
+        public func covers(_ type: DataType) -> Bool { covers.map { $0.contains(type) } ?? true }
+
+        enum CodingKeys: String, CodingKey {
+            case version, template, covers, accepted, retroactive
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            version = try c.decode(String.self, forKey: .version)
+            template = try c.decode(String.self, forKey: .template)
+            covers = try c.decodeIfPresent([DataType].self, forKey: .covers)
+            accepted = try c.decodeIfPresent(Bool.self, forKey: .accepted) ?? true
+            retroactive = try c.decodeIfPresent(Bool.self, forKey: .retroactive) ?? false
+        }
+
+        // Defaults are left out, so protocols written before these keys keep their pinned form.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(version, forKey: .version)
+            try c.encode(template, forKey: .template)
+            if let covers { try c.encode(covers, forKey: .covers) }
+            if !accepted { try c.encode(accepted, forKey: .accepted) }
+            if retroactive { try c.encode(retroactive, forKey: .retroactive) }
         }
     }
 
     /// The document for `version`, if the protocol names it.
     public func document(version: String) -> Document? { documents.first { $0.version == version } }
 
+    /// Whether the protocol lists `version` and still accepts it.
+    public func accepts(version: String) -> Bool { document(version: version)?.accepted ?? false }
+
+    /// The audiences `scope` allows: the protocol's entry, else the built-in one; nil for a scope
+    /// the protocol does not define.
+    public func audiences(for scope: SharingScope) -> Set<ExportAudience>? { sharingScopes[scope] ?? SharingScope.builtIn[scope] }
+
+    /// Every scope the protocol defines with its audiences (built-in ones included), by name.
+    public var allSharingScopes: [SharingScope: Set<ExportAudience>] { SharingScope.builtIn.merging(sharingScopes) { $1 } }
+
     enum CodingKeys: String, CodingKey {
         case reconsent, documents
         case currentVersion = "current_version"
+        case sharingScopes = "sharing_scopes"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        currentVersion = try c.decode(String.self, forKey: .currentVersion)
+        reconsent = try c.decode(ReconsentPolicy.self, forKey: .reconsent)
+        documents = try c.decode([Document].self, forKey: .documents)
+        let raw = try c.decodeIfPresent([String: [ExportAudience]].self, forKey: .sharingScopes) ?? [:]
+        for (name, audiences) in raw {
+            guard let scope = SharingScope(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .sharingScopes, in: c, debugDescription: "not a sharing scope name")
+            }
+            sharingScopes[scope] = Set(audiences)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(currentVersion, forKey: .currentVersion)
+        try c.encode(reconsent, forKey: .reconsent)
+        try c.encode(documents, forKey: .documents)
+        // Left out when empty, so protocols without scopes keep their pinned canonical form.
+        if !sharingScopes.isEmpty {
+            var raw: [String: [ExportAudience]] = [:]
+            for (scope, audiences) in sharingScopes { raw[scope.rawValue] = audiences.sorted() }
+            try c.encode(raw, forKey: .sharingScopes)
+        }
     }
 }
 

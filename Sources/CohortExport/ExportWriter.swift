@@ -60,7 +60,7 @@ public final class ExportWriter {
         _ = try folder("fhir/bundles", formats.contains(.fhir) && (context.fhirLayout.writesBundles || context.fhirTransactions))
 
         let policy = context.studyProtocol.deidentification
-        var layouts = [TableLayout.participants(policy: policy), TableLayout.consents(policy: policy)]
+        var layouts = [TableLayout.participants(policy: policy), TableLayout.consents(policy: policy, scopes: context.studyProtocol.consent.allSharingScopes.keys.sorted())]
         for type in context.studyProtocol.dataTypes.keys.sorted() {
             layouts.append(
                 TableLayout.family(

@@ -70,7 +70,7 @@ struct TableLayout: Sendable {
         return TableLayout(name: "participants", description: "One row per exported participant", columns: columns)
     }
 
-    static func consents(policy: DeidentificationPolicy) -> TableLayout {
+    static func consents(policy: DeidentificationPolicy, scopes: [SharingScope] = SharingScope.builtIn.keys.sorted()) -> TableLayout {
         var columns = [pseudonymColumn(policy: policy, table: "consent", primary: false)]
         func add(_ field: String, _ type: ColumnType, _ description: String, allowed: [String]? = nil) {
             guard let transform = kept(policy, "consent", field) else { return }
@@ -83,7 +83,7 @@ struct TableLayout: Sendable {
         add("document_sha256", .string, "SHA-256 (hex) of the exact consent document text")
         if let index = columns.firstIndex(where: { $0.name == "document_sha256" }) { columns[index].pattern = "^[0-9a-f]{64}$" }
         add("signed_at", .datetime, "Signing instant (ISO 8601 with offset), shifted")
-        add("sharing", .string, "Sharing scope agreed to", allowed: SharingScope.allCases.map(\.rawValue))
+        add("sharing", .string, "Sharing scope agreed to", allowed: scopes.map(\.rawValue))
         add("status", .string, "Consent status (history is kept: re-consent supersedes)", allowed: ConsentStatus.allCases.map(\.rawValue))
         return TableLayout(name: "consents", description: "Consent history, one row per consent event", columns: columns)
     }

@@ -125,7 +125,7 @@ public struct DemoRun: Sendable {
         for person in people {
             let signed = Timestamp.parse("\(person.enrolledOn)T10:00:00", defaultTimeZone: person.zone)
             _ = try consents.record(code: person.code, version: "1.0", signedAt: signed, signature: "typed:\(person.entry.name)",
-                sharing: person.code.hasSuffix("3") ? .broad : .studyOnly)
+                sharing: person.code.hasSuffix("3") ? .studyOnly : .broad)
         }
         log("Recorded consent 1.0 for all \(people.count) participants")
         var imported = 0
@@ -146,7 +146,9 @@ public struct DemoRun: Sendable {
         var extra: [String] = []
         if let first = people.first {
             _ = try consents.record(code: first.code, version: "1.1", signedAt: nil, signature: "typed:\(first.entry.name)", sharing: .broad)
-            extra.append("  consent          \(people.count) signed 1.0; \(first.code) re-consented to 1.1 (broad sharing)")
+            let studyOnly = people.filter { $0.code.hasSuffix("3") }.count
+            extra.append(
+                "  consent          \(people.count) signed 1.0 (\(people.count - studyOnly) broad, \(studyOnly) study-only sharing); \(first.code) re-consented to 1.1 (broad sharing)")
         }
         let withdrawals = WithdrawalService(workspace: workspace)
         if people.count >= 3 {

@@ -108,6 +108,12 @@ duration_days: 90
 consent:
   current_version: "1.1"
   reconsent: major
+  # Consent governs every export (docs/export-formats.md, "Consent"). Each document may also say
+  #   covers: [symptom_log, medication_log]   # data types this version covers (default: all collected)
+  #   accepted: false                         # no longer accepted: its signers are left out of exports
+  #   retroactive: true                       # a re-consent to it also governs data from before its signing
+  # and sharing_scopes may define which audiences each scope allows (defaults shown):
+  #   sharing_scopes: { broad: [study-team, external], study-only: [study-team], no-sharing: [] }
   documents:
     - version: "1.0"
       template: templates/consent/axspa-wearables-1.0.mustache
@@ -334,13 +340,13 @@ deidentification:
     participant.mrn: drop
     participant.devices: drop
     participant.time_zone: drop
-    participant.status: drop
-    consent.version: drop
+    participant.status: keep
+    consent.version: keep
     consent.document_sha256: drop
     consent.signed_at: drop
     consent.signature: drop
-    consent.sharing: drop
-    consent.status: drop
+    consent.sharing: keep
+    consent.status: keep
     records.end: drop
     records.text: drop
     records.source: drop

@@ -23,6 +23,8 @@ struct ExportPlan {
     let createdAt: Timestamp
     /// The site the export is limited to; nil for the whole study.
     let site: String?
+    /// Who the export is for; consent's sharing scope must allow it.
+    let audience: ExportAudience
 
     var studyProtocol: StudyProtocol { pinned.studyProtocol }
 
@@ -39,6 +41,18 @@ struct ExportPlan {
         for format in formats where !p.export.formats.contains(format) {
             throw CohortError(.policy, "the protocol does not allow \(format.rawValue) exports", hint: "allowed: \(p.export.formats.map(\.rawValue).joined(separator: ", "))")
         }
+        // The auditor recomputes consent from the published consents and participants tables.
+        guard formats.contains(.csv) || formats.contains(.json) else {
+            throw CohortError(
+                .policy, "an export without CSV or JSON tables cannot be checked for consent", at: .init(field: "outputs"),
+                hint: "add csv or json to --outputs: auditors recompute consent from consents and participants tables")
+        }
+        if let gap = p.consentAuditGaps.first {
+            throw CohortError(
+                .policy, "the pinned protocol does not publish \(gap.field) as '\(gap.transform.rawValue)', which auditors need to check consent",
+                at: .init(field: gap.field), hint: "load a protocol revision with '\(gap.field): \(gap.transform.rawValue)' (cohort protocol load)")
+        }
+        audience = options.audience
         site = try SiteName.parse(options.site, field: "site")
         // A site with no participant is refused before `export.begin` (the snapshot checks again).
         if site != nil { _ = try workspace.participants(site: site) }
@@ -69,6 +83,8 @@ struct ExportSnapshot {
     var included: [StoredParticipant]
     /// Participants left out, by reason.
     var exclusions: [String: Int]
+    /// What consent allows of each included participant, by id.
+    var coverage: [UUID: ConsentCoverage] = [:]
 
     /// Hands the identifiers to the scrubber and lets go of them here.
     mutating func takeIdentifiers() -> RosterIdentifiers {
@@ -89,6 +105,8 @@ struct DeidentifiedCohort {
     var rows: [DeidentifiedParticipant]
     var exclusions: [String: Int]
     var kSummary: KAnonymitySummary?
+    /// What consent allows of each included participant, by id.
+    let coverage: [UUID: ConsentCoverage]
 }
 
 /// A participant of the export's snapshot: what publishing needs to check withdrawals since the
@@ -111,6 +129,8 @@ struct WrittenExport {
     /// ``DeidentifiedCohort/snapshotIncluded``).
     let withdrawalChecked: [ExportedParticipant]
     let exclusions: [String: Int]
+    /// Records consent left out, by `data type: reason`.
+    let recordExclusions: [String: Int]
     let kSummary: KAnonymitySummary?
     let records: Int
     let context: ExportContext
@@ -170,10 +190,18 @@ extension ExportJob {
     /// The roster is read through a cursor and never held whole: each participant's identifiers
     /// go into the scrubber's collection, and the included participants are kept without their
     /// identities (memory per participant is what the export must keep, see docs/performance.md).
-    func takeSnapshot(_ inProgress: ExportInProgress, plan: ExportPlan) throws -> ExportSnapshot {
+    ///
+    /// Consent decides the rest (``ConsentRules/exportDecision(for:history:audience:collected:)``):
+    /// a participant without a consent in force, with a version the protocol no longer accepts,
+    /// or with a sharing scope that does not allow the export's audience is left out and counted
+    /// by reason; the coverage of each included participant decides their records at write.
+    func takeSnapshot(_ inProgress: ExportInProgress?, plan: ExportPlan) throws -> ExportSnapshot {
         var snapshot = ExportSnapshot(identifiers: RosterIdentifiers(for: .scrubber), included: [], exclusions: [:])
         var sites: Set<String> = []
         var inScope = 0
+        let histories = try workspace.store.consentHistories()
+        let rules = ConsentRules(studyProtocol: plan.studyProtocol)
+        let collected = Set(plan.studyProtocol.dataTypes.keys)
         try workspace.store.forEachParticipant(withIdentities: true) { stored in
             snapshot.identifiers.add(stored.participant)
             if let site = stored.participant.site { sites.insert(site) }
@@ -183,12 +211,21 @@ extension ExportJob {
             case .excluded: snapshot.exclusions["withdrawn (exclude)", default: 0] += 1
             case .erased: snapshot.exclusions["withdrawn (erase)", default: 0] += 1
             case .active, .stopped:
-                var kept = stored
-                kept.participant.identity = nil
-                snapshot.included.append(kept)
+                let decision = rules.exportDecision(
+                    for: ComplianceSubject(stored.participant), history: histories[stored.participant.id] ?? [], audience: plan.audience,
+                    collected: collected)
+                switch decision {
+                case .leftOut(let reason):
+                    snapshot.exclusions[reason.rawValue, default: 0] += 1
+                case .included(let coverage):
+                    var kept = stored
+                    kept.participant.identity = nil
+                    snapshot.included.append(kept)
+                    snapshot.coverage[stored.participant.id] = coverage
+                }
             }
         }
-        inProgress.pauseIfAsked()
+        inProgress?.pauseIfAsked()
         if let site = plan.site, inScope == 0 {
             throw CohortError(
                 .notFound, "no participant is enrolled at site '\(site)'; nothing was exported", at: .init(field: "site"),
@@ -227,7 +264,7 @@ extension ExportJob {
         }
         return DeidentifiedCohort(
             deid: deid, snapshotIncluded: included.map(ExportedParticipant.init),
-            included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil)
+            included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil, coverage: snapshot.coverage)
     }
 
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
@@ -253,14 +290,24 @@ extension ExportJob {
         let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
         var records = 0
+        var recordExclusions: [String: Int] = [:]
         for (index, stored) in cohort.included.enumerated() {
             let participant = stored.participant
+            guard let coverage = cohort.coverage[participant.id] else {
+                throw CohortError(.integrity, "a participant of the export has no consent decision; nothing was published", hint: "run the export again")
+            }
             let consents = try workspace.store.consentHistory(stored.handle, participantID: participant.id).map {
                 cohort.deid.consent($0, of: participant)
             }
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
             try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
+                // Consent decides first: a record it does not cover is neither published nor counted.
+                let type = record.kind.dataType
+                if let reason = coverage.refusal(for: type, atMilliseconds: record.start.epochMilliseconds) {
+                    recordExclusions["\(type.rawValue): \(reason.rawValue)", default: 0] += 1
+                    return
+                }
                 compliance.add(kind: record.kind, start: record.start)
                 guard let row = cohort.deid.record(record, of: participant) else { return }  // dated after createdAt
                 try writer.write(row)
@@ -273,7 +320,8 @@ extension ExportJob {
         try complianceFile.close()
         return WrittenExport(
             included: cohort.included.map(ExportedParticipant.init),
-            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, kSummary: cohort.kSummary, records: records, context: context,
+            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: recordExclusions, kSummary: cohort.kSummary,
+            records: records, context: context,
             stats: cohort.deid.stats)
     }
 
@@ -356,9 +404,13 @@ extension ExportJob {
     {
         var fingerprints = ["signing": workspace.keystore.fingerprints.signing, "study_secret": workspace.keystore.fingerprints.studySecret]
         fingerprints["recipient_key"] = "SHA256:" + SHA256.hex(Array("cohort/fingerprint/recipient/v1".utf8) + [0] + recipientKey)
-        let report = try DeidentificationReport(
+        var report = try DeidentificationReport(
             studyProtocol: plan.studyProtocol, recipient: plan.recipient, stats: written.stats, keyFingerprints: fingerprints,
             kAnonymity: written.kSummary, residualScan: scanned.scan)
+        // Withdrawals and consent reasons: the k-anonymity suppression is in its own section.
+        report.consent = .init(
+            audience: plan.audience.rawValue, participantsLeftOut: written.exclusions.filter { !$0.key.contains("k-anonymity") },
+            recordsLeftOut: written.recordExclusions)
         try CanonicalJSON.pretty(report).write(to: staging.bag.appendingPathComponent("data/reports/deidentification.json"))
         return report
     }
@@ -386,14 +438,22 @@ extension ExportJob {
             var details = [
                 "recipient": plan.recipient, "formats": plan.formats.map(\.rawValue).sorted().joined(separator: ","),
                 "participants": String(written.included.count), "records": String(written.records),
-                "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": archiveSHA256,
+                "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": archiveSHA256, "audience": plan.audience.rawValue,
             ]
+            // Counts by reason only: what the trail commits to is the same as the manifest says.
+            for reason in ExportConsentReason.allCases where exclusions[reason.rawValue] != nil {
+                details["excluded_" + reason.rawValue.replacingOccurrences(of: " ", with: "_")] = String(exclusions[reason.rawValue] ?? 0)
+            }
+            let leftOutRecords = written.recordExclusions.values.reduce(0, +)
+            if leftOutRecords > 0 { details["records_not_consented"] = String(leftOutRecords) }
             if let site = plan.site { details["site"] = site }
             return details
         }
         var outcome = ExportOutcome(
             bagName: staging.bagName, participants: written.included.count, records: written.records, exclusions: exclusions,
             files: contents.allFiles, report: report)
+        outcome.recordExclusions = written.recordExclusions
+        outcome.audience = plan.audience
         if options.archive {
             let published = try ExportPackager.publish(
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,
@@ -413,6 +473,8 @@ extension ExportJob {
                     kAnonymity: written.kSummary.map(ExportManifest.KAnonymity.init))
                     .withResidualExceptions(scanned.reviewed)
                 manifest.site = plan.site
+                manifest.consent = ExportManifest.ConsentBasis(
+                    studyProtocol: p, audience: plan.audience, recordExclusions: written.recordExclusions)
                 return manifest
             }
             outcome.archive = published.archive

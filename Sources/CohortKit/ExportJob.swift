@@ -31,6 +31,9 @@ public struct ExportOptions: Sendable {
     /// Export only the participants of this site (`--site`); nil (the default) exports the whole
     /// study. The scope is stated in the manifest (`site`), the README and the audit events.
     public var site: String?
+    /// Who the export is for (`--audience`): an outside recipient (the default) or the study team.
+    /// Only participants whose sharing scope allows the audience are included.
+    public var audience: ExportAudience = .external
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
@@ -59,8 +62,12 @@ public struct ExportOutcome: Sendable {
     public var participants: Int
     /// Records exported.
     public var records: Int
-    /// Participants left out, by reason (withdrawn, suppressed for k-anonymity).
+    /// Participants left out, by reason (withdrawn, consent, suppressed for k-anonymity).
     public var exclusions: [String: Int]
+    /// Records consent left out, by `data type: reason`.
+    public var recordExclusions: [String: Int] = [:]
+    /// The audience the export was made for.
+    public var audience: ExportAudience = .external
     /// Every file of the bag with its digest, size and row count.
     public var files: [BagFile]
     /// The de-identification report written into the bag (`data/reports/deidentification.json`).
@@ -134,5 +141,48 @@ public struct ExportJob: Sendable {
         clock.end("archive")
         outcome.stages = clock.stages
         return outcome
+    }
+}
+
+/// What an export would publish, counted without writing anything (`cohort export --dry-run`).
+public struct ExportDryRun: Sendable {
+    /// Who the export would be for.
+    public var audience: ExportAudience
+    /// Participants it would include (after consent and k-anonymity).
+    public var participants: Int
+    /// Records of those participants that consent covers (records dated after the export instant are left out at write, not here).
+    public var records: Int
+    /// Participants left out, by reason (withdrawn, consent, suppressed for k-anonymity).
+    public var exclusions: [String: Int]
+    /// Records consent would leave out, by `data type: reason`.
+    public var recordExclusions: [String: Int]
+}
+
+extension ExportJob {
+    /// Counts what ``run()`` would publish and leave out, by reason, without writing a file or an
+    /// audit event: the same snapshot, consent decisions, de-identification and k-anonymity, and a
+    /// read of the included participants' records. Throws what `run()` throws before its first write.
+    public func dryRun() throws -> ExportDryRun {
+        let plan = try ExportPlan(workspace: workspace, options: options)
+        let recipientKey = try workspace.keystore.recipientKey(for: plan.recipient)
+        var snapshot = try takeSnapshot(nil, plan: plan)
+        var cohort = try deidentify(&snapshot, plan: plan, recipientKey: recipientKey)
+        try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
+        var records = 0
+        var recordExclusions: [String: Int] = [:]
+        for stored in cohort.included {
+            guard let coverage = cohort.coverage[stored.participant.id] else { continue }
+            try workspace.store.forEachRecord(stored.handle, participantID: stored.participant.id) { record in
+                let type = record.kind.dataType
+                if let reason = coverage.refusal(for: type, atMilliseconds: record.start.epochMilliseconds) {
+                    recordExclusions["\(type.rawValue): \(reason.rawValue)", default: 0] += 1
+                } else {
+                    records += 1
+                }
+            }
+        }
+        return ExportDryRun(
+            audience: plan.audience, participants: cohort.included.count, records: records, exclusions: cohort.exclusions,
+            recordExclusions: recordExclusions)
     }
 }

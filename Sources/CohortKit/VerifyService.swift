@@ -36,6 +36,11 @@ public enum VerifyService {
                             + reviewed.map { "\($0.exception.table).\($0.exception.column) sha256 \($0.exception.valueSHA256) (\($0.findings) finding(s)) approved by \($0.exception.reviewer): \($0.exception.reason)" }
                             .joined(separator: "; "))
             })
+        // Consent, recomputed from the published tables and the manifest's consent facts. The
+        // manifest is read again here; its signature is checked by the verifier, which fails the
+        // report if these bytes are not the signed ones.
+        let consentManifest = (try? Data(contentsOf: manifestURL)).flatMap { try? JSONDecoder().decode(ExportManifest.self, from: $0) }
+        extra.append(ExtraVerificationCheck(name: ConsentCheck.name) { bag in ConsentCheck.run(bag: bag, manifest: consentManifest) })
         if let workspace {
             let exceptions = ResidualExceptionList(reviewed.map(\.exception))
             extra.append(

@@ -175,6 +175,54 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         }
     }
 
+    /// The consent facts an auditor recomputes the export's consent from (`cohort verify`'s
+    /// consent check): who the export is for, which audiences each sharing scope allows, which
+    /// versions the protocol accepts and what each covers, and how many records consent left out.
+    public struct ConsentBasis: Sendable, Hashable, Codable {
+        /// One consent version of the protocol.
+        public struct Version: Sendable, Hashable, Codable {
+            /// The version (`1.1`).
+            public var version: String
+            /// Whether the protocol accepts it (a participant whose consent in force is of a
+            /// version not accepted is left out, and so are records it governs).
+            public var accepted: Bool
+            /// The data types it covers (`symptom_log`, `biometric`…), resolved: every collected type when the protocol does not narrow it.
+            public var covers: [String]
+            /// Whether a re-consent to it also governs data recorded before its signing.
+            public var retroactive: Bool
+
+            /// A version as given.
+            public init(version: String, accepted: Bool, covers: [String], retroactive: Bool) {
+                self.version = version
+                self.accepted = accepted
+                self.covers = covers
+                self.retroactive = retroactive
+            }
+        }
+
+        /// `study-team` or `external`.
+        public var audience: String
+        /// Sharing scope → the audiences it allows.
+        public var scopes: [String: [String]]
+        /// Every consent version the protocol lists.
+        public var versions: [Version]
+        /// Records left out because consent did not cover them, by reason (`biometric: data type not covered by consent`).
+        public var recordsLeftOut: [Exclusion]
+
+        /// Consent facts as given.
+        public init(audience: String, scopes: [String: [String]], versions: [Version], recordsLeftOut: [Exclusion]) {
+            self.audience = audience
+            self.scopes = scopes
+            self.versions = versions
+            self.recordsLeftOut = recordsLeftOut
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case audience, scopes, versions
+            case recordsLeftOut = "records_left_out"
+        }
+    }
+
     /// `cohort/export-manifest@1`.
     public var format: String
     /// The study.
@@ -209,6 +257,9 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     /// participants are in it. Absent for a study-wide export (and in manifests written before
     /// this field existed, which still decode).
     public var site: String?
+    /// The consent facts the export was made under (absent in manifests written before consent
+    /// governed exports; `cohort verify`'s consent check fails without them).
+    public var consent: ConsentBasis?
 
     /// A manifest as given; `format` is ``currentFormat``.
     public init(
@@ -244,7 +295,7 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case format, study, recipient, archive, files, exclusions, signer, site
+        case format, study, recipient, archive, files, exclusions, signer, site, consent
         case protocolReference = "protocol"
         case policySHA256 = "policy_sha256"
         case toolVersion = "tool_version"

@@ -9,7 +9,7 @@ enum PostgresSchema {
     /// Migrations by name, in order.
     static let migrations: [(name: String, sql: String)] = [
         ("v1-foundation", v1), ("v2-record-paths", v2RecordPaths), ("v3-site-security", v3SiteSecurity),
-        ("v4-bulk-records", v4BulkRecords),
+        ("v4-bulk-records", v4BulkRecords), ("v5-sharing-scopes", v5SharingScopes),
     ]
 
     static let v1 = """
@@ -144,6 +144,13 @@ enum PostgresSchema {
     /// as the query asks, so the order is SQLite's whatever the database's collation is.
     static let v2RecordPaths = """
         CREATE INDEX records_participant_start ON records (participant_pk, start_ms, kind COLLATE "C", source COLLATE "C");
+        """
+
+    /// Migration `v5-sharing-scopes`: a protocol may define sharing scopes beyond `broad` and
+    /// `study-only` (`consent.sharing_scopes`), so the column takes any scope name.
+    static let v5SharingScopes = """
+        ALTER TABLE consents DROP CONSTRAINT consents_sharing_check;
+        ALTER TABLE consents ADD CONSTRAINT consents_sharing_check CHECK (sharing ~ '^[a-z][a-z0-9-]{0,31}$');
         """
 
     /// Migration `v4-bulk-records`: a record costs an import one heap row and one b-tree entry.

@@ -51,7 +51,7 @@ extension PostgresStudyStore {
                 id: try r.uuid("id"), participantID: try r.uuid("participant_id"), version: try r.string("version"),
                 documentSHA256: try r.string("document_sha256"),
                 signedAt: Timestamp(epochMilliseconds: try r.int64("signed_at_ms"), utcOffsetSeconds: try r.offset("signed_offset")),
-                signatureKind: try r.choice("signature_kind", SignatureKind.self), sharing: try r.choice("sharing", SharingScope.self),
+                signatureKind: try r.choice("signature_kind", SignatureKind.self), sharing: try r.sharingScope("sharing"),
                 status: try r.choice("status", ConsentStatus.self),
                 recordedAt: Timestamp(epochMilliseconds: try r.int64("recorded_at_ms"), utcOffsetSeconds: try r.offset("recorded_offset")))
         }

@@ -70,7 +70,7 @@ struct BenchWorkspace: Sendable {
         let consents = ConsentService(workspace: workspace)
         for person in cohort.people() {
             let signed = Timestamp.parse("\(person.enrolledOn)T10:00:00", defaultTimeZone: person.zone)
-            _ = try consents.record(code: person.code, version: "1.0", signedAt: signed, signature: "typed:\(person.entry.name)", sharing: .studyOnly)
+            _ = try consents.record(code: person.code, version: "1.0", signedAt: signed, signature: "typed:\(person.entry.name)", sharing: .broad)
         }
         return files.records
     }

@@ -37,7 +37,7 @@ enum ImportBenchChild {
         for i in 1...count {
             _ = try consent.record(
                 code: FHIRBulkGenerator.code(i), version: "1.0", signedAt: Timestamp(epochMilliseconds: 1_767_225_600_000), signature: "typed:Bench",
-                sharing: SharingScope.studyOnly)
+                sharing: SharingScope.broad)
         }
     }
 

@@ -21,7 +21,7 @@ struct ActiveLivingCLITests {
         }
         try #require(try cli.run(["participant", "import", try cli.write("roster-\(UUID().uuidString).csv", roster), "-w", dir]).status == 0)
         for code in codes {
-            let c = try cli.run(["consent", "record", "--participant", code, "--version", "1.0", "--signed-at", "2026-09-01T12:00:00Z", "-w", dir])
+            let c = try cli.run(["consent", "record", "--sharing", "broad", "--participant", code, "--version", "1.0", "--signed-at", "2026-09-01T12:00:00Z", "-w", dir])
             try #require(c.status == 0, "consent failed: \(c.output)")
         }
     }

@@ -13,7 +13,7 @@ struct AppleHealthCLITests {
             "roster.csv", CLI.rosterHeader + "P-0001,Simon Tester,simon@example.net,,1980-02-29,female,,02139,,Europe/Berlin,2026-09-01,Simon's Apple Watch\n")
         let r = try cli.ws("participant", "import", roster)
         #expect(r.status == 0, "\(r.output)")
-        let c = try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.0", "--signed-at", "2026-09-01T12:00:00Z")
+        let c = try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001", "--version", "1.0", "--signed-at", "2026-09-01T12:00:00Z")
         #expect(c.status == 0, "\(c.output)")
         return cli
     }

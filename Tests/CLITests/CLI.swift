@@ -140,7 +140,7 @@ struct CLI {
         let r = try run(["participant", "import", roster, "-w", workspace])
         #expect(r.status == 0, "roster import failed: \(r.output)")
         for code in ["P-0001", "P-0002"] {
-            let c = try run(["consent", "record", "--participant", code, "--version", "1.0", "--signed-at", "\(Self.day(-20))T12:00:00Z", "-w", workspace])
+            let c = try run(["consent", "record", "--sharing", "broad", "--participant", code, "--version", "1.0", "--signed-at", "\(Self.day(-20))T12:00:00Z", "-w", workspace])
             #expect(c.status == 0, "consent failed: \(c.output)")
         }
     }

@@ -23,7 +23,7 @@ struct ConsentWithdrawalCLITests {
 
     func consentAll(_ cli: CLI) throws {
         for code in ["P-0001", "P-0002", "P-0003"] {
-            let r = try cli.ws("consent", "record", "--participant", code, "--version", "1.0", "--signed-at", "\(CLI.day(-20))T12:00:00Z", "--signature", "typed:Someone")
+            let r = try cli.ws("consent", "record", "--sharing", "broad", "--participant", code, "--version", "1.0", "--signed-at", "\(CLI.day(-20))T12:00:00Z", "--signature", "typed:Someone")
             #expect(r.status == 0, "\(r.output)")
         }
     }
@@ -47,9 +47,9 @@ struct ConsentWithdrawalCLITests {
         #expect(refused.stderr.contains("p.csv:2: participant") && refused.stderr.contains("consent"))
         #expect(try cli.count("records") == 0)
         // Unknown version, before enrollment, in the future.
-        #expect(try cli.ws("consent", "record", "--participant", "P-0001", "--version", "9.9").status == 4)
-        #expect(try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.0", "--signed-at", "2001-01-01T00:00:00Z").status == 3)
-        #expect(try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.0", "--signed-at", "2999-01-01T00:00:00Z").status == 3)
+        #expect(try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001", "--version", "9.9").status == 4)
+        #expect(try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001", "--version", "1.0", "--signed-at", "2001-01-01T00:00:00Z").status == 3)
+        #expect(try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001", "--version", "1.0", "--signed-at", "2999-01-01T00:00:00Z").status == 3)
         try consentAll(cli)
         #expect(try cli.ws("data", "import", file).status == 0)
         // Re-consent keeps history: two rows, the first superseded.

@@ -34,7 +34,7 @@ extension ExportCLITests {
         let enrolled = try cli.ws("participant", "import", try cli.write("roster.csv", roster))
         try #require(enrolled.status == 0, "\(enrolled.output)")
         for i in names.indices {
-            let consent = try cli.ws("consent", "record", "--participant", "P-010\(i)", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
+            let consent = try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-010\(i)", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
             #expect(consent.status == 0, "\(consent.output)")
         }
         // Clean notes full of the surnames as ordinary words (and cohort's own codebook, README and

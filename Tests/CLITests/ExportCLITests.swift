@@ -221,7 +221,7 @@ struct ExportCLITests {
         try #require(enrolled.status == 0, "\(enrolled.output)")
         for line in kept {
             let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            let consent = try cli.ws("consent", "record", "--participant", cells[0], "--version", "1.0", "--signed-at", "\(cells[10])T10:00:00Z")
+            let consent = try cli.ws("consent", "record", "--sharing", "broad", "--participant", cells[0], "--version", "1.0", "--signed-at", "\(cells[10])T10:00:00Z")
             try #require(consent.status == 0, "\(consent.output)")
         }
         var files: [String] = []
@@ -293,7 +293,7 @@ struct ExportCLITests {
         for i in 1...6 {
             for d in 0..<3 {
                 let day = CLI.day(-9 + d)
-                let consent = d == 0 ? try cli.ws("consent", "record", "--participant", "M-\(i)", "--version", "1.0", "--signed-at", "\(enrolled)T09:00:00Z") : nil
+                let consent = d == 0 ? try cli.ws("consent", "record", "--sharing", "broad", "--participant", "M-\(i)", "--version", "1.0", "--signed-at", "\(enrolled)T09:00:00Z") : nil
                 if let consent { try #require(consent.status == 0, "\(consent.output)") }
                 rows += "M-\(i),migraine_attack,\(day)T14:00:00,\(day)T18:30:00,\(3 + d),{score},stress;sleep,MigraineRisk app,started after a long meeting\n"
                 rows += "M-\(i),medication_dose,\(day)T14:30:00,,50,mg,sumatriptan,MigraineRisk app,\n"
@@ -582,7 +582,7 @@ struct ExportCLITests {
         let enrolled = try cli.ws("participant", "enroll", "--code", "P-0001", "--name", name, "--birth-date", "1980-02-29", "--sex", "female",
                                   "--zip", "02139", "--time-zone", "Europe/Berlin", "--enrolled-on", CLI.day(-10))
         #expect(enrolled.status == 0, "\(enrolled.output)")
-        let consent = try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
+        let consent = try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
         #expect(consent.status == 0, "\(consent.output)")
         let records = try cli.write("notes.csv", "participant,kind,start,value,note\nP-0001,pain,\(CLI.day(-2))T12:00:00Z,3,talked to \(name) about the pain\n")
         let imported = try cli.ws("data", "import", records)
@@ -656,7 +656,7 @@ struct ExportCLITests {
         let enrolled = try cli.ws("participant", "enroll", "--code", "P-0001", "--name", "Zoë O'Brien", "--birth-date", "1980-02-29", "--sex", "female",
                                   "--zip", "02139", "--time-zone", "Europe/Berlin", "--enrolled-on", CLI.day(-10))
         #expect(enrolled.status == 0, "\(enrolled.output)")
-        let consent = try cli.ws("consent", "record", "--participant", "P-0001", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
+        let consent = try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001", "--version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z")
         #expect(consent.status == 0, "\(consent.output)")
         let (r, _) = try export(cli)
         #expect(r.status == 0, "\(r.output.prefix(300))")

@@ -19,7 +19,7 @@ struct FHIRImportCLITests {
                 + "P-0003,Cat Example,cat@example.net,,1980-04-01,female,3 Main St,02141,MRN5555555,Europe/Berlin,2026-09-01,\n")
         try #require(try cli.run(["participant", "import", roster, "-w", dir]).status == 0)
         for code in ["P-0001", "P-0002", "P-0003"] {
-            let c = try cli.run(["consent", "record", "--participant", code, "--version", "1.1", "--signed-at", "2026-09-01T12:00:00Z", "-w", dir])
+            let c = try cli.run(["consent", "record", "--sharing", "broad", "--participant", code, "--version", "1.1", "--signed-at", "2026-09-01T12:00:00Z", "-w", dir])
             try #require(c.status == 0, "consent failed: \(c.output)")
         }
     }

@@ -81,13 +81,13 @@ import Testing
         defer { cli.cleanup() }
         let roster = try cli.write("roster.csv", CLI.rosterHeader + "P-0001,Ann Example,,,1980-01-01,female,,02139,,UTC,\(CLI.day(-20)),\n")
         #expect(try cli.run(["participant", "import", roster, "-w", cli.workspace]).status == 0)
-        let recorded = try cli.ws("consent", "record", "--participant", "P-0001", "--consent-version", "1.0", "--signed-at", "\(CLI.day(-20))T12:00:00Z")
+        let recorded = try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001", "--consent-version", "1.0", "--signed-at", "\(CLI.day(-20))T12:00:00Z")
         #expect(recorded.status == 0 && recorded.stdout.contains("Recorded consent 1.0"), "\(recorded.output)")
         let rendered = try cli.ws("consent", "render", "--consent-version", "1.0")
         #expect(rendered.status == 0 && !rendered.stdout.isEmpty)
-        let missing = try cli.ws("consent", "record", "--participant", "P-0001")
+        let missing = try cli.ws("consent", "record", "--sharing", "broad", "--participant", "P-0001")
         #expect(missing.status == 2 && missing.stderr.contains("--consent-version"), "\(missing.output)")
-        let help = try cli.run(["consent", "record", "--help"])
+        let help = try cli.run(["consent", "record", "--sharing", "broad", "--help"])
         #expect(help.stdout.contains("--consent-version") && !help.stdout.contains("--version <"), "\(help.stdout)")
 
         let export = try cli.ws("export", "--recipient", "lab", "--outputs", "csv", "--no-archive", "--out", cli.path("out"))

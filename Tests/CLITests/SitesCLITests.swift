@@ -21,7 +21,7 @@ struct SitesCLITests {
             "--tokens", cli.path("tokens-3.csv"))
         #expect(e.status == 0, "\(e.output)")
         for code in ["P-0001", "P-0002", "P-0003"] {
-            let c = try cli.ws("consent", "record", "--participant", code, "--version", "1.0", "--signed-at", "\(day)T12:00:00Z")
+            let c = try cli.ws("consent", "record", "--sharing", "broad", "--participant", code, "--version", "1.0", "--signed-at", "\(day)T12:00:00Z")
             #expect(c.status == 0, "\(c.output)")
         }
         return cli

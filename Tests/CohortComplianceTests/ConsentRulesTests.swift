@@ -210,13 +210,13 @@ struct ConsentStatusRowTests {
         ]
         #expect(
             ConsentStatusRow.csvRows(rows) == [
-                ["participant", "version", "signed_on", "sharing", "status", "withdrawal", "reconsent_due"],
-                ["P-0001", "1.0", "2025-03-10", "broad", "active", "", "true"],
-                ["P-0002", "", "", "", "none", "", "false"],
-                ["P-0003", "", "", "", "withdrawn", "exclude", "false"],
+                ["participant", "version", "signed_on", "sharing", "status", "withdrawal", "reconsent_due", "audiences", "data_types"],
+                ["P-0001", "1.0", "2025-03-10", "broad", "active", "", "true", "external;study-team", "symptom_log;biometric"],
+                ["P-0002", "", "", "", "none", "", "false", "", ""],
+                ["P-0003", "", "", "", "withdrawn", "exclude", "false", "", ""],
             ])
         let text = ConsentStatusRow.table(rows).render()
-        #expect(text.hasPrefix("participant  version  signed on   sharing  status     withdrawal  re-consent due\n"))
-        #expect(text.contains("P-0002       -        -           -        none       -           no"))
+        #expect(text.hasPrefix("participant  version  signed on   sharing  status     withdrawal  re-consent due  exportable to"))
+        #expect(text.contains("P-0002       -        -           -        none       -           no              none"))
     }
 }

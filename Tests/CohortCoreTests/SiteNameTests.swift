@@ -33,7 +33,7 @@ struct SiteNameTests {
     @Test func aProtocolRuleCannotPublishTheSite() throws {
         let url = repositoryRoot.appendingPathComponent("protocols/minimal.yaml")
         let text = try String(contentsOf: url, encoding: .utf8)
-            .replacingOccurrences(of: "    participant.status: drop\n", with: "    participant.status: drop\n    participant.site: keep\n")
+            .replacingOccurrences(of: "    participant.status: keep\n", with: "    participant.status: keep\n    participant.site: keep\n")
         #expect(text.contains("participant.site: keep"))
         do {
             _ = try ProtocolLoader.parse(text, file: "site.yaml", templateRoot: repositoryRoot)

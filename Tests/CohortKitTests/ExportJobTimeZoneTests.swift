@@ -45,7 +45,7 @@ struct TimeZoneCohort {
         let signed = Timestamp(epochMilliseconds: 1_769_940_000_000)  // 2026-02-01T10:00:00Z
         for i in 0..<count {
             _ = try ConsentService(workspace: workspace).record(
-                code: String(format: "P-%04d", i + 1), version: "1.1", signedAt: signed, signature: "typed:Test", sharing: .studyOnly)
+                code: String(format: "P-%04d", i + 1), version: "1.1", signedAt: signed, signature: "typed:Test", sharing: .broad)
         }
         // Wall-clock times without offset: the importer reads them in the participant's zone.
         var csv = "participant,kind,start,end,value\n"

@@ -27,7 +27,7 @@ struct ImportFixture {
             ], file: nil, source: "test")
         let signed = Timestamp(epochMilliseconds: 1_788_285_600_000)  // 2026-09-01T18:00:00Z
         for code in ["P-0001", "P-0002"] {
-            _ = try ConsentService(workspace: workspace).record(code: code, version: "1.1", signedAt: signed, signature: "typed:Test", sharing: .studyOnly)
+            _ = try ConsentService(workspace: workspace).record(code: code, version: "1.1", signedAt: signed, signature: "typed:Test", sharing: .broad)
         }
     }
 

@@ -223,7 +223,7 @@ struct PostgresSiteSecurityTests {
         let study = try Study()
         for role in ["coord_a", "coord_b", "monitor"] {
             let store = try PostgresStudyStore(url: study.url(role), piiKey: Array(repeating: 7, count: 32))
-            #expect(store.schemaVersion == "v4-bulk-records")
+            #expect(store.schemaVersion == "v5-sharing-scopes")
         }
         do {
             try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: "site-c"), url: study.url("coord_a"))

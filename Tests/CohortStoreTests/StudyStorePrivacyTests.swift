@@ -91,7 +91,7 @@ struct StudyStorePrivacyTests {
             // Turn it back into a v1 database holding plaintext, as an older cohort wrote it.
             try fixture.sqlite(
                 """
-                DELETE FROM grdb_migrations WHERE identifier IN ('v2-private-text', 'v3-sites'); DROP TABLE redactable_texts; ALTER TABLE participants DROP COLUMN site;
+                DELETE FROM grdb_migrations WHERE identifier IN ('v2-private-text', 'v3-sites', 'v4-sharing-scopes'); DROP TABLE redactable_texts; ALTER TABLE participants DROP COLUMN site;
                 ALTER TABLE records DROP COLUMN note_enc;
                 INSERT INTO records (participant_pk, kind, start_ms, start_offset, value, source, note) VALUES
                     (\(rowKey), 'pain', 1741941000000, 3600, 3, 'app', 'old plaintext note about Leeds'),
@@ -116,7 +116,7 @@ struct StudyStorePrivacyTests {
             }
             try fixture.sqlite("VACUUM")
             #expect(Self.plaintext(fixture, ["old plaintext note", "moved to Leeds", "Okafor", "Quarshie"]).isEmpty)
-            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites")
+            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites\nv4-sharing-scopes")
         }
     }
 

@@ -87,9 +87,34 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
     public var residualScan: ResidualScanSummary?
     /// Policy choices below the Safe Harbor floor, and rules that were overridden.
     public var warnings: [String]
+    /// What consent decided: the audience, and participants and records left out by reason (counts only).
+    public var consent: ConsentOutcome?
+
+    /// What consent decided in an export (counts by reason, never who).
+    public struct ConsentOutcome: Sendable, Hashable, Codable {
+        /// `study-team` or `external`.
+        public var audience: String
+        /// Participants left out by a consent reason (`no consent`, `consent version not accepted`, `sharing scope`) or a withdrawal.
+        public var participantsLeftOut: [String: Int]
+        /// Records left out, by `data type: reason`.
+        public var recordsLeftOut: [String: Int]
+
+        /// An outcome as given.
+        public init(audience: String, participantsLeftOut: [String: Int], recordsLeftOut: [String: Int]) {
+            self.audience = audience
+            self.participantsLeftOut = participantsLeftOut
+            self.recordsLeftOut = recordsLeftOut
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case audience
+            case participantsLeftOut = "participants_left_out"
+            case recordsLeftOut = "records_left_out"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case schema, recipient, participants, consents, records, rules, warnings
+        case schema, recipient, participants, consents, records, rules, warnings, consent
         case studyID = "study_id"
         case protocolRevision = "protocol_revision"
         case policySHA256 = "policy_sha256"

@@ -108,6 +108,14 @@ struct ExportSection {
                 ReportPage.table(
                     caption: "Left out of the export (counts only, as the manifest states them)", header: ["Reason", "Count"],
                     rows: manifest.exclusions.map { ["\($0.reason)", "\($0.count)"] }, numeric: [1], empty: "nothing left out"))
+            if let consent = manifest.consent {
+                parts.append(
+                    "<p id=\"consent-audience\">Consent: made for the <strong>\(consent.audience)</strong> audience; every included participant's sharing scope allows it.</p>")
+                parts.append(
+                    ReportPage.table(
+                        caption: "Records left out by consent (data type: reason)", header: ["Reason", "Count"],
+                        rows: consent.recordsLeftOut.map { ["\($0.reason)", "\($0.count)"] }, numeric: [1], empty: "none"))
+            }
         }
         return Markup(parts)
     }

@@ -187,6 +187,9 @@ public final class SQLiteStudyStore: StudyStore {
         migrator.registerMigration("v3-sites") { db in
             try db.execute(sql: Schema.v3)
         }
+        migrator.registerMigration("v4-sharing-scopes") { db in
+            try db.execute(sql: Schema.v4)
+        }
         return migrator
     }
 

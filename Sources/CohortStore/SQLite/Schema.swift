@@ -131,4 +131,29 @@ enum Schema {
     static let v3 = """
         ALTER TABLE participants ADD COLUMN site TEXT CHECK (site IS NULL OR length(site) BETWEEN 1 AND 64);
         """
+
+    /// Migration `v4-sharing-scopes`: a protocol may define sharing scopes beyond `broad` and
+    /// `study-only` (`consent.sharing_scopes`), so the column takes any scope name. SQLite cannot
+    /// change a CHECK constraint, so the table is rebuilt (nothing references it).
+    static let v4 = """
+        CREATE TABLE consents_v4 (
+            id TEXT PRIMARY KEY,
+            participant_pk INTEGER NOT NULL REFERENCES participants(pk),
+            version TEXT NOT NULL,
+            document_sha256 TEXT NOT NULL CHECK (length(document_sha256) = 64),
+            signed_at_ms INTEGER NOT NULL,
+            signed_offset INTEGER NOT NULL,
+            signature_kind TEXT NOT NULL CHECK (signature_kind IN ('typed', 'drawn', 'wet-ink')),
+            signature_enc BLOB,
+            sharing TEXT NOT NULL CHECK (length(sharing) BETWEEN 1 AND 32 AND sharing NOT GLOB '*[^a-z0-9-]*' AND sharing GLOB '[a-z]*'),
+            status TEXT NOT NULL CHECK (status IN ('active', 'superseded', 'withdrawn')),
+            recorded_at_ms INTEGER NOT NULL,
+            recorded_offset INTEGER NOT NULL
+        );
+        INSERT INTO consents_v4 (id, participant_pk, version, document_sha256, signed_at_ms, signed_offset, signature_kind, signature_enc, sharing, status, recorded_at_ms, recorded_offset)
+            SELECT id, participant_pk, version, document_sha256, signed_at_ms, signed_offset, signature_kind, signature_enc, sharing, status, recorded_at_ms, recorded_offset FROM consents;
+        DROP TABLE consents;
+        ALTER TABLE consents_v4 RENAME TO consents;
+        CREATE INDEX consents_participant ON consents(participant_pk);
+        """
 }

@@ -10,7 +10,14 @@ extension Cohort {
                 Streams records through the protocol's de-identification policy into the writers, scans the result for residual \
                 identifiers (any hit publishes nothing), builds a BagIt bag, archives it (tar + gzip), and writes \
                 <name>.manifest.json with its Ed25519 signature <name>.manifest.json.sig. Participants withdrawn in exclude/erase \
-                mode are left out and counted. The audit trail records export.begin before anything is read and export.create (the \
+                mode are left out and counted.
+
+                Consent governs what is published: a participant is included only with a consent in force whose version the \
+                protocol accepts and whose sharing scope allows the export's --audience (external, the default: an outside \
+                recipient; study-team: the study's own investigators and staff). With the default scopes, broad allows both, \
+                study-only the study team alone, no-sharing neither. Records of a data type the governing consent version does not \
+                cover are left out. Everything left out is counted by reason (never named) here, in the manifest and in the \
+                de-identification report; --dry-run prints those counts and writes nothing. The audit trail records export.begin before anything is read and export.create (the \
                 archive's SHA-256) before any file gets its final name; a participant who withdraws (exclude/erase) while the export \
                 runs makes it publish nothing and name them. Names are unique in --out (a taken one gets -2, -3…); with --created-at \
                 the name is fixed and a taken one is refused.
@@ -20,6 +27,8 @@ extension Cohort {
 
                 Examples:
                   cohort export --recipient "Analytics Team" --out exports -w my-study
+                  cohort export --recipient "Outside Lab" --dry-run -w my-study        # who and what would be left out, and why
+                  cohort export --recipient "Study statisticians" --audience study-team --out exports -w my-study
                   cohort export --recipient lab-b --outputs csv,fhir --no-archive --out exports -w my-study
                   cohort export --recipient lab-b --created-at 2026-11-01T00:00:00Z --out exports -w my-study   # reproducible
                   cohort export --recipient site-a-analysts --site site-a --out exports -w my-study   # one site only
@@ -27,6 +36,9 @@ extension Cohort {
 
         @Option(help: "The study id (checked against the workspace).") var study: String?
         @Option(help: "Who receives the export; pseudonyms and date shifts are specific to it.") var recipient: String
+        @Option(help: ArgumentHelp("Who the recipient is: external (default) or study-team; participants' sharing scopes must allow it.", valueName: "audience"))
+        var audience: ExportAudience = .external
+        @Flag(help: "Count what the export would include and leave out, by reason, and write nothing.") var dryRun = false
         @Option(help: ArgumentHelp("Comma-separated files to write: csv, json, fhir (default: the protocol's).", valueName: "csv,json,fhir"))
         var outputs: ExportFormatList?
         @Option(name: .customLong("formats"), help: .hidden) var deprecatedFormats: ExportFormatList?
@@ -65,6 +77,11 @@ extension Cohort {
             exportOptions.fhirLayout = fhir
             exportOptions.fhirTransactions = fhirTransaction
             exportOptions.site = site
+            exportOptions.audience = audience
+            if dryRun {
+                try printDryRun(try ExportJob(workspace: workspace, options: exportOptions).dryRun())
+                return
+            }
             let bar = ProgressBar("exporting", unit: "participants")
             var progress: (@Sendable (Int, Int) -> Void)?
             if Console.showsProgress { progress = { (done: Int, total: Int) in bar.update(done, total: total) } }
@@ -80,12 +97,14 @@ extension Cohort {
                 try printJSON([
                     "bag": outcome.bagName, "archive": outcome.archive?.url.path ?? "", "archive_sha256": outcome.archive?.sha256 ?? "",
                     "manifest": outcome.manifestURL?.path ?? "", "signature": outcome.signatureURL?.path ?? "", "bag_directory": outcome.bagDirectory?.path ?? "",
-                    "participants": String(outcome.participants), "records": String(outcome.records),
+                    "participants": String(outcome.participants), "records": String(outcome.records), "audience": audience.rawValue,
+                    "left_out": Self.counts(outcome.exclusions), "records_left_out": Self.counts(outcome.recordExclusions),
                 ])
                 return
             }
-            Console.print("Exported \(outcome.participants) participants and \(outcome.records) records for \(recipient)" + (site.map { " (site \($0) only)" } ?? "")
-                + (outcome.exclusions.isEmpty ? "" : " (left out: " + outcome.exclusions.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")"))
+            Console.print("Exported \(outcome.participants) participants and \(outcome.records) records for \(recipient) (\(audience.rawValue))" + (site.map { " (site \($0) only)" } ?? "")
+                + (outcome.exclusions.isEmpty ? "" : " (left out: " + Self.counts(outcome.exclusions) + ")"))
+            if !outcome.recordExclusions.isEmpty { Console.print("  records left out by consent: " + Self.counts(outcome.recordExclusions)) }
             if let archive = outcome.archive, let manifest = outcome.manifestURL, let sig = outcome.signatureURL {
                 Console.print("  archive    \(archive.url.path)  (\(archive.size) bytes, sha256 \(archive.sha256))")
                 Console.print("  manifest   \(manifest.path)")
@@ -95,6 +114,27 @@ extension Cohort {
             } else if let bag = outcome.bagDirectory {
                 Console.print("  bag        \(bag.path)")
             }
+        }
+
+        /// `2 no consent, 1 sharing scope`: counts by reason, in reason order.
+        static func counts(_ counts: [String: Int]) -> String {
+            counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        }
+
+        func printDryRun(_ dry: ExportDryRun) throws {
+            if format == .json {
+                try printJSON([
+                    "dry_run": "true", "audience": dry.audience.rawValue, "participants": String(dry.participants), "records": String(dry.records),
+                    "left_out": Self.counts(dry.exclusions), "records_left_out": Self.counts(dry.recordExclusions),
+                ])
+                return
+            }
+            Console.print(
+                "Dry run: an export for \(recipient) (\(dry.audience.rawValue)) would include \(dry.participants) participants and \(dry.records) records"
+                    + (site.map { " (site \($0) only)" } ?? ""))
+            Console.print("  participants left out: " + (dry.exclusions.isEmpty ? "none" : Self.counts(dry.exclusions)))
+            Console.print("  records left out by consent: " + (dry.recordExclusions.isEmpty ? "none" : Self.counts(dry.recordExclusions)))
+            Console.print("Nothing was written.")
         }
     }
 }

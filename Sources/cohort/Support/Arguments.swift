@@ -15,6 +15,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension SharingScope: ExpressibleByArgument {}
+extension ExportAudience: ExpressibleByArgument {}
 extension WithdrawalMode: ExpressibleByArgument {}
 extension ExportCompression: ExpressibleByArgument {}
 extension FHIRLayout: ExpressibleByArgument {}

@@ -46,7 +46,7 @@ struct SiteCohort {
         let signed = Timestamp(epochMilliseconds: 1_772_366_400_000)  // 2026-03-01T12:00:00Z
         var csv = "participant,kind,start,end,value\n"
         for i in 0..<Self.count {
-            _ = try ConsentService(workspace: workspace).record(code: Self.code(i), version: "1.0", signedAt: signed, signature: "typed:Test", sharing: .studyOnly)
+            _ = try ConsentService(workspace: workspace).record(code: Self.code(i), version: "1.0", signedAt: signed, signature: "typed:Test", sharing: .broad)
             for day in 0..<Self.days {
                 csv += "\(Self.code(i)),pain,2026-03-\(String(format: "%02d", day + 2))T08:00:00,,\(i % 10)\n"
             }

@@ -27,7 +27,7 @@ struct ConsentRow: FetchableRecord, TableRecord {
         signedAt = Timestamp(epochMilliseconds: try r.int64("signed_at_ms"), utcOffsetSeconds: try r.offset("signed_offset"))
         signatureKind = try r.choice("signature_kind", SignatureKind.self)
         sealedSignature = try r.optionalBlob("signature_enc")
-        sharing = try r.choice("sharing", SharingScope.self)
+        sharing = try r.sharingScope("sharing")
         status = try r.choice("status", ConsentStatus.self)
         recordedAt = Timestamp(epochMilliseconds: try r.int64("recorded_at_ms"), utcOffsetSeconds: try r.offset("recorded_offset"))
     }

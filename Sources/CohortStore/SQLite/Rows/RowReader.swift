@@ -101,6 +101,13 @@ struct RowReader {
         return value
     }
 
+    func sharingScope(_ column: String) throws -> SharingScope {
+        guard let value = SharingScope(rawValue: try string(column)) else {
+            throw problem(column, expected: "a sharing scope name (lower-case letters, digits and '-')")
+        }
+        return value
+    }
+
     func civilDate(_ column: String) throws -> CivilDate {
         guard let date = CivilDate(iso: try string(column)) else { throw problem(column, expected: "a date YYYY-MM-DD") }
         return date
