@@ -117,7 +117,7 @@ struct ActiveLivingCLITests {
     @Test func cohortsOwnFHIRExportOfTheNewKindsReimports() throws {
         let cli = try CLI()
         defer { cli.cleanup() }
-        let data = try Self.importAndExport(cli, formats: "fhir")
+        let data = try Self.importAndExport(cli, formats: "csv,fhir")
         let map = cli.path("lab-b-map.csv")
         let written = try cli.ws("data", "pseudonym-map", "--recipient", "lab-b", "--out", map)
         try #require(written.status == 0, "\(written.output)")

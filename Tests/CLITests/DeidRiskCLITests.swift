@@ -49,6 +49,14 @@ struct DeidRiskCLITests {
         }
         let imported = try cli.run(["participant", "import", try cli.write("roster.csv", roster), "-w", cli.workspace])
         try #require(imported.status == 0, "roster import failed: \(imported.output)")
+        // Consent governs export: everyone agrees to broad sharing, so k-anonymity decides alone.
+        let script = """
+            for i in $(seq -f '%04g' 1 \(count)); do
+              "$0" consent record --participant "P-$i" --consent-version 1.1 --sharing broad -w "$1" >/dev/null || exit 1
+            done
+            """
+        let (status, output) = try CLI.tool("/bin/bash", ["-c", script, CLI.binary.path, cli.workspace])
+        try #require(status == 0, "consent failed: \(output)")
         return cli
     }
 
