@@ -112,4 +112,20 @@ struct NewcomerCLITests {
         let plain = try cli.ws("participant", "list", "--format", "csv")
         #expect(!plain.stdout.contains("Harbor"), "identifiers only with --show-identifiers")
     }
+
+    /// Every problem of every line in one run: a coordinator fixes the whole file in one pass.
+    @Test func everyRosterProblemIsListedAtOnce() throws {
+        let cli = try CLI.withWorkspace()
+        defer { cli.cleanup() }
+        let roster = try cli.write(
+            "bad.csv",
+            CLI.rosterHeader + "P-0101,Ann Quill,not-an-email,,1980-13-45,X,,02139,,Mars/Base,\(CLI.day(-3)),\n"
+                + "P-0102,Bo Quill,,,1980-01-01,female,,02139,,Europe/Paris,\(CLI.day(-3)),\n")
+        let r = try cli.ws("participant", "import", roster, "--tokens", cli.path("t.csv"))
+        #expect(r.status == 3, "\(r.output)")
+        for field in ["time_zone", "birth_date", "sex", "email"] {
+            #expect(r.stderr.contains("bad.csv:2: \(field):"), "\(field) is listed: \(r.stderr)")
+        }
+        #expect(r.stderr.contains("4 problems in the roster") && !r.stderr.contains("not-an-email") && !r.stderr.contains("Mars"), "\(r.stderr)")
+    }
 }
