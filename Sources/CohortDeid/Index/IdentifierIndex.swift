@@ -163,9 +163,14 @@ struct IdentifierIndex: Sendable {
                         insert([last, String(initial)], .name, &phrases)
                         if rest.count >= 2 { insert([String(initial)] + rest, .name, &phrases) }
                     }
-                    if let last = nameKeys.last, let initial = last.first {
-                        // The given name with the surname's initial: "Dawn H.".
-                        insert([first, String(initial)], .name, requiresCapital: true, &phrases)
+                    for later in rest {
+                        // The given name with a later name's initial: "Dawn H.".
+                        if let initial = later.first { insert([first, String(initial)], .name, requiresCapital: true, &phrases) }
+                    }
+                    if let last = rest.last, last.count >= 3 {
+                        // The family as a plural: "the Featherstones", "the Joneses".
+                        insert([last + "s"], .name, &phrases)
+                        insert([last + "es"], .name, &phrases)
                     }
                     // Names written with an apostrophe or hyphen, as typed without it: "O Hara",
                     // "D Souza" (and each part of 3+ letters), "McAllisterNg".

@@ -175,7 +175,7 @@ public struct Deidentifier: Sendable {
 
     /// The protocol's own words free text may keep: its kinds and their units, its medication
     /// names (``StudyProtocol/medicationCodes``), its title and data types.
-    static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
+    public static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
         var words = Array(studyProtocol.medicationCodes.keys)
         for (dataType, kinds) in studyProtocol.dataTypes {
             words.append(dataType.rawValue.replacingOccurrences(of: "_", with: " "))

@@ -41,7 +41,7 @@ public struct SafeVocabulary: Sendable {
 
     /// The short words (one or two letters) that are safe; the dictionary's own are not taken.
     static let shortWords: Set<String> = [
-        "a", "i", "x", "am", "an", "as", "at", "be", "by", "do", "go", "he", "hi", "if", "in", "is", "it", "me", "my", "no", "of",
+        "a", "i", "x", "id", "am", "an", "as", "at", "be", "by", "do", "go", "he", "hi", "if", "in", "is", "it", "me", "my", "no", "of",
         "oh", "ok", "on", "or", "so", "to", "up", "us", "we", "ah", "eh", "uh", "um", "ow", "ex", "ie", "eg", "vs", "pm", "mg",
         "ml", "kg", "cm", "mm", "km", "lb", "oz", "hr", "er", "iv", "gp", "bp", "hb", "im", "po", "sc", "od", "bd", "qd", "mr",
         "ms", "dr", "pt", "st", "nd", "rd", "th", "tv", "uk", "us", "eu", "pr", "re", "ct", "ph", "dl", "mo", "yo", "wk", "yr",

@@ -29,6 +29,7 @@ public enum ScrubToken: String, Sendable, Hashable, Codable, CaseIterable, Compa
         case .address: self = .address
         case .device: self = .device
         case .code: self = .id
+        case .unknownToken: self = .redacted
         }
     }
 

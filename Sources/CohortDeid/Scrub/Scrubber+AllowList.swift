@@ -334,6 +334,8 @@ struct AllowListDecider {
     /// "turned"…, or before "years"/"yo".
     private func isAgeContext(_ first: Int, _ last: Int) -> Bool {
         if first > 0, gap(first - 1, first), Self.ageBefore.contains(keys[first - 1]) { return true }
+        // "my age is 95", "age: 95", "age was 95".
+        if first > 1, gap(first - 1, first), ["is", "was", "of", "now"].contains(keys[first - 1]), keys[first - 2] == "age" { return true }
         if last + 1 < tokens.count, gap(last, last + 1), Self.ageAfter.contains(keys[last + 1]) { return true }
         return false
     }

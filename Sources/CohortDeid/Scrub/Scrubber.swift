@@ -345,6 +345,12 @@ public struct Scrubber: Sendable {
             }
             return false
         }
+        /// Whether token `t` opens a line or follows a bracketed time (`[12:36] mark:`).
+        func isSpeakerStart(_ t: Int) -> Bool {
+            var i = tokens[t].start - 1
+            while i >= 0, scalars[i] == " " || scalars[i] == "\t" { i -= 1 }
+            return i < 0 || scalars[i] == "\n" || scalars[i] == "]" || scalars[i] == ">"
+        }
         /// Whether token `t` ends its line or the text (a signature).
         func endsLine(_ t: Int) -> Bool {
             guard t + 1 < n else { return true }
@@ -452,6 +458,8 @@ public struct Scrubber: Sendable {
                 if let next, Self.selfReferences.contains(next), startsSentence(t) { strong = true }
                 if token.isCapitalized, let next, Self.personVerbs.contains(next), !token.isPossessive { strong = true }
                 if previous == "from", t + 1 < n, scalars[tokens[t].end..<tokens[t + 1].start].contains(":") { strong = true }
+                // A speaker label: "[12:36] mark: knees bad", "hope: …" opening a line.
+                if token.end < scalars.count, scalars[token.end] == ":", isSpeakerStart(t) { strong = true }
                 guard tokenSpan[t] == nil else { continue }
                 var evidence = strong
                 if candidate.kind == .address {
