@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCompressionTests", dependencies: ["CohortCompression", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortStorePostgres", "CohortPostgres", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore", "CohortDeid"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),

@@ -184,7 +184,7 @@ deidentification:
     records.text: scrub
     records.source: { transform: generalize, map: { "Apple Watch": smartwatch, "Fitbit Charge": fitness-band, "Garmin Venu": smartwatch, "Withings": smart-scale, "AxSpA app": app, "Weather service": weather-service }, other: other }
     records.note: scrub
-    medication_log.text: keep
+    medication_log.text: scrub
 export:
   formats: [csv, json, fhir]
 import:
@@ -281,7 +281,7 @@ deidentification:
     records.note: scrub
     records.source: drop
     migraine_entry.text: keep
-    medication_log.text: keep
+    medication_log.text: scrub
     biometric.text: drop
     menstrual_cycle.text: drop
     daily_checkin.text: drop

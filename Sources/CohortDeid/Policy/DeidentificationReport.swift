@@ -54,10 +54,15 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         public var filesScanned: Int
         public var findingsCount: Int
         public var findings: [ResidualFinding]
+        /// Free-text values checked against the allow-list (nil in reports written before it).
+        public var freeTextValues: Int?
+        /// The rules applied (``ResidualScanResult/rules``; nil in reports written before them).
+        public var rules: String?
         enum CodingKeys: String, CodingKey {
-            case findings
+            case findings, rules
             case filesScanned = "files_scanned"
             case findingsCount = "findings_count"
+            case freeTextValues = "free_text_values"
         }
     }
 
@@ -167,7 +172,9 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         self.kAnonymity = kAnonymity
         scrubTokens = stats.scrubTokens.byName
         self.residualScan = residualScan.map {
-            ResidualScanSummary(filesScanned: $0.filesScanned, findingsCount: $0.findings.count, findings: $0.findings)
+            ResidualScanSummary(
+                filesScanned: $0.filesScanned, findingsCount: $0.findings.count, findings: $0.findings, freeTextValues: $0.freeTextValues,
+                rules: ResidualScanResult.rules)
         }
         warnings = Deidentifier.warnings(for: studyProtocol)
     }

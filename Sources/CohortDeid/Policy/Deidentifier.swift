@@ -168,9 +168,23 @@ public struct Deidentifier: Sendable {
         publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
         shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
-        self.scrubber = scrubber
+        self.scrubber = scrubber.keeping(Self.vocabulary(of: studyProtocol))
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
+    }
+
+    /// The protocol's own words free text may keep: its kinds and their units, its medication
+    /// names (``StudyProtocol/medicationCodes``), its title and data types.
+    public static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
+        var words = Array(studyProtocol.medicationCodes.keys)
+        for (dataType, kinds) in studyProtocol.dataTypes {
+            words.append(dataType.rawValue.replacingOccurrences(of: "_", with: " "))
+            for kind in kinds {
+                words.append(kind.rawValue.replacingOccurrences(of: "_", with: " "))
+                words.append(kind.canonicalUnit)
+            }
+        }
+        return words
     }
 
     /// Whether `policy` publishes any instant: a record's `start` or `end` in any data type,

@@ -1,6 +1,8 @@
 import CohortCore
 import Foundation
 
+@testable import CohortDeid
+
 enum Fixtures {
     static let key = Array(UInt8(0)..<32)
     static let otherKey = Array(UInt8(100)..<132)
@@ -103,4 +105,10 @@ enum Fixtures {
                 note: kind == .pain ? "felt ok" : nil)
         }
     }
+}
+
+extension Array where Element == CohortDeid.ResidualFinding {
+    /// The findings of roster identifiers: what the reference and attacker scanners model. The
+    /// unknown-token findings of free-text fields (the allow-list) have tests of their own.
+    var rosterOnly: [ResidualFinding] { filter { $0.kind != .unknownToken } }
 }
