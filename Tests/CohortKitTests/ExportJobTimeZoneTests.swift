@@ -67,11 +67,11 @@ struct TimeZoneCohort {
     func cleanup() { try? FileManager.default.removeItem(at: directory) }
 
     /// Exports to a fresh folder: the bag directory (`archive: false`) or the archive.
-    func export(createdAt: Date = Self.now, archive: Bool = false) throws -> ExportOutcome {
+    func export(createdAt: Date = Self.now, archive: Bool = false, recipient: String = "analyst") throws -> ExportOutcome {
         try ExportJob(
             workspace: workspace,
             options: ExportOptions(
-                recipient: "analyst", formats: [.csv, .json, .fhir], outDirectory: directory.appendingPathComponent("out-\(UUID().uuidString)"),
+                recipient: recipient, formats: [.csv, .json, .fhir], outDirectory: directory.appendingPathComponent("out-\(UUID().uuidString)"),
                 createdAt: createdAt, archive: archive)
         ).run()
     }
@@ -191,6 +191,33 @@ enum DSTAttack {
 }
 
 struct ExportJobTimeZoneTests {
+    /// Issue 27: one shift per participant for every recipient (two recipients who compare learn
+    /// no shift difference), pseudonyms per recipient.
+    @Test func twoRecipientsSeeTheSameShiftUnderDifferentPseudonyms() throws {
+        let cohort = try TimeZoneCohort(participants: 12)
+        defer { cohort.cleanup() }
+        let keys = cohort.workspace.keystore
+        var published: [String: [String: [DSTAttack.Row]]] = [:]
+        for recipient in ["analyst", "registry"] {
+            let outcome = try cohort.export(recipient: recipient)
+            published[recipient] = try DSTAttack.publishedRows(csvDirectory: try #require(outcome.bagDirectory).appendingPathComponent("data/csv"))
+        }
+        let a = Pseudonymizer(recipientKey: try keys.recipientKey(for: "analyst"))
+        let b = Pseudonymizer(recipientKey: try keys.recipientKey(for: "registry"))
+        var compared = 0
+        for stored in try cohort.workspace.store.participants(withIdentities: false) {
+            let (pa, pb) = (a.pseudonym(for: stored.participant.id), b.pseudonym(for: stored.participant.id))
+            #expect(pa != pb)
+            guard let rowsA = published["analyst"]?[pa], let rowsB = published["registry"]?[pb] else { continue }
+            #expect(published["registry"]?[pa] == nil && published["analyst"]?[pb] == nil)
+            let startsA = rowsA.map(\.start).sorted()
+            let startsB = rowsB.map(\.start).sorted()
+            #expect(!startsA.isEmpty && startsA == startsB, "the same published dates for both recipients")
+            compared += 1
+        }
+        #expect(compared >= 9)
+    }
+
     @Test func theDSTAttackOnAPublishedExportInfersNothing() throws {
         let cohort = try TimeZoneCohort()
         defer { cohort.cleanup() }
@@ -219,7 +246,7 @@ struct ExportJobTimeZoneTests {
         // of their zone's public transitions (the shifted calendar's own), worked out here from
         // the true shifts the attacker does not have.
         let key = try cohort.workspace.keystore.recipientKey(for: "analyst")
-        let shifter = try DateShifter(recipientKey: key, maxDays: 182, wholeWeeks: true)
+        let shifter = try DateShifter(key: try cohort.workspace.keystore.dateShiftKey(), maxDays: 182, wholeWeeks: true)
         let pseudonymizer = Pseudonymizer(recipientKey: key)
         var expectedFiring = 0
         for stored in try cohort.workspace.store.participants(withIdentities: false) {

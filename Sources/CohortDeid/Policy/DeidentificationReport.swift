@@ -160,7 +160,7 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         directIdentifiersRemoved = Deidentifier.directIdentifiers.map {
             FieldCount(field: $0, values: stats.directIdentifiersRemoved[$0] ?? 0)
         }
-        let range = (try? DateShifter(recipientKey: Array(repeating: 0, count: 16), policy: policy.dateShift))?.range
+        let range = (try? DateShifter(key: Array(repeating: 0, count: 16), policy: policy.dateShift))?.range
         dateShift = DateShiftSettings(
             maxDays: policy.dateShift.maxDays, wholeWeeks: policy.dateShift.wholeWeeks, rangeDays: range.map { [$0.lowerBound, $0.upperBound] },
             leftOutAfterCreation: stats.leftOutAfterCreation)

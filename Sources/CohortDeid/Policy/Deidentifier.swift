@@ -2,7 +2,8 @@ public import CohortCore
 import Foundation
 
 /// Turns participants, consents and records into their de-identified rows under the protocol's
-/// allow-list policy, for one recipient.
+/// allow-list policy, for one recipient: pseudonyms are the recipient's, date shifts the same for
+/// every recipient.
 ///
 /// Every field consults ``DeidentificationPolicy/rule(table:field:)``: no rule, or `drop`, leaves
 /// the field nil, and an unruled value is counted in ``stats`` (and the report) as dropped. A
@@ -132,23 +133,25 @@ public struct Deidentifier: Sendable {
     /// the participant's one UTC offset: the `utc_offset` column exists exactly then.
     public let publishesInstants: Bool
 
-    /// Throws when the policy does not pseudonymize `participant.id`, the recipient key is
-    /// shorter than 16 bytes, or the date-shift settings are invalid. `createdAt` is the export's
+    /// Throws when the policy does not pseudonymize `participant.id`, the recipient key or the
+    /// date-shift key is shorter than 16 bytes, or the date-shift settings are invalid.
+    /// `recipientKey` makes the pseudonyms (per recipient); `shiftKey` (`Keystore.dateShiftKey()`)
+    /// the date shifts, one per participant for every recipient. `createdAt` is the export's
     /// creation instant; nil (a preview) means the end of `referenceDate` in UTC.
     public init(
-        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], roster: [Participant], referenceDate: CivilDate,
-        createdAt: Timestamp? = nil
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], roster: [Participant],
+        referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
         try self.init(
-            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, scrubber: try Scrubber(roster: roster),
-            referenceDate: referenceDate, createdAt: createdAt)
+            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, shiftKey: shiftKey,
+            scrubber: try Scrubber(roster: roster), referenceDate: referenceDate, createdAt: createdAt)
     }
 
     /// As the roster initializer, with the roster's scrubber built by the caller (an export
     /// builds it from a roster read through a cursor, see ``RosterIdentifiers``).
     public init(
-        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], scrubber: Scrubber, referenceDate: CivilDate,
-        createdAt: Timestamp? = nil
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: Scrubber,
+        referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
         let policy = studyProtocol.deidentification
         guard policy.rule(table: "participant", field: "id")?.transform == .pseudonymize else {
@@ -160,6 +163,9 @@ public struct Deidentifier: Sendable {
         guard recipientKey.count >= 16 else {
             throw CohortError(.security, "the recipient key is too short", hint: "derive it with Keystore.recipientKey(for:)")
         }
+        guard shiftKey.count >= 16 else {
+            throw CohortError(.security, "the date-shift key is too short", hint: "derive it with Keystore.dateShiftKey()")
+        }
         self.studyProtocol = studyProtocol
         self.recipient = recipient
         self.referenceDate = referenceDate
@@ -167,7 +173,7 @@ public struct Deidentifier: Sendable {
         self.policy = policy
         publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
-        shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
+        shifter = try DateShifter(key: shiftKey, policy: policy.dateShift)
         self.scrubber = scrubber
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)

@@ -10,7 +10,7 @@ struct DeidentificationReportTests {
         let roster = PlantedRoster.participants
         let studyProtocol = Fixtures.studyProtocol(kAnonymity: .init(k: 2, quasiIdentifiers: ["participant.birth_date", "participant.sex"]))
         var deid = try Deidentifier(
-            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, roster: roster,
+            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key, roster: roster,
             referenceDate: Fixtures.date("2025-06-01"))
         let participants = roster.map { deid.participant($0) }
         for p in roster {
