@@ -34,9 +34,12 @@ import Foundation
 ///   `generalize`).
 ///
 /// Instants (`shift`, `keep`, `year`) are written at the participant's one published offset and
-/// shifted on their wall clock (``ParticipantShift``). Nothing dated after ``createdAt`` is
-/// published: such a record is left out (``record(_:of:)`` returns nil), such a date or instant
-/// is left empty, and both are counted in ``DeidentificationStats/leftOutAfterCreation``.
+/// shifted on their wall clock (``ParticipantShift``). Nothing dated after ``horizon`` (the
+/// creation minus the policy's `embargo_days`) is published: such a record is left out
+/// (``record(_:of:)`` returns nil), such a date or instant is left empty, and both are counted in
+/// ``DeidentificationStats/leftOutAfterCreation``. Records of exogenous kinds (the weather) are
+/// left out unless the policy says `exogenous: dated`, counted in
+/// ``DeidentificationStats/leftOutExogenous``.
 ///
 /// A value type; the row methods are `mutating` because they add to ``stats``.
 public struct Deidentifier: Sendable {
@@ -55,6 +58,9 @@ public struct Deidentifier: Sendable {
     /// The export's creation instant: no published date or instant is after it, and each
     /// participant's published offset is their zone's standard offset at this instant.
     public let createdAt: Timestamp
+    /// The last instant anything published may be dated at: ``createdAt`` minus the policy's
+    /// `embargo_days`, so a participant's last published record does not bound their shift.
+    public let horizon: Timestamp
     /// What this de-identifier has done so far.
     public var stats: DeidentificationStats {
         var result = counted
@@ -169,7 +175,10 @@ public struct Deidentifier: Sendable {
         self.studyProtocol = studyProtocol
         self.recipient = recipient
         self.referenceDate = referenceDate
-        self.createdAt = createdAt ?? Timestamp(epochMilliseconds: Int64(referenceDate.daysSinceEpoch + 1) * 86_400_000 - 1)
+        let created = createdAt ?? Timestamp(epochMilliseconds: Int64(referenceDate.daysSinceEpoch + 1) * 86_400_000 - 1)
+        self.createdAt = created
+        horizon = Timestamp(
+            epochMilliseconds: created.epochMilliseconds - Int64(policy.dateShift.embargoDays) * 86_400_000, utcOffsetSeconds: created.utcOffsetSeconds)
         self.policy = policy
         publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
@@ -268,14 +277,14 @@ public struct Deidentifier: Sendable {
         }
         if let rule = rule("participant", "enrolled_on", present: true) {
             if let date = civilDate(p.enrolledOn, rule, offset: offset, field: "participant.enrolled_on") {
-                if date > createdAt.localDate {
+                if date > horizon.localDate {
                     counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
                 } else {
                     row.enrolledOn = date
                     countApplied("participant", "enrolled_on")
                 }
                 if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
-                    if withdrawn > createdAt {
+                    if withdrawn > horizon {
                         counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
                     } else {
                         row.withdrawnAt = withdrawn
@@ -331,6 +340,9 @@ public struct Deidentifier: Sendable {
         if let rule = rule("consent", "signed_at", present: true) {
             var shift = shifter.shift(for: p, reference: createdAt)
             if let signed = shifted(c.signedAt, rule, shift: &shift) {
+                // The consent's signing is bounded by the creation only: `cohort verify` orders a
+                // participant's consents by it. A re-consent within the embargo narrows the shift
+                // (docs/deidentification.md, "Time": limits).
                 if signed > createdAt {
                     counted.leftOutAfterCreation["consent.signed_at", default: 0] += 1
                 } else {
@@ -347,8 +359,13 @@ public struct Deidentifier: Sendable {
     }
 
     /// The de-identified record row of participant `p`, or nil when its published start or end
-    /// would be after ``createdAt`` (the record is left out and counted).
+    /// would be after ``horizon``, or its kind is exogenous and the policy leaves such records out
+    /// (the record is left out and counted).
     public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord? {
+        if policy.dateShift.exogenous == .drop, policy.dateShift.isExogenous(r.kind) {
+            counted.leftOutExogenous[r.kind.rawValue, default: 0] += 1
+            return nil
+        }
         let pseudonym: String
         var shift: ParticipantShift
         if let last = lastRecordParticipant, last.id == p.id {
@@ -366,11 +383,11 @@ public struct Deidentifier: Sendable {
         let endRule = r.end == nil ? nil : plan.fields[1].rule
         let start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
         let end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
-        if let start, start > createdAt {
+        if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
         }
-        if let end, end > createdAt {
+        if let end, end > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
         }
@@ -539,6 +556,7 @@ public struct Deidentifier: Sendable {
             default: break
             }
         }
+        for signal in TimeSignals.recoverable(studyProtocol) { result.append("date_shift: \(signal.statement)") }
         if policy.dateShift.maxDays == 0, policy.fields.values.contains(where: { $0.transform == .shift }) {
             result.append("date_shift.max_days is 0: `shift` leaves dates unchanged")
         }
