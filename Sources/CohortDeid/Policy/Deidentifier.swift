@@ -381,8 +381,15 @@ public struct Deidentifier: Sendable {
         // The instants first: a record dated after the export's creation is left out whole.
         let startRule = plan.fields[0].rule
         let endRule = r.end == nil ? nil : plan.fields[1].rule
-        let start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
-        let end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
+        let start: Timestamp?
+        let end: Timestamp?
+        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
+            // Dense series continue on elapsed time across wall-clock jumps (no DST trace).
+            (start, end) = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
+        } else {
+            start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
+            end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
+        }
         if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
