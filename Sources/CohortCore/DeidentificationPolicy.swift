@@ -79,9 +79,10 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         /// shifts from a daily activity series: protocols that publish one should shift by days.
         public var wholeWeeks: Bool
         /// Nothing is published dated after the export's creation minus this many days (0: after
-        /// the creation). The last published record of a participant whose data run up to the
-        /// export then bounds the shift to no fewer than `embargoDays` candidates; with
-        /// `embargoDays = ⌈maxDays/2⌉` at least half the range stays possible.
+        /// the creation). With `embargoDays = maxDays` every participant whose data run up to the
+        /// export has their published data end at the same horizon, whatever their shift, so the
+        /// last record says nothing; with less, a participant shifted further back than the
+        /// embargo has their last record at the creation plus their shift.
         public var embargoDays: Int
         /// What happens to records of exogenous kinds (public series such as the weather, which
         /// a public archive dates): left out, or published with shifted dates.

@@ -257,7 +257,7 @@ extension NodeReader {
                     error(s["max_days"], "deidentification.date_shift.max_days", "whole_weeks needs max_days of at least 7")
                 }
                 if embargo > maxDays {
-                    error(s["embargo_days"], "deidentification.date_shift.embargo_days", "embargo_days is larger than max_days", hint: "⌈max_days/2⌉ keeps half the shift range")
+                    error(s["embargo_days"], "deidentification.date_shift.embargo_days", "embargo_days is larger than max_days", hint: "embargo_days = max_days hides the shift from the last record")
                 }
                 shift = .init(maxDays: maxDays, wholeWeeks: weeks, embargoDays: embargo, exogenous: exogenous, exogenousKinds: extraKinds)
             }

@@ -43,8 +43,8 @@ deidentification:
     max_days: 90
     # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
     whole_weeks: false
-    # Nothing published dated after the export minus 45 days: the last record leaves at least half the range.
-    embargo_days: 45
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 90
   k_anonymity:
     k: 3
     quasi_identifiers: [participant.age, participant.sex]
@@ -154,8 +154,8 @@ deidentification:
     max_days: 182
     # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
     whole_weeks: false
-    # Nothing published dated after the export minus 91 days: the last record leaves at least half the range.
-    embargo_days: 91
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 182
     # Weather (environment) is a public series: left out of exports (drop is also the default).
     exogenous: drop
   k_anonymity:
@@ -255,8 +255,8 @@ deidentification:
     max_days: 90
     # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
     whole_weeks: false
-    # Nothing published dated after the export minus 45 days: the last record leaves at least half the range.
-    embargo_days: 45
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 90
   k_anonymity:
     k: 5
     quasi_identifiers: [participant.age, participant.sex, participant.zip]
@@ -332,8 +332,8 @@ deidentification:
     max_days: 30
     # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
     whole_weeks: false
-    # Nothing published dated after the export minus 15 days: the last record leaves at least half the range.
-    embargo_days: 15
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 30
   fields:
     participant.id: pseudonymize
     participant.sex: keep

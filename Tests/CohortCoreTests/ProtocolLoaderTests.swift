@@ -30,7 +30,7 @@ struct ProtocolLoaderTests {
         #expect(p.durationDays == 90)
         #expect(p.irb.expires == CivilDate(year: 2027, month: 12, day: 31))
         #expect(p.dataTypes[.biometric] == [.heartRate, .restingHeartRate, .hrvSDNN, .steps, .sleepDuration])
-        #expect(p.deidentification.dateShift == .init(maxDays: 182, wholeWeeks: false, embargoDays: 91, exogenous: .drop))
+        #expect(p.deidentification.dateShift == .init(maxDays: 182, wholeWeeks: false, embargoDays: 182, exogenous: .drop))
         #expect(p.deidentification.kAnonymity?.k == 3)
         #expect(p.deidentification.fields["participant.age"]?.bins == [18, 30, 40, 50, 60, 70, 80, 90])
         #expect(p.deidentification.fields["records.source"]?.map?["Apple Watch"] == "smartwatch")
@@ -44,7 +44,7 @@ struct ProtocolLoaderTests {
     /// (issue 27).
     @Test func fixtureIsTheMinimalProtocol() throws {
         let complete = ProtocolFixture.text([
-            28: "    max_days: 30\n    whole_weeks: false\n    embargo_days: 15",
+            28: "    max_days: 30\n    whole_weeks: false\n    embargo_days: 30",
             37: ([ProtocolFixture.lines[36]] + ProtocolFixture.minimalExplicitDrops).joined(separator: "\n"),
         ])
         let fixture = try ProtocolLoader.parse(complete, file: "test.yaml", templateRoot: repositoryRoot)

@@ -24,11 +24,11 @@ public enum TimeSignals {
                     attack: "holiday",
                     statement: "whole-week shifts keep weekdays: dips of a daily activity series on public holidays align with the regional holiday calendar and give the shift away"))
         }
-        if shift.embargoDays * 2 < shift.maxDays {
+        if shift.embargoDays < shift.maxDays {
             result.append(
                 Signal(
                     attack: "freshness",
-                    statement: "embargo_days is below half of max_days: the last published record of a participant with data up to the export narrows the shift to fewer than half the range"))
+                    statement: "embargo_days is below max_days: the last published record of a participant with data up to the export gives the shift away when it is earlier than the embargo horizon, and bounds it otherwise"))
         }
         if shift.exogenous == .dated, studyProtocol.dataTypes.values.joined().contains(where: shift.isExogenous) {
             result.append(

@@ -57,10 +57,10 @@ extension DeidentifierTests {
         let old = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: true))
         #expect(TimeSignals.recoverable(old).map(\.attack) == ["holiday", "freshness"])
         #expect(Deidentifier.warnings(for: old).contains { $0.hasPrefix("date_shift: whole-week shifts keep weekdays") })
-        let new = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: false, embargoDays: 91))
+        let new = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: false, embargoDays: 182))
         #expect(TimeSignals.recoverable(new).isEmpty)
         let report = try DeidentificationReport(studyProtocol: new, recipient: "analyst", stats: DeidentificationStats())
-        #expect(report.dateShift.embargoDays == 91)
+        #expect(report.dateShift.embargoDays == 182)
         #expect(report.dateShift.scope == "participant")
         #expect(report.dateShift.recoverableSignals == [])
     }
