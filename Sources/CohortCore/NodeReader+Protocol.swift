@@ -227,14 +227,39 @@ extension NodeReader {
         guard let m = mapping(node, "deidentification", keys: ["date_shift", "k_anonymity", "fields"], required: ["date_shift", "fields"])
         else { return nil }
         var shift: DeidentificationPolicy.DateShift?
-        if let s = mapping(m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks"], required: ["max_days"]) {
+        if let s = mapping(
+            m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks", "embargo_days", "exogenous", "exogenous_kinds"],
+            required: ["max_days"])
+        {
             let maxDays = int(s["max_days"], "deidentification.date_shift.max_days", range: 0...3650)
             let weeks = s["whole_weeks"].flatMap { bool($0, "deidentification.date_shift.whole_weeks") } ?? false
+            let embargo = s["embargo_days"].flatMap { int($0, "deidentification.date_shift.embargo_days", range: 0...3650) } ?? 0
+            var exogenous = DeidentificationPolicy.DateShift.Exogenous.drop
+            if let node = s["exogenous"], let text = string(node, "deidentification.date_shift.exogenous") {
+                if let value = DeidentificationPolicy.DateShift.Exogenous(rawValue: text) {
+                    exogenous = value
+                } else {
+                    error(node, "deidentification.date_shift.exogenous", "expected drop or dated", hint: "drop leaves weather-like public series out")
+                }
+            }
+            var extraKinds: [RecordKind] = []
+            for (i, item) in (s["exogenous_kinds"].flatMap { sequence($0, "deidentification.date_shift.exogenous_kinds") } ?? []).enumerated() {
+                let path = "deidentification.date_shift.exogenous_kinds[\(i)]"
+                guard let name = string(item, path) else { continue }
+                guard let kind = RecordKind(rawValue: name) else {
+                    error(item, path, "unknown record kind", hint: "a kind cohort accepts, e.g. barometric_pressure")
+                    continue
+                }
+                if !extraKinds.contains(kind) { extraKinds.append(kind) }
+            }
             if let maxDays {
                 if weeks, maxDays > 0, maxDays < 7 {
                     error(s["max_days"], "deidentification.date_shift.max_days", "whole_weeks needs max_days of at least 7")
                 }
-                shift = .init(maxDays: maxDays, wholeWeeks: weeks)
+                if embargo > maxDays {
+                    error(s["embargo_days"], "deidentification.date_shift.embargo_days", "embargo_days is larger than max_days", hint: "embargo_days = max_days hides the shift from the last record")
+                }
+                shift = .init(maxDays: maxDays, wholeWeeks: weeks, embargoDays: embargo, exogenous: exogenous, exogenousKinds: extraKinds)
             }
         }
         var kAnonymity: DeidentificationPolicy.KAnonymity?

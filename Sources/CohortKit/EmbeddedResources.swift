@@ -41,7 +41,10 @@ compliance:
 deidentification:
   date_shift:
     max_days: 90
-    whole_weeks: true
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
+    whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 90
   k_anonymity:
     k: 3
     quasi_identifiers: [participant.age, participant.sex]
@@ -149,7 +152,12 @@ compliance:
 deidentification:
   date_shift:
     max_days: 182
-    whole_weeks: true
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
+    whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 182
+    # Weather (environment) is a public series: left out of exports (drop is also the default).
+    exogenous: drop
   k_anonymity:
     k: 3
     quasi_identifiers: [participant.birth_date, participant.sex, participant.zip]
@@ -245,7 +253,10 @@ compliance:
 deidentification:
   date_shift:
     max_days: 90
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
     whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 90
   k_anonymity:
     k: 5
     quasi_identifiers: [participant.age, participant.sex, participant.zip]
@@ -319,6 +330,10 @@ compliance:
 deidentification:
   date_shift:
     max_days: 30
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
+    whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 30
   fields:
     participant.id: pseudonymize
     participant.sex: keep

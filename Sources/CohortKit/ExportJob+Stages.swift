@@ -242,7 +242,8 @@ extension ExportJob {
     func deidentify(_ snapshot: inout ExportSnapshot, plan: ExportPlan, recipientKey: [UInt8]) throws -> DeidentifiedCohort {
         let scrubber = try Scrubber(identifiers: snapshot.takeIdentifiers())
         var deid = try Deidentifier(
-            studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey, scrubber: scrubber,
+            studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey,
+            shiftKey: try workspace.keystore.dateShiftKey(), scrubber: scrubber,
             referenceDate: plan.createdAt.localDate, createdAt: plan.createdAt)
         let included = snapshot.included
         snapshot.included = []

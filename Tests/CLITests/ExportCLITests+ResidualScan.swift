@@ -14,7 +14,10 @@ extension ExportCLITests {
         try fm.createSymbolicLink(at: cli.directory.appendingPathComponent("templates"), withDestinationURL: CLI.repoRoot.appendingPathComponent("templates"))
         let original = try text(CLI.repoRoot.appendingPathComponent("protocols/axspa-wearables.yaml").path)
         #expect(original.contains("    records.note: scrub\n") && original.contains("  k_anonymity:\n    k: 3\n"))
-        var lines = original.replacingOccurrences(of: "    records.note: scrub\n", with: "    records.note: keep\n").components(separatedBy: "\n")
+        // No embargo (issue 27): these tests publish notes written days before the export.
+        #expect(original.contains("    embargo_days: 182\n"))
+        var lines = original.replacingOccurrences(of: "    records.note: scrub\n", with: "    records.note: keep\n")
+            .replacingOccurrences(of: "    embargo_days: 182\n", with: "    embargo_days: 0\n").components(separatedBy: "\n")
         if let k = lines.firstIndex(of: "  k_anonymity:") { lines.removeSubrange(k...(k + 2)) }
         let protocolFile = protocols.appendingPathComponent("keep-notes.yaml")
         try Data(lines.joined(separator: "\n").utf8).write(to: protocolFile)

@@ -2,7 +2,8 @@ public import CohortCore
 import Foundation
 
 /// Turns participants, consents and records into their de-identified rows under the protocol's
-/// allow-list policy, for one recipient.
+/// allow-list policy, for one recipient: pseudonyms are the recipient's, date shifts the same for
+/// every recipient.
 ///
 /// Every field consults ``DeidentificationPolicy/rule(table:field:)``: no rule, or `drop`, leaves
 /// the field nil, and an unruled value is counted in ``stats`` (and the report) as dropped. A
@@ -33,9 +34,12 @@ import Foundation
 ///   `generalize`).
 ///
 /// Instants (`shift`, `keep`, `year`) are written at the participant's one published offset and
-/// shifted on their wall clock (``ParticipantShift``). Nothing dated after ``createdAt`` is
-/// published: such a record is left out (``record(_:of:)`` returns nil), such a date or instant
-/// is left empty, and both are counted in ``DeidentificationStats/leftOutAfterCreation``.
+/// shifted on their wall clock (``ParticipantShift``). Nothing dated after ``horizon`` (the
+/// creation minus the policy's `embargo_days`) is published: such a record is left out
+/// (``record(_:of:)`` returns nil), such a date or instant is left empty, and both are counted in
+/// ``DeidentificationStats/leftOutAfterCreation``. Records of exogenous kinds (the weather) are
+/// left out unless the policy says `exogenous: dated`, counted in
+/// ``DeidentificationStats/leftOutExogenous``.
 ///
 /// A value type; the row methods are `mutating` because they add to ``stats``.
 public struct Deidentifier: Sendable {
@@ -54,6 +58,9 @@ public struct Deidentifier: Sendable {
     /// The export's creation instant: no published date or instant is after it, and each
     /// participant's published offset is their zone's standard offset at this instant.
     public let createdAt: Timestamp
+    /// The last instant anything published may be dated at: ``createdAt`` minus the policy's
+    /// `embargo_days`, so a participant's last published record does not bound their shift.
+    public let horizon: Timestamp
     /// What this de-identifier has done so far.
     public var stats: DeidentificationStats {
         var result = counted
@@ -132,23 +139,25 @@ public struct Deidentifier: Sendable {
     /// the participant's one UTC offset: the `utc_offset` column exists exactly then.
     public let publishesInstants: Bool
 
-    /// Throws when the policy does not pseudonymize `participant.id`, the recipient key is
-    /// shorter than 16 bytes, or the date-shift settings are invalid. `createdAt` is the export's
+    /// Throws when the policy does not pseudonymize `participant.id`, the recipient key or the
+    /// date-shift key is shorter than 16 bytes, or the date-shift settings are invalid.
+    /// `recipientKey` makes the pseudonyms (per recipient); `shiftKey` (`Keystore.dateShiftKey()`)
+    /// the date shifts, one per participant for every recipient. `createdAt` is the export's
     /// creation instant; nil (a preview) means the end of `referenceDate` in UTC.
     public init(
-        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], roster: [Participant], referenceDate: CivilDate,
-        createdAt: Timestamp? = nil
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], roster: [Participant],
+        referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
         try self.init(
-            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, scrubber: try Scrubber(roster: roster),
-            referenceDate: referenceDate, createdAt: createdAt)
+            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, shiftKey: shiftKey,
+            scrubber: try Scrubber(roster: roster), referenceDate: referenceDate, createdAt: createdAt)
     }
 
     /// As the roster initializer, with the roster's scrubber built by the caller (an export
     /// builds it from a roster read through a cursor, see ``RosterIdentifiers``).
     public init(
-        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], scrubber: Scrubber, referenceDate: CivilDate,
-        createdAt: Timestamp? = nil
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: Scrubber,
+        referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
         let policy = studyProtocol.deidentification
         guard policy.rule(table: "participant", field: "id")?.transform == .pseudonymize else {
@@ -160,14 +169,20 @@ public struct Deidentifier: Sendable {
         guard recipientKey.count >= 16 else {
             throw CohortError(.security, "the recipient key is too short", hint: "derive it with Keystore.recipientKey(for:)")
         }
+        guard shiftKey.count >= 16 else {
+            throw CohortError(.security, "the date-shift key is too short", hint: "derive it with Keystore.dateShiftKey()")
+        }
         self.studyProtocol = studyProtocol
         self.recipient = recipient
         self.referenceDate = referenceDate
-        self.createdAt = createdAt ?? Timestamp(epochMilliseconds: Int64(referenceDate.daysSinceEpoch + 1) * 86_400_000 - 1)
+        let created = createdAt ?? Timestamp(epochMilliseconds: Int64(referenceDate.daysSinceEpoch + 1) * 86_400_000 - 1)
+        self.createdAt = created
+        horizon = Timestamp(
+            epochMilliseconds: created.epochMilliseconds - Int64(policy.dateShift.embargoDays) * 86_400_000, utcOffsetSeconds: created.utcOffsetSeconds)
         self.policy = policy
         publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
-        shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
+        shifter = try DateShifter(key: shiftKey, policy: policy.dateShift)
         self.scrubber = scrubber.keeping(Self.vocabulary(of: studyProtocol))
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
@@ -276,14 +291,14 @@ public struct Deidentifier: Sendable {
         }
         if let rule = rule("participant", "enrolled_on", present: true) {
             if let date = civilDate(p.enrolledOn, rule, offset: offset, field: "participant.enrolled_on") {
-                if date > createdAt.localDate {
+                if date > horizon.localDate {
                     counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
                 } else {
                     row.enrolledOn = date
                     countApplied("participant", "enrolled_on")
                 }
                 if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
-                    if withdrawn > createdAt {
+                    if withdrawn > horizon {
                         counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
                     } else {
                         row.withdrawnAt = withdrawn
@@ -339,6 +354,9 @@ public struct Deidentifier: Sendable {
         if let rule = rule("consent", "signed_at", present: true) {
             var shift = shifter.shift(for: p, reference: createdAt)
             if let signed = shifted(c.signedAt, rule, shift: &shift) {
+                // The consent's signing is bounded by the creation only: `cohort verify` orders a
+                // participant's consents by it. A re-consent within the embargo narrows the shift
+                // (docs/deidentification.md, "Time": limits).
                 if signed > createdAt {
                     counted.leftOutAfterCreation["consent.signed_at", default: 0] += 1
                 } else {
@@ -355,8 +373,13 @@ public struct Deidentifier: Sendable {
     }
 
     /// The de-identified record row of participant `p`, or nil when its published start or end
-    /// would be after ``createdAt`` (the record is left out and counted).
+    /// would be after ``horizon``, or its kind is exogenous and the policy leaves such records out
+    /// (the record is left out and counted).
     public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord? {
+        if policy.dateShift.exogenous == .drop, policy.dateShift.isExogenous(r.kind) {
+            counted.leftOutExogenous[r.kind.rawValue, default: 0] += 1
+            return nil
+        }
         let pseudonym: String
         var shift: ParticipantShift
         if let last = lastRecordParticipant, last.id == p.id {
@@ -372,13 +395,20 @@ public struct Deidentifier: Sendable {
         // The instants first: a record dated after the export's creation is left out whole.
         let startRule = plan.fields[0].rule
         let endRule = r.end == nil ? nil : plan.fields[1].rule
-        let start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
-        let end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
-        if let start, start > createdAt {
+        let start: Timestamp?
+        let end: Timestamp?
+        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
+            // Dense series continue on elapsed time across wall-clock jumps (no DST trace).
+            (start, end) = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
+        } else {
+            start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
+            end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
+        }
+        if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
         }
-        if let end, end > createdAt {
+        if let end, end > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
         }
@@ -547,6 +577,7 @@ public struct Deidentifier: Sendable {
             default: break
             }
         }
+        for signal in TimeSignals.recoverable(studyProtocol) { result.append("date_shift: \(signal.statement)") }
         if policy.dateShift.maxDays == 0, policy.fields.values.contains(where: { $0.transform == .shift }) {
             result.append("date_shift.max_days is 0: `shift` leaves dates unchanged")
         }

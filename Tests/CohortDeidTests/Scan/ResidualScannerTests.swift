@@ -158,7 +158,7 @@ struct ResidualScannerTests {
         let roster = PlantedRoster.participants + Fixtures.roster(count: 200)
         let scanner = ResidualScanner(roster: roster)
         var deid = try Deidentifier(
-            studyProtocol: Fixtures.studyProtocol(), recipient: "analyst", recipientKey: Fixtures.key, roster: roster,
+            studyProtocol: Fixtures.studyProtocol(), recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key, roster: roster,
             referenceDate: Fixtures.date("2025-06-01"))
         var g = SeededRandom(seed: 9)
         var lines = ["pseudonym,kind,start,end,value,unit,source,note"]

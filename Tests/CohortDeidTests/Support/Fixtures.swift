@@ -76,17 +76,18 @@ enum Fixtures {
 
     static func studyProtocol(
         fields: [String: FieldRule] = allFields, maxDays: Int = 180, wholeWeeks: Bool = false,
-        kAnonymity: DeidentificationPolicy.KAnonymity? = nil
+        kAnonymity: DeidentificationPolicy.KAnonymity? = nil, dateShift: DeidentificationPolicy.DateShift? = nil,
+        dataTypes: [DataType: [RecordKind]] = [.symptomLog: [.pain, .fatigue], .biometric: [.heartRate, .steps], .medicationLog: [.medicationDose]]
     ) -> StudyProtocol {
         StudyProtocol(
             id: "axspa-wearables", revision: 3, title: "AxSpA wearables", institution: "Example University",
             principalInvestigator: .init(name: "Dr. Investigator"),
             irb: .init(board: "Example IRB", approvalNumber: "IRB-2025-001", expires: date("2026-12-31")), durationDays: 90,
             consent: ConsentPolicy(currentVersion: "1.0", reconsent: .major, documents: [.init(version: "1.0", template: "consent.mustache")]),
-            dataTypes: [.symptomLog: [.pain, .fatigue], .biometric: [.heartRate, .steps], .medicationLog: [.medicationDose]],
+            dataTypes: dataTypes,
             compliance: CompliancePolicy(rules: []),
             deidentification: DeidentificationPolicy(
-                dateShift: .init(maxDays: maxDays, wholeWeeks: wholeWeeks), kAnonymity: kAnonymity, fields: fields),
+                dateShift: dateShift ?? .init(maxDays: maxDays, wholeWeeks: wholeWeeks), kAnonymity: kAnonymity, fields: fields),
             export: ExportSettings(formats: [.csv, .json]))
     }
 
