@@ -155,7 +155,7 @@ extension PostgresStudyStore {
                     do {
                         stored = try event(row)
                     } catch let error as CohortError {
-                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
+                        return .malformed(seq: seq, problem: AuditChain.problem(decoding: error))
                     }
                     let searchable = try? row.stringMap("details_json")
                     if searchable != stored.details {

@@ -103,7 +103,7 @@ extension SQLiteStudyStore {
                         return .event(try AuditEventRow(row: row).event)
                     } catch let error as CohortError {
                         let seq = try? RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq").int64("seq")
-                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
+                        return .malformed(seq: seq, problem: AuditChain.problem(decoding: error))
                     }
                 },
                 checkpoints: checkpoints,
