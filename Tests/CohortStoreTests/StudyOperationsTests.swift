@@ -122,3 +122,18 @@ struct StudyOperationsTests {
         }
     }
 }
+
+/// The store tests' choice of stores: PostgreSQL is never dropped without a stated reason.
+struct StoreKindTests {
+    @Test func bothStoresRunUnlessASkipReasonIsGivenOutsideCI() {
+        #expect(StoreKind.skipPostgresReason([:]) == nil, "no server installed is not a reason: the PostgreSQL cases run and fail")
+        #expect(StoreKind.skipPostgresReason(["COHORT_TEST_SKIP_POSTGRES": ""]) == nil, "an empty reason is no reason")
+        #expect(StoreKind.skipPostgresReason(["COHORT_TEST_SKIP_POSTGRES": "no server here"]) == "no server here")
+        #expect(StoreKind.skipPostgresReason(["COHORT_TEST_SKIP_POSTGRES": "no server here", "CI": "1"]) == nil, "CI runs both")
+    }
+
+    @Test func theStoresTestedHereIncludePostgreSQLUnlessSkippedWithAReason() {
+        let skipping = StoreKind.skipPostgresReason(ProcessInfo.processInfo.environment) != nil
+        #expect(StoreKind.tested == (skipping ? [.sqlite] : StoreKind.allCases))
+    }
+}
