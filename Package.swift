@@ -71,7 +71,7 @@ let package = Package(
         ),
         .target(
             name: "CohortStore",
-            dependencies: ["CohortCore", "CohortCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CohortCore", "CohortCrypto", "CohortCompliance", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -130,7 +130,8 @@ extension PostgresStudyStore {
         CohortError(
             .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
             at: .init(file: location, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)")
+            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)",
+            cause: .malformedColumn(table: table, column: column))
     }
 
     /// Rows of `sql` read with the column list `selected`.
@@ -155,13 +156,13 @@ extension PostgresStudyStore {
                 // of overlapping files, say): the server cancels one of them, which rolls back whole.
                 throw CohortError(
                     .conflict, "another coordinator's command wrote the same rows at the same moment, and the database cancelled this one to let it finish; nothing of this command was stored",
-                    at: .init(file: location), hint: "run it again (rows the other command stored count as duplicates)", underlying: error.message)
+                    at: .init(file: location), hint: "run it again (rows the other command stored count as duplicates)", underlying: error.message, cause: error.cause)
             case "55P03":
                 throw CohortError(
                     .conflict, "another coordinator has held a lock on the study database for more than \(options.lockTimeout.seconds) s",
                     at: .init(file: location),
                     hint: "wait for the other command to finish and run this again; allow a longer wait with COHORT_LOCK_TIMEOUT=<seconds>",
-                    underlying: error.message)
+                    underlying: error.message, cause: error.cause)
             default:
                 throw located(error)
             }

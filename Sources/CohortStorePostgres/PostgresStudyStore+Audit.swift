@@ -26,47 +26,11 @@ extension PostgresStudyStore {
         return (try row.int64("seq"), try row.string("hash"))
     }
 
-    /// Appends an event inside the caller's transaction and returns it. The actor name and every
-    /// `redactable` detail become redactable texts first (outside the lock); then the lock, the
-    /// head, the insert.
-    @discardableResult
-    func appendEvent(
-        _ conn: PostgresConnection, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        let instant = AuditChain.instant(at)
-        let committedActor = try storeRedactable(conn, actor, participantID: nil)
-        var committed = details
-        var revealed = ["actor": actor]
-        for (key, text) in redactable {
-            committed[key] = try storeRedactable(conn, text, participantID: owner)
-            revealed["details." + key] = text
-        }
-        let json = try AuditChain.detailsJSON(committed)
-        try lockAuditChain(conn)
-        var event = try AuditChain.next(after: try head(conn), at: instant, actor: committedActor, action: action, subject: subject, details: committed)
-        try conn.command(
-            """
-            INSERT INTO audit_events (seq, at, actor, action, subject, details, details_text, prev_hash, hash)
-            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
-            """,
-            values: [
-                .int(event.seq), .text(instant), .text(committedActor), .text(action), .optional(subject), .text(json), .text(json), .text(event.prevHash),
-                .text(event.hash),
-            ])
-        event.revealed = revealed
-        return event
-    }
-
     /// Appends an event in its own transaction. `redactable` details (free text a person typed)
     /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
     @discardableResult
     public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try change { conn in
-            try appendEvent(
-                conn, actor: entry.actor, action: entry.action, subject: entry.subject, details: entry.details, redactable: entry.redactable,
-                owner: entry.owner, at: at)
-        }
+        try transact { tx in try operations.appendEvent(tx, entry, at: at) }
     }
 
     /// Signs the chain's head under the audit lock and stores the checkpoint; nil for an empty chain.
@@ -191,7 +155,7 @@ extension PostgresStudyStore {
                     do {
                         stored = try event(row)
                     } catch let error as CohortError {
-                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
+                        return .malformed(seq: seq, problem: AuditChain.problem(decoding: error))
                     }
                     let searchable = try? row.stringMap("details_json")
                     if searchable != stored.details {

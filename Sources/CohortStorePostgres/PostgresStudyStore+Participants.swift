@@ -17,28 +17,8 @@ extension PostgresStudyStore {
 
     /// Enrolls participants in one transaction (all or nothing), one audit event each.
     public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
-        let identity = PIISealing.identityColumns.map(\.column).joined(separator: ", ")
-        let placeholders = (1...(PIISealing.identityColumns.count + 10)).map { "$\($0)" }.joined(separator: ", ")
         do {
-            try change { conn in
-                for e in enrollments {
-                    let p = e.participant
-                    if !(try conn.query("SELECT 1 FROM participants WHERE code = $1", values: [.text(p.code)])).isEmpty {
-                        throw CohortError(.conflict, "participant \(p.code) is already enrolled", hint: "choose another study code")
-                    }
-                    let id = p.id.uuidString.lowercased()
-                    let sealed = try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey)
-                    let values: [PostgresValue] =
-                        [.text(id), .text(p.code), .optional(p.site), .text(p.sex.rawValue), .text(p.timeZone), .text(p.enrolledOn.description), .text(p.status.rawValue)]
-                        + sealed.map { PostgresValue.optional($0) } + [.bytes(e.tokenSalt), .bytes(e.tokenHash), .text(AuditChain.instant(at))]
-                    try conn.command(
-                        """
-                        INSERT INTO participants (id, code, site, sex, time_zone, enrolled_on, status, \(identity), token_salt, token_hash, created_at)
-                        VALUES (\(placeholders))
-                        """, values: values)
-                    try appendEvent(conn, actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source), at: at)
-                }
-            }
+            try transact { tx in try operations.enroll(tx, enrollments, actor: actor, source: source, at: at) }
         } catch let error as CohortError where PostgresConnection.sqlState(of: error) == "23505" {
             // Another coordinator enrolled the same code (or id) between the check and the insert.
             throw CohortError(.conflict, "a participant of this roster was enrolled by another coordinator at the same time; nothing was enrolled",

@@ -21,7 +21,7 @@ extension PostgresStudyStore {
                 "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES ($1, $2, $3, $4, '') RETURNING id",
                 [info.fileName, info.fileSHA256, info.format, Timestamp(at, in: .gmt).iso8601])
             guard let text = created.first?.first ?? nil, let batchID = Int64(text) else {
-                throw Self.recordProblem(table: "import_batches", rowID: nil, column: "id", expected: "the new batch's id", location: location)
+                throw Self.problem(table: "import_batches", rowID: nil, column: "id", expected: "the new batch's id", location: location)
             }
             let sink = try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
             let counts: (total: Int, inserted: Int, duplicates: Int, rejected: Int)
@@ -78,7 +78,7 @@ extension PostgresStudyStore {
             let value = try reader.optionalDouble(6, "value")
             let text = row[7]
             guard let source = row[8] else {
-                throw Self.recordProblem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
+                throw Self.problem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
             }
             var note: String?
             if let hex = row[9] {
@@ -86,7 +86,7 @@ extension PostgresStudyStore {
                     let opened = try? PIISealing.openNote(
                         sealed, key: key, participantPK: participant.rowKey, kind: kind.rawValue, startMs: start.epochMilliseconds, source: source)
                 else {
-                    throw Self.recordProblem(
+                    throw Self.problem(
                         table: "records", rowID: id, column: "note_enc",
                         expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)", location: location)
                 }
@@ -148,14 +148,6 @@ extension PostgresStudyStore {
             try conn.query("CLOSE cohort_stream")
         }
     }
-
-    /// The error for a column of row `rowID` of `table` that is not what `expected` says.
-    static func recordProblem(table: String, rowID: Int64?, column: String, expected: String, location: String) -> CohortError {
-        CohortError(
-            .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
-            at: .init(file: location, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)")
-    }
 }
 
 /// Reads the text columns of one fetched `records` row strictly: a value that is not what the
@@ -167,7 +159,7 @@ struct RecordRowReader {
     private var rowID: Int64? { row.first.flatMap { $0 }.flatMap { Int64($0) } }
 
     func problem(_ column: String, expected: String) -> CohortError {
-        PostgresStudyStore.recordProblem(table: "records", rowID: rowID, column: column, expected: expected, location: location)
+        PostgresStudyStore.problem(table: "records", rowID: rowID, column: column, expected: expected, location: location)
     }
 
     func int64(_ index: Int, _ column: String) throws -> Int64 {

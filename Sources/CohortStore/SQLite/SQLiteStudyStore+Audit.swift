@@ -4,46 +4,11 @@ public import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    /// Appends an event inside the caller's transaction and returns it.
-    ///
-    /// The actor name and every `redactable` detail are stored as redactable texts (see
-    /// ``storeRedactable(_:_:participantID:)``): the chain commits to their salted hashes.
-    /// `owner` is the participant those details may concern; an erase deletes them.
-    @discardableResult
-    func appendEvent(
-        _ db: Database, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        var head: (seq: Int64, hash: String)?
-        if let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") {
-            let r = RowReader(last, table: "audit_events", file: url.path, rowIDColumn: "seq")
-            head = (try r.int64("seq"), try r.string("hash"))
-        }
-        let instant = AuditChain.instant(at)
-        let committedActor = try storeRedactable(db, actor, participantID: nil)
-        var committed = details
-        var revealed = ["actor": actor]
-        for (key, text) in redactable {
-            committed[key] = try storeRedactable(db, text, participantID: owner)
-            revealed["details." + key] = text
-        }
-        var event = try AuditChain.next(after: head, at: instant, actor: committedActor, action: action, subject: subject, details: committed)
-        try db.execute(
-            sql: "INSERT INTO audit_events (seq, at, actor, action, subject, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            arguments: [event.seq, instant, committedActor, action, subject, try AuditChain.detailsJSON(committed), event.prevHash, event.hash])
-        event.revealed = revealed
-        return event
-    }
-
     /// Appends an event in its own transaction. `redactable` details (free text a person typed)
     /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
     @discardableResult
     public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try write { db in
-            try appendEvent(
-                db, actor: entry.actor, action: entry.action, subject: entry.subject, details: entry.details, redactable: entry.redactable,
-                owner: entry.owner, at: at)
-        }
+        try change { tx in try operations.appendEvent(tx, entry, at: at) }
     }
 
     /// Signs the current head of the chain and stores the checkpoint; returns it (nil for an empty chain).
@@ -138,7 +103,7 @@ extension SQLiteStudyStore {
                         return .event(try AuditEventRow(row: row).event)
                     } catch let error as CohortError {
                         let seq = try? RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq").int64("seq")
-                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
+                        return .malformed(seq: seq, problem: AuditChain.problem(decoding: error))
                     }
                 },
                 checkpoints: checkpoints,

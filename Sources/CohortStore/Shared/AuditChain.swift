@@ -33,6 +33,15 @@ package enum AuditChain {
         case malformed(seq: Int64?, problem: String)
     }
 
+    /// What ``StoredEvent/malformed(seq:problem:)`` says of a row that failed to decode with
+    /// `error` (branching on its typed cause: the column, never the message text).
+    package static func problem(decoding error: CohortError) -> String {
+        if case let .malformedColumn(_, column)? = error.cause, column == "details" || column == "details_text" {
+            return "its details are not valid JSON"
+        }
+        return "a column is malformed"
+    }
+
     /// One stored checkpoint row: the checkpoint, or nil when the row did not decode.
     package typealias StoredCheckpoint = AuditCheckpoint?
 

@@ -34,7 +34,8 @@ struct RowReader {
         CohortError(
             .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
             at: .init(file: file, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore study.db from a backup (cohort does not guess a replacement value)")
+            hint: "the database was edited or damaged: restore study.db from a backup (cohort does not guess a replacement value)",
+            cause: .malformedColumn(table: table, column: column))
     }
 
     func value(_ column: String) -> DatabaseValue { (row[column] as DatabaseValue?) ?? .null }

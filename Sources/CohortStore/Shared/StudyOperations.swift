@@ -1,0 +1,163 @@
+package import CohortCore
+import CohortCompliance
+import CohortCrypto
+package import Foundation
+
+/// The study's state-changing operations, written once for both stores over the
+/// ``StoreTransaction`` seam: appending an audit event (with its redactable texts), enrolling,
+/// recording a consent, withdrawing (and what an erase deletes), and committing an export.
+///
+/// Each store opens its transaction, wraps it in its ``StoreTransaction`` and calls these; no
+/// SQL here. What a withdrawal does follows ``WithdrawalEffects``, the one answer to what a mode
+/// requires.
+package struct StudyOperations: Sendable {
+    /// The key identifiers, signature evidence and redactable texts are sealed with.
+    let piiKey: [UInt8]
+
+    package init(piiKey: [UInt8]) {
+        self.piiKey = piiKey
+    }
+
+    // MARK: Audit trail
+
+    /// Appends an event inside `tx` and returns it. The actor name and every `redactable`
+    /// detail are sealed as redactable texts first (the chain commits to their salted hashes;
+    /// `owner` is the participant they may concern, whose erase deletes them); then the chain's
+    /// lock, its head, and the insert — so the lock is held for as short a time as possible.
+    @discardableResult
+    package func appendEvent(_ tx: some StoreTransaction, _ entry: AuditEntry, at: Date) throws -> AuditEvent {
+        let instant = AuditChain.instant(at)
+        let committedActor = try storeRedactable(tx, entry.actor, owner: nil)
+        var committed = entry.details
+        var revealed = ["actor": entry.actor]
+        for (key, text) in entry.redactable {
+            committed[key] = try storeRedactable(tx, text, owner: entry.owner)
+            revealed["details." + key] = text
+        }
+        let json = try AuditChain.detailsJSON(committed)
+        try tx.lockAuditChain()
+        var event = try AuditChain.next(
+            after: try tx.auditHead(), at: instant, actor: committedActor, action: entry.action, subject: entry.subject, details: committed)
+        try tx.insertEvent(event, detailsJSON: json)
+        event.revealed = revealed
+        return event
+    }
+
+    /// Seals `text` as a redactable text of `owner` and returns the reference the chain commits to.
+    package func storeRedactable(_ tx: some StoreTransaction, _ text: String, owner: String?) throws -> String {
+        let sealed = try RedactableText.seal(text, key: piiKey)
+        try tx.insertRedactable(sealed, owner: owner)
+        return sealed.reference
+    }
+
+    // MARK: Participants and consents
+
+    /// Enrolls `enrollments` (identities sealed), one `participant.enroll` event each; a study
+    /// code already enrolled is a conflict.
+    package func enroll(_ tx: some StoreTransaction, _ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
+        for e in enrollments {
+            let p = e.participant
+            if try tx.participantExists(code: p.code) {
+                throw CohortError(.conflict, "participant \(p.code) is already enrolled", hint: "choose another study code")
+            }
+            let id = p.id.uuidString.lowercased()
+            try tx.insertParticipant(
+                NewParticipantRow(
+                    participant: p, sealedIdentity: try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey), tokenSalt: e.tokenSalt,
+                    tokenHash: e.tokenHash, createdAt: AuditChain.instant(at)))
+            try appendEvent(tx, AuditEntry(actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source)), at: at)
+        }
+    }
+
+    /// Stores a consent (its signature evidence sealed), marks `supersede` superseded, and
+    /// appends `consent.record`.
+    package func recordConsent(
+        _ tx: some StoreTransaction, _ consent: Consent, participant: ParticipantHandle, signatureEvidence: String?, supersede: [UUID], actor: String,
+        at: Date
+    ) throws {
+        let id = consent.id.uuidString.lowercased()
+        let evidence = try signatureEvidence.map { try PIISealing.sealSignature($0, consentID: id, key: piiKey) }
+        try tx.insertConsent(consent, participant: participant, signature: evidence)
+        for old in supersede { try tx.supersedeConsent(old, of: participant) }
+        let details = [
+            "consent_id": id, "version": consent.version, "document_sha256": consent.documentSHA256, "sharing": consent.sharing.rawValue,
+            "signature_kind": consent.signatureKind.rawValue, "superseded": String(supersede.count),
+        ]
+        try appendEvent(tx, AuditEntry(actor: actor, action: "consent.record", subject: consent.participantID.uuidString.lowercased(), details: details), at: at)
+    }
+
+    // MARK: Withdrawal
+
+    /// The study code an erased participant keeps: `ERASED-` and the first eight hex digits of
+    /// their internal id (no trace of the old code).
+    package static func erasedCode(_ participantID: UUID) -> String {
+        "ERASED-" + participantID.uuidString.lowercased().prefix(8)
+    }
+
+    /// Withdraws the participant in `mode`: their row locked first (a participant that is not
+    /// there is `notFound`), counted, status set (the first withdrawal instant kept), the
+    /// consent in force marked withdrawn, then what ``WithdrawalEffects`` says `mode` deletes —
+    /// records; identifiers, study code, withdrawal token, signature evidence and redactable
+    /// texts — with `participant.withdraw` and the withdrawal row. Consent rows and audit events
+    /// stay.
+    package func withdraw(
+        _ tx: some StoreTransaction, _ participant: ParticipantHandle, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String,
+        actor: String, reason: String?, consentVersion: String?, receiptID: UUID
+    ) throws -> WithdrawalCounts {
+        guard try tx.lockParticipant(participant) else {
+            throw CohortError(.notFound, "the participant is not in this study database", at: .init(file: tx.location),
+                hint: "list the participants with `cohort participant list`")
+        }
+        let effects = WithdrawalEffects(mode)
+        let counts = WithdrawalCounts(
+            records: try tx.count(.records, of: participant), consents: try tx.count(.consents, of: participant),
+            identifiersErased: effects.deleteIdentifiers)
+        try tx.markWithdrawn(participant, status: mode.status, at: at)
+        try tx.withdrawActiveConsents(of: participant)
+        if effects.deleteRecords { try tx.deleteRecords(of: participant) }
+        if effects.deleteIdentifiers {
+            try tx.eraseIdentity(participant, code: Self.erasedCode(participantID))
+            try tx.deleteSignatureEvidence(of: participant)
+        }
+        var details = [
+            "mode": mode.rawValue, "by": by, "records": String(counts.records), "consents": String(counts.consents),
+            "receipt_id": receiptID.uuidString.lowercased(),
+        ]
+        if let consentVersion { details["consent_version"] = consentVersion }
+        let pid = participantID.uuidString.lowercased()
+        // The reason is free text a person typed: the chain commits to its salted hash, the text
+        // is kept sealed beside it, and an erase deletes it.
+        let event = try appendEvent(
+            tx,
+            AuditEntry(
+                actor: actor, action: "participant.withdraw", subject: pid, details: details, redactable: reason.map { ["reason": $0] } ?? [:], owner: pid),
+            at: at.date)
+        try tx.insertWithdrawal(
+            NewWithdrawalRow(
+                id: receiptID, participant: participant, mode: mode, at: at, by: by, actor: event.actor, reason: event.details["reason"],
+                consentVersion: consentVersion, countsJSON: String(decoding: try CanonicalJSON.encode(counts), as: UTF8.self)))
+        if effects.deleteIdentifiers { try tx.deleteRedactable(owner: pid) }
+        return counts
+    }
+
+    // MARK: Exports
+
+    /// Appends `export.create` unless a participant in `participantIDs` withdrew in a mode that
+    /// leaves them out of exports after the audit event `snapshotSeq` (the export's
+    /// `export.begin`). The check runs under the chain's lock, and a withdrawal's event is
+    /// appended under the same lock, so a withdrawal either committed before the check (and is
+    /// seen) or follows `export.create` (and the export legitimately preceded it).
+    package func commitExport(
+        _ tx: some StoreTransaction, snapshotSeq: Int64, participantIDs: Set<UUID>, actor: String, subject: String?, details: [String: String], at: Date
+    ) throws -> ExportCommitResult {
+        try tx.lockAuditChain()
+        let excluding = WithdrawalMode.allCases.filter { WithdrawalEffects($0).excludeFromExports }
+        var withdrawn: [UUID] = []
+        for event in try tx.withdrawalEvents(after: snapshotSeq, modes: excluding) {
+            guard let text = event.subject, let id = UUID(uuidString: text), participantIDs.contains(id), !withdrawn.contains(id) else { continue }
+            withdrawn.append(id)
+        }
+        if !withdrawn.isEmpty { return .withdrawnSinceSnapshot(withdrawn) }
+        return .committed(try appendEvent(tx, AuditEntry(actor: actor, action: "export.create", subject: subject, details: details), at: at))
+    }
+}
