@@ -40,15 +40,15 @@ struct FHIRImportCLITests {
         let bulk = Self.fixtures.appendingPathComponent("fhir/bulk").path
         let first = try cli.ws("data", "import", "--from", "fhir", bulk)
         #expect(first.status == 0, "\(first.output)")
-        #expect(first.stdout.contains("9 records read, 9 new, 0 already stored"), "\(first.stdout)")
+        #expect(first.stdout.contains("9 records imported (9 new, 0 already stored)"), "\(first.stdout)")
         #expect(first.stdout.contains("skipped: 1 not collected: body_mass"))
         #expect(first.stdout.contains("skipped: 1 resource type not imported: Encounter"))
         #expect(first.stdout.contains("patients matched to the roster: 2"))
         // Re-importing stores nothing new; a Bundle is recognized by its content.
         let again = try cli.ws("data", "import", bulk, "--from", "fhir")
-        #expect(again.stdout.contains("9 records read, 0 new, 9 already stored"), "\(again.output)")
+        #expect(again.stdout.contains("9 records imported (0 new, 9 already stored)"), "\(again.output)")
         let bundle = try cli.ws("data", "import", Self.fixtures.appendingPathComponent("fhir/bundle-transaction.json").path)
-        #expect(bundle.stdout.contains("(fhir): 2 resources seen, 1 records read, 1 new"), "\(bundle.output)")
+        #expect(bundle.stdout.contains("(fhir): 2 resources seen, 1 records imported (1 new"), "\(bundle.output)")
         #expect(try Self.records(cli.workspace).count == 10)
     }
 

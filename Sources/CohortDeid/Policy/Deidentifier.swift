@@ -528,6 +528,8 @@ public struct Deidentifier: Sendable {
         if let mapped = map[value] { return mapped }
         let folded = value.lowercased()
         for (key, mapped) in map where key.lowercased() == folded { return mapped }
+        // An Apple hardware identifier (`Watch6,2`) maps as its family (`Apple Watch`) when the map names that.
+        if let family = DeviceFamily.apple(value), let mapped = map[family] { return mapped }
         return fallback
     }
 

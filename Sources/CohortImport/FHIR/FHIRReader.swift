@@ -30,6 +30,10 @@ public final class FHIRReader {
     /// Reference (`Patient/x`, `urn:uuid:x`) → the participant it was matched to.
     private var patients: [String: Matched] = [:]
     private var zones: [String: TimeZone] = [:]
+    /// For a partial import (`--rejects`): called with the error of each resource the reader
+    /// cannot map (a unit it cannot convert, no subject…), which is then skipped; nil = the first
+    /// such error ends the read (one transaction, nothing stored).
+    public var rejecting: ((CohortError) throws -> Void)?
 
     /// The largest `.json` file (a Bundle) read whole; NDJSON is read line by line.
     public static let maxBundleBytes = 256 << 20
@@ -119,14 +123,19 @@ public final class FHIRReader {
             throw at.error("expected resourceType", at.path.isEmpty ? "resourceType" : "resourceType", hint: "each line or file is one FHIR R4 resource")
         }
         let place = Place(file: at.file, line: at.line, path: at.path.isEmpty ? type : at.path)
-        if type != "Bundle" { tally.seen += 1 }
-        switch type {
-        case "Bundle": try bundle(r, place, body)
-        case "Patient": try patient(r, place, fullUrl: fullUrl)
-        case "Observation": try observation(r, place, body)
-        case "MedicationStatement", "MedicationAdministration": try medication(r, type, place, body)
-        case "Condition": try condition(r, place, body)
-        default: tally.skip("resource type not imported: \(type)")
+        if type == "Bundle" { return try bundle(r, place, body) }
+        tally.seen += 1
+        do {
+            switch type {
+            case "Patient": try patient(r, place, fullUrl: fullUrl)
+            case "Observation": try observation(r, place, body)
+            case "MedicationStatement", "MedicationAdministration": try medication(r, type, place, body)
+            case "Condition": try condition(r, place, body)
+            default: tally.skip("resource type not imported: \(type)")
+            }
+        } catch let error as CohortError where rejecting != nil && error.code == .invalidInput {
+            // A partial import (--rejects): this resource is refused, the others go on.
+            try rejecting?(error)
         }
     }
 
@@ -456,6 +465,8 @@ public final class FHIRReader {
 
     func emit(_ record: SourceRecord, _ kind: RecordKind, _ body: (SourceRecord) throws -> Void) throws {
         tally.took(kind.rawValue)
+        var record = record
+        record.item = kind.rawValue
         try body(record)
     }
 }

@@ -170,6 +170,11 @@ struct DeidentifierTests {
         #expect(bio.unit == "{steps}")
         #expect(bio.source == "smartwatch")
         #expect(bio.start?.iso8601 == "2025-01-01T00:00:00-06:00", "1 January at the participant's (Chicago's) standard offset")
+        // Apple Health keeps the hardware identifier; the map's family name covers it.
+        for (hardware, expected) in [("Watch2,4", "smartwatch"), ("Watch", "smartwatch"), ("iPhone14,2", "other"), ("Watchman 3", "other")] {
+            let row = deid.record(Record(participantID: p.id, kind: .steps, start: start, value: 7, source: hardware), of: p)
+            #expect(try #require(row).source == expected, "\(hardware)")
+        }
         let medRow = deid.record(
             Record(participantID: p.id, kind: .medicationDose, start: start, value: 200, text: "ibuprofen", source: "José's iPhone"),
             of: p)
