@@ -192,6 +192,8 @@ public struct Deidentifier: Sendable {
     /// names (``StudyProtocol/medicationCodes``), its title and data types.
     public static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
         var words = Array(studyProtocol.medicationCodes.keys)
+        // Apple Health metadata the protocol keeps arrives in the note as `Key=value`: its keys are the protocol's words.
+        words += studyProtocol.importSettings.appleHealthKeepMetadata
         for (dataType, kinds) in studyProtocol.dataTypes {
             words.append(dataType.rawValue.replacingOccurrences(of: "_", with: " "))
             for kind in kinds {

@@ -23,16 +23,21 @@ enum UsageSuggestion {
             }
             let names = subcommands.map { $0._commandName }
             let suggestion = Suggest.closest(to: word, in: names).map { "did you mean '\($0)'?" } ?? "its subcommands: \(names.joined(separator: ", "))"
-            return "'\(word)' is not a subcommand of '\(path.joined(separator: " "))'; \(suggestion)\n  See '\(path.joined(separator: " ")) --help'."
+            return "'\(word)' is not a subcommand of '\(path.joined(separator: " "))'; \(suggestion)\n" + usage(command, path)
         }
         let known = optionNames(of: command)
         for argument in arguments where argument.hasPrefix("--") && argument.count > 2 {
             let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
             guard !known.contains(name) else { continue }
             let suggestion = Suggest.closest(to: name, in: Array(known)).map { "; did you mean '\($0)'?" } ?? ""
-            return "unknown option '\(name)' for '\(path.joined(separator: " "))'\(suggestion)\n  See '\(path.joined(separator: " ")) --help'."
+            return "unknown option '\(name)' for '\(path.joined(separator: " "))'\(suggestion)\n" + usage(command, path)
         }
         return nil
+    }
+
+    /// `Usage: …` and where the help is, as the parser ends its own messages.
+    static func usage(_ command: any ParsableCommand.Type, _ path: [String]) -> String {
+        "Usage: \(Cohort.usageString(for: command))\n  See '\(path.joined(separator: " ")) --help' for more information."
     }
 
     /// Every `--name` the command's help shows (hidden ones included: old names still work).
