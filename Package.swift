@@ -159,6 +159,6 @@ let package = Package(
             swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
         // (CohortPostgres only for its throwaway cluster, which the health_metrics test imports from.)
-        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres", "CohortDemo"], swiftSettings: swiftSettings),
     ]
 )

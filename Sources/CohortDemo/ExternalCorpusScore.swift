@@ -68,16 +68,24 @@ public struct ExternalCorpusScore: Sendable, Codable {
 
     /// Scrubs every note of `corpus` with `scrub(text, participant code)` and scores the output.
     public static func score(_ corpus: ExternalCorpus, scrub: (String, String) -> String) -> ExternalCorpusScore {
+        scorePublished(corpus) { Optional(scrub($0, $1)) }
+    }
+
+    /// Scores what an export published: `published(text, participant code)` is the published
+    /// text, or nil when the note was not published (its participant left out): nothing of it
+    /// leaks, and a clean note not published is not counted as damaged.
+    public static func scorePublished(_ corpus: ExternalCorpus, published: (String, String) -> String?) -> ExternalCorpusScore {
         var result = ExternalCorpusScore()
         let started = Date()
-        var cache: [String: String] = [:]
-        func scrubbed(_ note: String, _ code: String) -> String {
+        var cache: [String: String?] = [:]
+        func output(_ note: String, _ code: String) -> String? {
             let key = code + "\u{1}" + note
             if let done = cache[key] { return done }
-            let output = scrub(note, code)
+            let output = published(note, code)
             cache[key] = output
             return output
         }
+        func scrubbed(_ note: String, _ code: String) -> String { output(note, code) ?? "" }
         let births = Dictionary(corpus.identities.map { ($0.code, $0.dob) }, uniquingKeysWith: { a, _ in a })
         for plant in corpus.plants {
             var output = fold(scrubbed(plant.note, plant.participant))
@@ -118,9 +126,10 @@ public struct ExternalCorpusScore: Sendable, Codable {
             }
         }
         for note in corpus.clean {
+            guard let published = output(note.note, note.participant) else { continue }
             let input = note.note.split(whereSeparator: \.isWhitespace).map(String.init)
             var output: [String: Int] = [:]
-            for token in scrubbed(note.note, note.participant).split(whereSeparator: \.isWhitespace) { output[String(token), default: 0] += 1 }
+            for token in published.split(whereSeparator: \.isWhitespace) { output[String(token), default: 0] += 1 }
             result.cleanTokens += input.count
             for token in input {
                 if let n = output[token], n > 0 {

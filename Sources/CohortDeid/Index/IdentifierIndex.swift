@@ -61,6 +61,9 @@ struct IdentifierIndex: Sendable {
         private(set) var possessiveNames: Set<String> = []
         /// Scrubber: the roster's initials run together (`jd`, `jmd`), found only in capitals.
         private(set) var initials: Set<String> = []
+        /// Scanner: roster name words that are dictionary words (not ``ClinicalVocabulary``),
+        /// found alone also capitalized inside a sentence.
+        private(set) var capitalizedNames: Set<String> = []
         /// Birth dates: month·100 + day → full years and two-digit years.
         private(set) var birthDays: [Int: Set<Int>] = [:]
         private(set) var birthDaysShortYear: [Int: Set<Int>] = [:]
@@ -145,13 +148,29 @@ struct IdentifierIndex: Sendable {
                         if token.letterCount >= 3 { insert([token.key], .name, &phrases) }
                         if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &phrases) }
                     case .scanner:
-                        if ClinicalVocabulary.contains(token.key) {
+                        // A word of the dictionary too (Berry, Fine, Reading) counts alone only as
+                        // the scrubber replaces it alone: after a title, or as a capitalized possessive.
+                        if ClinicalVocabulary.contains(token.key) || SafeVocabulary.systemContains(token.key) {
                             for title in IdentifierIndex.titles { insert([title, token.key], .name, &phrases) }
                             possessiveNames.insert(token.key)
+                            // A dictionary word (Dubois, Berry): also capitalized inside a sentence,
+                            // where the scrubber always replaces it.
+                            if !ClinicalVocabulary.contains(token.key), token.letterCount >= 3 { capitalizedNames.insert(token.key) }
                         } else if token.letterCount >= 3 {
                             insert([token.key], .name, &phrases)
                         }
                     }
+                }
+                // Names written with an apostrophe or hyphen, as typed without it: "O Hara",
+                // "D Souza", "Smith Jones", "McAllisterNg" (for the scrubber also each part of
+                // 3+ letters alone, which it decides like any name word).
+                for word in identity.name.split(whereSeparator: \.isWhitespace) {
+                    let parts = word.split(whereSeparator: { $0 == "'" || $0 == "\u{2019}" || $0 == "-" || $0 == "\u{2013}" })
+                    guard parts.count > 1 else { continue }
+                    let keys = parts.flatMap { TextTokenizer.keys(String($0)) }
+                    insert(keys, .name, &phrases)
+                    if keys.joined().count >= 4 { insert([keys.joined()], .name, &phrases) }
+                    if mode == .scrubber { for key in keys where key.count >= 3 { insert([key], .name, &phrases) } }
                 }
                 if mode == .scrubber, let first = nameKeys.first {
                     let rest = Array(nameKeys.dropFirst())
@@ -171,16 +190,6 @@ struct IdentifierIndex: Sendable {
                         // The family as a plural: "the Featherstones", "the Joneses".
                         insert([last + "s"], .name, &phrases)
                         insert([last + "es"], .name, &phrases)
-                    }
-                    // Names written with an apostrophe or hyphen, as typed without it: "O Hara",
-                    // "D Souza" (and each part of 3+ letters), "McAllisterNg".
-                    for word in identity.name.split(whereSeparator: \.isWhitespace) {
-                        let parts = word.split(whereSeparator: { $0 == "'" || $0 == "\u{2019}" || $0 == "-" || $0 == "\u{2013}" })
-                        guard parts.count > 1 else { continue }
-                        let keys = parts.flatMap { TextTokenizer.keys(String($0)) }
-                        insert(keys, .name, &phrases)
-                        insert([keys.joined()], .name, &phrases)
-                        for key in keys where key.count >= 3 { insert([key], .name, &phrases) }
                     }
                     for nickname in Nicknames.diminutives(of: first) {
                         insert([nickname], .name, requiresCapital: nickname.count < 3, &phrases)
@@ -301,6 +310,8 @@ struct IdentifierIndex: Sendable {
     let possessiveNames: Set<String>
     /// Scrubber: the roster's initials run together (see ``Source/initials``).
     let initials: Set<String>
+    /// Scanner: see ``Source/capitalizedNames``.
+    let capitalizedNames: Set<String>
     let birthDayKeys: NumberSet
     let birthDayShortKeys: NumberSet
 
@@ -313,6 +324,7 @@ struct IdentifierIndex: Sendable {
         phoneSuffixNumbers = NumberSet(source.phoneSuffixes.compactMap { s in UInt64(s).map { Self.phoneSuffixKey(digits: s.count, value: $0) } })
         possessiveNames = source.possessiveNames
         initials = source.initials
+        capitalizedNames = source.capitalizedNames
         birthDayKeys = NumberSet(Self.dateKeys(source.birthDays))
         birthDayShortKeys = NumberSet(Self.dateKeys(source.birthDaysShortYear))
     }

@@ -260,19 +260,40 @@ public struct ResidualScanner: Sendable {
         index.matches(scalars: s, workspace: workspace, skip: { t in Self.isMarker(tokens[t], in: s) }) { match in
             mask |= Self.bit(match.kind)
         }
-        if mask & Self.bit(.name) == 0, !index.possessiveNames.isEmpty {
+        if mask & Self.bit(.name) == 0, !index.possessiveNames.isEmpty || !index.capitalizedNames.isEmpty {
             // A vocabulary surname alone counts as a capitalized possessive (`Field's`).
             for t in 0..<workspace.tokenCount {
                 let token = tokens[t]
-                if token.isPossessive, token.isCapitalized, !Self.isMarker(token, in: s),
-                    index.possessiveNames.contains(workspace.keyString(token))
-                {
+                guard token.isCapitalized, !Self.isMarker(token, in: s) else { continue }
+                let key = workspace.keyString(token)
+                guard index.possessiveNames.contains(key) || index.capitalizedNames.contains(key) else { continue }
+                // Not before a disease or calendar word: `Bell's palsy`, as the scrubber decides.
+                let next = t + 1 < workspace.tokenCount ? workspace.keyString(tokens[t + 1]) : ""
+                let possessive = token.isPossessive && index.possessiveNames.contains(key) && !Scrubber.eponymHeads.contains(next)
+                    && !ClinicalVocabulary.calendar.contains(next)
+                // A dictionary-word name capitalized inside a sentence ("visit with Dubois").
+                let inSentence = t > 0 && index.capitalizedNames.contains(key) && !ClinicalVocabulary.calendar.contains(key)
+                    && !Self.sentenceBreak(s, from: tokens[t - 1].end, to: token.start)
+                if possessive || inSentence {
                     mask |= Self.bit(.name)
                     break
                 }
             }
         }
         return mask
+    }
+
+    /// Whether the code units `from..<to` between two words end a sentence or a line (`.`, `!`,
+    /// `?`, `:`, `;`, a line break, a quote or bracket that opens), as the scrubber's sentence rule.
+    static func sentenceBreak<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, from: Int, to: Int) -> Bool {
+        guard from <= to else { return true }
+        for i in from..<to {
+            switch UInt32(s[i]) {
+            case 0x2E, 0x21, 0x3F, 0x0A, 0x0D, 0x3A, 0x3B, 0x22, 0x28, 0x2022, 0x5B, 0x5D: return true
+            default: continue
+            }
+        }
+        return false
     }
 
     /// Whether the word is a typed token such as `[NAME]`.

@@ -120,6 +120,13 @@ public struct SafeVocabulary: Sendable {
         try systemResult.get()
     }
 
+    /// Whether the system vocabulary (``system()``) holds the folded `key`; false when the word
+    /// lists are not installed.
+    static func systemContains(_ key: String) -> Bool {
+        guard case .success(let vocabulary) = systemResult else { return false }
+        return vocabulary.contains(key)
+    }
+
     private static func read(_ path: String, package: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CohortError(

@@ -457,6 +457,10 @@ public struct Scrubber: Sendable {
                 if t > 0, Self.signOffs.contains(tokens[t - 1].key), endsLine(t) { strong = true }
                 if let next, Self.selfReferences.contains(next), startsSentence(t) { strong = true }
                 if token.isCapitalized, let next, Self.personVerbs.contains(next), !token.isPossessive { strong = true }
+                // A particle between two name parts: "Anna van der Berg".
+                if t > 0, t + 1 < n, gap(t - 1, t), gap(t, t + 1), isName(t - 1) || isMarker(t - 1), isName(t + 1) || isMarker(t + 1) {
+                    strong = true
+                }
                 if previous == "from", t + 1 < n, scalars[tokens[t].end..<tokens[t + 1].start].contains(":") { strong = true }
                 // A speaker label: "[12:36] mark: knees bad", "hope: …" opening a line.
                 if token.end < scalars.count, scalars[token.end] == ":", isSpeakerStart(t) { strong = true }

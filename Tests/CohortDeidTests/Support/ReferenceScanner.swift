@@ -60,8 +60,17 @@ struct ReferenceScanner {
         }
         let found = matches(in: scalars, tokens: tokens) { t in isMarker(tokens[t]) }
         for match in found { result.insert(match.kind) }
-        if tokens.contains(where: { $0.isPossessive && $0.isCapitalized && !isMarker($0) && index.possessiveNames.contains($0.key) }) {
-            result.insert(.name)
+        // Not before a disease or calendar word (`Bell's palsy`), as the scrubber decides.
+        for (t, token) in tokens.enumerated() where token.isPossessive && token.isCapitalized && !isMarker(token) && index.possessiveNames.contains(token.key) {
+            let next = t + 1 < tokens.count ? tokens[t + 1].key : ""
+            if !Scrubber.eponymHeads.contains(next) && !ClinicalVocabulary.calendar.contains(next) { result.insert(.name) }
+        }
+        // A dictionary-word name capitalized inside a sentence.
+        for t in tokens.indices.dropFirst() where tokens[t].isCapitalized && !isMarker(tokens[t]) && index.capitalizedNames.contains(tokens[t].key)
+            && !ClinicalVocabulary.calendar.contains(tokens[t].key)
+        {
+            let between = scalars[tokens[t - 1].end..<tokens[t].start]
+            if !between.contains(where: { ".!?\n\r:;\"(\u{2022}[]".unicodeScalars.contains($0) }) { result.insert(.name) }
         }
         return result
     }
