@@ -228,7 +228,7 @@ extension NodeReader {
         else { return nil }
         var shift: DeidentificationPolicy.DateShift?
         if let s = mapping(
-            m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks", "embargo_days", "exogenous", "exogenous_kinds"],
+            m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks", "embargo_days", "exogenous", "exogenous_kinds", "holidays"],
             required: ["max_days"])
         {
             let maxDays = int(s["max_days"], "deidentification.date_shift.max_days", range: 0...3650)
@@ -240,6 +240,14 @@ extension NodeReader {
                     exogenous = value
                 } else {
                     error(node, "deidentification.date_shift.exogenous", "expected drop or dated", hint: "drop leaves weather-like public series out")
+                }
+            }
+            var maskHolidays = false
+            if let node = s["holidays"], let text = string(node, "deidentification.date_shift.holidays") {
+                if text == "mask" || text == "keep" {
+                    maskHolidays = text == "mask"
+                } else {
+                    error(node, "deidentification.date_shift.holidays", "expected mask or keep", hint: "mask hides holiday dips of day totals")
                 }
             }
             var extraKinds: [RecordKind] = []
@@ -259,7 +267,7 @@ extension NodeReader {
                 if embargo > maxDays {
                     error(s["embargo_days"], "deidentification.date_shift.embargo_days", "embargo_days is larger than max_days", hint: "embargo_days = max_days hides the shift from the last record")
                 }
-                shift = .init(maxDays: maxDays, wholeWeeks: weeks, embargoDays: embargo, exogenous: exogenous, exogenousKinds: extraKinds)
+                shift = .init(maxDays: maxDays, wholeWeeks: weeks, embargoDays: embargo, exogenous: exogenous, exogenousKinds: extraKinds, maskHolidays: maskHolidays)
             }
         }
         var kAnonymity: DeidentificationPolicy.KAnonymity?

@@ -18,11 +18,13 @@ public enum TimeSignals {
         let shift = policy.dateShift
         guard shift.maxDays > 0, publishesShiftedTimes(policy) else { return [] }
         var result: [Signal] = []
-        if shift.wholeWeeks {
+        if !shift.maskHolidays {
             result.append(
                 Signal(
                     attack: "holiday",
-                    statement: "whole-week shifts keep weekdays: dips of a daily activity series on public holidays align with the regional holiday calendar and give the shift away"))
+                    statement: shift.wholeWeeks
+                        ? "whole-week shifts keep weekdays and holidays are not masked: dips of a daily activity series on public holidays align with the regional holiday calendar and give the shift away"
+                        : "holidays are not masked: dips of a daily activity series on public holidays, compared with the same weekday of nearby weeks, align with the regional holiday calendar and give the shift away"))
         }
         if shift.embargoDays < shift.maxDays {
             result.append(
