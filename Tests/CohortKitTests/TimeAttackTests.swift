@@ -22,7 +22,15 @@ struct TimeAttackCohort {
     let directory: URL
     let workspace: Workspace
 
+    /// Day shifts over the same range without the holiday mask (and no embargo): what shifting by
+    /// days alone does against holiday alignment.
+    static let daysOnly = "    max_days: 182\n    whole_weeks: false\n    embargo_days: 0\n    exogenous: drop\n    holidays: keep\n"
+
     init(participants count: Int = 30, oldPolicy: Bool) throws {
+        try self.init(participants: count, dateShift: oldPolicy ? Self.oldPolicy : nil)
+    }
+
+    init(participants count: Int = 30, dateShift: String?) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("attack-\(UUID().uuidString)")
         let fm = FileManager.default
         try fm.createDirectory(at: directory.appendingPathComponent("protocols"), withIntermediateDirectories: true)
@@ -30,10 +38,10 @@ struct TimeAttackCohort {
             at: directory.appendingPathComponent("templates"), withDestinationURL: ImportFixture.repositoryRoot.appendingPathComponent("templates"))
         var text = try String(contentsOf: ImportFixture.repositoryRoot.appendingPathComponent("protocols/axspa-wearables.yaml"), encoding: .utf8)
         text = text.replacingOccurrences(of: "duration_days: 90\n", with: "duration_days: 200\n")
-        if oldPolicy {
+        if let dateShift {
             let start = try #require(text.range(of: "    max_days: 182\n"))
             let end = try #require(text.range(of: "  k_anonymity:\n"))
-            text.replaceSubrange(start.lowerBound..<end.lowerBound, with: Self.oldPolicy)
+            text.replaceSubrange(start.lowerBound..<end.lowerBound, with: dateShift)
         }
         let protocolURL = directory.appendingPathComponent("protocols/study.yaml")
         try Data(text.utf8).write(to: protocolURL)
@@ -142,6 +150,22 @@ struct TimeAttackTests {
         #expect(outcomes["exogenous"]?.recovered == 30)
         #expect((correct["combined"] ?? 0) >= 10)
         #expect(!assessment.holds)
+    }
+
+    /// Why the shipped protocols mask holidays: day shifts alone do not stop the alignment (the
+    /// adversary compares each day with the same published weekday, which is one real weekday).
+    @Test func dayShiftsAloneDoNotDefeatHolidayAlignment() throws {
+        let cohort = try TimeAttackCohort(dateShift: TimeAttackCohort.daysOnly)
+        defer { cohort.cleanup() }
+        let bag = try cohort.export(createdAt: TimeAttackCohort.now.addingTimeInterval(190 * 86_400))
+        let attacks = try #require(try DeidRiskService.timeAttacks(bag: bag))
+        let truth = try cohort.truth()
+        let holiday = attacks.candidates["holiday"] ?? [:]
+        let correct = truth.filter { holiday[$0.key] == [$0.value] }.count
+        let wrong = holiday.filter { entry in truth[entry.key].map { !entry.value.contains($0) } ?? false }.count
+        print("days only:", attacks.outcomes.map { "\($0.attack) \($0.recovered)/\($0.narrowed)/\($0.assessed)" }, "correct:", correct, "wrong:", wrong)
+        #expect(correct >= 8)
+        #expect(wrong == 0)
     }
 
     @Test func theAttacksFindNothingUnderTheShippedPolicy() throws {
