@@ -161,16 +161,41 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         /// Sensitive fields (`consent.<field>` or `<data type>.<field>`) whose l-diversity the
         /// export's risk report states; nil when the protocol names none.
         public var sensitive: [String]?
+        /// Whether the export also reaches k over what an acquaintance can know from the records
+        /// (`record_attributes: enforce`: coarser columns, then participants left out), or only
+        /// states the k it has over them (`state`, the default).
+        public var enforceRecordAttributes: Bool
 
         /// Settings as given.
-        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil) {
+        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil, enforceRecordAttributes: Bool = false) {
             self.k = k
             self.quasiIdentifiers = quasiIdentifiers
             self.sensitive = sensitive
+            self.enforceRecordAttributes = enforceRecordAttributes
         }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                k: try c.decode(Int.self, forKey: .k), quasiIdentifiers: try c.decode([String].self, forKey: .quasiIdentifiers),
+                sensitive: try c.decodeIfPresent([String].self, forKey: .sensitive),
+                enforceRecordAttributes: try c.decodeIfPresent(String.self, forKey: .recordAttributes) == "enforce")
+        }
+
+        /// `record_attributes` is encoded only when enforced, so older policies keep their
+        /// canonical JSON.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(k, forKey: .k)
+            try c.encode(quasiIdentifiers, forKey: .quasiIdentifiers)
+            try c.encodeIfPresent(sensitive, forKey: .sensitive)
+            if enforceRecordAttributes { try c.encode("enforce", forKey: .recordAttributes) }
+        }
+
         enum CodingKeys: String, CodingKey {
             case k, sensitive
             case quasiIdentifiers = "quasi_identifiers"
+            case recordAttributes = "record_attributes"
         }
     }
 

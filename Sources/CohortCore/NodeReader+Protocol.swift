@@ -272,7 +272,7 @@ extension NodeReader {
         }
         var kAnonymity: DeidentificationPolicy.KAnonymity?
         if let kNode = m["k_anonymity"],
-            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers", "sensitive"], required: ["k"])
+            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers", "sensitive", "record_attributes"], required: ["k"])
         {
             let value = int(k["k"], "deidentification.k_anonymity.k", range: 1...1000)
             var qids: [String] = []
@@ -302,7 +302,15 @@ extension NodeReader {
                 }
                 sensitive = names
             }
-            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive) }
+            var enforce = false
+            if let node = k["record_attributes"], let text = string(node, "deidentification.k_anonymity.record_attributes") {
+                if text == "enforce" || text == "state" {
+                    enforce = text == "enforce"
+                } else {
+                    error(node, "deidentification.k_anonymity.record_attributes", "expected enforce or state", hint: "enforce also reaches k over what an acquaintance knows from the records")
+                }
+            }
+            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive, enforceRecordAttributes: enforce) }
         }
         var fields: [String: FieldRule] = [:]
         if let fieldNode = m["fields"] {

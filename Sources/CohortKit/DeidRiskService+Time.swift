@@ -13,7 +13,7 @@ extension DeidRiskService {
         _ assessment: inout DeidRiskAssessment, bag: URL, report: ReportFile, participants: (header: [String], rows: [[String]]),
         quasiIdentifiers: [String]
     ) throws {
-        let (timelines, sources) = try readTimelines(bag)
+        let timelines = try readTimelines(bag)
         let keyColumn = participants.header.firstIndex(of: "pseudonym")
         let offsets = offsets(participants.header, participants.rows)
         let dateShift = report.dateShift
@@ -27,46 +27,38 @@ extension DeidRiskService {
             assessment.timeAttacks = attacks.outcomes
         }
         // k over the participant columns plus what an acquaintance knows from the records.
-        guard let keyColumn, !timelines.isEmpty || !sources.isEmpty else { return }
+        guard let keyColumn, !timelines.isEmpty else { return }
         let weekdayKept = dateShift?.rangeDays == nil || dateShift?.wholeWeeks == true
-        var attributes = ["device_class", "kinds", "active_days"]
-        if weekdayKept { attributes = ["first_record_weekday", "first_record_month"] + attributes }
+        let attributes = AcquaintanceProfile.attributes(weekdayKept: weekdayKept)
         assessment.acquaintanceAttributes = attributes
         let indices = quasiIdentifiers.compactMap { participants.header.firstIndex(of: $0) }
         var rows: [[String]] = []
         var keys: [String] = []
         for row in participants.rows where keyColumn < row.count {
             let pseudonym = row[keyColumn]
-            let records = timelines[pseudonym] ?? []
-            let days = Set(records.map { TimeAttacks.localDay($0.start, $0.offsetSeconds) })
-            var values = indices.map { $0 < row.count ? row[$0] : "" }
-            if weekdayKept {
-                let first = records.min { $0.start < $1.start }.map { CivilDate(daysSinceEpoch: TimeAttacks.localDay($0.start, $0.offsetSeconds)) }
-                values += [first.map { String($0.isoWeekday) } ?? "", first.map { String($0.month) } ?? ""]
+            var profile = AcquaintanceProfile()
+            for record in timelines[pseudonym] ?? [] {
+                profile.add(kind: record.kind, startMs: record.start, offsetSeconds: record.offsetSeconds, source: record.source)
             }
-            values += [
-                (sources[pseudonym] ?? []).sorted().joined(separator: ";"), Set(records.map(\.kind)).sorted().joined(separator: ";"),
-                String(days.count / 30 * 30) + "+",
-            ]
-            rows.append(values)
+            rows.append(indices.map { $0 < row.count ? row[$0] : "" } + profile.values(weekdayKept: weekdayKept))
             keys.append(pseudonym)
         }
         let extended = ReidentificationRisk(quasiIdentifiers: quasiIdentifiers + attributes, rows: rows, keys: keys, sensitive: [])
         assessment.acquaintanceK = extended.k
+        assessment.acquaintanceKOnlyStated = report.kAnonymity?.recordAttributesEnforced == false
         if let requested = assessment.requestedK, let k = extended.k, k < requested {
             assessment.warnings.append("k over the quasi-identifiers plus what an acquaintance knows (\(attributes.joined(separator: ", "))) is \(k), below the requested \(requested)")
         }
     }
 
-    /// Every participant's published records (pseudonym → rows) and record sources, from the
-    /// record tables of the bag's `data/csv`.
-    static func readTimelines(_ bag: URL) throws -> (timelines: [String: [TimeAttacks.Row]], sources: [String: Set<String>]) {
+    /// Every participant's published records (pseudonym → rows), from the record tables of the
+    /// bag's `data/csv`.
+    static func readTimelines(_ bag: URL) throws -> [String: [TimeAttacks.Row]] {
         let csv = bag.appendingPathComponent("data/csv")
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: csv.path)) ?? []).filter {
             $0.hasSuffix(".csv") && !nonRecordTables.contains($0)
         }.sorted()
         var timelines: [String: [TimeAttacks.Row]] = [:]
-        var sources: [String: Set<String>] = [:]
         for file in files {
             let shown = "data/csv/\(file)"
             let reader = try CSVReader(url: csv.appendingPathComponent(file))
@@ -79,16 +71,15 @@ extension DeidRiskService {
                 guard f.count == header.count else {
                     throw CohortError(.invalidInput, "expected \(header.count) fields, found \(f.count)", at: .init(file: shown, line: row.line))
                 }
-                if let src, !f[src].isEmpty { sources[f[p], default: []].insert(f[src]) }
                 guard !f[s].isEmpty, let start = Timestamp.parse(f[s], defaultTimeZone: nil) else { continue }
                 let end = e.flatMap { f[$0].isEmpty ? nil : Timestamp.parse(f[$0], defaultTimeZone: nil) }
                 timelines[f[p], default: []].append(
                     TimeAttacks.Row(
                         kind: f[k], start: start.epochMilliseconds, end: end?.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds,
-                        value: v.flatMap { Double(f[$0]) }))
+                        value: v.flatMap { Double(f[$0]) }, source: src.map { f[$0] }))
             }
         }
-        return (timelines, sources)
+        return timelines
     }
 
     /// The participants' published offsets (`utc_offset`), by pseudonym.
@@ -104,7 +95,7 @@ extension DeidRiskService {
     static func timeAttacks(bag: URL) throws -> TimeAttacks? {
         let report = try readReportFile(bag.appendingPathComponent(reportPath), shownAs: reportPath)
         let (header, rows) = try readCSV(bag.appendingPathComponent(participantsPath), shownAs: participantsPath)
-        let (timelines, _) = try readTimelines(bag)
+        let timelines = try readTimelines(bag)
         guard let range = report.dateShift?.rangeDays, range.count == 2, range[0] <= range[1] else { return nil }
         return TimeAttacks(
             range: range[0]...range[1], wholeWeeks: report.dateShift?.wholeWeeks == true, createdDay: try baggingDay(bag), timelines: timelines,

@@ -27,14 +27,19 @@ public struct DeidRiskAssessment: Sendable, Codable {
     public var acquaintanceAttributes: [String] = []
     /// k over the quasi-identifiers plus ``acquaintanceAttributes`` (nil: no records).
     public var acquaintanceK: Int?
+    /// The report says the export only states the k over what an acquaintance knows
+    /// (`record_attributes_enforced: false`) instead of reaching the requested k over it.
+    public var acquaintanceKOnlyStated = false
 
     /// Whether the published files hold what the report claims: k reaches the requested k and
     /// equals the stated k, also over what an acquaintance knows; no attack recovers a shift; no
-    /// attack the report does not name as a recoverable signal narrows one.
+    /// attack the report does not name as a recoverable signal narrows one. (An export whose
+    /// report says it only states the k over the acquaintance attributes is held to its
+    /// participant columns there; the shortfall is a warning.)
     public var holds: Bool {
         if let requestedK, (risk.k ?? 0) < requestedK, risk.records > 0 { return false }
         if let statedK, statedK != risk.k { return false }
-        if let requestedK, let acquaintanceK, acquaintanceK < requestedK { return false }
+        if let requestedK, let acquaintanceK, acquaintanceK < requestedK, !acquaintanceKOnlyStated { return false }
         for outcome in timeAttacks ?? [] {
             if outcome.recovered > 0 { return false }
             if outcome.narrowed > 0, outcome.attack != "combined", !statedSignals.contains(outcome.attack) { return false }
@@ -50,6 +55,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         case statedSignals = "stated_signals"
         case acquaintanceAttributes = "acquaintance_attributes"
         case acquaintanceK = "acquaintance_k"
+        case acquaintanceKOnlyStated = "acquaintance_k_only_stated"
     }
 
     /// Encodes the assessment with `holds` stated next to the figures.
@@ -64,6 +70,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         try c.encode(statedSignals, forKey: .statedSignals)
         try c.encode(acquaintanceAttributes, forKey: .acquaintanceAttributes)
         try c.encodeIfPresent(acquaintanceK, forKey: .acquaintanceK)
+        try c.encode(acquaintanceKOnlyStated, forKey: .acquaintanceKOnlyStated)
         try c.encode(holds, forKey: .holds)
     }
 
@@ -79,6 +86,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         statedSignals = try c.decodeIfPresent([String].self, forKey: .statedSignals) ?? []
         acquaintanceAttributes = try c.decodeIfPresent([String].self, forKey: .acquaintanceAttributes) ?? []
         acquaintanceK = try c.decodeIfPresent(Int.self, forKey: .acquaintanceK)
+        acquaintanceKOnlyStated = try c.decodeIfPresent(Bool.self, forKey: .acquaintanceKOnlyStated) ?? false
     }
 
     init(source: String, risk: ReidentificationRisk, requestedK: Int?, statedK: Int?, warnings: [String]) {
@@ -180,9 +188,11 @@ public enum DeidRiskService {
         var achievedK: Int?
         var quasiIdentifiers: [String]?
         var sensitive: [SensitiveField]?
+        var recordAttributesEnforced: Bool?
 
         enum CodingKeys: String, CodingKey {
             case sensitive
+            case recordAttributesEnforced = "record_attributes_enforced"
             case requestedK = "requested_k"
             case achievedK = "achieved_k"
             case quasiIdentifiers = "quasi_identifiers"

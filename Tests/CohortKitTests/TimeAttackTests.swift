@@ -143,12 +143,14 @@ struct TimeAttackTests {
             }
         }
         print("old policy:", outcomes.values.sorted { $0.attack < $1.attack }.map { "\($0.attack) \($0.recovered)/\($0.narrowed)/\($0.assessed)" }, "correct:", correct)
-        #expect((outcomes["holiday"]?.recovered ?? 0) >= 8 && outcomes["holiday"]?.narrowed == 30)  // keys are random per workspace: 14–24 of 30 seen
-        // (Dense series leave no DST trace under any policy now: TimeAttacksTests runs that
-        // attack on the old sample-by-sample re-anchoring.)
-        #expect((outcomes["freshness"]?.narrowed ?? 0) >= 10)
-        #expect(outcomes["exogenous"]?.recovered == 30)
-        #expect((correct["combined"] ?? 0) >= 10)
+        // k over what an acquaintance knows (first-record weekday and month are kept by whole
+        // weeks) leaves some participants out: the attacks run on those published.
+        let published = outcomes["combined"]?.assessed ?? 0
+        #expect(published >= 10)
+        #expect((outcomes["holiday"]?.recovered ?? 0) * 4 >= published && outcomes["holiday"]?.narrowed == published)
+        #expect((outcomes["freshness"]?.narrowed ?? 0) * 4 >= published)
+        #expect(outcomes["exogenous"]?.recovered == published)
+        #expect((correct["combined"] ?? 0) * 3 >= published)
         #expect(!assessment.holds)
     }
 

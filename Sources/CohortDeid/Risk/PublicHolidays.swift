@@ -10,14 +10,14 @@ public enum PublicHolidays {
     }
 
     /// The regions a published UTC offset points at: US offsets (-04:00 to -10:00), Central
-    /// European (+01:00, +02:00), Australian east and centre (+09:30, +10:00); every region when
+    /// European (+01:00, +02:00), Australian east and centre (+09:30 to +11:00); every region when
     /// the offset says nothing (`+00:00`, the generalized one, or none).
     public static func regions(forOffsetSeconds offset: Int32?) -> [Region] {
         guard let offset, offset != 0 else { return Region.allCases }
         switch offset {
         case -36_000 ... -14_400: return [.us]
         case 3_600, 7_200: return [.de]
-        case 34_200, 36_000: return [.au]
+        case 34_200 ... 39_600: return [.au]
         default: return []
         }
     }

@@ -30,8 +30,11 @@ public struct TimeAttacks: Sendable {
         /// The offset the start was written at, in seconds.
         public var offsetSeconds: Int32
         public var value: Double?
+        /// The record's published source (device class), if any.
+        public var source: String?
         /// Creates a row as given.
-        public init(kind: String, start: Int64, end: Int64?, offsetSeconds: Int32, value: Double?) {
+        public init(kind: String, start: Int64, end: Int64?, offsetSeconds: Int32, value: Double?, source: String? = nil) {
+            self.source = source
             self.kind = kind
             self.start = start
             self.end = end
@@ -71,7 +74,10 @@ public struct TimeAttacks: Sendable {
         self.createdDay = createdDay
         for (pseudonym, rows) in timelines where !rows.isEmpty {
             let sorted = rows.sorted { $0.start < $1.start }
-            let offset = offsets[pseudonym] ?? sorted.first?.offsetSeconds
+            var offset = offsets[pseudonym] ?? sorted.first?.offsetSeconds
+            // Times written in UTC (the offset generalized): local-day aggregates still start at
+            // local midnight, which gives the offset back.
+            if offset == nil || offset == 0 { offset = Self.inferredOffset(sorted) ?? offset }
             record("freshness", pseudonym, freshness(sorted))
             record("dst", pseudonym, dst(sorted, offset: offset))
             record("holiday", pseudonym, holiday(sorted, offset: offset))
@@ -110,6 +116,20 @@ public struct TimeAttacks: Sendable {
     /// The published local day (days since 1970) of an instant written at `offset` seconds.
     public static func localDay(_ ms: Int64, _ offset: Int32) -> Int {
         Int((ms + Int64(offset) * 1000 - (ms + Int64(offset) * 1000 < 0 ? day - 1 : 0)) / day)
+    }
+
+    /// The offset local-day aggregates (23 to 25 hours) point at: minus the UTC time of day most
+    /// of them start at; nil without such records.
+    static func inferredOffset(_ rows: [Row]) -> Int32? {
+        var counts: [Int64: Int] = [:]
+        for row in rows {
+            guard let end = row.end, abs(end - row.start - day) <= 3_600_000 else { continue }
+            counts[row.start - floorDiv(row.start, day) * day, default: 0] += 1
+        }
+        guard let start = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return nil }
+        var offset = -start / 1000  // seconds
+        if offset <= -12 * 3600 { offset += 86_400 }
+        return Int32(offset)
     }
 
     // MARK: Freshness
@@ -181,7 +201,7 @@ public struct TimeAttacks: Sendable {
             }
         }
         guard !anomalies.isEmpty else { return (true, nil) }
-        let standards = offset.map { $0 == 0 ? Array(Self.transitions.keys) : [$0] } ?? Array(Self.transitions.keys)
+        let standards = offset.map { $0 == 0 ? Array(Self.transitions.keys) : [$0, $0 - 3600] } ?? Array(Self.transitions.keys)
         var inferred: Set<Int> = []
         for anomaly in anomalies {
             for standard in standards {
@@ -201,7 +221,7 @@ public struct TimeAttacks: Sendable {
         var values: [Int: Double] = [:]
         for row in rows where row.kind == "steps" {
             guard let value = row.value, let end = row.end, abs(end - row.start - Self.day) <= 3_600_000 else { continue }
-            values[Self.localDay(row.start + 3 * 3_600_000, row.offsetSeconds), default: 0] += value
+            values[Self.localDay(row.start + (end - row.start) / 2, offset ?? row.offsetSeconds), default: 0] += value
         }
         guard values.count >= 28 else { return (false, nil) }
         // Residuals against the same published weekday of the surrounding three weeks each way:
