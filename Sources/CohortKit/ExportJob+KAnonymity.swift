@@ -40,7 +40,8 @@ extension ExportJob {
     /// What an acquaintance can know from each included participant's records, as they will be
     /// published (``AcquaintanceProfile``), in `cohort.included` order; nil when the policy asks
     /// for no k. Reads every included participant's records once more, through a copy of the
-    /// de-identifier (its counts are discarded) and the same consent decisions as the write.
+    /// de-identifier (its counts are discarded; no text is scrubbed) and the same consent
+    /// decisions as the write.
     func recordAttributes(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> (names: [String], values: [[String]])? {
         guard policy.kAnonymity != nil else { return nil }
         let weekdayKept = policy.dateShift.maxDays == 0 || policy.dateShift.wholeWeeks
@@ -53,8 +54,8 @@ extension ExportJob {
             let coverage = cohort.coverage[participant.id]
             try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
                 if coverage?.refusal(for: record.kind.dataType, atMilliseconds: record.start.epochMilliseconds) != nil { return }
-                guard let row = probe.record(record, of: participant), let start = row.start else { return }
-                profile.add(kind: row.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
+                guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { return }
+                profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
             }
             values.append(profile.values(weekdayKept: weekdayKept))
         }

@@ -186,6 +186,12 @@ struct TimeAttackTests {
             #expect(outcomes.first { $0.attack == "holiday" }.map { $0.assessed > 0 } == true)
             #expect(assessment.statedSignals.isEmpty)
             print("acquaintance k:", assessment.acquaintanceK.map(String.init) ?? "-", assessment.warnings)
+            // The export states the same k over the acquaintance attributes as deid risk recounts.
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: bag.appendingPathComponent("data/reports/deidentification.json"))) as? [String: Any]
+            let k = report?["k_anonymity"] as? [String: Any]
+            #expect(k?["record_quasi_identifiers"] as? [String] == ["device_class", "kinds", "active_days"])
+            #expect(k?["record_achieved_k"] as? Int == assessment.acquaintanceK)
+            #expect(k?["record_attributes_enforced"] as? Bool == false && assessment.acquaintanceKOnlyStated)
             #expect(assessment.holds || assessment.acquaintanceK.map { $0 < 3 } == true, "\(assessment.warnings)")
         }
     }

@@ -95,6 +95,8 @@ public struct Deidentifier: Sendable {
     /// Holiday masking: the participant it is about, their region, and per kind the last day
     /// total on each weekday (ISO), which a holiday's total is replaced by.
     private var holidayMask: (id: UUID, region: PublicHolidays.Region?, last: [RecordKind: [Int: Double]])?
+    /// Set while ``publishedStartAndSource(_:of:)`` runs a record through.
+    private var contentSkipped = false
 
     /// What happened to one record field.
     private enum Outcome: Int {
@@ -411,6 +413,11 @@ public struct Deidentifier: Sendable {
             row.end = end
             tally(base, 1, row.end == nil ? .unsupported : .applied)
         }
+        if contentSkipped {
+            // A probe for the acquaintance profile: start and source only, no text scrubbed.
+            if let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
+            return row
+        }
         let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
         if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
             switch rule.transform {
@@ -444,6 +451,17 @@ public struct Deidentifier: Sendable {
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
         return row
+    }
+
+    /// The record's published start and source (what ``AcquaintanceProfile`` needs), or nil when
+    /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
+    /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
+    /// discarded.
+    public mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
+        contentSkipped = true
+        defer { contentSkipped = false }
+        guard let row = record(r, of: p) else { return nil }
+        return (row.start, row.source)
     }
 
     /// The value of `r`, or — for a day total (a record about a day long) on a public holiday of
