@@ -23,7 +23,7 @@ extension DeidRiskService {
         if let range = dateShift?.rangeDays, range.count == 2, range[0] <= range[1], !timelines.isEmpty {
             let attacks = TimeAttacks(
                 range: range[0]...range[1], wholeWeeks: dateShift?.wholeWeeks == true, createdDay: try baggingDay(bag), timelines: timelines,
-                offsets: offsets)
+                offsets: offsets, otherInstants: try otherInstants(bag, participants: participants))
             assessment.timeAttacks = attacks.outcomes
         }
         // k over the participant columns plus what an acquaintance knows from the records.
@@ -99,7 +99,29 @@ extension DeidRiskService {
         guard let range = report.dateShift?.rangeDays, range.count == 2, range[0] <= range[1] else { return nil }
         return TimeAttacks(
             range: range[0]...range[1], wholeWeeks: report.dateShift?.wholeWeeks == true, createdDay: try baggingDay(bag), timelines: timelines,
-            offsets: offsets(header, rows))
+            offsets: offsets(header, rows), otherInstants: try otherInstants(bag, participants: (header, rows)))
+    }
+
+    /// Published instants besides records, by pseudonym: consents' `signed_at` and participants'
+    /// `withdrawn_at` (what the freshness attack also bounds the shift with).
+    static func otherInstants(_ bag: URL, participants: (header: [String], rows: [[String]])) throws -> [String: [Int64]] {
+        var result: [String: [Int64]] = [:]
+        if let key = participants.header.firstIndex(of: "pseudonym"), let w = participants.header.firstIndex(of: "withdrawn_at") {
+            for row in participants.rows where key < row.count && w < row.count {
+                if let instant = Timestamp.parse(row[w], defaultTimeZone: nil) { result[row[key], default: []].append(instant.epochMilliseconds) }
+            }
+        }
+        let consents = bag.appendingPathComponent("data/csv/consents.csv")
+        guard FileManager.default.fileExists(atPath: consents.path) else { return result }
+        let reader = try CSVReader(url: consents)
+        guard let header = try reader.next()?.fields, let key = header.firstIndex(of: "pseudonym"), let s = header.firstIndex(of: "signed_at") else {
+            return result
+        }
+        while let row = try reader.next() {
+            guard key < row.fields.count, s < row.fields.count, let instant = Timestamp.parse(row.fields[s], defaultTimeZone: nil) else { continue }
+            result[row.fields[key], default: []].append(instant.epochMilliseconds)
+        }
+        return result
     }
 
     /// `+05:30` → 19800; nil for anything else.

@@ -67,18 +67,25 @@ public struct TimeAttacks: Sendable {
     private var assessed: [String: Int] = [:]
 
     /// Runs every attack on `timelines` (pseudonym → its rows) with the participants' published
-    /// offsets (pseudonym → seconds; nil when participants.csv has none).
-    public init(range: ClosedRange<Int>, wholeWeeks: Bool = false, createdDay: Int?, timelines: [String: [Row]], offsets: [String: Int32]) {
+    /// offsets (pseudonym → seconds; nil when participants.csv has none); `otherInstants`
+    /// (pseudonym → milliseconds: consent signings, withdrawals) join the freshness attack.
+    public init(
+        range: ClosedRange<Int>, wholeWeeks: Bool = false, createdDay: Int?, timelines: [String: [Row]], offsets: [String: Int32],
+        otherInstants: [String: [Int64]] = [:]
+    ) {
         self.range = range
         shifts = wholeWeeks ? range.filter { $0 % 7 == 0 } : Array(range)
         self.createdDay = createdDay
+        for (pseudonym, instants) in otherInstants where (timelines[pseudonym] ?? []).isEmpty {
+            record("freshness", pseudonym, freshness([], also: instants))
+        }
         for (pseudonym, rows) in timelines where !rows.isEmpty {
             let sorted = rows.sorted { $0.start < $1.start }
             var offset = offsets[pseudonym] ?? sorted.first?.offsetSeconds
             // Times written in UTC (the offset generalized): local-day aggregates still start at
             // local midnight, which gives the offset back.
             if offset == nil || offset == 0 { offset = Self.inferredOffset(sorted) ?? offset }
-            record("freshness", pseudonym, freshness(sorted))
+            record("freshness", pseudonym, freshness(sorted, also: otherInstants[pseudonym] ?? []))
             record("dst", pseudonym, dst(sorted, offset: offset))
             record("holiday", pseudonym, holiday(sorted, offset: offset))
             record("exogenous", pseudonym, exogenous(sorted))
@@ -134,8 +141,8 @@ public struct TimeAttacks: Sendable {
 
     // MARK: Freshness
 
-    func freshness(_ rows: [Row]) -> (assessed: Bool, set: Set<Int>?) {
-        guard let createdDay, let last = rows.map({ $0.end ?? $0.start }).max() else { return (false, nil) }
+    func freshness(_ rows: [Row], also instants: [Int64]) -> (assessed: Bool, set: Set<Int>?) {
+        guard let createdDay, let last = (rows.map { $0.end ?? $0.start } + instants).max() else { return (false, nil) }
         // Real days are at most the creation day (a day's slack for zones ahead of UTC).
         let bound = Int(Self.floorDiv(last, Self.day)) - (createdDay + 1)
         let set = Set(shifts.filter { $0 >= bound })
