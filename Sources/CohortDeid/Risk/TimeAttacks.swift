@@ -177,6 +177,8 @@ public struct TimeAttacks: Sendable {
     }()
 
     func dst(_ rows: [Row], offset: Int32?) -> (assessed: Bool, set: Set<Int>?) {
+        // Days and hours are the participant's local ones: at the published offset, or at the
+        // one inferred from day aggregates when times are written in UTC.
         var anomalies: [(day: Int, forward: Bool)] = []
         var byKind: [String: [Row]] = [:]
         for row in rows { byKind[row.kind, default: []].append(row) }
@@ -186,24 +188,24 @@ public struct TimeAttacks: Sendable {
                 guard let end = row.end else { continue }
                 let length = end - row.start
                 if length == 82_800_000 || length == 90_000_000 {
-                    anomalies.append((Self.localDay(row.start + length / 2, row.offsetSeconds), length < Self.day))
+                    anomalies.append((Self.localDay(row.start + length / 2, offset ?? row.offsetSeconds), length < Self.day))
                 }
             }
             let steps = zip(series, series.dropFirst()).map { ($0, $1.start - $0.start) }
             let dense = steps.map(\.1).filter { $0 > 0 }.sorted()
             if let median = dense.isEmpty ? nil : dense[dense.count / 2], median < 30 * 60_000 {
                 for (row, step) in steps {
-                    let hour = Int(Self.floorDiv(row.start + Int64(row.offsetSeconds) * 1000, 3_600_000) % 24)
-                    if step == 0 { anomalies.append((Self.localDay(row.start, row.offsetSeconds), false)) }
+                    let hour = Int(Self.floorDiv(row.start + Int64(offset ?? row.offsetSeconds) * 1000, 3_600_000) % 24)
+                    if step == 0 { anomalies.append((Self.localDay(row.start, offset ?? row.offsetSeconds), false)) }
                     if step == median + 3_600_000, (0...5).contains(hour) {
-                        anomalies.append((Self.localDay(row.start + step, row.offsetSeconds), true))
+                        anomalies.append((Self.localDay(row.start + step, offset ?? row.offsetSeconds), true))
                     }
                 }
             } else if series.count >= 7 {
                 // A daily log whose time of day steps by exactly an hour.
                 for (row, step) in steps where step > 20 * 3_600_000 && step < 28 * 3_600_000 {
                     let change = step - Self.day
-                    if abs(change) == 3_600_000 { anomalies.append((Self.localDay(row.start + step, row.offsetSeconds), change < 0)) }
+                    if abs(change) == 3_600_000 { anomalies.append((Self.localDay(row.start + step, offset ?? row.offsetSeconds), change < 0)) }
                 }
             }
         }
