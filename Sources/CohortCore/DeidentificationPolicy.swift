@@ -89,6 +89,10 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         public var exogenous: Exogenous
         /// Kinds, besides the `environment` data type's, that the protocol marks exogenous.
         public var exogenousKinds: [RecordKind]
+        /// Whether day totals (records about a day long) on the public holidays of the
+        /// participant's region are masked: their value replaced by the same weekday's a week
+        /// before, give or take 10%, so holiday dips do not align with a public calendar.
+        public var maskHolidays: Bool
 
         /// Records of exogenous kinds on export.
         public enum Exogenous: String, Sendable, Hashable, Codable {
@@ -100,7 +104,11 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         }
 
         /// Settings as given; by default no embargo, exogenous records left out.
-        public init(maxDays: Int, wholeWeeks: Bool, embargoDays: Int = 0, exogenous: Exogenous = .drop, exogenousKinds: [RecordKind] = []) {
+        public init(
+            maxDays: Int, wholeWeeks: Bool, embargoDays: Int = 0, exogenous: Exogenous = .drop, exogenousKinds: [RecordKind] = [],
+            maskHolidays: Bool = false
+        ) {
+            self.maskHolidays = maskHolidays
             self.maxDays = maxDays
             self.wholeWeeks = wholeWeeks
             self.embargoDays = embargoDays
@@ -117,7 +125,8 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
                 maxDays: try c.decode(Int.self, forKey: .maxDays), wholeWeeks: try c.decode(Bool.self, forKey: .wholeWeeks),
                 embargoDays: try c.decodeIfPresent(Int.self, forKey: .embargoDays) ?? 0,
                 exogenous: try c.decodeIfPresent(Exogenous.self, forKey: .exogenous) ?? .drop,
-                exogenousKinds: try c.decodeIfPresent([RecordKind].self, forKey: .exogenousKinds) ?? [])
+                exogenousKinds: try c.decodeIfPresent([RecordKind].self, forKey: .exogenousKinds) ?? [],
+                maskHolidays: try c.decodeIfPresent(String.self, forKey: .holidays) == "mask")
         }
 
         /// Encodes the settings added for issue 27 only when they differ from their defaults, so
@@ -129,10 +138,11 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
             if embargoDays != 0 { try c.encode(embargoDays, forKey: .embargoDays) }
             if exogenous != .drop { try c.encode(exogenous, forKey: .exogenous) }
             if !exogenousKinds.isEmpty { try c.encode(exogenousKinds, forKey: .exogenousKinds) }
+            if maskHolidays { try c.encode("mask", forKey: .holidays) }
         }
 
         enum CodingKeys: String, CodingKey {
-            case exogenous
+            case exogenous, holidays
             case maxDays = "max_days"
             case wholeWeeks = "whole_weeks"
             case embargoDays = "embargo_days"
@@ -151,16 +161,41 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         /// Sensitive fields (`consent.<field>` or `<data type>.<field>`) whose l-diversity the
         /// export's risk report states; nil when the protocol names none.
         public var sensitive: [String]?
+        /// Whether the export also reaches k over what an acquaintance can know from the records
+        /// (`record_attributes: enforce`: coarser columns, then participants left out), or only
+        /// states the k it has over them (`state`, the default).
+        public var enforceRecordAttributes: Bool
 
         /// Settings as given.
-        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil) {
+        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil, enforceRecordAttributes: Bool = false) {
             self.k = k
             self.quasiIdentifiers = quasiIdentifiers
             self.sensitive = sensitive
+            self.enforceRecordAttributes = enforceRecordAttributes
         }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                k: try c.decode(Int.self, forKey: .k), quasiIdentifiers: try c.decode([String].self, forKey: .quasiIdentifiers),
+                sensitive: try c.decodeIfPresent([String].self, forKey: .sensitive),
+                enforceRecordAttributes: try c.decodeIfPresent(String.self, forKey: .recordAttributes) == "enforce")
+        }
+
+        /// `record_attributes` is encoded only when enforced, so older policies keep their
+        /// canonical JSON.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(k, forKey: .k)
+            try c.encode(quasiIdentifiers, forKey: .quasiIdentifiers)
+            try c.encodeIfPresent(sensitive, forKey: .sensitive)
+            if enforceRecordAttributes { try c.encode("enforce", forKey: .recordAttributes) }
+        }
+
         enum CodingKeys: String, CodingKey {
             case k, sensitive
             case quasiIdentifiers = "quasi_identifiers"
+            case recordAttributes = "record_attributes"
         }
     }
 

@@ -228,7 +228,7 @@ extension NodeReader {
         else { return nil }
         var shift: DeidentificationPolicy.DateShift?
         if let s = mapping(
-            m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks", "embargo_days", "exogenous", "exogenous_kinds"],
+            m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks", "embargo_days", "exogenous", "exogenous_kinds", "holidays"],
             required: ["max_days"])
         {
             let maxDays = int(s["max_days"], "deidentification.date_shift.max_days", range: 0...3650)
@@ -240,6 +240,14 @@ extension NodeReader {
                     exogenous = value
                 } else {
                     error(node, "deidentification.date_shift.exogenous", "expected drop or dated", hint: "drop leaves weather-like public series out")
+                }
+            }
+            var maskHolidays = false
+            if let node = s["holidays"], let text = string(node, "deidentification.date_shift.holidays") {
+                if text == "mask" || text == "keep" {
+                    maskHolidays = text == "mask"
+                } else {
+                    error(node, "deidentification.date_shift.holidays", "expected mask or keep", hint: "mask hides holiday dips of day totals")
                 }
             }
             var extraKinds: [RecordKind] = []
@@ -259,12 +267,12 @@ extension NodeReader {
                 if embargo > maxDays {
                     error(s["embargo_days"], "deidentification.date_shift.embargo_days", "embargo_days is larger than max_days", hint: "embargo_days = max_days hides the shift from the last record")
                 }
-                shift = .init(maxDays: maxDays, wholeWeeks: weeks, embargoDays: embargo, exogenous: exogenous, exogenousKinds: extraKinds)
+                shift = .init(maxDays: maxDays, wholeWeeks: weeks, embargoDays: embargo, exogenous: exogenous, exogenousKinds: extraKinds, maskHolidays: maskHolidays)
             }
         }
         var kAnonymity: DeidentificationPolicy.KAnonymity?
         if let kNode = m["k_anonymity"],
-            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers", "sensitive"], required: ["k"])
+            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers", "sensitive", "record_attributes"], required: ["k"])
         {
             let value = int(k["k"], "deidentification.k_anonymity.k", range: 1...1000)
             var qids: [String] = []
@@ -294,7 +302,15 @@ extension NodeReader {
                 }
                 sensitive = names
             }
-            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive) }
+            var enforce = false
+            if let node = k["record_attributes"], let text = string(node, "deidentification.k_anonymity.record_attributes") {
+                if text == "enforce" || text == "state" {
+                    enforce = text == "enforce"
+                } else {
+                    error(node, "deidentification.k_anonymity.record_attributes", "expected enforce or state", hint: "enforce also reaches k over what an acquaintance knows from the records")
+                }
+            }
+            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive, enforceRecordAttributes: enforce) }
         }
         var fields: [String: FieldRule] = [:]
         if let fieldNode = m["fields"] {

@@ -45,6 +45,8 @@ deidentification:
     whole_weeks: false
     # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
     embargo_days: 90
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
   k_anonymity:
     k: 3
     quasi_identifiers: [participant.age, participant.sex]
@@ -156,6 +158,8 @@ deidentification:
     whole_weeks: false
     # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
     embargo_days: 182
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
     # Weather (environment) is a public series: left out of exports (drop is also the default).
     exogenous: drop
   k_anonymity:
@@ -257,6 +261,8 @@ deidentification:
     whole_weeks: false
     # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
     embargo_days: 90
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
   k_anonymity:
     k: 5
     quasi_identifiers: [participant.age, participant.sex, participant.zip]
@@ -334,6 +340,8 @@ deidentification:
     whole_weeks: false
     # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
     embargo_days: 30
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
   fields:
     participant.id: pseudonymize
     participant.sex: keep

@@ -271,7 +271,9 @@ extension ExportJob {
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
     /// could not be made k-anonymous are left out entirely (records and consents too), and counted.
     func kAnonymize(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws {
-        cohort.kSummary = try Self.applyKAnonymity(policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions)
+        let attributes = try recordAttributes(cohort, policy: policy)  // issue 27: k over what an acquaintance knows
+        cohort.kSummary = try Self.applyKAnonymity(
+            policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions, recordAttributes: attributes)
         // A generalized `utc_offset` means every time is published in UTC, not only the column.
         if cohort.kSummary?.generalized["utc_offset"] != nil { cohort.deid.publishesTimesInUTC = true }
     }

@@ -79,6 +79,16 @@ public struct DateShifter: Sendable {
         return ParticipantShift(days: offset(for: participant.id), zone: zone, reference: reference, publishedOffsetSeconds: publishesInUTC ? 0 : nil)
     }
 
+    /// A number in [-1, 1) for participant `id` and `day`, keyed like the offsets (the noise of a
+    /// masked holiday value; nobody without the key can tell it from the participant's own).
+    public func noise(for id: UUID, day: Int) -> Double {
+        let message = Array("holiday-mask".utf8) + Array(id.uuidString.lowercased().utf8) + Array(String(day).utf8)
+        let mac = HMACSHA256.authenticationCode(key: key, message: message)
+        var value: UInt64 = 0
+        for byte in mac.prefix(8) { value = value << 8 | UInt64(byte) }
+        return Double(value >> 11) / Double(1 << 52) - 1
+    }
+
     /// `date` moved by `offset` days.
     public func shift(_ date: CivilDate, by offset: Int) -> CivilDate { date.adding(days: offset) }
 }

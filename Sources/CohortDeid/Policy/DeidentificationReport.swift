@@ -50,6 +50,8 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         public var leftOutAfterCreation: [String: Int]
         /// Exogenous records left out, by kind (see ``DeidentificationStats/leftOutExogenous``).
         public var leftOutExogenous: [String: Int]?
+        /// Whether holiday day totals are masked, and how many were (nil in older reports).
+        public var holidaysMasked: Int?
         /// What the published times still let an attacker learn about the shift under this
         /// policy, one sentence each (``TimeSignals``); empty when none is known.
         public var recoverableSignals: [String]?
@@ -61,6 +63,7 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
             case embargoDays = "embargo_days"
             case leftOutAfterCreation = "left_out_after_creation"
             case leftOutExogenous = "left_out_exogenous"
+            case holidaysMasked = "holidays_masked"
             case recoverableSignals = "recoverable_signals"
         }
     }
@@ -185,7 +188,8 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         dateShift = DateShiftSettings(
             maxDays: policy.dateShift.maxDays, wholeWeeks: policy.dateShift.wholeWeeks, rangeDays: range.map { [$0.lowerBound, $0.upperBound] },
             embargoDays: policy.dateShift.embargoDays, scope: "participant", leftOutAfterCreation: stats.leftOutAfterCreation,
-            leftOutExogenous: stats.leftOutExogenous, recoverableSignals: TimeSignals.recoverable(studyProtocol).map(\.statement))
+            leftOutExogenous: stats.leftOutExogenous, holidaysMasked: policy.dateShift.maskHolidays ? stats.maskedHolidayValues : nil,
+            recoverableSignals: TimeSignals.recoverable(studyProtocol).map(\.statement))
         self.kAnonymity = kAnonymity
         scrubTokens = stats.scrubTokens.byName
         self.residualScan = residualScan.map {

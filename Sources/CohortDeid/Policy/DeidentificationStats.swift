@@ -29,6 +29,8 @@ public struct DeidentificationStats: Sendable, Hashable {
     public internal(set) var leftOutAfterCreation: [String: Int] = [:]
     /// Records of exogenous kinds (a public series such as the weather) left out, by kind.
     public internal(set) var leftOutExogenous: [String: Int] = [:]
+    /// Day totals on public holidays whose value was masked (`date_shift.holidays: mask`).
+    public internal(set) var maskedHolidayValues = 0
     public internal(set) var participants = 0
     public internal(set) var consents = 0
     public internal(set) var records = 0
@@ -50,6 +52,7 @@ public struct DeidentificationStats: Sendable, Hashable {
         scrubTokens.merge(other.scrubTokens)
         leftOutAfterCreation.merge(other.leftOutAfterCreation, uniquingKeysWith: +)
         leftOutExogenous.merge(other.leftOutExogenous, uniquingKeysWith: +)
+        maskedHolidayValues += other.maskedHolidayValues
         participants += other.participants
         consents += other.consents
         records += other.records

@@ -92,6 +92,11 @@ public struct Deidentifier: Sendable {
     private var recordTallies: [Int]
     /// The last participant a record came from, with their pseudonym and date shift.
     private var lastRecordParticipant: (id: UUID, pseudonym: String, shift: ParticipantShift)?
+    /// Holiday masking: the participant it is about, their region, and per kind the last day
+    /// total on each weekday (ISO), which a holiday's total is replaced by.
+    private var holidayMask: (id: UUID, region: PublicHolidays.Region?, last: [RecordKind: [Int: Double]])?
+    /// Set while ``publishedStartAndSource(_:of:)`` runs a record through.
+    private var contentSkipped = false
 
     /// What happened to one record field.
     private enum Outcome: Int {
@@ -424,7 +429,13 @@ public struct Deidentifier: Sendable {
             row.end = end
             tally(base, 1, row.end == nil ? .unsupported : .applied)
         }
-        if let rule = recordRule(plan, base, 2, present: r.value != nil), let value = r.value {
+        if contentSkipped {
+            // A probe for the acquaintance profile: start and source only, no text scrubbed.
+            if let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
+            return row
+        }
+        let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
+        if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
             switch rule.transform {
             case .keep:
                 row.value = value
@@ -456,6 +467,40 @@ public struct Deidentifier: Sendable {
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
         return row
+    }
+
+    /// The record's published start and source (what ``AcquaintanceProfile`` needs), or nil when
+    /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
+    /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
+    /// discarded.
+    public mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
+        contentSkipped = true
+        defer { contentSkipped = false }
+        guard let row = record(r, of: p) else { return nil }
+        return (row.start, row.source)
+    }
+
+    /// The value of `r`, or — for a day total (a record about a day long) on a public holiday of
+    /// the participant's region — the same kind's total on the same weekday last, times 1 ± up
+    /// to 10% (keyed noise), rounded like the real one. Counted in
+    /// ``DeidentificationStats/maskedHolidayValues``.
+    private mutating func maskedHoliday(_ r: Record, of p: Participant, zone: TimeZone) -> Double? {
+        guard let value = r.value, let end = r.end, abs(end.epochMilliseconds - r.start.epochMilliseconds - 86_400_000) <= 3_600_000 else {
+            return r.value
+        }
+        if holidayMask?.id != p.id { holidayMask = (p.id, PublicHolidays.region(forZone: p.timeZone), [:]) }
+        guard let region = holidayMask?.region else { return value }
+        let local = r.start.epochMilliseconds + Int64(zone.secondsFromGMT(for: r.start.date)) * 1000
+        let day = Int(Timestamp.floorDiv(local + 3 * 3_600_000, 86_400_000))
+        let weekday = CivilDate(daysSinceEpoch: day).isoWeekday
+        guard PublicHolidays.isHoliday(day, in: region) else {
+            holidayMask?.last[r.kind, default: [:]][weekday] = value
+            return value
+        }
+        guard let previous = holidayMask?.last[r.kind]?[weekday] else { return value }
+        counted.maskedHolidayValues += 1
+        let masked = previous * (1 + 0.1 * shifter.noise(for: p.id, day: day))
+        return value == value.rounded() ? masked.rounded() : masked
     }
 
     /// A record field's rule from its plan, or nil (unruled or dropped) — tallying a present

@@ -18,17 +18,25 @@ public enum TimeSignals {
         let shift = policy.dateShift
         guard shift.maxDays > 0, publishesShiftedTimes(policy) else { return [] }
         var result: [Signal] = []
-        if shift.wholeWeeks {
+        if !shift.maskHolidays {
             result.append(
                 Signal(
                     attack: "holiday",
-                    statement: "whole-week shifts keep weekdays: dips of a daily activity series on public holidays align with the regional holiday calendar and give the shift away"))
+                    statement: shift.wholeWeeks
+                        ? "whole-week shifts keep weekdays and holidays are not masked: dips of a daily activity series on public holidays align with the regional holiday calendar and give the shift away"
+                        : "holidays are not masked: dips of a daily activity series on public holidays, compared with the same weekday of nearby weeks, align with the regional holiday calendar and give the shift away"))
         }
         if shift.embargoDays < shift.maxDays {
             result.append(
                 Signal(
                     attack: "freshness",
                     statement: "embargo_days is below max_days: the last published record of a participant with data up to the export gives the shift away when it is earlier than the embargo horizon, and bounds it otherwise"))
+        }
+        if shift.embargoDays > 0, policy.rule(table: "consent", field: "signed_at")?.transform == .shift {
+            result.append(
+                Signal(
+                    attack: "freshness",
+                    statement: "consent signing times are bounded by the export's creation only, not by the embargo (cohort verify orders consents by them): a consent signed within embargo_days of the export bounds the shift"))
         }
         if shift.exogenous == .dated, studyProtocol.dataTypes.values.joined().contains(where: shift.isExogenous) {
             result.append(

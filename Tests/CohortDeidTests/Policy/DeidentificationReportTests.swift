@@ -35,7 +35,7 @@ struct DeidentificationReportTests {
         #expect(report.residualScan?.findingsCount == 1)
 
         let json = String(decoding: try CanonicalJSON.encode(report), as: UTF8.self)
-        for key in ["\"policy_sha256\"", "\"dropped_unruled\"", "\"direct_identifiers_removed\"", "\"date_shift\":{\"embargo_days\":0,\"left_out_after_creation\":{},\"left_out_exogenous\":{},\"max_days\":180,\"range_days\":[-180,-1],\"recoverable_signals\":[\"embargo_days is below max_days",
+        for key in ["\"policy_sha256\"", "\"dropped_unruled\"", "\"direct_identifiers_removed\"", "\"date_shift\":{\"embargo_days\":0,\"left_out_after_creation\":{},\"left_out_exogenous\":{},\"max_days\":180,\"range_days\":[-180,-1],\"recoverable_signals\":[\"holidays are not masked",
                     "\"scope\":\"participant\",\"whole_weeks\":false}",
                     "\"k_anonymity\"", "\"achieved_k\"", "\"scrub_tokens\"", "\"residual_scan\"", "\"files_scanned\":3", "\"key_fingerprints\""] {
             #expect(json.contains(key), "\(key)")

@@ -57,11 +57,38 @@ extension DeidentifierTests {
         let old = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: true))
         #expect(TimeSignals.recoverable(old).map(\.attack) == ["holiday", "freshness"])
         #expect(Deidentifier.warnings(for: old).contains { $0.hasPrefix("date_shift: whole-week shifts keep weekdays") })
-        let new = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: false, embargoDays: 182))
-        #expect(TimeSignals.recoverable(new).isEmpty)
+        let new = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: false, embargoDays: 182, maskHolidays: true))
+        // Only the consent signings, which the embargo does not cover, are left.
+        #expect(TimeSignals.recoverable(new).map(\.attack) == ["freshness"])
+        #expect(TimeSignals.recoverable(new).first?.statement.hasPrefix("consent signing times") == true)
         let report = try DeidentificationReport(studyProtocol: new, recipient: "analyst", stats: DeidentificationStats())
         #expect(report.dateShift.embargoDays == 182)
         #expect(report.dateShift.scope == "participant")
-        #expect(report.dateShift.recoverableSignals == [])
+        #expect(report.dateShift.recoverableSignals?.count == 1)
+    }
+}
+
+extension DeidentifierTests {
+    /// A day total on a public holiday of the participant's region carries the same weekday's
+    /// total of the week before, within 10%; other days and other regions keep their own.
+    @Test func holidayDayTotalsAreMasked() throws {
+        var roster = PlantedRoster.participants
+        roster[0].timeZone = "America/New_York"
+        let p = roster[0]
+        let studyProtocol = Fixtures.studyProtocol(dateShift: .init(maxDays: 180, wholeWeeks: false, maskHolidays: true))
+        var deid = try Deidentifier(
+            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key, roster: roster,
+            referenceDate: CivilDate(year: 2026, month: 6, day: 1) ?? Fixtures.date("2026-06-01"))
+        // Thursdays 2025-11-20 and Thanksgiving 2025-11-27, midnight to midnight in New York (-05:00).
+        func day(_ text: String, _ value: Double) throws -> Record {
+            let start = try #require(Timestamp.parse("\(text)T00:00:00-05:00", defaultTimeZone: nil))
+            return Record(participantID: p.id, kind: .steps, start: start, end: Timestamp(epochMilliseconds: start.epochMilliseconds + 86_400_000), value: value)
+        }
+        let before = deid.record(try day("2025-11-20", 9000), of: p)
+        let holiday = try #require(deid.record(try day("2025-11-27", 2100), of: p)?.value)
+        let after = deid.record(try day("2025-11-28", 4000), of: p)
+        #expect(before?.value == 9000 && after?.value == 4000)
+        #expect(holiday != 2100 && abs(holiday - 9000) <= 900 && holiday == holiday.rounded())
+        #expect(deid.stats.maskedHolidayValues == 1)
     }
 }
