@@ -50,11 +50,9 @@ extension PostgresStudyStore {
     }
 
     func checkpoints(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [AuditCheckpoint] {
-        let selected = "seq, head_hash, signature"
+        let selected = "seq, head_hash, signature, at"
         return try rows(conn, "SELECT \(selected) FROM audit_checkpoints \(condition)", values, selected: selected, table: "audit_checkpoints",
-            rowIDColumn: "seq").map {
-            AuditCheckpoint(seq: try $0.int64("seq"), headHash: try $0.string("head_hash"), signature: try $0.string("signature"))
-        }
+            rowIDColumn: "seq").map { try AuditCheckpointRow($0).checkpoint }
     }
 
     /// The newest checkpoint, if any.
@@ -88,10 +86,7 @@ extension PostgresStudyStore {
 
     /// An event of a row selected with ``eventColumns``, its details read from the committed text.
     func event(_ row: PostgresRow) throws -> AuditEvent {
-        AuditEvent(
-            seq: try row.int64("seq"), at: try row.string("at"), actor: try row.string("actor"), action: try row.string("action"),
-            subject: row.optionalString("subject"), details: try row.stringMap("details_text"), prevHash: try row.string("prev_hash"),
-            hash: try row.string("hash"))
+        try AuditEventRow(row, detailsColumn: "details_text").event
     }
 
     /// Events matching `condition` (SQL after WHERE), oldest first, with their redactable texts
@@ -133,12 +128,9 @@ extension PostgresStudyStore {
             var index = 0
             var exhausted = false
             let checkpointRows = try rows(
-                conn, "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature",
+                conn, "SELECT seq, head_hash, signature, at FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature, at",
                 table: "audit_checkpoints", rowIDColumn: "seq")
-            let checkpoints: [AuditCheckpoint?] = checkpointRows.map {
-                guard let seq = try? $0.int64("seq"), let head = try? $0.string("head_hash"), let signature = try? $0.string("signature") else { return nil }
-                return AuditCheckpoint(seq: seq, headHash: head, signature: signature)
-            }
+            let checkpoints: [AuditCheckpoint?] = checkpointRows.map { try? AuditCheckpointRow($0).checkpoint }
             return try AuditChain.verify(
                 nextEvent: {
                     if index == buffer.count {

@@ -26,27 +26,16 @@ extension PostgresStudyStore {
         }
     }
 
-    /// The participant of a row selected with ``participantColumns``, identity opened when asked.
+    /// The participant of a row selected with ``participantColumns`` (decoded as on SQLite, by
+    /// `ParticipantRow`), identity opened when asked.
     func stored(_ r: PostgresRow, withIdentity: Bool) throws -> StoredParticipant {
-        let pk = try r.int64("pk")
-        let id = try r.uuid("id")
-        var withdrawnAt: Timestamp?
-        if let ms = try r.optionalInt64("withdrawn_at_ms") { withdrawnAt = Timestamp(epochMilliseconds: ms, utcOffsetSeconds: try r.offset("withdrawn_offset")) }
-        var identity: ParticipantIdentity?
-        if withIdentity {
-            var sealed: [String: [UInt8]] = [:]
-            for (column, _) in PIISealing.identityColumns {
-                if let bytes = try r.optionalBytes(column) { sealed[column] = bytes }
-            }
-            identity = try PIISealing.openIdentity(sealed, participantID: id.uuidString.lowercased(), key: piiKey) { column, expected in
+        let row = try ParticipantRow(r)
+        let identity =
+            withIdentity
+            ? try PIISealing.openIdentity(row.sealedIdentity, participantID: row.id.uuidString.lowercased(), key: piiKey) { column, expected in
                 r.problem(column, expected: expected)
-            }
-        }
-        let participant = Participant(
-            id: id, code: try r.string("code"), sex: try r.choice("sex", Sex.self), timeZone: try r.string("time_zone"),
-            enrolledOn: try r.civilDate("enrolled_on"), status: try r.choice("status", ParticipantStatus.self), withdrawnAt: withdrawnAt,
-            identity: identity, site: r.optionalString("site"))
-        return StoredParticipant(handle: ParticipantHandle(rowKey: pk), participant: participant)
+            } : nil
+        return StoredParticipant(handle: row.handle, participant: row.participant(identity: identity))
     }
 
     func participantRows(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [PostgresRow] {
