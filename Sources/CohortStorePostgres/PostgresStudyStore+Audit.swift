@@ -33,20 +33,11 @@ extension PostgresStudyStore {
         try transact { tx in try operations.appendEvent(tx, entry, at: at) }
     }
 
-    /// Signs the chain's head under the audit lock and stores the checkpoint; nil for an empty chain.
+    /// Signs the chain's head and stores the checkpoint (see `StudyOperations.checkpoint`); nil
+    /// for an empty chain.
     @discardableResult
     public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try change { conn in
-            try lockAuditChain(conn)
-            guard let top = try head(conn) else { return nil }
-            let (seq, hash) = top
-            if let existing = try checkpoints(conn, "WHERE seq = $1", [.int(seq)]).first { return existing }
-            let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            try conn.command(
-                "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES ($1, $2, $3, $4)",
-                values: [.int(seq), .text(hash), .text(signature), .text(AuditChain.instant(at))])
-            return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
-        }
+        try transact { tx in try operations.checkpoint(tx, signingKey: signingKey, at: at) }
     }
 
     func checkpoints(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [AuditCheckpoint] {

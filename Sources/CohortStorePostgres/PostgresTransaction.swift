@@ -1,4 +1,5 @@
 import CohortCore
+import CohortCrypto
 import CohortPostgres
 import CohortStore
 import Foundation
@@ -35,6 +36,44 @@ struct PostgresTransaction: StoreTransaction {
         try store.events(
             conn, where: "seq > $1 AND action = 'participant.withdraw' AND details->>'mode' = ANY($2::text[])",
             [.int(seq), .text("{" + modes.map(\.rawValue).joined(separator: ",") + "}")], revealing: false)
+    }
+
+    func checkpoint(seq: Int64) throws -> AuditCheckpoint? { try store.checkpoints(conn, "WHERE seq = $1", [.int(seq)]).first }
+
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws {
+        try conn.command(
+            "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES ($1, $2, $3, $4)",
+            values: [.int(checkpoint.seq), .text(checkpoint.headHash), .text(checkpoint.signature), .text(at)])
+    }
+
+    func studyID() throws -> String? {
+        try store.rows(conn, "SELECT singleton, study_id FROM study", selected: "singleton, study_id", table: "study", rowIDColumn: "singleton")
+            .first?.string("study_id")
+    }
+
+    func insertStudy(id: String, createdAt: String) throws {
+        try conn.command("INSERT INTO study (singleton, study_id, created_at) VALUES (1, $1, $2)", values: [.text(id), .text(createdAt)])
+    }
+
+    func currentProtocolRevision() throws -> (sha256: String, revision: Int64)? {
+        let selected = "sha256, revision, loaded_order"
+        guard let row = try store.rows(conn, "SELECT \(selected) FROM protocol_revisions WHERE is_current", selected: selected,
+            table: "protocol_revisions", rowIDColumn: "loaded_order").first
+        else { return nil }
+        return (try row.string("sha256"), try row.int64("revision"))
+    }
+
+    func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws {
+        try conn.command("UPDATE protocol_revisions SET is_current = false WHERE is_current")
+        try conn.command(
+            "INSERT INTO protocol_revisions (sha256, study_id, revision, canonical_json, source_path, loaded_at, is_current) VALUES ($1, $2, $3, $4, $5, $6, true)",
+            values: [.text(row.sha256), .text(row.studyID), .int(row.revision), .bytes(Array(row.canonicalJSON)), .optional(row.sourcePath), .text(row.loadedAt)])
+    }
+
+    func insertTemplate(protocolSHA256: String, path: String, content: Data) throws {
+        try conn.command(
+            "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES ($1, $2, $3, $4)",
+            values: [.text(protocolSHA256), .text(path), .text(SHA256.hex(content)), .bytes(Array(content))])
     }
 
     func insertRedactable(_ text: RedactableText, owner: String?) throws {

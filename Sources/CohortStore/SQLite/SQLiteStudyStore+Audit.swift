@@ -11,24 +11,11 @@ extension SQLiteStudyStore {
         try change { tx in try operations.appendEvent(tx, entry, at: at) }
     }
 
-    /// Signs the current head of the chain and stores the checkpoint; returns it (nil for an empty chain).
+    /// Signs the chain's head and stores the checkpoint (see `StudyOperations.checkpoint`); nil
+    /// for an empty chain.
     @discardableResult
     public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try write { db in
-            guard let head = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return nil }
-            let reader = RowReader(head, table: "audit_events", file: url.path, rowIDColumn: "seq")
-            let seq = try reader.int64("seq")
-            let hash = try reader.string("hash")
-            if let existing = try AuditCheckpointRow.fetchOne(db, sql: "SELECT * FROM audit_checkpoints WHERE seq = ?", arguments: [seq]) {
-                return AuditCheckpoint(seq: seq, headHash: hash, signature: existing.signature)
-            }
-            let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            let instant = AuditChain.instant(at)
-            try db.execute(
-                sql: "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (?, ?, ?, ?)",
-                arguments: [seq, hash, signature, instant])
-            return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
-        }
+        try change { tx in try operations.checkpoint(tx, signingKey: signingKey, at: at) }
     }
 
     /// The newest checkpoint, if any.

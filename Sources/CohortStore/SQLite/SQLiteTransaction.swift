@@ -1,4 +1,5 @@
 import CohortCore
+import CohortCrypto
 import Foundation
 import GRDB
 
@@ -33,6 +34,39 @@ struct SQLiteTransaction: StoreTransaction {
                 ORDER BY seq
                 """, arguments: StatementArguments([seq] as [any DatabaseValueConvertible] + modes.map(\.rawValue))
         ).map(\.event)
+    }
+
+    func checkpoint(seq: Int64) throws -> AuditCheckpoint? {
+        try AuditCheckpointRow.fetchOne(db, sql: "SELECT * FROM audit_checkpoints WHERE seq = ?", arguments: [seq])?.checkpoint
+    }
+
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws {
+        try db.execute(
+            sql: "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (?, ?, ?, ?)",
+            arguments: [checkpoint.seq, checkpoint.headHash, checkpoint.signature, at])
+    }
+
+    func studyID() throws -> String? { try StudyRow.fetchOne(db, sql: "SELECT * FROM study")?.studyID }
+
+    func insertStudy(id: String, createdAt: String) throws {
+        try db.execute(sql: "INSERT INTO study (singleton, study_id, created_at) VALUES (1, ?, ?)", arguments: [id, createdAt])
+    }
+
+    func currentProtocolRevision() throws -> (sha256: String, revision: Int64)? {
+        try ProtocolRevisionRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM protocol_revisions WHERE is_current = 1").map { ($0.sha256, $0.revision) }
+    }
+
+    func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws {
+        try db.execute(sql: "UPDATE protocol_revisions SET is_current = 0 WHERE is_current = 1")
+        try db.execute(
+            sql: "INSERT INTO protocol_revisions (sha256, study_id, revision, canonical_json, source_path, loaded_at, is_current) VALUES (?, ?, ?, ?, ?, ?, 1)",
+            arguments: [row.sha256, row.studyID, row.revision, row.canonicalJSON, row.sourcePath, row.loadedAt])
+    }
+
+    func insertTemplate(protocolSHA256: String, path: String, content: Data) throws {
+        try db.execute(
+            sql: "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES (?, ?, ?, ?)",
+            arguments: [protocolSHA256, path, SHA256.hex(content), content])
     }
 
     func insertRedactable(_ text: RedactableText, owner: String?) throws {

@@ -25,10 +25,27 @@ package protocol StoreTransaction {
     /// The `participant.withdraw` events after `seq` whose mode is one of `modes`, oldest first
     /// (redactable texts not revealed).
     func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent]
+    /// The signed checkpoint of event `seq`, if there is one.
+    func checkpoint(seq: Int64) throws -> AuditCheckpoint?
+    /// Inserts a signed checkpoint made at `at` (as events write instants).
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws
     /// Stores a sealed redactable text concerning participant `owner` (nil: nobody's).
     func insertRedactable(_ text: RedactableText, owner: String?) throws
     /// Deletes every redactable text concerning participant `owner`.
     func deleteRedactable(owner: String) throws
+
+    // MARK: Study and protocol
+
+    /// The id of the study this database holds, nil before the first protocol is pinned.
+    func studyID() throws -> String?
+    /// Inserts the one `study` row.
+    func insertStudy(id: String, createdAt: String) throws
+    /// The current protocol revision's SHA-256 and revision number, if one is pinned.
+    func currentProtocolRevision() throws -> (sha256: String, revision: Int64)?
+    /// Inserts a protocol revision as the current one (the previous one stops being current).
+    func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws
+    /// Inserts a template pinned with protocol `protocolSHA256`.
+    func insertTemplate(protocolSHA256: String, path: String, content: Data) throws
 
     // MARK: Participants
 
@@ -90,4 +107,14 @@ package struct NewWithdrawalRow: Sendable {
     package var reason: String?
     package var consentVersion: String?
     package var countsJSON: String
+}
+
+/// A protocol revision to pin: its canonical JSON and where it was loaded from.
+package struct NewProtocolRevisionRow: Sendable {
+    package var sha256: String
+    package var studyID: String
+    package var revision: Int64
+    package var canonicalJSON: Data
+    package var sourcePath: String?
+    package var loadedAt: String
 }

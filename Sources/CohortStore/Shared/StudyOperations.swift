@@ -1,6 +1,6 @@
 package import CohortCore
 import CohortCompliance
-import CohortCrypto
+package import CohortCrypto
 package import Foundation
 
 /// The study's state-changing operations, written once for both stores over the
@@ -41,6 +41,59 @@ package struct StudyOperations: Sendable {
         try tx.insertEvent(event, detailsJSON: json)
         event.revealed = revealed
         return event
+    }
+
+    /// Signs the chain's head under the chain's lock and stores the checkpoint; an already
+    /// signed head returns its stored checkpoint; nil for an empty chain.
+    package func checkpoint(_ tx: some StoreTransaction, signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
+        try tx.lockAuditChain()
+        guard let (seq, hash) = try tx.auditHead() else { return nil }
+        if let existing = try tx.checkpoint(seq: seq) { return existing }
+        let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
+        let checkpoint = AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
+        try tx.insertCheckpoint(checkpoint, at: AuditChain.instant(at))
+        return checkpoint
+    }
+
+    // MARK: Protocols
+
+    /// Pins `loaded` (and the text of every template it names) as current with `protocol.load`.
+    /// Runs under the chain's lock from the start, so two coordinators loading at once pin one
+    /// after the other. A protocol for another study is refused (one database holds one
+    /// study), and so is an older revision or the same revision with other content; the same
+    /// content again changes nothing.
+    package func pinProtocol(
+        _ tx: some StoreTransaction, _ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date
+    ) throws -> PinnedProtocol {
+        let json = try loaded.canonicalJSON()
+        let sha = SHA256.hex(json)
+        let p = loaded.studyProtocol
+        let pinned = PinnedProtocol(studyProtocol: p, sha256: sha, canonicalJSON: json)
+        try tx.lockAuditChain()
+        let study = try tx.studyID()
+        if let study, study != p.id {
+            throw CohortError(.conflict, "this workspace holds study '\(study)', not '\(p.id)'",
+                hint: "one workspace holds one study: create another with `cohort init -w <dir>`")
+        }
+        if study == nil { try tx.insertStudy(id: p.id, createdAt: AuditChain.instant(at)) }
+        if let current = try tx.currentProtocolRevision() {
+            if current.sha256 == sha { return pinned }
+            if current.revision > Int64(p.revision) {
+                throw CohortError(.conflict, "revision \(p.revision) is older than the current revision \(current.revision)",
+                    hint: "increase 'revision' in the protocol file for an amendment")
+            }
+            if current.revision == Int64(p.revision) {
+                throw CohortError(.conflict, "revision \(p.revision) is already loaded with different content", hint: "an amendment needs a new revision number")
+            }
+        }
+        try tx.insertCurrentProtocolRevision(
+            NewProtocolRevisionRow(
+                sha256: sha, studyID: p.id, revision: Int64(p.revision), canonicalJSON: json, sourcePath: loaded.source?.lastPathComponent,
+                loadedAt: AuditChain.instant(at)))
+        for (path, content) in templates.sorted(by: { $0.key < $1.key }) { try tx.insertTemplate(protocolSHA256: sha, path: path, content: content) }
+        let details = ["revision": String(p.revision), "sha256": sha, "templates": String(templates.count)]
+        try appendEvent(tx, AuditEntry(actor: actor, action: "protocol.load", subject: p.id, details: details), at: at)
+        return pinned
     }
 
     /// Seals `text` as a redactable text of `owner` and returns the reference the chain commits to.
