@@ -130,6 +130,34 @@ struct PostgresTransaction: StoreTransaction {
             values: [.text(code), .int(participant.rowKey)])
     }
 
+    func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64 {
+        let created = try conn.query(
+            "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES ($1, $2, $3, $4, '') RETURNING id",
+            [info.fileName, info.fileSHA256, info.format, importedAt])
+        guard let text = created.first?.first ?? nil, let batchID = Int64(text) else {
+            throw PostgresStudyStore.problem(table: "import_batches", rowID: nil, column: "id", expected: "the new batch's id", location: location)
+        }
+        return batchID
+    }
+
+    func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink {
+        try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
+    }
+
+    func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)] {
+        try store.rows(conn, ImportedParticipants.withdrawnParticipantsSQL, selected: "pk, status, withdrawn_at_ms", table: "participants", rowIDColumn: "pk")
+            .map { (key: try $0.int64("pk"), status: try $0.string("status"), withdrawnAtMs: try $0.optionalInt64("withdrawn_at_ms")) }
+    }
+
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws {
+        try conn.command(
+            "UPDATE import_batches SET rows_total = $1, rows_inserted = $2, rows_duplicate = $3, rows_rejected = $4, actor = $5 WHERE id = $6",
+            values: [
+                .int(Int64(counts.total)), .int(Int64(counts.inserted)), .int(Int64(counts.duplicates)), .int(Int64(counts.rejected)), .text(actor),
+                .int(id),
+            ])
+    }
+
     func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws {
         try conn.command(
             """

@@ -119,6 +119,30 @@ struct SQLiteTransaction: StoreTransaction {
             sql: "UPDATE participants SET \(nulls), code = ?, token_salt = NULL, token_hash = NULL WHERE pk = ?", arguments: [code, participant.rowKey])
     }
 
+    func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64 {
+        try db.execute(
+            sql: "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES (?, ?, ?, ?, ?)",
+            arguments: [info.fileName, info.fileSHA256, info.format, importedAt, ""])
+        return db.lastInsertedRowID
+    }
+
+    func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink {
+        try SQLiteRecordInserter(db: db, batchID: batchID, piiKey: piiKey)
+    }
+
+    func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)] {
+        try Row.fetchAll(db, sql: ImportedParticipants.withdrawnParticipantsSQL).map { row in
+            let r = RowReader(row, table: "participants", file: location, rowIDColumn: "pk")
+            return (key: try r.int64("pk"), status: try r.string("status"), withdrawnAtMs: try r.optionalInt64("withdrawn_at_ms"))
+        }
+    }
+
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws {
+        try db.execute(
+            sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, actor = ? WHERE id = ?",
+            arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, actor, id])
+    }
+
     func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws {
         try db.execute(
             sql: """

@@ -63,6 +63,17 @@ package protocol StoreTransaction {
     /// Clears the participant's identifiers and withdrawal token and replaces their study code.
     func eraseIdentity(_ participant: ParticipantHandle, code: String) throws
 
+    // MARK: Imports
+
+    /// Inserts an import batch with no counts yet; its id.
+    func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64
+    /// The sink an import batch's records go into, inside this transaction.
+    func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink
+    /// The participants who are not active or have a withdrawal time (few).
+    func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)]
+    /// Records the batch's counts and its actor (the committed value of its audit event).
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws
+
     // MARK: Consents, withdrawals, records
 
     /// Inserts a consent row (`signature`: the sealed evidence).
@@ -117,4 +128,15 @@ package struct NewProtocolRevisionRow: Sendable {
     package var canonicalJSON: Data
     package var sourcePath: String?
     package var loadedAt: String
+}
+
+/// What an import's body reports: rows read, stored, duplicates and rejected.
+package typealias ImportCounts = (total: Int, inserted: Int, duplicates: Int, rejected: Int)
+
+/// A store's record sink as the import operation drives it.
+package protocol StoreRecordSink: RecordSink {
+    /// The participants the sink wrote, with the latest start of each.
+    var imported: ImportedParticipants { get }
+    /// Gives up the rows in flight after the import's body threw (PostgreSQL ends its COPY).
+    func abandon()
 }

@@ -139,6 +139,36 @@ package struct StudyOperations: Sendable {
         try appendEvent(tx, AuditEntry(actor: actor, action: "consent.record", subject: consent.participantID.uuidString.lowercased(), details: details), at: at)
     }
 
+    // MARK: Imports
+
+    /// Runs `body` with a sink for a new import batch, then — after the last row — refuses the
+    /// whole file if a participant it wrote withdrew meanwhile (``ImportedParticipants``), and
+    /// appends `data.import` (under the chain's lock, the only step that waits for other
+    /// coordinators) with the batch's counts. Nothing is stored when `body` throws.
+    package func importBatch(
+        _ tx: some StoreTransaction, _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> ImportCounts
+    ) throws -> ImportBatchResult {
+        let batchID = try tx.insertImportBatch(info, importedAt: AuditChain.instant(at))
+        let sink = try tx.recordSink(batchID: batchID, piiKey: piiKey)
+        let counts: ImportCounts
+        do {
+            counts = try body(sink)
+        } catch {
+            sink.abandon()
+            throw error
+        }
+        try sink.flush()
+        if sink.imported.anyWithdrew(try tx.withdrawnParticipants()) { throw ImportedParticipants.withdrawnDuringImport(location: tx.location) }
+        let details = [
+            "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
+            "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
+        ]
+        let event = try appendEvent(tx, AuditEntry(actor: actor, action: "data.import", subject: "batch-\(batchID)", details: details), at: at)
+        // The batch names its actor by the same redactable reference as its audit event.
+        try tx.completeImportBatch(batchID, counts: counts, actor: event.actor)
+        return ImportBatchResult(batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
+    }
+
     // MARK: Withdrawal
 
     /// The study code an erased participant keeps: `ERASED-` and the first eight hex digits of
