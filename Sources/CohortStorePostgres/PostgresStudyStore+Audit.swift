@@ -90,14 +90,7 @@ extension PostgresStudyStore {
         var events = try rows(conn, sql, values, selected: Self.eventColumns, table: "audit_events", rowIDColumn: "seq").map(event)
         guard revealing else { return events }
         let texts = try revealRedactable(conn, events.flatMap { [$0.actor] + $0.details.values })
-        for i in events.indices {
-            var revealed: [String: String] = [:]
-            if events[i].actor.hasPrefix(RedactableText.prefix) { revealed["actor"] = texts[events[i].actor] ?? AuditEvent.redactedText }
-            for (key, value) in events[i].details where value.hasPrefix(RedactableText.prefix) {
-                revealed["details." + key] = texts[value] ?? AuditEvent.redactedText
-            }
-            events[i].revealed = revealed.isEmpty ? nil : revealed
-        }
+        for i in events.indices { try events[i].reveal { texts[$0] } }
         return events
     }
 

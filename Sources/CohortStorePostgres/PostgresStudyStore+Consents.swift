@@ -51,10 +51,7 @@ extension PostgresStudyStore {
             else { return nil }
             let row = try WithdrawalRow(r)
             let texts = try revealRedactable(conn, [row.actor] + (row.reason.map { [$0] } ?? []))
-            func reveal(_ value: String) -> String { RedactableText.digest(of: value) == nil ? value : texts[value] ?? AuditEvent.redactedText }
-            return StoredWithdrawal(
-                id: row.id, mode: row.mode, at: Timestamp(epochMilliseconds: row.atMs), by: row.byKind, actor: reveal(row.actor),
-                reason: row.reason.map(reveal), consentVersion: row.consentVersion, counts: row.counts)
+            return try StoredWithdrawal(row) { texts[$0] }
         }
     }
 

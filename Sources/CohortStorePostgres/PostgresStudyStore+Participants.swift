@@ -29,13 +29,7 @@ extension PostgresStudyStore {
     /// The participant of a row selected with ``participantColumns`` (decoded as on SQLite, by
     /// `ParticipantRow`), identity opened when asked.
     func stored(_ r: PostgresRow, withIdentity: Bool) throws -> StoredParticipant {
-        let row = try ParticipantRow(r)
-        let identity =
-            withIdentity
-            ? try PIISealing.openIdentity(row.sealedIdentity, participantID: row.id.uuidString.lowercased(), key: piiKey) { column, expected in
-                r.problem(column, expected: expected)
-            } : nil
-        return StoredParticipant(handle: row.handle, participant: row.participant(identity: identity))
+        try ParticipantRow(r).stored(piiKey: piiKey, withIdentity: withIdentity) { column, expected in r.problem(column, expected: expected) }
     }
 
     func participantRows(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [PostgresRow] {

@@ -52,4 +52,14 @@ package struct ParticipantRow: Sendable {
         Participant(
             id: id, code: code, sex: sex, timeZone: timeZone, enrolledOn: enrolledOn, status: status, withdrawnAt: withdrawnAt, identity: identity, site: site)
     }
+
+    /// The participant as the store hands it out, the identity opened under `piiKey` when asked;
+    /// a sealed value that opens to something malformed fails with `problem(column, expected)`.
+    package func stored(piiKey: [UInt8], withIdentity: Bool, problem: (_ column: String, _ expected: String) -> CohortError) throws
+        -> StoredParticipant
+    {
+        let identity =
+            withIdentity ? try PIISealing.openIdentity(sealedIdentity, participantID: id.uuidString.lowercased(), key: piiKey, problem: problem) : nil
+        return StoredParticipant(handle: handle, participant: participant(identity: identity))
+    }
 }

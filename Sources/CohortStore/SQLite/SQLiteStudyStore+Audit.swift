@@ -61,15 +61,7 @@ extension SQLiteStudyStore {
             if let limit { sql += " LIMIT \(limit)" }
             return try AuditEventRow.fetchAll(db, sql: sql, arguments: [since]).map { row in
                 var event = row.event
-                guard revealing else { return event }
-                var revealed: [String: String] = [:]
-                if event.actor.hasPrefix(RedactableText.prefix) {
-                    revealed["actor"] = try revealRedactable(db, event.actor) ?? AuditEvent.redactedText
-                }
-                for (key, value) in event.details where value.hasPrefix(RedactableText.prefix) {
-                    revealed["details." + key] = try revealRedactable(db, value) ?? AuditEvent.redactedText
-                }
-                event.revealed = revealed.isEmpty ? nil : revealed
+                if revealing { try event.reveal { try revealRedactable(db, $0) } }
                 return event
             }
         }

@@ -50,11 +50,7 @@ extension SQLiteStudyStore {
                     db, sql: "SELECT *, rowid AS row_id FROM withdrawals WHERE participant_pk = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1",
                     arguments: [participant.rowKey])
             else { return nil }
-            return StoredWithdrawal(
-                id: row.id, mode: row.mode, at: Timestamp(epochMilliseconds: row.atMs), by: row.byKind,
-                actor: try revealRedactable(db, row.actor) ?? AuditEvent.redactedText,
-                reason: try row.reason.map { try revealRedactable(db, $0) ?? AuditEvent.redactedText },
-                consentVersion: row.consentVersion, counts: row.counts)
+            return try StoredWithdrawal(row) { try revealRedactable(db, $0) }
         }
     }
 
