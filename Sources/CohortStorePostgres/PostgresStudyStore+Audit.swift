@@ -2,7 +2,7 @@ public import CohortCore
 public import CohortCrypto
 import CohortPostgres
 public import CohortStore
-public import Foundation
+import Foundation
 
 /// The audit chain on PostgreSQL. One writer at a time appends: `appendEvent` takes the
 /// transaction-level advisory lock ``auditLockKey`` right before it reads the head, so the rest
@@ -24,20 +24,6 @@ extension PostgresStudyStore {
             table: "audit_events", rowIDColumn: "seq").first
         else { return nil }
         return (try row.int64("seq"), try row.string("hash"))
-    }
-
-    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
-    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
-    @discardableResult
-    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try transact { tx in try operations.appendEvent(tx, entry, at: at) }
-    }
-
-    /// Signs the chain's head and stores the checkpoint (see `StudyOperations.checkpoint`); nil
-    /// for an empty chain.
-    @discardableResult
-    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try transact { tx in try operations.checkpoint(tx, signingKey: signingKey, at: at) }
     }
 
     func checkpoints(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [AuditCheckpoint] {

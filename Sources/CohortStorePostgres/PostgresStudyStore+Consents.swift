@@ -8,16 +8,6 @@ extension PostgresStudyStore {
     static let consentColumns =
         "c.recorded_order, p.id AS participant_id, c.participant_pk, c.id, c.version, c.document_sha256, c.signed_at_ms, c.signed_offset, c.signature_kind, c.sharing, c.status, c.recorded_at_ms, c.recorded_offset"
 
-    /// Stores a consent row (the signature evidence sealed) and marks `supersede` rows superseded,
-    /// in one transaction with its audit event.
-    public func recordConsent(
-        _ consent: Consent, participant: ParticipantHandle, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date
-    ) throws {
-        try transact { tx in
-            try operations.recordConsent(tx, consent, participant: participant, signatureEvidence: signatureEvidence, supersede: supersede, actor: actor, at: at)
-        }
-    }
-
     func consents(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue]) throws -> [Consent] {
         let sql = """
             SELECT \(Self.consentColumns) FROM consents c JOIN participants p ON p.pk = c.participant_pk \(condition)
@@ -53,23 +43,6 @@ extension PostgresStudyStore {
             let texts = try revealRedactable(conn, [row.actor] + (row.reason.map { [$0] } ?? []))
             return try StoredWithdrawal(row) { texts[$0] }
         }
-    }
-
-    /// Records a withdrawal in one transaction (see `StudyOperations.withdraw`: the participant's
-    /// row is locked `FOR UPDATE` first). After an erase the touched tables are vacuumed
-    /// (``purgeDeletedData()``).
-    @discardableResult
-    public func withdraw(
-        _ participant: ParticipantHandle, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String, reason: String?,
-        consentVersion: String?, receiptID: UUID
-    ) throws -> WithdrawalCounts {
-        let counts = try transact { tx in
-            try operations.withdraw(
-                tx, participant, participantID: participantID, mode: mode, at: at, by: by, actor: actor, reason: reason, consentVersion: consentVersion,
-                receiptID: receiptID)
-        }
-        if counts.identifiersErased { try purgeDeletedData() }
-        return counts
     }
 
     /// The tables an erase deletes or overwrites rows in.

@@ -1,7 +1,7 @@
 import CohortCore
 import CohortPostgres
 public import CohortStore
-public import Foundation
+import Foundation
 
 /// Participants on PostgreSQL: identifiers sealed with pii.key (the same associated data as the
 /// SQLite store, `participant:<id>:<field>`) before they are sent; the site in the clear (it is
@@ -14,17 +14,6 @@ extension PostgresStudyStore {
     static let participantColumns =
         "pk, id, code, site, sex, time_zone, enrolled_on, status, withdrawn_at_ms, withdrawn_offset, "
         + PIISealing.identityColumns.map(\.column).joined(separator: ", ") + ", token_salt, token_hash, created_at"
-
-    /// Enrolls participants in one transaction (all or nothing), one audit event each.
-    public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
-        do {
-            try transact { tx in try operations.enroll(tx, enrollments, actor: actor, source: source, at: at) }
-        } catch let error as CohortError where PostgresConnection.sqlState(of: error) == "23505" {
-            // Another coordinator enrolled the same code (or id) between the check and the insert.
-            throw CohortError(.conflict, "a participant of this roster was enrolled by another coordinator at the same time; nothing was enrolled",
-                at: .init(file: location), hint: "list the participants (cohort participant list) and enrol the rest again")
-        }
-    }
 
     /// The participant of a row selected with ``participantColumns`` (decoded as on SQLite, by
     /// `ParticipantRow`), identity opened when asked.

@@ -1,4 +1,4 @@
-public import CohortCore
+import CohortCore
 import CohortCrypto
 import CohortPostgres
 public import CohortStore
@@ -6,12 +6,6 @@ public import Foundation
 
 /// Protocol revisions and their templates on PostgreSQL, pinned by the SHA-256 of the canonical JSON.
 extension PostgresStudyStore {
-    /// Pins `loaded` (and the text of every template it names) and makes it current (see
-    /// `StudyOperations.pinProtocol`).
-    @discardableResult
-    public func pinProtocol(_ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date) throws -> PinnedProtocol {
-        try transact { tx in try operations.pinProtocol(tx, loaded, templates: templates, actor: actor, at: at) }
-    }
 
     /// The current protocol revision, or nil before one is loaded.
     public func currentProtocol() throws -> PinnedProtocol? {

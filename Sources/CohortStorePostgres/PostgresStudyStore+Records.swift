@@ -8,14 +8,6 @@ extension PostgresStudyStore {
     /// a participant (or the study) has.
     static let fetchRows = 10_000
 
-    /// Runs `body` inside one transaction with a sink for a new import batch (see
-    /// `StudyOperations.importBatch`): if `body` throws, nothing from the file is stored.
-    public func importBatch(
-        _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
-    ) throws -> ImportBatchResult {
-        try transact { tx in try operations.importBatch(tx, info, actor: actor, at: at, body: body) }
-    }
-
     /// Streams the records of one participant, by start then kind, through a server-side cursor
     /// (``fetchRows`` at a time, one snapshot); notes are decrypted. A malformed row fails with
     /// its table, row and column.

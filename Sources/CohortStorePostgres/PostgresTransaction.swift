@@ -1,7 +1,7 @@
 import CohortCore
 import CohortCrypto
 import CohortPostgres
-import CohortStore
+public import CohortStore
 import Foundation
 
 /// The ``StoreTransaction`` seam on PostgreSQL: one read-committed transaction on the store's
@@ -201,23 +201,11 @@ struct PostgresTransaction: StoreTransaction {
 }
 
 extension PostgresStudyStore {
-    /// The study's operations, written once for both stores.
-    var operations: StudyOperations { StudyOperations(piiKey: piiKey) }
-
-    /// Runs `body` in one write transaction (see ``change(_:)``), through the store seam.
-    func transact<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
-        try change { conn in try body(PostgresTransaction(conn: conn, store: self)) }
-    }
-
-    /// Appends an event inside the caller's transaction and returns it (see
-    /// `StudyOperations.appendEvent`).
-    @discardableResult
-    func appendEvent(
-        _ conn: PostgresConnection, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        try operations.appendEvent(
-            PostgresTransaction(conn: conn, store: self),
-            AuditEntry(actor: actor, action: action, subject: subject, details: details, redactable: redactable, owner: owner), at: at)
+    /// Runs `body` in one read-committed write transaction (see ``change(_:)``: the server's
+    /// refusals turned into messages a coordinator can act on), through the store seam.
+    public func writeTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T {
+        try change { conn in
+            try body(StoreWriteTransaction(PostgresTransaction(conn: conn, store: self), operations: StudyOperations(piiKey: piiKey)))
+        }
     }
 }

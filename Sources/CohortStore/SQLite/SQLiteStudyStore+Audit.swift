@@ -1,22 +1,9 @@
 public import CohortCore
 public import CohortCrypto
-public import Foundation
+import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
-    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
-    @discardableResult
-    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try change { tx in try operations.appendEvent(tx, entry, at: at) }
-    }
-
-    /// Signs the chain's head and stores the checkpoint (see `StudyOperations.checkpoint`); nil
-    /// for an empty chain.
-    @discardableResult
-    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try change { tx in try operations.checkpoint(tx, signingKey: signingKey, at: at) }
-    }
 
     /// The newest checkpoint, if any.
     public func latestCheckpoint() throws -> AuditCheckpoint? {

@@ -1,15 +1,10 @@
 import CohortCore
 import CohortCrypto
-public import Foundation
+import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
     static let identityColumns = ParticipantRow.identityColumns
-
-    /// Enrolls participants in one transaction (all or nothing), one audit event each.
-    public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
-        try change { tx in try operations.enroll(tx, enrollments, actor: actor, source: source, at: at) }
-    }
 
     /// The participant of a decoded row, identity decrypted when asked.
     func stored(_ row: ParticipantRow, withIdentity: Bool) throws -> StoredParticipant {

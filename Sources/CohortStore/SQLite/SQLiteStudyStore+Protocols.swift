@@ -1,15 +1,9 @@
-public import CohortCore
+import CohortCore
 import CohortCrypto
 public import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    /// Pins `loaded` (and the text of every template it names) and makes it current (see
-    /// `StudyOperations.pinProtocol`).
-    @discardableResult
-    public func pinProtocol(_ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date) throws -> PinnedProtocol {
-        try change { tx in try operations.pinProtocol(tx, loaded, templates: templates, actor: actor, at: at) }
-    }
 
     /// The current protocol revision, or nil before one is loaded.
     public func currentProtocol() throws -> PinnedProtocol? {

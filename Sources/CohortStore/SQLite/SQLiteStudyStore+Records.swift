@@ -178,13 +178,6 @@ public final class SQLiteRecordInserter: StoreRecordSink {
 }
 
 extension SQLiteStudyStore {
-    /// Runs `body` inside one transaction with a sink for a new import batch (see
-    /// `StudyOperations.importBatch`): if `body` throws, nothing from the file is stored.
-    public func importBatch(
-        _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
-    ) throws -> ImportBatchResult {
-        try change { tx in try operations.importBatch(tx, info, actor: actor, at: at, body: body) }
-    }
 
     /// Streams the records of one participant (ordered by start), without loading them all;
     /// notes are decrypted. A malformed row fails with its table, row and column.

@@ -185,23 +185,11 @@ struct SQLiteTransaction: StoreTransaction {
 }
 
 extension SQLiteStudyStore {
-    /// The study's operations, written once for both stores.
-    var operations: StudyOperations { StudyOperations(piiKey: piiKey) }
-
-    /// Runs `body` in one write transaction, through the store seam.
-    func change<T>(_ body: (SQLiteTransaction) throws -> T) throws -> T {
-        try write { db in try body(SQLiteTransaction(db: db, location: url.path)) }
-    }
-
-    /// Appends an event inside the caller's transaction and returns it (see
-    /// ``StudyOperations/appendEvent(_:_:at:)``).
-    @discardableResult
-    func appendEvent(
-        _ db: Database, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        try operations.appendEvent(
-            SQLiteTransaction(db: db, location: url.path),
-            AuditEntry(actor: actor, action: action, subject: subject, details: details, redactable: redactable, owner: owner), at: at)
+    /// Runs `body` in one write transaction (GRDB's `write`: the database's write lock from the
+    /// first write to the end), through the store seam.
+    public func writeTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T {
+        try write { db in
+            try body(StoreWriteTransaction(SQLiteTransaction(db: db, location: url.path), operations: StudyOperations(piiKey: piiKey)))
+        }
     }
 }

@@ -106,7 +106,8 @@ package struct StudyOperations: Sendable {
     // MARK: Participants and consents
 
     /// Enrolls `enrollments` (identities sealed), one `participant.enroll` event each; a study
-    /// code already enrolled is a conflict.
+    /// code already enrolled is a conflict, and so is one another coordinator enrolled between
+    /// the check and the insert (a unique violation, SQLSTATE 23505).
     package func enroll(_ tx: some StoreTransaction, _ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
         for e in enrollments {
             let p = e.participant
@@ -114,10 +115,17 @@ package struct StudyOperations: Sendable {
                 throw CohortError(.conflict, "participant \(p.code) is already enrolled", hint: "choose another study code")
             }
             let id = p.id.uuidString.lowercased()
-            try tx.insertParticipant(
-                NewParticipantRow(
-                    participant: p, sealedIdentity: try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey), tokenSalt: e.tokenSalt,
-                    tokenHash: e.tokenHash, createdAt: AuditChain.instant(at)))
+            let row = NewParticipantRow(
+                participant: p, sealedIdentity: try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey), tokenSalt: e.tokenSalt,
+                tokenHash: e.tokenHash, createdAt: AuditChain.instant(at))
+            do {
+                try tx.insertParticipant(row)
+            } catch let error as CohortError where error.cause == .sqlState("23505") {
+                // Another coordinator enrolled the same code (or id) between the check and the insert.
+                throw CohortError(
+                    .conflict, "a participant of this roster was enrolled by another coordinator at the same time; nothing was enrolled",
+                    at: .init(file: tx.location), hint: "list the participants (cohort participant list) and enrol the rest again")
+            }
             try appendEvent(tx, AuditEntry(actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source)), at: at)
         }
     }
