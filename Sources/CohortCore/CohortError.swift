@@ -62,6 +62,10 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
         case sqlState(String)
         /// A stored row's column is missing or malformed: the table and column.
         case malformedColumn(table: String, column: String)
+        /// A record starts before its participant's enrollment day.
+        case recordBeforeEnrollment
+        /// A record starts after its participant's study period.
+        case recordAfterStudyPeriod
     }
 
     public init(

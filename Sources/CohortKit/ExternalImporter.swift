@@ -202,10 +202,11 @@ public struct ExternalImporter: Sendable {
     /// for a real input error.
     static func outsideReason(_ error: CohortError) -> String? {
         if error.code == .policy { return "not covered by consent (withdrawn, or not yet consented)" }
-        guard error.code == .invalidInput, error.location?.field == "start" else { return nil }
-        if error.message.hasPrefix("the record is dated before") { return "before enrollment" }
-        if error.message.hasPrefix("the record is dated after") { return "after the study period" }
-        return nil
+        switch error.cause {
+        case .recordBeforeEnrollment?: return "before enrollment"
+        case .recordAfterStudyPeriod?: return "after the study period"
+        default: return nil
+        }
     }
 
     func makeDirectory(withMRNs: Bool) throws -> ParticipantDirectory {

@@ -4,9 +4,10 @@ import CohortStore
 import Foundation
 
 /// One row of a PostgreSQL result (every column as text, as libpq returns it), read column by
-/// column. A missing or malformed value is an error naming the table, row and column and what
+/// column: PostgreSQL's `ColumnReader`, so the store's record types decode it as they decode
+/// SQLite's rows. A missing or malformed value is an error naming the table, row and column and what
 /// was expected — never the value — exactly as the SQLite store's `RowReader` words it.
-struct PostgresRow {
+struct PostgresRow: ColumnReader {
     let values: [String?]
     let columns: [String: Int]
     let table: String
@@ -49,10 +50,7 @@ struct PostgresRow {
         return values[index]
     }
 
-    func string(_ column: String) throws -> String {
-        guard let text = optionalString(column) else { throw problem(column, expected: "text, found nothing") }
-        return text
-    }
+    func hasColumn(_ column: String) -> Bool { columns[column] != nil }
 
     func optionalInt64(_ column: String) throws -> Int64? {
         guard let text = optionalString(column) else { return nil }
@@ -60,16 +58,10 @@ struct PostgresRow {
         return n
     }
 
-    func int64(_ column: String) throws -> Int64 {
-        guard let n = try optionalInt64(column) else { throw problem(column, expected: "an integer, found nothing") }
-        return n
-    }
-
-    /// A UTC offset in seconds (±18 h).
-    func offset(_ column: String) throws -> Int32 {
-        let n = try int64(column)
-        guard abs(n) <= 18 * 3600 else { throw problem(column, expected: "a UTC offset in seconds (within ±18 hours)") }
-        return Int32(n)
+    func optionalDouble(_ column: String) throws -> Double? {
+        guard let text = optionalString(column) else { return nil }
+        guard let x = Double(text) else { throw problem(column, expected: "a number") }
+        return x
     }
 
     func bool(_ column: String) throws -> Bool {
@@ -84,43 +76,6 @@ struct PostgresRow {
         guard let text = optionalString(column) else { return nil }
         guard let bytes = PostgresValue.bytes(fromText: text) else { throw problem(column, expected: "binary data") }
         return bytes
-    }
-
-    func bytes(_ column: String) throws -> [UInt8] {
-        guard let bytes = try optionalBytes(column) else { throw problem(column, expected: "binary data, found nothing") }
-        return bytes
-    }
-
-    func uuid(_ column: String) throws -> UUID {
-        guard let uuid = UUID(uuidString: try string(column)) else { throw problem(column, expected: "a UUID") }
-        return uuid
-    }
-
-    func choice<E: RawRepresentable & CaseIterable>(_ column: String, _: E.Type) throws -> E where E.RawValue == String {
-        guard let value = E(rawValue: try string(column)) else {
-            throw problem(column, expected: "one of " + E.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return value
-    }
-
-    func sharingScope(_ column: String) throws -> SharingScope {
-        guard let value = SharingScope(rawValue: try string(column)) else {
-            throw problem(column, expected: "a sharing scope name (lower-case letters, digits and '-')")
-        }
-        return value
-    }
-
-    func civilDate(_ column: String) throws -> CivilDate {
-        guard let date = CivilDate(iso: try string(column)) else { throw problem(column, expected: "a date YYYY-MM-DD") }
-        return date
-    }
-
-    /// A JSON object of strings stored as text.
-    func stringMap(_ column: String) throws -> [String: String] {
-        guard let map = try? JSONDecoder().decode([String: String].self, from: Data(try string(column).utf8)) else {
-            throw problem(column, expected: "a JSON object of strings")
-        }
-        return map
     }
 }
 

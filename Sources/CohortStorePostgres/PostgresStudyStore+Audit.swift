@@ -2,7 +2,7 @@ public import CohortCore
 public import CohortCrypto
 import CohortPostgres
 public import CohortStore
-public import Foundation
+import Foundation
 
 /// The audit chain on PostgreSQL. One writer at a time appends: `appendEvent` takes the
 /// transaction-level advisory lock ``auditLockKey`` right before it reads the head, so the rest
@@ -26,35 +26,10 @@ extension PostgresStudyStore {
         return (try row.int64("seq"), try row.string("hash"))
     }
 
-    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
-    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
-    @discardableResult
-    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try transact { tx in try operations.appendEvent(tx, entry, at: at) }
-    }
-
-    /// Signs the chain's head under the audit lock and stores the checkpoint; nil for an empty chain.
-    @discardableResult
-    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try change { conn in
-            try lockAuditChain(conn)
-            guard let top = try head(conn) else { return nil }
-            let (seq, hash) = top
-            if let existing = try checkpoints(conn, "WHERE seq = $1", [.int(seq)]).first { return existing }
-            let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            try conn.command(
-                "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES ($1, $2, $3, $4)",
-                values: [.int(seq), .text(hash), .text(signature), .text(AuditChain.instant(at))])
-            return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
-        }
-    }
-
     func checkpoints(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [AuditCheckpoint] {
-        let selected = "seq, head_hash, signature"
+        let selected = "seq, head_hash, signature, at"
         return try rows(conn, "SELECT \(selected) FROM audit_checkpoints \(condition)", values, selected: selected, table: "audit_checkpoints",
-            rowIDColumn: "seq").map {
-            AuditCheckpoint(seq: try $0.int64("seq"), headHash: try $0.string("head_hash"), signature: try $0.string("signature"))
-        }
+            rowIDColumn: "seq").map { try AuditCheckpointRow($0).checkpoint }
     }
 
     /// The newest checkpoint, if any.
@@ -88,10 +63,7 @@ extension PostgresStudyStore {
 
     /// An event of a row selected with ``eventColumns``, its details read from the committed text.
     func event(_ row: PostgresRow) throws -> AuditEvent {
-        AuditEvent(
-            seq: try row.int64("seq"), at: try row.string("at"), actor: try row.string("actor"), action: try row.string("action"),
-            subject: row.optionalString("subject"), details: try row.stringMap("details_text"), prevHash: try row.string("prev_hash"),
-            hash: try row.string("hash"))
+        try AuditEventRow(row, detailsColumn: "details_text").event
     }
 
     /// Events matching `condition` (SQL after WHERE), oldest first, with their redactable texts
@@ -104,14 +76,7 @@ extension PostgresStudyStore {
         var events = try rows(conn, sql, values, selected: Self.eventColumns, table: "audit_events", rowIDColumn: "seq").map(event)
         guard revealing else { return events }
         let texts = try revealRedactable(conn, events.flatMap { [$0.actor] + $0.details.values })
-        for i in events.indices {
-            var revealed: [String: String] = [:]
-            if events[i].actor.hasPrefix(RedactableText.prefix) { revealed["actor"] = texts[events[i].actor] ?? AuditEvent.redactedText }
-            for (key, value) in events[i].details where value.hasPrefix(RedactableText.prefix) {
-                revealed["details." + key] = texts[value] ?? AuditEvent.redactedText
-            }
-            events[i].revealed = revealed.isEmpty ? nil : revealed
-        }
+        for i in events.indices { try events[i].reveal { texts[$0] } }
         return events
     }
 
@@ -133,12 +98,9 @@ extension PostgresStudyStore {
             var index = 0
             var exhausted = false
             let checkpointRows = try rows(
-                conn, "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature",
+                conn, "SELECT seq, head_hash, signature, at FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature, at",
                 table: "audit_checkpoints", rowIDColumn: "seq")
-            let checkpoints: [AuditCheckpoint?] = checkpointRows.map {
-                guard let seq = try? $0.int64("seq"), let head = try? $0.string("head_hash"), let signature = try? $0.string("signature") else { return nil }
-                return AuditCheckpoint(seq: seq, headHash: head, signature: signature)
-            }
+            let checkpoints: [AuditCheckpoint?] = checkpointRows.map { try? AuditCheckpointRow($0).checkpoint }
             return try AuditChain.verify(
                 nextEvent: {
                     if index == buffer.count {

@@ -6,17 +6,7 @@ public import Foundation
 /// Consents, withdrawals and erasure on PostgreSQL.
 extension PostgresStudyStore {
     static let consentColumns =
-        "c.recorded_order, p.id AS participant_id, c.id, c.version, c.document_sha256, c.signed_at_ms, c.signed_offset, c.signature_kind, c.sharing, c.status, c.recorded_at_ms, c.recorded_offset"
-
-    /// Stores a consent row (the signature evidence sealed) and marks `supersede` rows superseded,
-    /// in one transaction with its audit event.
-    public func recordConsent(
-        _ consent: Consent, participant: ParticipantHandle, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date
-    ) throws {
-        try transact { tx in
-            try operations.recordConsent(tx, consent, participant: participant, signatureEvidence: signatureEvidence, supersede: supersede, actor: actor, at: at)
-        }
-    }
+        "c.recorded_order, p.id AS participant_id, c.participant_pk, c.id, c.version, c.document_sha256, c.signed_at_ms, c.signed_offset, c.signature_kind, c.sharing, c.status, c.recorded_at_ms, c.recorded_offset"
 
     func consents(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue]) throws -> [Consent] {
         let sql = """
@@ -24,13 +14,7 @@ extension PostgresStudyStore {
             ORDER BY c.signed_at_ms, c.recorded_at_ms, c.recorded_order
             """
         return try rows(conn, sql, values, selected: Self.consentColumns, table: "consents", rowIDColumn: "recorded_order").map { r in
-            Consent(
-                id: try r.uuid("id"), participantID: try r.uuid("participant_id"), version: try r.string("version"),
-                documentSHA256: try r.string("document_sha256"),
-                signedAt: Timestamp(epochMilliseconds: try r.int64("signed_at_ms"), utcOffsetSeconds: try r.offset("signed_offset")),
-                signatureKind: try r.choice("signature_kind", SignatureKind.self), sharing: try r.sharingScope("sharing"),
-                status: try r.choice("status", ConsentStatus.self),
-                recordedAt: Timestamp(epochMilliseconds: try r.int64("recorded_at_ms"), utcOffsetSeconds: try r.offset("recorded_offset")))
+            try ConsentRow(r).consent(participantID: try r.uuid("participant_id"))
         }
     }
 
@@ -51,40 +35,14 @@ extension PostgresStudyStore {
     /// The withdrawal of a participant, if any (the latest).
     public func withdrawal(_ participant: ParticipantHandle) throws -> StoredWithdrawal? {
         try reading { conn in
-            let selected = "recorded_order, id, mode, at_ms, by_kind, actor, reason, consent_version, counts_json"
+            let selected = "recorded_order, id, participant_pk, mode, at_ms, by_kind, actor, reason, consent_version, counts_json"
             guard let r = try rows(conn, "SELECT \(selected) FROM withdrawals WHERE participant_pk = $1 ORDER BY at_ms DESC, recorded_order DESC LIMIT 1",
                 [.int(participant.rowKey)], selected: selected, table: "withdrawals", rowIDColumn: "recorded_order").first
             else { return nil }
-            let byKind = try r.string("by_kind")
-            guard byKind == "participant" || byKind == "staff" else { throw r.problem("by_kind", expected: "one of participant, staff") }
-            guard let counts = try? JSONDecoder().decode(WithdrawalCounts.self, from: Data(try r.string("counts_json").utf8)) else {
-                throw r.problem("counts_json", expected: "a JSON object with records, consents and identifiers_erased")
-            }
-            let actor = try r.string("actor")
-            let reason = r.optionalString("reason")
-            let texts = try revealRedactable(conn, [actor] + (reason.map { [$0] } ?? []))
-            func reveal(_ value: String) -> String { RedactableText.digest(of: value) == nil ? value : texts[value] ?? AuditEvent.redactedText }
-            return StoredWithdrawal(
-                id: try r.uuid("id"), mode: try r.choice("mode", WithdrawalMode.self), at: Timestamp(epochMilliseconds: try r.int64("at_ms")), by: byKind,
-                actor: reveal(actor), reason: reason.map(reveal), consentVersion: r.optionalString("consent_version"), counts: counts)
+            let row = try WithdrawalRow(r)
+            let texts = try revealRedactable(conn, [row.actor] + (row.reason.map { [$0] } ?? []))
+            return try StoredWithdrawal(row) { texts[$0] }
         }
-    }
-
-    /// Records a withdrawal in one transaction (see `StudyOperations.withdraw`: the participant's
-    /// row is locked `FOR UPDATE` first). After an erase the touched tables are vacuumed
-    /// (``purgeDeletedData()``).
-    @discardableResult
-    public func withdraw(
-        _ participant: ParticipantHandle, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String, reason: String?,
-        consentVersion: String?, receiptID: UUID
-    ) throws -> WithdrawalCounts {
-        let counts = try transact { tx in
-            try operations.withdraw(
-                tx, participant, participantID: participantID, mode: mode, at: at, by: by, actor: actor, reason: reason, consentVersion: consentVersion,
-                receiptID: receiptID)
-        }
-        if counts.identifiersErased { try purgeDeletedData() }
-        return counts
     }
 
     /// The tables an erase deletes or overwrites rows in.

@@ -1,19 +1,9 @@
 import CohortPostgres
 public import CohortStore
-public import Foundation
+import Foundation
 
 /// The export's audit look-ups on PostgreSQL, through the `details` jsonb column.
 extension PostgresStudyStore {
-    /// Appends `export.create` unless a participant in `participantIDs` withdrew in exclude or
-    /// erase mode after the audit event `snapshotSeq` (the export's `export.begin`); the check and
-    /// the append run under the audit lock in one transaction (see `StudyOperations.commitExport`).
-    public func commitExport(
-        snapshotSeq: Int64, participantIDs: Set<UUID>, actor: String, subject: String?, details: [String: String], at: Date
-    ) throws -> ExportCommitResult {
-        try transact { tx in
-            try operations.commitExport(tx, snapshotSeq: snapshotSeq, participantIDs: participantIDs, actor: actor, subject: subject, details: details, at: at)
-        }
-    }
 
     /// The `export.*` events whose `export_id` detail is `exportID`, oldest first.
     public func exportEvents(exportID: String) throws -> [AuditEvent] {

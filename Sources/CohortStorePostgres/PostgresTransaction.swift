@@ -1,6 +1,7 @@
 import CohortCore
+import CohortCrypto
 import CohortPostgres
-import CohortStore
+public import CohortStore
 import Foundation
 
 /// The ``StoreTransaction`` seam on PostgreSQL: one read-committed transaction on the store's
@@ -35,6 +36,44 @@ struct PostgresTransaction: StoreTransaction {
         try store.events(
             conn, where: "seq > $1 AND action = 'participant.withdraw' AND details->>'mode' = ANY($2::text[])",
             [.int(seq), .text("{" + modes.map(\.rawValue).joined(separator: ",") + "}")], revealing: false)
+    }
+
+    func checkpoint(seq: Int64) throws -> AuditCheckpoint? { try store.checkpoints(conn, "WHERE seq = $1", [.int(seq)]).first }
+
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws {
+        try conn.command(
+            "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES ($1, $2, $3, $4)",
+            values: [.int(checkpoint.seq), .text(checkpoint.headHash), .text(checkpoint.signature), .text(at)])
+    }
+
+    func studyID() throws -> String? {
+        try store.rows(conn, "SELECT singleton, study_id FROM study", selected: "singleton, study_id", table: "study", rowIDColumn: "singleton")
+            .first?.string("study_id")
+    }
+
+    func insertStudy(id: String, createdAt: String) throws {
+        try conn.command("INSERT INTO study (singleton, study_id, created_at) VALUES (1, $1, $2)", values: [.text(id), .text(createdAt)])
+    }
+
+    func currentProtocolRevision() throws -> (sha256: String, revision: Int64)? {
+        let selected = "sha256, revision, loaded_order"
+        guard let row = try store.rows(conn, "SELECT \(selected) FROM protocol_revisions WHERE is_current", selected: selected,
+            table: "protocol_revisions", rowIDColumn: "loaded_order").first
+        else { return nil }
+        return (try row.string("sha256"), try row.int64("revision"))
+    }
+
+    func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws {
+        try conn.command("UPDATE protocol_revisions SET is_current = false WHERE is_current")
+        try conn.command(
+            "INSERT INTO protocol_revisions (sha256, study_id, revision, canonical_json, source_path, loaded_at, is_current) VALUES ($1, $2, $3, $4, $5, $6, true)",
+            values: [.text(row.sha256), .text(row.studyID), .int(row.revision), .bytes(Array(row.canonicalJSON)), .optional(row.sourcePath), .text(row.loadedAt)])
+    }
+
+    func insertTemplate(protocolSHA256: String, path: String, content: Data) throws {
+        try conn.command(
+            "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES ($1, $2, $3, $4)",
+            values: [.text(protocolSHA256), .text(path), .text(SHA256.hex(content)), .bytes(Array(content))])
     }
 
     func insertRedactable(_ text: RedactableText, owner: String?) throws {
@@ -91,6 +130,34 @@ struct PostgresTransaction: StoreTransaction {
             values: [.text(code), .int(participant.rowKey)])
     }
 
+    func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64 {
+        let created = try conn.query(
+            "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES ($1, $2, $3, $4, '') RETURNING id",
+            [info.fileName, info.fileSHA256, info.format, importedAt])
+        guard let text = created.first?.first ?? nil, let batchID = Int64(text) else {
+            throw PostgresStudyStore.problem(table: "import_batches", rowID: nil, column: "id", expected: "the new batch's id", location: location)
+        }
+        return batchID
+    }
+
+    func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink {
+        try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
+    }
+
+    func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)] {
+        try store.rows(conn, ImportedParticipants.withdrawnParticipantsSQL, selected: "pk, status, withdrawn_at_ms", table: "participants", rowIDColumn: "pk")
+            .map { (key: try $0.int64("pk"), status: try $0.string("status"), withdrawnAtMs: try $0.optionalInt64("withdrawn_at_ms")) }
+    }
+
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws {
+        try conn.command(
+            "UPDATE import_batches SET rows_total = $1, rows_inserted = $2, rows_duplicate = $3, rows_rejected = $4, actor = $5 WHERE id = $6",
+            values: [
+                .int(Int64(counts.total)), .int(Int64(counts.inserted)), .int(Int64(counts.duplicates)), .int(Int64(counts.rejected)), .text(actor),
+                .int(id),
+            ])
+    }
+
     func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws {
         try conn.command(
             """
@@ -134,23 +201,11 @@ struct PostgresTransaction: StoreTransaction {
 }
 
 extension PostgresStudyStore {
-    /// The study's operations, written once for both stores.
-    var operations: StudyOperations { StudyOperations(piiKey: piiKey) }
-
-    /// Runs `body` in one write transaction (see ``change(_:)``), through the store seam.
-    func transact<T>(_ body: (PostgresTransaction) throws -> T) throws -> T {
-        try change { conn in try body(PostgresTransaction(conn: conn, store: self)) }
-    }
-
-    /// Appends an event inside the caller's transaction and returns it (see
-    /// `StudyOperations.appendEvent`).
-    @discardableResult
-    func appendEvent(
-        _ conn: PostgresConnection, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        try operations.appendEvent(
-            PostgresTransaction(conn: conn, store: self),
-            AuditEntry(actor: actor, action: action, subject: subject, details: details, redactable: redactable, owner: owner), at: at)
+    /// Runs `body` in one read-committed write transaction (see ``change(_:)``: the server's
+    /// refusals turned into messages a coordinator can act on), through the store seam.
+    public func writeTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T {
+        try change { conn in
+            try body(StoreWriteTransaction(PostgresTransaction(conn: conn, store: self), operations: StudyOperations(piiKey: piiKey)))
+        }
     }
 }

@@ -137,3 +137,68 @@ struct StoreKindTests {
         #expect(StoreKind.tested == (skipping ? [.sqlite] : StoreKind.allCases))
     }
 }
+
+/// The operations over a seam that is no database at all: what they decide does not depend on
+/// a store.
+struct StudyOperationsSeamTests {
+    /// A seam whose participant insert fails as PostgreSQL's does when another coordinator
+    /// enrolled the same code between the check and the insert; everything else is inert.
+    final class RacingSeam: StoreTransaction {
+        var location: String { "seam" }
+        var events = 0
+        func lockAuditChain() throws {}
+        func auditHead() throws -> (seq: Int64, hash: String)? { nil }
+        func insertEvent(_ event: AuditEvent, detailsJSON: String) throws { events += 1 }
+        func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent] { [] }
+        func checkpoint(seq: Int64) throws -> AuditCheckpoint? { nil }
+        func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws {}
+        func insertRedactable(_ text: RedactableText, owner: String?) throws {}
+        func deleteRedactable(owner: String) throws {}
+        func studyID() throws -> String? { nil }
+        func insertStudy(id: String, createdAt: String) throws {}
+        func currentProtocolRevision() throws -> (sha256: String, revision: Int64)? { nil }
+        func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws {}
+        func insertTemplate(protocolSHA256: String, path: String, content: Data) throws {}
+        func participantExists(code: String) throws -> Bool { false }
+        func insertParticipant(_ row: NewParticipantRow) throws {
+            throw CohortError(.system, "the PostgreSQL query failed", cause: .sqlState("23505"))
+        }
+        func lockParticipant(_ participant: ParticipantHandle) throws -> Bool { false }
+        func count(_ table: ParticipantTable, of participant: ParticipantHandle) throws -> Int { 0 }
+        func markWithdrawn(_ participant: ParticipantHandle, status: ParticipantStatus, at: Timestamp) throws {}
+        func eraseIdentity(_ participant: ParticipantHandle, code: String) throws {}
+        func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64 { 1 }
+        func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink { throw CohortError(.system, "no sink") }
+        func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)] { [] }
+        func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws {}
+        func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws {}
+        func supersedeConsent(_ id: UUID, of participant: ParticipantHandle) throws {}
+        func withdrawActiveConsents(of participant: ParticipantHandle) throws {}
+        func deleteSignatureEvidence(of participant: ParticipantHandle) throws {}
+        func insertWithdrawal(_ row: NewWithdrawalRow) throws {}
+        func deleteRecords(of participant: ParticipantHandle) throws {}
+    }
+
+    @Test func aCodeEnrolledByAnotherCoordinatorMeanwhileIsAConflictNamingNoCode() throws {
+        let seam = RacingSeam()
+        let operations = StudyOperations(piiKey: try SecureRandom.bytes(32))
+        let e = try enrollment(code: "P-0042", identity: ParticipantIdentity(name: "Kwame Mensah"))
+        let error = #expect(throws: CohortError.self) { try operations.enroll(seam, [e], actor: "coordinator", source: "test", at: fixedDate) }
+        #expect(error?.code == .conflict)
+        #expect(error?.message.contains("another coordinator") == true)
+        #expect(error.map { "\($0)" }?.contains("P-0042") == false)
+        #expect(seam.events == 0, "no event appended")
+    }
+
+    @Test func aParticipantTheSeamDoesNotHoldIsNotFound() throws {
+        let seam = RacingSeam()
+        let operations = StudyOperations(piiKey: try SecureRandom.bytes(32))
+        let error = #expect(throws: CohortError.self) {
+            try operations.withdraw(
+                seam, ParticipantHandle(rowKey: 1), participantID: UUID(), mode: .erase, at: StudyOperationsTests.at, by: "staff", actor: "c",
+                reason: nil, consentVersion: nil, receiptID: UUID())
+        }
+        #expect(error?.code == .notFound)
+        #expect(seam.events == 0)
+    }
+}

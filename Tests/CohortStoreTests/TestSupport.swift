@@ -3,6 +3,7 @@ import CohortCrypto
 import CohortPostgres
 import CohortStore
 import CohortStorePostgres
+import CohortTestSupport
 import Foundation
 import Synchronization
 import Testing

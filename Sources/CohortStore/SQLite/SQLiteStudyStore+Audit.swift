@@ -1,35 +1,9 @@
 public import CohortCore
 public import CohortCrypto
-public import Foundation
+import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
-    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
-    @discardableResult
-    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try change { tx in try operations.appendEvent(tx, entry, at: at) }
-    }
-
-    /// Signs the current head of the chain and stores the checkpoint; returns it (nil for an empty chain).
-    @discardableResult
-    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try write { db in
-            guard let head = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return nil }
-            let reader = RowReader(head, table: "audit_events", file: url.path, rowIDColumn: "seq")
-            let seq = try reader.int64("seq")
-            let hash = try reader.string("hash")
-            if let existing = try AuditCheckpointRow.fetchOne(db, sql: "SELECT * FROM audit_checkpoints WHERE seq = ?", arguments: [seq]) {
-                return AuditCheckpoint(seq: seq, headHash: hash, signature: existing.signature)
-            }
-            let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            let instant = AuditChain.instant(at)
-            try db.execute(
-                sql: "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (?, ?, ?, ?)",
-                arguments: [seq, hash, signature, instant])
-            return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
-        }
-    }
 
     /// The newest checkpoint, if any.
     public func latestCheckpoint() throws -> AuditCheckpoint? {
@@ -74,15 +48,7 @@ extension SQLiteStudyStore {
             if let limit { sql += " LIMIT \(limit)" }
             return try AuditEventRow.fetchAll(db, sql: sql, arguments: [since]).map { row in
                 var event = row.event
-                guard revealing else { return event }
-                var revealed: [String: String] = [:]
-                if event.actor.hasPrefix(RedactableText.prefix) {
-                    revealed["actor"] = try revealRedactable(db, event.actor) ?? AuditEvent.redactedText
-                }
-                for (key, value) in event.details where value.hasPrefix(RedactableText.prefix) {
-                    revealed["details." + key] = try revealRedactable(db, value) ?? AuditEvent.redactedText
-                }
-                event.revealed = revealed.isEmpty ? nil : revealed
+                if revealing { try event.reveal { try revealRedactable(db, $0) } }
                 return event
             }
         }

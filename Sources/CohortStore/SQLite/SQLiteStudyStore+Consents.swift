@@ -4,15 +4,6 @@ public import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    /// Stores a consent row (the signature evidence encrypted) and marks `supersede` rows
-    /// superseded, in one transaction with its audit event.
-    public func recordConsent(
-        _ consent: Consent, participant: ParticipantHandle, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date
-    ) throws {
-        try change { tx in
-            try operations.recordConsent(tx, consent, participant: participant, signatureEvidence: signatureEvidence, supersede: supersede, actor: actor, at: at)
-        }
-    }
 
     /// One participant's consents, oldest first (as ``consentHistories()`` lists them).
     public func consentHistory(_ participant: ParticipantHandle, participantID: UUID) throws -> [Consent] {
@@ -50,27 +41,8 @@ extension SQLiteStudyStore {
                     db, sql: "SELECT *, rowid AS row_id FROM withdrawals WHERE participant_pk = ? ORDER BY at_ms DESC, rowid DESC LIMIT 1",
                     arguments: [participant.rowKey])
             else { return nil }
-            return StoredWithdrawal(
-                id: row.id, mode: row.mode, at: Timestamp(epochMilliseconds: row.atMs), by: row.byKind,
-                actor: try revealRedactable(db, row.actor) ?? AuditEvent.redactedText,
-                reason: try row.reason.map { try revealRedactable(db, $0) ?? AuditEvent.redactedText },
-                consentVersion: row.consentVersion, counts: row.counts)
+            return try StoredWithdrawal(row) { try revealRedactable(db, $0) }
         }
     }
 
-    /// Records a withdrawal in one transaction (see ``StudyOperations/withdraw(_:_:participantID:mode:at:by:actor:reason:consentVersion:receiptID:)``);
-    /// after an erase the write-ahead log is truncated, so deleted data does not linger in it.
-    @discardableResult
-    public func withdraw(
-        _ participant: ParticipantHandle, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String, reason: String?,
-        consentVersion: String?, receiptID: UUID
-    ) throws -> WithdrawalCounts {
-        let counts = try change { tx in
-            try operations.withdraw(
-                tx, participant, participantID: participantID, mode: mode, at: at, by: by, actor: actor, reason: reason, consentVersion: consentVersion,
-                receiptID: receiptID)
-        }
-        if counts.identifiersErased { try purgeDeletedData() }
-        return counts
-    }
 }

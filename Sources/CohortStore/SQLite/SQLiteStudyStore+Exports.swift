@@ -1,17 +1,7 @@
-public import Foundation
+import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    /// Appends `export.create` unless a participant in `participantIDs` withdrew in exclude or
-    /// erase mode after the audit event `snapshotSeq` (the export's `export.begin`); the check and
-    /// the append are one write transaction (see ``StudyOperations/commitExport(_:snapshotSeq:participantIDs:actor:subject:details:at:)``).
-    public func commitExport(
-        snapshotSeq: Int64, participantIDs: Set<UUID>, actor: String, subject: String?, details: [String: String], at: Date
-    ) throws -> ExportCommitResult {
-        try change { tx in
-            try operations.commitExport(tx, snapshotSeq: snapshotSeq, participantIDs: participantIDs, actor: actor, subject: subject, details: details, at: at)
-        }
-    }
 
     /// The `export.*` events whose `export_id` detail is `exportID`, oldest first.
     public func exportEvents(exportID: String) throws -> [AuditEvent] {

@@ -1,29 +1,16 @@
 import CohortCore
 import CohortCrypto
-public import Foundation
+import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
     static let identityColumns = ParticipantRow.identityColumns
 
-    /// Enrolls participants in one transaction (all or nothing), one audit event each.
-    public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
-        try change { tx in try operations.enroll(tx, enrollments, actor: actor, source: source, at: at) }
-    }
-
-    func encryptIdentity(_ identity: ParticipantIdentity, participantID: String) throws -> [[UInt8]?] {
-        try PIISealing.sealIdentity(identity, participantID: participantID, key: piiKey)
-    }
-
-    func decryptIdentity(_ row: ParticipantRow) throws -> ParticipantIdentity? {
-        try PIISealing.openIdentity(row.sealedIdentity, participantID: row.id.uuidString.lowercased(), key: piiKey) { column, expected in
-            RowReader.problem(table: ParticipantRow.databaseTableName, rowID: row.pk, column: column, expected: expected)
-        }
-    }
-
     /// The participant of a decoded row, identity decrypted when asked.
     func stored(_ row: ParticipantRow, withIdentity: Bool) throws -> StoredParticipant {
-        StoredParticipant(handle: row.handle, participant: row.participant(identity: withIdentity ? try decryptIdentity(row) : nil))
+        try row.stored(piiKey: piiKey, withIdentity: withIdentity) { column, expected in
+            RowReader.problem(table: ParticipantRow.databaseTableName, rowID: row.pk, column: column, expected: expected)
+        }
     }
 
     /// Every participant, ordered by study code; identities decrypted only when asked.

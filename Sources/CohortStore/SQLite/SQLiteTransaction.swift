@@ -1,4 +1,5 @@
 import CohortCore
+import CohortCrypto
 import Foundation
 import GRDB
 
@@ -33,6 +34,39 @@ struct SQLiteTransaction: StoreTransaction {
                 ORDER BY seq
                 """, arguments: StatementArguments([seq] as [any DatabaseValueConvertible] + modes.map(\.rawValue))
         ).map(\.event)
+    }
+
+    func checkpoint(seq: Int64) throws -> AuditCheckpoint? {
+        try AuditCheckpointRow.fetchOne(db, sql: "SELECT * FROM audit_checkpoints WHERE seq = ?", arguments: [seq])?.checkpoint
+    }
+
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws {
+        try db.execute(
+            sql: "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (?, ?, ?, ?)",
+            arguments: [checkpoint.seq, checkpoint.headHash, checkpoint.signature, at])
+    }
+
+    func studyID() throws -> String? { try StudyRow.fetchOne(db, sql: "SELECT * FROM study")?.studyID }
+
+    func insertStudy(id: String, createdAt: String) throws {
+        try db.execute(sql: "INSERT INTO study (singleton, study_id, created_at) VALUES (1, ?, ?)", arguments: [id, createdAt])
+    }
+
+    func currentProtocolRevision() throws -> (sha256: String, revision: Int64)? {
+        try ProtocolRevisionRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM protocol_revisions WHERE is_current = 1").map { ($0.sha256, $0.revision) }
+    }
+
+    func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws {
+        try db.execute(sql: "UPDATE protocol_revisions SET is_current = 0 WHERE is_current = 1")
+        try db.execute(
+            sql: "INSERT INTO protocol_revisions (sha256, study_id, revision, canonical_json, source_path, loaded_at, is_current) VALUES (?, ?, ?, ?, ?, ?, 1)",
+            arguments: [row.sha256, row.studyID, row.revision, row.canonicalJSON, row.sourcePath, row.loadedAt])
+    }
+
+    func insertTemplate(protocolSHA256: String, path: String, content: Data) throws {
+        try db.execute(
+            sql: "INSERT INTO templates (protocol_sha256, path, sha256, content) VALUES (?, ?, ?, ?)",
+            arguments: [protocolSHA256, path, SHA256.hex(content), content])
     }
 
     func insertRedactable(_ text: RedactableText, owner: String?) throws {
@@ -85,6 +119,30 @@ struct SQLiteTransaction: StoreTransaction {
             sql: "UPDATE participants SET \(nulls), code = ?, token_salt = NULL, token_hash = NULL WHERE pk = ?", arguments: [code, participant.rowKey])
     }
 
+    func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64 {
+        try db.execute(
+            sql: "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES (?, ?, ?, ?, ?)",
+            arguments: [info.fileName, info.fileSHA256, info.format, importedAt, ""])
+        return db.lastInsertedRowID
+    }
+
+    func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink {
+        try SQLiteRecordInserter(db: db, batchID: batchID, piiKey: piiKey)
+    }
+
+    func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)] {
+        try Row.fetchAll(db, sql: ImportedParticipants.withdrawnParticipantsSQL).map { row in
+            let r = RowReader(row, table: "participants", file: location, rowIDColumn: "pk")
+            return (key: try r.int64("pk"), status: try r.string("status"), withdrawnAtMs: try r.optionalInt64("withdrawn_at_ms"))
+        }
+    }
+
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws {
+        try db.execute(
+            sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, actor = ? WHERE id = ?",
+            arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, actor, id])
+    }
+
     func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws {
         try db.execute(
             sql: """
@@ -127,23 +185,11 @@ struct SQLiteTransaction: StoreTransaction {
 }
 
 extension SQLiteStudyStore {
-    /// The study's operations, written once for both stores.
-    var operations: StudyOperations { StudyOperations(piiKey: piiKey) }
-
-    /// Runs `body` in one write transaction, through the store seam.
-    func change<T>(_ body: (SQLiteTransaction) throws -> T) throws -> T {
-        try write { db in try body(SQLiteTransaction(db: db, location: url.path)) }
-    }
-
-    /// Appends an event inside the caller's transaction and returns it (see
-    /// ``StudyOperations/appendEvent(_:_:at:)``).
-    @discardableResult
-    func appendEvent(
-        _ db: Database, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        try operations.appendEvent(
-            SQLiteTransaction(db: db, location: url.path),
-            AuditEntry(actor: actor, action: action, subject: subject, details: details, redactable: redactable, owner: owner), at: at)
+    /// Runs `body` in one write transaction (GRDB's `write`: the database's write lock from the
+    /// first write to the end), through the store seam.
+    public func writeTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T {
+        try write { db in
+            try body(StoreWriteTransaction(SQLiteTransaction(db: db, location: url.path), operations: StudyOperations(piiKey: piiKey)))
+        }
     }
 }

@@ -25,10 +25,27 @@ package protocol StoreTransaction {
     /// The `participant.withdraw` events after `seq` whose mode is one of `modes`, oldest first
     /// (redactable texts not revealed).
     func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent]
+    /// The signed checkpoint of event `seq`, if there is one.
+    func checkpoint(seq: Int64) throws -> AuditCheckpoint?
+    /// Inserts a signed checkpoint made at `at` (as events write instants).
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws
     /// Stores a sealed redactable text concerning participant `owner` (nil: nobody's).
     func insertRedactable(_ text: RedactableText, owner: String?) throws
     /// Deletes every redactable text concerning participant `owner`.
     func deleteRedactable(owner: String) throws
+
+    // MARK: Study and protocol
+
+    /// The id of the study this database holds, nil before the first protocol is pinned.
+    func studyID() throws -> String?
+    /// Inserts the one `study` row.
+    func insertStudy(id: String, createdAt: String) throws
+    /// The current protocol revision's SHA-256 and revision number, if one is pinned.
+    func currentProtocolRevision() throws -> (sha256: String, revision: Int64)?
+    /// Inserts a protocol revision as the current one (the previous one stops being current).
+    func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws
+    /// Inserts a template pinned with protocol `protocolSHA256`.
+    func insertTemplate(protocolSHA256: String, path: String, content: Data) throws
 
     // MARK: Participants
 
@@ -45,6 +62,17 @@ package protocol StoreTransaction {
     func markWithdrawn(_ participant: ParticipantHandle, status: ParticipantStatus, at: Timestamp) throws
     /// Clears the participant's identifiers and withdrawal token and replaces their study code.
     func eraseIdentity(_ participant: ParticipantHandle, code: String) throws
+
+    // MARK: Imports
+
+    /// Inserts an import batch with no counts yet; its id.
+    func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64
+    /// The sink an import batch's records go into, inside this transaction.
+    func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink
+    /// The participants who are not active or have a withdrawal time (few).
+    func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)]
+    /// Records the batch's counts and its actor (the committed value of its audit event).
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws
 
     // MARK: Consents, withdrawals, records
 
@@ -90,4 +118,25 @@ package struct NewWithdrawalRow: Sendable {
     package var reason: String?
     package var consentVersion: String?
     package var countsJSON: String
+}
+
+/// A protocol revision to pin: its canonical JSON and where it was loaded from.
+package struct NewProtocolRevisionRow: Sendable {
+    package var sha256: String
+    package var studyID: String
+    package var revision: Int64
+    package var canonicalJSON: Data
+    package var sourcePath: String?
+    package var loadedAt: String
+}
+
+/// What an import's body reports: rows read, stored, duplicates and rejected.
+package typealias ImportCounts = (total: Int, inserted: Int, duplicates: Int, rejected: Int)
+
+/// A store's record sink as the import operation drives it.
+package protocol StoreRecordSink: RecordSink {
+    /// The participants the sink wrote, with the latest start of each.
+    var imported: ImportedParticipants { get }
+    /// Gives up the rows in flight after the import's body threw (PostgreSQL ends its COPY).
+    func abandon()
 }

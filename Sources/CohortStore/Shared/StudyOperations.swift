@@ -1,6 +1,6 @@
 package import CohortCore
 import CohortCompliance
-import CohortCrypto
+package import CohortCrypto
 package import Foundation
 
 /// The study's state-changing operations, written once for both stores over the
@@ -43,6 +43,59 @@ package struct StudyOperations: Sendable {
         return event
     }
 
+    /// Signs the chain's head under the chain's lock and stores the checkpoint; an already
+    /// signed head returns its stored checkpoint; nil for an empty chain.
+    package func checkpoint(_ tx: some StoreTransaction, signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
+        try tx.lockAuditChain()
+        guard let (seq, hash) = try tx.auditHead() else { return nil }
+        if let existing = try tx.checkpoint(seq: seq) { return existing }
+        let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
+        let checkpoint = AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
+        try tx.insertCheckpoint(checkpoint, at: AuditChain.instant(at))
+        return checkpoint
+    }
+
+    // MARK: Protocols
+
+    /// Pins `loaded` (and the text of every template it names) as current with `protocol.load`.
+    /// Runs under the chain's lock from the start, so two coordinators loading at once pin one
+    /// after the other. A protocol for another study is refused (one database holds one
+    /// study), and so is an older revision or the same revision with other content; the same
+    /// content again changes nothing.
+    package func pinProtocol(
+        _ tx: some StoreTransaction, _ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date
+    ) throws -> PinnedProtocol {
+        let json = try loaded.canonicalJSON()
+        let sha = SHA256.hex(json)
+        let p = loaded.studyProtocol
+        let pinned = PinnedProtocol(studyProtocol: p, sha256: sha, canonicalJSON: json)
+        try tx.lockAuditChain()
+        let study = try tx.studyID()
+        if let study, study != p.id {
+            throw CohortError(.conflict, "this workspace holds study '\(study)', not '\(p.id)'",
+                hint: "one workspace holds one study: create another with `cohort init -w <dir>`")
+        }
+        if study == nil { try tx.insertStudy(id: p.id, createdAt: AuditChain.instant(at)) }
+        if let current = try tx.currentProtocolRevision() {
+            if current.sha256 == sha { return pinned }
+            if current.revision > Int64(p.revision) {
+                throw CohortError(.conflict, "revision \(p.revision) is older than the current revision \(current.revision)",
+                    hint: "increase 'revision' in the protocol file for an amendment")
+            }
+            if current.revision == Int64(p.revision) {
+                throw CohortError(.conflict, "revision \(p.revision) is already loaded with different content", hint: "an amendment needs a new revision number")
+            }
+        }
+        try tx.insertCurrentProtocolRevision(
+            NewProtocolRevisionRow(
+                sha256: sha, studyID: p.id, revision: Int64(p.revision), canonicalJSON: json, sourcePath: loaded.source?.lastPathComponent,
+                loadedAt: AuditChain.instant(at)))
+        for (path, content) in templates.sorted(by: { $0.key < $1.key }) { try tx.insertTemplate(protocolSHA256: sha, path: path, content: content) }
+        let details = ["revision": String(p.revision), "sha256": sha, "templates": String(templates.count)]
+        try appendEvent(tx, AuditEntry(actor: actor, action: "protocol.load", subject: p.id, details: details), at: at)
+        return pinned
+    }
+
     /// Seals `text` as a redactable text of `owner` and returns the reference the chain commits to.
     package func storeRedactable(_ tx: some StoreTransaction, _ text: String, owner: String?) throws -> String {
         let sealed = try RedactableText.seal(text, key: piiKey)
@@ -53,7 +106,8 @@ package struct StudyOperations: Sendable {
     // MARK: Participants and consents
 
     /// Enrolls `enrollments` (identities sealed), one `participant.enroll` event each; a study
-    /// code already enrolled is a conflict.
+    /// code already enrolled is a conflict, and so is one another coordinator enrolled between
+    /// the check and the insert (a unique violation, SQLSTATE 23505).
     package func enroll(_ tx: some StoreTransaction, _ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
         for e in enrollments {
             let p = e.participant
@@ -61,10 +115,17 @@ package struct StudyOperations: Sendable {
                 throw CohortError(.conflict, "participant \(p.code) is already enrolled", hint: "choose another study code")
             }
             let id = p.id.uuidString.lowercased()
-            try tx.insertParticipant(
-                NewParticipantRow(
-                    participant: p, sealedIdentity: try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey), tokenSalt: e.tokenSalt,
-                    tokenHash: e.tokenHash, createdAt: AuditChain.instant(at)))
+            let row = NewParticipantRow(
+                participant: p, sealedIdentity: try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey), tokenSalt: e.tokenSalt,
+                tokenHash: e.tokenHash, createdAt: AuditChain.instant(at))
+            do {
+                try tx.insertParticipant(row)
+            } catch let error as CohortError where error.cause == .sqlState("23505") {
+                // Another coordinator enrolled the same code (or id) between the check and the insert.
+                throw CohortError(
+                    .conflict, "a participant of this roster was enrolled by another coordinator at the same time; nothing was enrolled",
+                    at: .init(file: tx.location), hint: "list the participants (cohort participant list) and enrol the rest again")
+            }
             try appendEvent(tx, AuditEntry(actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source)), at: at)
         }
     }
@@ -84,6 +145,36 @@ package struct StudyOperations: Sendable {
             "signature_kind": consent.signatureKind.rawValue, "superseded": String(supersede.count),
         ]
         try appendEvent(tx, AuditEntry(actor: actor, action: "consent.record", subject: consent.participantID.uuidString.lowercased(), details: details), at: at)
+    }
+
+    // MARK: Imports
+
+    /// Runs `body` with a sink for a new import batch, then — after the last row — refuses the
+    /// whole file if a participant it wrote withdrew meanwhile (``ImportedParticipants``), and
+    /// appends `data.import` (under the chain's lock, the only step that waits for other
+    /// coordinators) with the batch's counts. Nothing is stored when `body` throws.
+    package func importBatch(
+        _ tx: some StoreTransaction, _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> ImportCounts
+    ) throws -> ImportBatchResult {
+        let batchID = try tx.insertImportBatch(info, importedAt: AuditChain.instant(at))
+        let sink = try tx.recordSink(batchID: batchID, piiKey: piiKey)
+        let counts: ImportCounts
+        do {
+            counts = try body(sink)
+        } catch {
+            sink.abandon()
+            throw error
+        }
+        try sink.flush()
+        if sink.imported.anyWithdrew(try tx.withdrawnParticipants()) { throw ImportedParticipants.withdrawnDuringImport(location: tx.location) }
+        let details = [
+            "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
+            "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
+        ]
+        let event = try appendEvent(tx, AuditEntry(actor: actor, action: "data.import", subject: "batch-\(batchID)", details: details), at: at)
+        // The batch names its actor by the same redactable reference as its audit event.
+        try tx.completeImportBatch(batchID, counts: counts, actor: event.actor)
+        return ImportBatchResult(batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
     }
 
     // MARK: Withdrawal
