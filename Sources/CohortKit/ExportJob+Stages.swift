@@ -310,7 +310,7 @@ extension ExportJob {
                 }
                 compliance.add(record)
                 guard let row = cohort.deid.record(record, of: participant) else { return }  // dated after createdAt
-                try writer.write(row)
+                try writer.write(row, rankingSource: record.source)
                 records += 1
             }
             progress?(index + 1, cohort.included.count)

@@ -63,4 +63,35 @@ struct DailyTotalsCLITests {
         #expect(try Self.daysMet(rule: "      min_total: 1151").met == 1)  // watch first: 780, 1100, 1200
         #expect(try Self.daysMet(rule: "      min_total: 1100", priority: "source_priority: [iPhone]\n").met == 2)
     }
+
+    /// The export's `daily_totals` table (CSV and NDJSON) holds the same overlap-free totals,
+    /// per participant and (shifted) day, beside the raw samples in `biometrics`.
+    @Test func theExportPublishesDailyTotalsBesideTheSamples() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        try ActiveLivingCLITests.workspace(cli, cli.workspace)
+        for code in ActiveLivingCLITests.codes {
+            let r = try cli.ws("data", "import", try cli.write("export-\(code).xml", Self.export), "--participant", code)
+            try #require(r.status == 0, "\(r.output)")
+        }
+        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv,json", "--no-archive", "--out", cli.path("out"))
+        try #require(export.status == 0, "\(export.output)")
+        let files = FileManager.default.enumerator(atPath: cli.path("out"))?.compactMap { $0 as? String } ?? []
+        let csv = try #require(files.first { $0.hasSuffix("csv/daily_totals.csv") })
+        let rows = try ActiveLivingCLITests.csvRows(URL(fileURLWithPath: cli.path("out")).appendingPathComponent(csv))
+        #expect(rows.count == 9, "\(rows)")
+        for pseudonym in Set(rows.compactMap { $0["pseudonym"] }) {
+            let mine = rows.filter { $0["pseudonym"] == pseudonym }.sorted { ($0["date"] ?? "") < ($1["date"] ?? "") }
+            // By hand (watch first): 780 (not 1580), 1100, 1200, on three consecutive days.
+            #expect(mine.map { $0["value"] } == ["780", "1100", "1200"], "\(mine)")
+            #expect(mine.map { $0["samples"] } == ["1", "2", "1"] && mine.allSatisfy { $0["kind"] == "steps" && $0["unit"] == "{steps}" })
+        }
+        let ndjson = try #require(files.first { $0.hasSuffix("json/daily_totals.ndjson") })
+        let lines = try String(contentsOfFile: URL(fileURLWithPath: cli.path("out")).appendingPathComponent(ndjson).path, encoding: .utf8)
+        #expect(lines.split(separator: "\n").count == 9)
+        // The raw samples are still all there.
+        let biometrics = try #require(files.first { $0.hasSuffix("csv/biometrics.csv") })
+        let samples = try ActiveLivingCLITests.csvRows(URL(fileURLWithPath: cli.path("out")).appendingPathComponent(biometrics))
+        #expect(samples.filter { $0["kind"] == "steps" }.count == 15)
+    }
 }
