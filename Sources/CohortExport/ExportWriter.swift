@@ -78,7 +78,7 @@ public final class ExportWriter {
         if let totalsLayout { layouts.append(totalsLayout) }
         let csvFolder = csvDirectory, jsonFolder = jsonDirectory
         dailyTotals = try totalsLayout.map { try TableWriter(layout: $0, csvDirectory: csvFolder, jsonDirectory: jsonFolder) }
-        dailyTotalKinds = totalsLayout == nil ? [] : Set(TableLayout.dailyTotalKinds(context.studyProtocol))
+        dailyTotalKinds = tabular || formats.contains(.fhir) ? Set(TableLayout.dailyTotalKinds(context.studyProtocol)) : []
         self.layouts = layouts
         if tabular {
             var writers: [TableWriter] = []
@@ -170,21 +170,31 @@ public final class ExportWriter {
         }
     }
 
-    /// Hands the current participant's daily totals to the table worker (after their records).
+    /// Hands the current participant's daily totals to the table worker (`daily_totals`) and the
+    /// FHIR writer (one Observation per day and kind), after their records.
     private func writeDailyTotals() throws {
         defer { totals = [:] }
-        guard let dailyTotals, let current, !totals.isEmpty else { return }
+        guard let current, !totals.isEmpty else { return }
         // Days at the participant's published offset: the day a reader of the published start sees.
         let zone = TimeZone(secondsFromGMT: Int(totalsOffset)) ?? TimeZone.gmt
         var rows: [[Cell]] = []
+        var observations: [ExportEvent] = []
         for kind in totals.keys.sorted() {
             for total in totals[kind]?.totals(in: zone) ?? [] {
                 let value = (total.value * 1000).rounded() / 1000
                 rows.append([.string(current), .string(kind.rawValue), .date(total.day), .number(value), .string(kind.canonicalUnit), .integer(total.samplesCounted)])
+                var day = DeidentifiedRecord(pseudonym: current, kind: kind)
+                let midnight = Int64(total.day.daysSinceEpoch) * 86_400_000 - Int64(totalsOffset) * 1000
+                day.start = Timestamp(epochMilliseconds: midnight, utcOffsetSeconds: totalsOffset)
+                day.end = Timestamp(epochMilliseconds: midnight + 86_400_000, utcOffsetSeconds: totalsOffset)
+                day.value = value
+                day.unit = kind.canonicalUnit
+                observations.append(.dailyTotal(day))
             }
         }
         try flush()
-        if let tableWorker { try tableWorker.submit { for row in rows { try dailyTotals.write(row) } } }
+        if let tableWorker, let dailyTotals { try tableWorker.submit { for row in rows { try dailyTotals.write(row) } } }
+        if let fhirWorker, let fhir { try fhirWorker.submit { try fhir.consume(observations) } }
     }
 
     private func enqueue(_ event: ExportEvent) throws {

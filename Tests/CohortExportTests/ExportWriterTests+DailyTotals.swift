@@ -9,8 +9,8 @@ import Testing
 struct ExportWriterDailyTotalsTests {
     /// One participant, steps on 2025-03-11 at +01:00, published sources generalized:
     /// iPhone 09:00–09:10 1000 and Watch 09:05–09:15 600 (the two overlap 09:05–09:10).
-    static func export(priority: [String], ranking: Bool) throws -> String {
-        var context = ExportFixture.context(formats: [.csv])
+    static func export(priority: [String], ranking: Bool, format: ExportFormat = .csv) throws -> String {
+        var context = ExportFixture.context(formats: [format])
         context.studyProtocol.sourcePriority = SourcePriority(priority)
         let root = try ExportFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -27,7 +27,8 @@ struct ExportWriterDailyTotalsTests {
             try writer.write(r, rankingSource: ranking ? stored : nil)
         }
         _ = try writer.finish(deidentificationSummary: nil)
-        return try String(contentsOf: root.appendingPathComponent("data/csv/daily_totals.csv"), encoding: .utf8)
+        let file = format == .csv ? "data/csv/daily_totals.csv" : "data/fhir/Observation.ndjson"
+        return try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
     }
 
     /// Watch first (the default): 600 + the iPhone's uncovered half, 500 = 1100.
@@ -41,5 +42,20 @@ struct ExportWriterDailyTotalsTests {
     @Test func theProtocolsPriorityRanksTheStoredSources() throws {
         #expect(try Self.export(priority: ["iPhone"], ranking: true).hasSuffix(",steps,2025-03-11,1300,{steps},2\r\n"))
         #expect(try Self.export(priority: ["iPhone"], ranking: false).hasSuffix(",steps,2025-03-11,1100,{steps},2\r\n"))
+    }
+
+    /// FHIR: one Observation per day and kind, coded `daily_total_steps` in cohort's local code
+    /// system (never the kind's own LOINC code), `effectivePeriod` the published local day.
+    @Test func fhirHasOneObservationPerDayWithTheDayAsItsPeriod() throws {
+        let lines = try Self.export(priority: [], ranking: true, format: .fhir).split(separator: "\n")
+        #expect(lines.count == 3, "two samples and one daily total")
+        let total = try #require(lines.first { $0.contains("\"daily_total_steps\"") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(total.utf8)) as? [String: Any])
+        let period = try #require(object["effectivePeriod"] as? [String: String])
+        #expect(period == ["start": "2025-03-11T00:00:00+01:00", "end": "2025-03-12T00:00:00+01:00"])
+        let quantity = try #require(object["valueQuantity"] as? [String: Any])
+        #expect(quantity["value"] as? Double == 1100 && quantity["code"] as? String == "{steps}")
+        let coding = try #require(((object["code"] as? [String: Any])?["coding"] as? [[String: Any]])?.first)
+        #expect(coding["system"] as? String == Coding.localSystem)
     }
 }
