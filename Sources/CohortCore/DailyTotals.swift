@@ -23,6 +23,11 @@ public struct DailyTotals: Sendable {
     /// The kinds whose values add up over time, and so have daily totals.
     public static let cumulativeKinds: Set<RecordKind> = [.steps, .distanceWalkingRunning, .flightsClimbed, .activeEnergy, .basalEnergy, .exerciseTime]
 
+    /// The code (in cohort's local code system, ``Coding/localSystem``) of a daily total's FHIR
+    /// Observation is this followed by the kind (`daily_total_steps`): not the kind's own code, so
+    /// a reader never takes a total for one more sample.
+    public static let fhirCodePrefix = "daily_total_"
+
     /// One day's total.
     public struct Total: Sendable, Equatable {
         /// The local calendar day.

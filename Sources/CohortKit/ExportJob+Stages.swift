@@ -311,9 +311,9 @@ extension ExportJob {
                     recordExclusions["\(type.rawValue): \(reason.rawValue)", default: 0] += 1
                     return
                 }
-                compliance.add(kind: record.kind, start: record.start)
+                compliance.add(record)
                 guard let row = cohort.deid.record(record, of: participant) else { return }  // dated after createdAt
-                try writer.write(row)
+                try writer.write(row, rankingSource: record.source)
                 records += 1
             }
             progress?(index + 1, cohort.included.count)

@@ -165,7 +165,7 @@ public struct ExternalImporter: Sendable {
                 var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
                 mapper.rejecting = rejecting
                 var columns: [String: Int] = [:]
-                try HealthMetricsCSV.forEachDay(url: url, tally: { columns[$0, default: 0] += 1 }) { try mapper.map($0, take) }
+                try HealthMetricsCSV.forEachDay(url: url, tally: { columns[$0, default: 0] += 1 }, rejecting: rejecting) { try mapper.map($0, take) }
                 tally = mapper.tally
                 tally.skipped.merge(columns, uniquingKeysWith: +)
             case .healthMetricsSync(let url):

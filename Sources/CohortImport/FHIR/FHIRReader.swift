@@ -254,6 +254,11 @@ public final class FHIRReader {
             tally.skip("status \(status)")
             return
         }
+        // cohort's own export writes overlap-free daily totals beside the samples: derived, never re-imported.
+        if codings(o["code"]).contains(where: { $0.system == Coding.localSystem && $0.code.hasPrefix(DailyTotals.fhirCodePrefix) }) {
+            tally.skip("Observation: a daily total (derived from the samples, which are imported)")
+            return
+        }
         var emitted = false
         if let kind = mappedKind(o["code"], label: "Observation") {
             if o["dataAbsentReason"] != nil, o["valueQuantity"] == nil {

@@ -1,5 +1,5 @@
 import CohortIO
-import CohortCore
+public import CohortCore
 public import Foundation
 
 /// Reads a CSV dump of the `health_metrics` table (`\copy health_metrics TO 'x.csv' CSV HEADER`
@@ -11,7 +11,12 @@ public enum HealthMetricsCSV {
     ///
     /// `tally` is called with the reason for each value of a column that is not imported (an
     /// unknown column), so nothing is dropped silently.
-    public static func forEachDay(url: URL, tally: ((String) -> Void)? = nil, _ body: (HealthMetricsDay) throws -> Void) throws {
+    ///
+    /// `rejecting` (a partial import, `--rejects`): called with the error of a row that cannot be
+    /// read as the header's columns, which is then skipped; nil = such a row ends the import.
+    public static func forEachDay(
+        url: URL, tally: ((String) -> Void)? = nil, rejecting: ((CohortError) throws -> Void)? = nil, _ body: (HealthMetricsDay) throws -> Void
+    ) throws {
         let file = url.path
         let reader = try CSVReader(url: url)
         guard let header = try reader.next() else {
@@ -34,8 +39,11 @@ public enum HealthMetricsCSV {
         }.map { ($0.offset, $0.element) }
         while let row = try reader.next() {
             guard row.fields.count == names.count else {
-                throw CohortError.invalid("expected \(names.count) fields, found \(row.fields.count)", file: file, line: row.line,
-                    hint: "quote fields that contain commas")
+                let error = CohortError.invalid("expected as many fields as the header has columns", file: file, line: row.line,
+                    hint: "the header has \(names.count) columns; quote fields that contain commas")
+                guard let rejecting else { throw error }
+                try rejecting(error)
+                continue
             }
             let f = row.fields
             for (i, name) in unknown where !f[i].isEmpty { tally?("column not imported: \(name)") }

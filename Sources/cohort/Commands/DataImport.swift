@@ -199,7 +199,7 @@ extension Cohort.DataCommand {
             }
             if !r.rejected.isEmpty {
                 let total = r.rejected.values.reduce(0, +)
-                lines.append("  refused: \(total), written with their reasons to \(rejectsFile ?? "the rejects file")")
+                lines.append("  refused in all: \(total), each written with its reason to \(rejectsFile ?? "the rejects file")")
                 top(r.rejected, "refused")
             }
             top(Self.groupingCodes(t.skipped), "skipped")
