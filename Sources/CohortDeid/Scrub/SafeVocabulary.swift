@@ -159,6 +159,14 @@ public struct SafeVocabulary: Sendable {
         return !extra.isEmpty && extra.contains(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// Whether the folded ASCII `key`, whose tokenizer hash is `hash`, is safe: one probe, no
+    /// allocation.
+    @inline(__always)
+    func contains(hash: UInt64, key: String) -> Bool {
+        if words.contains(hash: hash, key: key) { return true }
+        return !extra.isEmpty && extra.contains(key)
+    }
+
     /// Whether the folded `key` is a safe word the dictionary also lists capitalised.
     func isProperNoun(_ key: String) -> Bool { properNouns.contains(key) }
 }
@@ -194,6 +202,21 @@ struct WordTable: Sendable {
             starts.append(Int32(bytes.count))
             lengths.append(Int32(utf8.count))
             bytes += utf8
+        }
+    }
+
+    /// Whether the ASCII `key` with tokenizer hash `hash` is in the table (compared byte by byte).
+    @inline(__always)
+    func contains(hash: UInt64, key: String) -> Bool {
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry < 0 { return false }
+            if hashes[entry] == hash, Int(lengths[entry]) == key.utf8.count {
+                let start = Int(starts[entry])
+                if key.utf8.elementsEqual(bytes[start..<(start + Int(lengths[entry]))]) { return true }
+            }
+            slot = (slot + 1) & mask
         }
     }
 

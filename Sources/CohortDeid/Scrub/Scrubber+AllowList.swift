@@ -444,7 +444,8 @@ struct AllowListDecider {
         if isGlued(t) { return .redacted }
         let safe: Bool
         if token.isASCII {
-            safe = key.utf8.count <= 2 ? SafeVocabulary.shortWords.contains(key) : vocabulary.contains(key)
+            // The packed token's hash is the table's key hash: one probe, no allocation.
+            safe = key.utf8.count <= 2 ? SafeVocabulary.shortWords.contains(key) : vocabulary.contains(hash: token.hash, key: key)
         } else {
             safe = vocabulary.contains(key)
         }
