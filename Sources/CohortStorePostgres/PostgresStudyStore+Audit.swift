@@ -112,18 +112,12 @@ extension PostgresStudyStore {
                     }
                     let row = buffer[index]
                     index += 1
-                    let seq = try? row.int64("seq")
-                    let stored: AuditEvent
-                    do {
-                        stored = try event(row)
-                    } catch let error as CohortError {
-                        return .malformed(seq: seq, problem: AuditChain.problem(decoding: error))
+                    let stored = AuditChain.storedEvent(row, detailsColumn: "details_text")
+                    // The look-ups search the jsonb copy: it must say what the hash commits to.
+                    if case let .event(event) = stored, (try? row.stringMap("details_json")) != event.details {
+                        return .malformed(seq: event.seq, problem: "its searchable details differ from the details its hash commits to")
                     }
-                    let searchable = try? row.stringMap("details_json")
-                    if searchable != stored.details {
-                        return .malformed(seq: seq, problem: "its searchable details differ from the details its hash commits to")
-                    }
-                    return .event(stored)
+                    return stored
                 },
                 checkpoints: checkpoints,
                 eventHash: { seq in

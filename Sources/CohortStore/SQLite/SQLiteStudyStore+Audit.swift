@@ -65,12 +65,7 @@ extension SQLiteStudyStore {
             return try AuditChain.verify(
                 nextEvent: {
                     guard let row = try cursor.next() else { return nil }
-                    do {
-                        return .event(try AuditEventRow(row: row).event)
-                    } catch let error as CohortError {
-                        let seq = try? RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq").int64("seq")
-                        return .malformed(seq: seq, problem: AuditChain.problem(decoding: error))
-                    }
+                    return AuditChain.storedEvent(RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq"))
                 },
                 checkpoints: checkpoints,
                 eventHash: { seq in try String.fetchOne(db, sql: "SELECT hash FROM audit_events WHERE seq = ?", arguments: [seq]) },
