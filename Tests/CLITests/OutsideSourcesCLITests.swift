@@ -128,4 +128,19 @@ struct OutsideSourcesCLITests {
         #expect(named.status != 0)
         #expect(named.stderr.contains("the header has no recorded_at (or date) column") && !named.stderr.contains("user_id or"), "\(named.stderr)")
     }
+
+    /// Sync bodies: the app's active minutes and calories as the dump's columns; a metric key
+    /// cohort does not know is counted, not dropped silently.
+    @Test func syncBodiesCountMetricsTheyDoNotImport() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let body = #"{"userId":"0f8fad5b-d9cb-469f-a165-70867728950e","source":"apple_health","timezone":"Europe/Berlin","records":[{"recordedAt":"2026-09-11","metrics":{"steps":9100,"activeMinutes":41,"caloriesBurned":2100,"floorsClimbed":7,"standHours":null}}]}"#
+        let file = try cli.write("bodies.ndjson", body + "\n")
+        let r = try cli.ws("data", "import", "--from", "health-metrics", file, "--user-map", Self.users)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.stdout.contains("1 rows seen, 1 records imported"), "\(r.stdout)")
+        #expect(r.stdout.contains("skipped: 1 metric not imported: floorsClimbed"), "\(r.stdout)")
+        #expect(r.stdout.contains("skipped: 1 left out: calories_burned") && r.stdout.contains("skipped: 1 not collected: active_minutes"), "\(r.stdout)")
+        #expect(!r.stdout.contains("standHours"), "a null value is no value")
+    }
 }
