@@ -143,4 +143,32 @@ struct OutsideSourcesCLITests {
         #expect(r.stdout.contains("skipped: 1 left out: calories_burned") && r.stdout.contains("skipped: 1 not collected: active_minutes"), "\(r.stdout)")
         #expect(!r.stdout.contains("standHours"), "a null value is no value")
     }
+
+    /// A resource the reader cannot map (a heart rate in kg; a Patient no roster entry matches,
+    /// and so the Observation that refers to it) is refused with empty record columns; the
+    /// resources after it are still read.
+    @Test func resourcesTheReaderCannotMapAreRefusedAndTheReadGoesOn() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let fixtures = FHIRImportCLITests.fixtures.appendingPathComponent("fhir/errors")
+        let lines = try String(contentsOf: fixtures.appendingPathComponent("bad-unit.ndjson"), encoding: .utf8).split(separator: "\n")
+        let good = #"{"resourceType": "Observation", "status": "final", "code": {"coding": [{"system": "http://loinc.org", "code": "8867-4"}]}, "subject": {"reference": "Patient/pt-1"}, "effectiveDateTime": "2026-09-10T09:30:00+02:00", "valueQuantity": {"value": 75, "unit": "/min", "system": "http://unitsofmeasure.org", "code": "/min"}}"#
+        let stranger = #"{"resourceType": "Patient", "id": "pt-9", "identifier": [{"system": "http://hospital.example.org/mrn", "value": "MRN0000009"}]}"#
+        let strangers = #"{"resourceType": "Observation", "status": "final", "code": {"coding": [{"system": "http://loinc.org", "code": "8867-4"}]}, "subject": {"reference": "Patient/pt-9"}, "effectiveDateTime": "2026-09-10T09:30:00+02:00", "valueQuantity": {"value": 75, "unit": "/min", "system": "http://unitsofmeasure.org", "code": "/min"}}"#
+        let file = try cli.write("Observation.ndjson", (lines.map(String.init) + [good, stranger, strangers]).joined(separator: "\n") + "\n")
+        let rejects = cli.path("fhir-rejects.csv")
+        let r = try cli.ws("data", "import", "--from", "fhir", file, "--rejects", rejects)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.stdout.contains("1 records imported (1 new"), "\(r.stdout)")
+        #expect(r.stdout.contains("refused in all: 3"), "\(r.stdout)")
+        #expect(r.stdout.contains("refused: 1 the unit is not accepted for heart_rate"), "\(r.stdout)")
+        #expect(r.stdout.contains("refused: 1 the Patient matches no participant"), "\(r.stdout)")
+        #expect(!r.output.contains("MRN0000009"))
+        let text = try String(contentsOfFile: rejects, encoding: .utf8)
+        let rows = text.split(separator: "\r\n").dropFirst()
+        #expect(rows.count == 3, "\(text)")
+        #expect(rows.first?.hasPrefix("2,Observation.valueQuantity.code,the unit is not accepted for heart_rate") == true, "\(text)")
+        #expect(rows.first?.hasSuffix(",,,,,,,,,") == true, "no record: empty record columns")
+        #expect(try FHIRImportCLITests.records(cli.workspace).count == 1)
+    }
 }
