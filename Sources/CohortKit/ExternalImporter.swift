@@ -171,8 +171,10 @@ public struct ExternalImporter: Sendable {
             case .healthMetricsSync(let url):
                 var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
                 mapper.rejecting = rejecting
-                try HealthMetricsSync.forEachDay(url: url) { try mapper.map($0, take) }
+                var unknown: [String: Int] = [:]
+                try HealthMetricsSync.forEachDay(url: url, tally: { unknown[$0, default: 0] += 1 }) { try mapper.map($0, take) }
                 tally = mapper.tally
+                tally.skipped.merge(unknown, uniquingKeysWith: +)
             case .healthMetricsTable(let url, let table):
                 var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
                 mapper.rejecting = rejecting

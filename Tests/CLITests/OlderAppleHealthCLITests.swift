@@ -35,6 +35,10 @@ struct OlderAppleHealthCLITests {
             #expect(r.stdout.contains("Workout totalEnergyBurned (left out: the workout's energy samples are imported as active_energy): 1"), "\(r.stdout)")
             #expect(r.stdout.contains("MetadataEntry (kept by keep_metadata, in the note): 1"), "\(r.stdout)")
         }
+        // --rejects is refused, not silently ignored: the summary already counts what is left out.
+        let rejects = try cli.ws("data", "import", try cli.write("again.xml", Self.export), "--participant", "P-0001", "--rejects", cli.path("r.csv"))
+        #expect(rejects.status != 0 && rejects.stderr.contains("--rejects does not apply to an Apple Health export"), "\(rejects.output)")
+        #expect(!FileManager.default.fileExists(atPath: cli.path("r.csv")))
         let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv", "--no-archive", "--out", cli.path("out"))
         try #require(export.status == 0, "\(export.output)")
         let biometrics = try #require(

@@ -128,4 +128,47 @@ struct OutsideSourcesCLITests {
         #expect(named.status != 0)
         #expect(named.stderr.contains("the header has no recorded_at (or date) column") && !named.stderr.contains("user_id or"), "\(named.stderr)")
     }
+
+    /// Sync bodies: the app's active minutes and calories as the dump's columns; a metric key
+    /// cohort does not know is counted, not dropped silently.
+    @Test func syncBodiesCountMetricsTheyDoNotImport() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let body = #"{"userId":"0f8fad5b-d9cb-469f-a165-70867728950e","source":"apple_health","timezone":"Europe/Berlin","records":[{"recordedAt":"2026-09-11","metrics":{"steps":9100,"activeMinutes":41,"caloriesBurned":2100,"floorsClimbed":7,"standHours":null}}]}"#
+        let file = try cli.write("bodies.ndjson", body + "\n")
+        let r = try cli.ws("data", "import", "--from", "health-metrics", file, "--user-map", Self.users)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.stdout.contains("1 rows seen, 1 records imported"), "\(r.stdout)")
+        #expect(r.stdout.contains("skipped: 1 metric not imported: floorsClimbed"), "\(r.stdout)")
+        #expect(r.stdout.contains("skipped: 1 left out: calories_burned") && r.stdout.contains("skipped: 1 not collected: active_minutes"), "\(r.stdout)")
+        #expect(!r.stdout.contains("standHours"), "a null value is no value")
+    }
+
+    /// A resource the reader cannot map (a heart rate in kg; a Patient no roster entry matches,
+    /// and so the Observation that refers to it) is refused with empty record columns; the
+    /// resources after it are still read.
+    @Test func resourcesTheReaderCannotMapAreRefusedAndTheReadGoesOn() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let fixtures = FHIRImportCLITests.fixtures.appendingPathComponent("fhir/errors")
+        let lines = try String(contentsOf: fixtures.appendingPathComponent("bad-unit.ndjson"), encoding: .utf8).split(separator: "\n")
+        let good = #"{"resourceType": "Observation", "status": "final", "code": {"coding": [{"system": "http://loinc.org", "code": "8867-4"}]}, "subject": {"reference": "Patient/pt-1"}, "effectiveDateTime": "2026-09-10T09:30:00+02:00", "valueQuantity": {"value": 75, "unit": "/min", "system": "http://unitsofmeasure.org", "code": "/min"}}"#
+        let stranger = #"{"resourceType": "Patient", "id": "pt-9", "identifier": [{"system": "http://hospital.example.org/mrn", "value": "MRN0000009"}]}"#
+        let strangers = #"{"resourceType": "Observation", "status": "final", "code": {"coding": [{"system": "http://loinc.org", "code": "8867-4"}]}, "subject": {"reference": "Patient/pt-9"}, "effectiveDateTime": "2026-09-10T09:30:00+02:00", "valueQuantity": {"value": 75, "unit": "/min", "system": "http://unitsofmeasure.org", "code": "/min"}}"#
+        let file = try cli.write("Observation.ndjson", (lines.map(String.init) + [good, stranger, strangers]).joined(separator: "\n") + "\n")
+        let rejects = cli.path("fhir-rejects.csv")
+        let r = try cli.ws("data", "import", "--from", "fhir", file, "--rejects", rejects)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.stdout.contains("1 records imported (1 new"), "\(r.stdout)")
+        #expect(r.stdout.contains("refused in all: 3"), "\(r.stdout)")
+        #expect(r.stdout.contains("refused: 1 the unit is not accepted for heart_rate"), "\(r.stdout)")
+        #expect(r.stdout.contains("refused: 1 the Patient matches no participant"), "\(r.stdout)")
+        #expect(!r.output.contains("MRN0000009"))
+        let text = try String(contentsOfFile: rejects, encoding: .utf8)
+        let rows = text.split(separator: "\r\n").dropFirst()
+        #expect(rows.count == 3, "\(text)")
+        #expect(rows.first?.hasPrefix("2,Observation.valueQuantity.code,the unit is not accepted for heart_rate") == true, "\(text)")
+        #expect(rows.first?.hasSuffix(",,,,,,,,,") == true, "no record: empty record columns")
+        #expect(try FHIRImportCLITests.records(cli.workspace).count == 1)
+    }
 }

@@ -100,6 +100,10 @@ extension Cohort.DataCommand {
                 let url = URL(fileURLWithPath: file)
                 let source = from.flatMap(ImportSource.init(rawValue:)) ?? ImportSource.sniff(url)
                 if source == .appleHealth {
+                    // Nothing is refused row by row there (what is left out is counted), so a rejects file would stay empty.
+                    if rejects != nil {
+                        throw ValidationError("--rejects does not apply to an Apple Health export: its summary counts every sample left out, by reason")
+                    }
                     try AppleHealthImportCommand.run(file: file, participant: participant, study: study, format: format, workspace: workspace)
                     appleHealthFiles += 1
                     continue
