@@ -129,7 +129,7 @@ import Testing
         let body = text[text.index(start.lowerBound, offsetBy: 4)...]
         let block = body[..<(body.range(of: "\n```")?.lowerBound ?? body.endIndex)]
         let expected = block.split(separator: "\n").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-        #expect(expected.contains { $0.contains("compliance       daily-symptom-log: mean") } && expected.contains { $0.contains("k = 3") })
+        #expect(expected.contains { $0.contains("compliance       daily-symptom-log: mean") } && expected.contains { $0.contains("k = …") })
 
         let cli = try CLI()
         defer { cli.cleanup() }
