@@ -1,5 +1,5 @@
 import ArgumentParser
-import CohortCore
+import CohortKit
 import Foundation
 
 /// A clearer message for a usage error than the parser's: a mistyped subcommand or option is
