@@ -170,6 +170,7 @@ public struct ResidualScanner: Sendable {
         return scalars.withUnsafeBufferPointer { s in
             TextTokenizer.tokenize(s, into: &workspace)
             guard let vocabulary else { return workspace.tokenCount > 0 }
+            if AllowListFastPath.isPlainlySafe(s, workspace, vocabulary) { return false }
             var decider = AllowListDecider(text: s, workspace: workspace, vocabulary: vocabulary, initials: [])
             return !decider.spans().isEmpty
         }

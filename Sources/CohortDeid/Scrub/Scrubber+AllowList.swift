@@ -7,12 +7,18 @@ extension Scrubber {
     /// `text` with every word that is not known to be safe replaced by a typed token
     /// (`[NAME]`, `[ID]`, `[PHONE]`, `[DATE]`, `90 or older`) or `[REDACTED]`.
     func applyAllowList(_ text: String, counts: inout ScrubCounts) -> String {
+        applyAllowList(text, counts: &counts, fastPath: true)
+    }
+
+    /// ``applyAllowList(_:counts:)``, with or without ``AllowListFastPath`` (the tests compare both).
+    func applyAllowList(_ text: String, counts: inout ScrubCounts, fastPath: Bool) -> String {
         let scalars = Array(text.unicodeScalars)
         var workspace = LineWorkspace(capacity: scalars.count)
         workspace.load(text)
         let values = workspace.scalars
         values.withUnsafeBufferPointer { TextTokenizer.tokenize($0, into: &workspace) }
-        let spans = values.withUnsafeBufferPointer { s in
+        let spans = values.withUnsafeBufferPointer { s -> [AllowListSpan] in
+            if fastPath, AllowListFastPath.isPlainlySafe(s, workspace, vocabulary) { return [] }
             var decider = AllowListDecider(text: s, workspace: workspace, vocabulary: vocabulary, initials: index.initials)
             return decider.spans()
         }
