@@ -35,17 +35,12 @@ extension PostgresStudyStore {
             guard let source = row[8] else {
                 throw Self.problem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
             }
-            var note: String?
-            if let hex = row[9] {
-                guard let sealed = PostgresValue.bytes(fromText: hex),
-                    let opened = try? PIISealing.openNote(
-                        sealed, key: key, participantPK: participant.rowKey, kind: kind.rawValue, startMs: start.epochMilliseconds, source: source)
-                else {
-                    throw Self.problem(
-                        table: "records", rowID: id, column: "note_enc",
-                        expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)", location: location)
-                }
-                note = opened
+            // Text that is not bytes opens as nothing: the same refusal as a note sealed elsewhere.
+            let note = try row[9].map { hex in
+                try PIISealing.openStoredNote(
+                    PostgresValue.bytes(fromText: hex) ?? [], key: key, participantPK: participant.rowKey, kind: kind.rawValue,
+                    startMs: start.epochMilliseconds, source: source
+                ) { column, expected in Self.problem(table: "records", rowID: id, column: column, expected: expected, location: location) }
             }
             try body(
                 CohortCore.Record(

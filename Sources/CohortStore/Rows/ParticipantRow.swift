@@ -5,7 +5,7 @@ package import Foundation
 /// identifiers stay sealed (AES-256-GCM under pii.key) until the store opens them.
 package struct ParticipantRow: Sendable {
     package static let databaseTableName = "participants"
-    /// The sealed identity columns, in ``SQLiteStudyStore/identityColumns`` order.
+    /// The sealed identity columns, in ``PIISealing/identityColumns`` order.
     package static let identityColumns = PIISealing.identityColumns.map(\.column)
 
     package var pk: Int64

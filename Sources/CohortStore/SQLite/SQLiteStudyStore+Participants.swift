@@ -4,8 +4,6 @@ import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    static let identityColumns = ParticipantRow.identityColumns
-
     /// The participant of a decoded row, identity decrypted when asked.
     func stored(_ row: ParticipantRow, withIdentity: Bool) throws -> StoredParticipant {
         try row.stored(piiKey: piiKey, withIdentity: withIdentity) { column, expected in
@@ -44,6 +42,4 @@ extension SQLiteStudyStore {
             return (salt, hash)
         }
     }
-
-    static func isoNow(_ date: Date) -> String { AuditChain.instant(date) }
 }

@@ -186,17 +186,11 @@ extension SQLiteStudyStore {
             let cursor = try RecordRow.fetchCursor(
                 db, sql: "SELECT \(RecordRow.columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind", arguments: [participant.rowKey])
             while let row = try cursor.next() {
-                var note: String?
-                if let sealed = row.sealedNote {
-                    do {
-                        note = try PIISealing.openNote(
-                            sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
-                            source: row.source)
-                    } catch {
-                        throw RowReader.problem(
-                            table: RecordRow.databaseTableName, rowID: row.id, column: "note_enc",
-                            expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
-                    }
+                let note = try row.sealedNote.map { sealed in
+                    try PIISealing.openStoredNote(
+                        sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
+                        source: row.source
+                    ) { column, expected in RowReader.problem(table: RecordRow.databaseTableName, rowID: row.id, column: column, expected: expected) }
                 }
                 try body(
                     CohortCore.Record(
