@@ -5,14 +5,24 @@ public enum Units {
     public static func toCanonical(_ value: Double, unit: String, kind: RecordKind) -> Double? {
         let canonical = kind.canonicalUnit
         if unit.isEmpty || unit == canonical { return value }
-        guard let convert = conversions[canonical]?[unit] else { return nil }
+        guard let convert = conversions[canonical]?[unit], allows(unit, for: kind) else { return nil }
         return convert(value)
     }
 
     /// The units accepted for `kind`, canonical first.
     public static func accepted(for kind: RecordKind) -> [String] {
-        [kind.canonicalUnit] + (conversions[kind.canonicalUnit]?.keys.sorted() ?? [])
+        [kind.canonicalUnit] + (conversions[kind.canonicalUnit]?.keys.sorted().filter { allows($0, for: kind) } ?? [])
     }
+
+    /// An annotated unit names what is counted (`{beats}/min`): it fits only the kinds that count that.
+    private static func allows(_ unit: String, for kind: RecordKind) -> Bool {
+        annotatedFor[unit].map { $0.contains(kind) } ?? true
+    }
+
+    /// Annotated units → the only kinds they may be given for.
+    private static let annotatedFor: [String: Set<RecordKind>] = [
+        "{beats}/min": [.heartRate, .restingHeartRate], "{breaths}/min": [.respiratoryRate],
+    ]
 
     /// canonical unit → (accepted unit → conversion to canonical)
     private static let conversions: [String: [String: @Sendable (Double) -> Double]] = [

@@ -28,6 +28,14 @@ public struct DemoRun: Sendable {
     /// Where to write the generated import files and keep them (they hold every synthetic
     /// identifier; must be outside the workspace). Nil: a temporary folder deleted after import.
     public var keepImportFilesIn: URL?
+    /// Whether a previous demo in ``directory`` may be replaced (default false: it is refused, so
+    /// a second run never silently deletes the first one's workspace and exports).
+    public var replacesPreviousDemo = false
+
+    /// Whether `directory` holds a previous demo (a folder `cohort demo` made).
+    public static func holdsPreviousDemo(_ directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(marker).path)
+    }
 
     /// A demo run; every parameter is the property of the same name.
     public init(directory: URL, seed: UInt64, participants: Int = 50, actor: String, projectRoot: URL, now: @escaping @Sendable () -> Date = { Date() },
@@ -85,7 +93,7 @@ public struct DemoRun: Sendable {
             let keptPath = kept.standardizedFileURL.path
             guard keptPath != workspacePath, !keptPath.hasPrefix(workspacePath + "/") else {
                 throw CohortError(.invalidInput, "the import files would be inside the demo workspace", at: .init(file: keptPath),
-                    hint: "choose a folder outside --dir: the roster there holds every identifier in clear")
+                    hint: "choose a folder outside the workspace (-w): the roster there holds every identifier in clear")
             }
         }
         if fm.fileExists(atPath: directory.path) {
@@ -93,7 +101,11 @@ public struct DemoRun: Sendable {
             if !contents.isEmpty {
                 guard contents.contains(Self.marker) else {
                     throw CohortError(.conflict, "the demo folder exists and is not a previous demo", at: .init(file: directory.path),
-                        hint: "choose another --dir, or remove it yourself")
+                        hint: "choose another -w/--workspace folder, or remove it yourself")
+                }
+                guard replacesPreviousDemo else {
+                    throw CohortError(.conflict, "a previous demo is in this folder; nothing was changed", at: .init(file: directory.path),
+                        hint: "confirm replacing it (its workspace, keys and exports are deleted), or choose another -w/--workspace folder")
                 }
                 try fm.removeItem(at: directory)
             }

@@ -38,60 +38,91 @@ public struct Roster: Sendable {
         return true
     }
 
-    /// Validates an entry; errors name the field and what was expected (never the value).
+    /// Validates an entry: the first problem is thrown (see ``validate(_:file:line:problems:)`` for all of them).
     func validate(_ e: RosterEntry, file: String?, line: Int?) throws -> (Participant, ParticipantIdentity) {
-        func bad(_ field: String, _ message: String, hint: String? = nil) -> CohortError {
-            CohortError.invalid(message, file: file, line: line, field: field, hint: hint)
+        var problems: [CohortError] = []
+        guard let valid = validate(e, file: file, line: line, problems: &problems) else {
+            throw problems.first ?? CohortError.invalid("the roster entry is not valid", file: file, line: line)
+        }
+        return valid
+    }
+
+    /// Validates an entry, adding every problem of it to `problems` (each names the field and
+    /// what was expected, never the value), so one pass over a roster lists them all. Nil when any.
+    func validate(_ e: RosterEntry, file: String?, line: Int?, problems: inout [CohortError]) -> (Participant, ParticipantIdentity)? {
+        let before = problems.count
+        func bad(_ field: String, _ message: String, hint: String? = nil) {
+            problems.append(CohortError.invalid(message, file: file, line: line, field: field, hint: hint))
         }
         let code = e.code.trimmingCharacters(in: .whitespaces)
-        guard code.range(of: #"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"#, options: .regularExpression) != nil else {
-            throw bad("code", "expected a study code of letters, digits, '-' or '_' (at most 32), e.g. P-0001")
+        if code.range(of: #"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"#, options: .regularExpression) == nil {
+            bad("code", "expected a study code of letters, digits, '-' or '_' (at most 32), e.g. P-0001")
         }
         let name = e.name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { throw bad("name", "a name is required") }
+        if name.isEmpty { bad("name", "a name is required") }
         let today = CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current)
         let tzName = e.timeZone.trimmingCharacters(in: .whitespaces)
-        guard Self.isIANAZone(tzName) else {
-            throw bad("time_zone", "expected an IANA time zone such as Europe/Berlin or America/New_York",
+        if !Self.isIANAZone(tzName) {
+            bad("time_zone", "expected an IANA time zone such as Europe/Berlin or America/New_York",
                 hint: Suggest.closest(to: tzName, in: Array(Self.knownTimeZones)).map { "did you mean \($0)?" })
         }
-        guard let enrolled = CivilDate(iso: e.enrolledOn.trimmingCharacters(in: .whitespaces)) else {
-            throw bad("enrolled_on", "expected an existing date YYYY-MM-DD")
+        let enrolled = CivilDate(iso: e.enrolledOn.trimmingCharacters(in: .whitespaces))
+        if let enrolled {
+            if enrolled > today.adding(days: 1) { bad("enrolled_on", "the enrollment date is in the future") }
+        } else {
+            bad("enrolled_on", "expected an existing date YYYY-MM-DD")
         }
-        guard enrolled <= today.adding(days: 1) else { throw bad("enrolled_on", "the enrollment date is in the future") }
         var birth: CivilDate?
         if let text = e.birthDate?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            guard let date = CivilDate(iso: text) else { throw bad("birth_date", "expected an existing date YYYY-MM-DD") }
-            guard date <= enrolled else { throw bad("birth_date", "the date of birth is after the enrollment date") }
-            guard date.age(on: enrolled) <= 125 else { throw bad("birth_date", "the date of birth gives an age over 125") }
-            birth = date
+            if let date = CivilDate(iso: text) {
+                if let enrolled, date > enrolled {
+                    bad("birth_date", "the date of birth is after the enrollment date")
+                } else if let enrolled, date.age(on: enrolled) > 125 {
+                    bad("birth_date", "the date of birth gives an age over 125")
+                } else {
+                    birth = date
+                }
+            } else {
+                bad("birth_date", "expected an existing date YYYY-MM-DD")
+            }
         }
         let sexText = e.sex ?? ""
         // "X" (passports, some EHRs) means "unspecified" to some sources and "another identity" to
         // others: guessing would mislabel someone, so it is refused with the two choices.
+        var sex = Sex(lenient: sexText)
         if sexText.trimmingCharacters(in: .whitespaces).lowercased() == "x" {
-            throw bad(
+            sex = nil
+            bad(
                 "sex", "the marker X is ambiguous (unspecified, or another identity): write other or unknown",
                 hint: "other = another identity than female or male; unknown = not given or not known")
+        } else if sex == nil {
+            bad("sex", "expected female, male, other or unknown")
         }
-        guard let sex = Sex(lenient: sexText) else { throw bad("sex", "expected female, male, other or unknown") }
         func optional(_ text: String?) -> String? {
             guard let t = text?.trimmingCharacters(in: .whitespaces), !t.isEmpty else { return nil }
             return t
         }
         let email = optional(e.email)
         if let email, email.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, options: .regularExpression) == nil {
-            throw bad("email", "expected an email address like name@example.org")
+            bad("email", "expected an email address like name@example.org")
         }
         let phone = optional(e.phone)
         if let phone, phone.filter(\.isNumber).count < 7 || phone.range(of: #"^[0-9+() .\-]+$"#, options: .regularExpression) == nil {
-            throw bad("phone", "expected a phone number of digits, spaces, + ( ) . and -")
+            bad("phone", "expected a phone number of digits, spaces, + ( ) . and -")
         }
         let zip = optional(e.zip)
         if let zip, zip.range(of: #"^[0-9]{5}(-[0-9]{4})?$"#, options: .regularExpression) == nil {
-            throw bad("zip", "expected a 5-digit ZIP code (or ZIP+4)")
+            bad("zip", "expected a 5-digit ZIP code (or ZIP+4)")
         }
-        let site = try SiteName.parse(e.site, file: file, line: line)
+        var site: String?
+        do {
+            site = try SiteName.parse(e.site, file: file, line: line)
+        } catch let error as CohortError {
+            problems.append(error)
+        } catch {
+            bad("site", "expected a site name")
+        }
+        guard problems.count == before, let enrolled, let sex else { return nil }
         let participant = Participant(id: UUID(), code: code, sex: sex, timeZone: tzName, enrolledOn: enrolled, site: site)
         let identity = ParticipantIdentity(
             name: name, email: email, phone: phone, birthDate: birth, address: optional(e.address), zip: zip, mrn: optional(e.mrn),
@@ -145,13 +176,7 @@ public struct Roster: Sendable {
         var problems = earlier
         let existing = Set(try workspace.store.participants().map(\.participant.code))
         for (entry, line) in entries {
-            let participant: Participant, identity: ParticipantIdentity
-            do {
-                (participant, identity) = try validate(entry, file: file, line: line)
-            } catch let error as CohortError {
-                problems.append(error)
-                continue
-            }
+            guard let (participant, identity) = validate(entry, file: file, line: line, problems: &problems) else { continue }
             if let first = seen[participant.code] {
                 problems.append(
                     CohortError.invalid("study code \(participant.code) appears twice in this file (first on line \(first))", file: file, line: line, field: "code"))
@@ -168,7 +193,10 @@ public struct Roster: Sendable {
             enrollments.append(Enrollment(participant: participant, identity: identity, tokenSalt: salt, tokenHash: hash))
             result.append(EnrolledParticipant(code: participant.code, id: participant.id, withdrawalToken: token))
         }
-        problems.sort { ($0.location?.line ?? 0) < ($1.location?.line ?? 0) }
+        // By line; a line's problems stay in field order (stable sort).
+        problems = problems.enumerated().sorted { a, b in
+            (a.element.location?.line ?? 0, a.offset) < (b.element.location?.line ?? 0, b.offset)
+        }.map(\.element)
         if let first = problems.first {
             guard problems.count > 1 else { throw first }
             let listed = problems.prefix(Self.maximumReportedProblems).map { problem in

@@ -67,7 +67,7 @@ public final class Workspace: Sendable {
         let dbURL = directory.appendingPathComponent(SQLiteStudyStore.fileName)
         if fm.fileExists(atPath: dbURL.path) || fm.fileExists(atPath: StoreConfiguration.fileURL(in: directory).path) {
             throw CohortError(.conflict, "a workspace already exists here", at: .init(file: directory.path),
-                hint: "use it (`--workspace \(directory.path)`), or choose another --dir")
+                hint: "use it (`--workspace \(directory.path)`), or choose another -w/--workspace folder")
         }
         if let databaseURL, !StoreConfiguration.isPostgreSQLURL(databaseURL) {
             throw CohortError(.invalidInput, "the database URL is not a PostgreSQL URL", at: .init(field: "--database"),
@@ -134,7 +134,7 @@ public final class Workspace: Sendable {
         let configuration = try StoreConfiguration.load(from: directory)
         guard configuration != nil || FileManager.default.fileExists(atPath: dbURL.path) else {
             throw CohortError(.notFound, "no cohort workspace here (no \(SQLiteStudyStore.fileName) or \(StoreConfiguration.fileName))", at: .init(file: directory.path),
-                hint: "run `cohort init --dir \(directory.path)`, or pass --workspace <dir> (or set COHORT_WORKSPACE)")
+                hint: "run `cohort init -w \(directory.path)`, or pass --workspace <dir> (or set COHORT_WORKSPACE)")
         }
         let keystore = try Keystore.load(from: keysDirectory(of: directory))
         let store: any StudyStore =

@@ -158,8 +158,7 @@ public enum Verifier {
         }
 
         checks += archiveChecks(scan, parsed)
-        checks += BagChecks.run(scan)
-        checks += signedFileChecks(scan, parsed)
+        checks += contentChecks(BagChecks.run(scan) + signedFileChecks(scan, parsed), scan: scan)
         checks.append(checkpointCheck(parsed, publicKey))
 
         for extra in extraChecks {
@@ -180,6 +179,22 @@ public enum Verifier {
 
     private static func fail(_ name: String, _ detail: String) -> VerificationCheck {
         VerificationCheck(name: name, passed: false, detail: detail)
+    }
+
+    /// The checks of what the archive holds, as far as they can be trusted: when the gzip stream
+    /// is damaged, the archive was not read completely and nothing read from it is vouched for by
+    /// its CRC — a check that found no problem did not run (it says so and fails), and one that
+    /// found a file missing says the file may lie past the damage rather than blaming the bag.
+    static func contentChecks(_ checks: [VerificationCheck], scan: ArchiveScan) -> [VerificationCheck] {
+        guard scan.openProblem == nil, let damage = scan.gzipProblem else { return checks }
+        let read = "\(scan.files.count) file(s) could be read before the damage"
+        return checks.map { check in
+            guard !check.detail.hasPrefix("not checked") else { return check }
+            if check.passed {
+                return fail(check.name, "not checked: the gzip stream is damaged (\(damage)); \(read), and none is vouched for by its CRC")
+            }
+            return fail(check.name, "not checked to the end: the gzip stream is damaged; \(read). Found so far: \(check.detail)")
+        }
     }
 
     private static func signatureCheck(

@@ -21,7 +21,7 @@ extension PostgresStudyStore {
                 .first?.string("study_id")
             if let study, study != p.id {
                 throw CohortError(.conflict, "this workspace holds study '\(study)', not '\(p.id)'",
-                    hint: "one workspace holds one study: create another with `cohort init --dir <dir>`")
+                    hint: "one workspace holds one study: create another with `cohort init -w <dir>`")
             }
             if study == nil {
                 try conn.command("INSERT INTO study (singleton, study_id, created_at) VALUES (1, $1, $2)", values: [.text(p.id), .text(AuditChain.instant(at))])

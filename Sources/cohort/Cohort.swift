@@ -27,7 +27,7 @@ struct Cohort: ParsableCommand {
               cohort init -w my-study --protocol protocols/axspa-wearables.yaml
               cohort participant import roster.csv --tokens tokens.csv -w my-study
               cohort data import symptoms.csv heart_rate.ndjson -w my-study
-              cohort audit verify -w my-study               # or: export COHORT_WORKSPACE=my-study
+              cohort audit verify -w my-study     # or: export COHORT_WORKSPACE=my-study
             """,
         version: version,
         subcommands: [
@@ -51,7 +51,15 @@ struct Cohort: ParsableCommand {
             // swift-argument-parser exits 64 (EX_USAGE) on a usage error; cohort documents 2, as
             // `--help` and the README say. Help and --version still exit 0 through the parser.
             if exitCode(for: error) == .validationFailure {
-                Console.error(fullMessage(for: error))
+                // A mistyped subcommand or option is named first, with the closest real one.
+                if let better = UsageSuggestion.message(for: Array(CommandLine.arguments.dropFirst())) {
+                    Console.error(better)
+                } else {
+                    var message = fullMessage(for: error)
+                    // The parser starts its message with "Error: "; Console.error already says "error: ".
+                    if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+                    Console.error(message)
+                }
                 Foundation.exit(ExitCodes.usage)
             }
             exit(withError: error)

@@ -8,13 +8,15 @@ import Testing
 struct ExportConsentCLITests {
     let export = ExportCLITests()
 
-    /// The AxSpA protocol without k-anonymity (so the counts here are consent's alone), with
+    /// The AxSpA protocol without k-anonymity or an embargo (so the counts here are consent's alone), with
     /// `consent` replacing its consent documents block when given.
     static func studyProtocol(documents: String? = nil) throws -> String {
         var text = String(decoding: try Data(contentsOf: CLI.repoRoot.appendingPathComponent("protocols/axspa-wearables.yaml")), as: UTF8.self)
         let k = "  k_anonymity:\n    k: 3\n    quasi_identifiers: [participant.birth_date, participant.sex, participant.zip]\n"
         #expect(text.contains(k))
         text = text.replacingOccurrences(of: k, with: "")
+        // Consent's counts alone: no publication embargo (the time policy's own tests cover it).
+        text = text.replacingOccurrences(of: #"\n    embargo_days: [0-9]+"#, with: "", options: .regularExpression)
         if let documents {
             let original = """
                   documents:

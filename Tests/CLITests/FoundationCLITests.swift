@@ -195,7 +195,7 @@ struct FoundationCLITests {
         #expect(r.status == 0, "\(r.output)")
         #expect(r.stdout.contains("4 enrolled"))
         #expect(r.stdout.contains("audit trail      intact"))
-        // Re-running replaces the previous demo.
-        #expect(try cli.run(["demo", "--dir", cli.path("demo"), "--participants", "2"]).status == 0)
+        // Re-running replaces the previous demo when confirmed (--yes; NewcomerCLITests: not unasked).
+        #expect(try cli.run(["demo", "--dir", cli.path("demo"), "--participants", "2", "--yes"]).status == 0)
     }
 }

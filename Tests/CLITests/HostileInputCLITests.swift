@@ -86,9 +86,9 @@ struct HostileInputCLITests {
         #expect(!files.contains { $0.hasSuffix("roster.csv") || $0.hasPrefix("import") }, "\(files)")
 
         // Kept on request, but only outside the workspace.
-        let inside = try cli.run(["demo", "--dir", cli.path("demo"), "--participants", "2", "--import-files", cli.path("demo") + "/import"])
+        let inside = try cli.run(["demo", "--dir", cli.path("demo"), "--participants", "2", "--yes", "--import-files", cli.path("demo") + "/import"])
         #expect(inside.status == 3 && inside.stderr.contains("inside the demo workspace"), "\(inside.output)")
-        let kept = try cli.run(["demo", "--dir", cli.path("demo"), "--participants", "2", "--import-files", cli.path("kept")])
+        let kept = try cli.run(["demo", "--dir", cli.path("demo"), "--participants", "2", "--yes", "--import-files", cli.path("kept")])
         #expect(kept.status == 0, "\(kept.output)")
         #expect(FileManager.default.fileExists(atPath: cli.path("kept") + "/roster.csv"))
         #expect(kept.stdout.contains("kept (--import-files"))

@@ -63,6 +63,25 @@ enum Browser {
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
+    /// Renders a copy of `page` without its Content-Security-Policy and with `script` run at the
+    /// end of the body (it measures the layout and writes what it found into attributes), in a
+    /// window `width` pixels wide, and returns the DOM Chromium then holds.
+    static func measure(page: String, in folder: URL, width: Int, script: String) throws -> String {
+        var html = try String(contentsOfFile: page, encoding: .utf8)
+        let csp = try #require(html.range(of: #"<meta http-equiv="Content-Security-Policy"[^>]*>"#, options: .regularExpression))
+        html.removeSubrange(csp)
+        html = html.replacingOccurrences(of: "</body>", with: "<script>\(script)</script></body>")
+        let measured = folder.appendingPathComponent("measured-\(UUID().uuidString).html")
+        try html.write(to: measured, atomically: true, encoding: .utf8)
+        let chromium = try #require(path, "chromium is not installed (CI installs Debian's chromium package)")
+        let (status, dom, err) = try run(chromium, [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions", "--window-size=\(width),900",
+            "--user-data-dir=" + folder.appendingPathComponent("profile-\(UUID().uuidString)").path, "--dump-dom", measured.absoluteString,
+        ])
+        try #require(status == 0, "chromium failed: \(err.suffix(1000))")
+        return dom
+    }
+
     /// Strict HTML5 parse errors of `files` (html5lib through `Tests/interop/check_html.py`),
     /// or nil when the check was skipped — visibly: the reason is printed.
     static func strictParseProblems(_ files: [String]) throws -> [String]? {
@@ -189,6 +208,45 @@ struct ReportCLITests {
         let (status, sum) = try CLI.tool("/usr/bin/sha256sum", [archive])
         #expect(status == 0)
         #expect(page.dom.contains(String(sum.prefix(64))))
+    }
+
+    /// The study report of the 50-participant demo reads as a report, not a scroll of tables: the
+    /// per-participant and per-week tables are folded, so the page (1280 px wide) stays under
+    /// 6,000 px (it was ~11,400 with them open).
+    @Test(.enabled(if: Browser.enabled, "needs headless Chromium (Debian package chromium); skipped: not installed"))
+    func theStudyReportIsShortEnoughToRead() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let demo = try cli.run(["demo", "-w", cli.workspace])
+        try #require(demo.status == 0, "\(demo.output)")
+        let out = cli.path("report.html")
+        let r = try cli.ws("report", "--out", out)
+        try #require(r.status == 0, "\(r.output)")
+        let dom = try Browser.measure(
+            page: out, in: cli.directory, width: 1280, script: "document.body.setAttribute('data-height', String(document.documentElement.scrollHeight));")
+        let height = try #require(dom.firstRange(of: #/data-height="([0-9]+)"/#).map { Int(dom[$0].dropFirst(13).dropLast()) ?? 0 })
+        #expect(height > 1000 && height < 6000, "the report is \(height) px tall")
+        #expect(dom.contains("Days met per participant (49, lowest rate first)"), "the erased participant has no row")
+    }
+
+    /// A failing verification's banner names many checks: in a narrow window it wraps inside its
+    /// box. Measured by Chromium's layout (a copy of the page with a measuring script, which the
+    /// page's own CSP would forbid): the banner's content is no wider than the banner.
+    @Test(.enabled(if: Browser.enabled, "needs headless Chromium (Debian package chromium); skipped: not installed"))
+    func aFailureBannerStaysInsideItsBox() throws {
+        let cli = try Self.demo()
+        defer { cli.cleanup() }
+        let archive = try Self.archive(cli)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: archive))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: archive))
+        let out = cli.path("verify.html")
+        let r = try cli.ws("verify", archive, "--html", out)
+        #expect(r.status == 1, "\(r.output)")
+        let dom = try Browser.measure(
+            page: out, in: cli.directory, width: 480,
+            script: "const b = document.getElementById('verdict'); document.body.setAttribute('data-overflow', String(b.scrollWidth > b.clientWidth));")
+        #expect(dom.contains("NOT verified"))
+        #expect(dom.contains("data-overflow=\"false\""), "the banner's text overflows its box: \(dom.prefix(400))")
     }
 
     @Test(.enabled(if: Browser.enabled, "needs headless Chromium (Debian package chromium); skipped: not installed"))

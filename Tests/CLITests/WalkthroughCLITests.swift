@@ -32,8 +32,10 @@ import Testing
         return blocks
     }
 
-    /// Runs `script` with bash in `directory`, the built binary's folder first on PATH.
-    static func bash(_ script: String, in directory: URL) throws -> CLI.Result {
+    /// Runs `script` with bash in `directory`, the built binary's folder first on PATH. With
+    /// `logFile`, standard output goes to that file, created mode 0644 as a shell's `> log` makes
+    /// it (a log others may read, where a command must not print secrets), and is read back.
+    static func bash(_ script: String, in directory: URL, logFile: URL? = nil) throws -> CLI.Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-euo", "pipefail", "-x", "-c", script]
@@ -43,10 +45,20 @@ import Testing
         env["COHORT_WORKSPACE"] = nil
         process.environment = env
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
+        var log: FileHandle?
+        if let logFile {
+            guard FileManager.default.createFile(atPath: logFile.path, contents: nil, attributes: [.posixPermissions: 0o644]) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            log = try FileHandle(forWritingTo: logFile)
+            process.standardOutput = log
+        } else {
+            process.standardOutput = out
+        }
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        if log != nil { try out.fileHandleForWriting.close() }
         // Read both pipes concurrently: a full stderr pipe must not block the script.
         let errData = Mutex(Data())
         let reader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
@@ -54,8 +66,10 @@ import Testing
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while reader.isExecuting || !reader.isFinished { usleep(1000) }
+        try log?.close()
+        let stdout = try logFile.map { try Data(contentsOf: $0) } ?? outData
         return CLI.Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
     }
 
     @Test func theWalkthroughRunsAsWritten() throws {
@@ -72,7 +86,8 @@ import Testing
 
         let cli = try CLI()
         defer { cli.cleanup() }
-        let r = try Self.bash(script, in: cli.directory)
+        // As a coordinator runs it under `bash -e` with the output to a log file others may read.
+        let r = try Self.bash(script, in: cli.directory, logFile: cli.directory.appendingPathComponent("walkthrough.log"))
         let lastCommand = r.stderr.split(separator: "\n").last { $0.hasPrefix("+ cohort") } ?? ""
         try #require(r.status == 0, "the walkthrough stopped (exit \(r.status)) at: \(lastCommand)\n\(r.stderr.suffix(2000))")
 
@@ -80,7 +95,11 @@ import Testing
         let tokens = cli.path("tokens.csv")
         #expect(((try FileManager.default.attributesOfItem(atPath: tokens)[.posixPermissions]) as? NSNumber)?.intValue == 0o600)
         #expect(try String(contentsOfFile: tokens, encoding: .utf8).split(separator: "\r\n").count == 5, "header + 4 tokens")
-        #expect(r.stdout.contains("symptoms.csv: 25 rows, 25 new") && r.stdout.contains("wearable.ndjson: 25 rows, 25 new"))
+        #expect(r.stdout.contains("symptoms.csv: 25 rows, 25 new") && r.stdout.contains("wearable.ndjson: 50 rows, 50 new"), "\(r.stdout)")
+        #expect(!r.stdout.contains("withdrawal token"), "no token in the log others may read")
+        // The sample wearable data meets the protocol's daily-wear rule (resting heart rate), so its compliance is not 0%.
+        let wear = r.stdout.split(whereSeparator: \.isNewline).filter { $0.contains("daily-wear") && !$0.contains("daily-wear,0,") }
+        #expect(!wear.isEmpty, "\(r.stdout)")
         #expect(r.stdout.contains("more.csv: 2 rows, 1 new, 0 already stored, 1 rejected"))
         let rejects = try String(contentsOfFile: cli.path("rejects.csv"), encoding: .utf8)
         #expect(rejects.hasPrefix("line,field,reason,") && rejects.split(whereSeparator: \.isNewline).count == 2, "\(rejects)")

@@ -56,3 +56,16 @@ struct UnitsTests {
         #expect(Units.toCanonical(12.5, unit: kind.canonicalUnit, kind: kind) == 12.5)
     }
 }
+
+struct UnitAnnotationTests {
+    /// A unit that names what it counts fits only the kinds that count that: a heart rate in breaths per minute is refused.
+    @Test(arguments: [
+        (RecordKind.heartRate, "{breaths}/min", false), (.restingHeartRate, "{breaths}/min", false), (.respiratoryRate, "{beats}/min", false),
+        (.heartRate, "{beats}/min", true), (.restingHeartRate, "{beats}/min", true), (.respiratoryRate, "{breaths}/min", true),
+        (.heartRate, "/min", true),
+    ])
+    func annotatedUnitsFitTheirKind(kind: RecordKind, unit: String, accepted: Bool) {
+        #expect((Units.toCanonical(60, unit: unit, kind: kind) != nil) == accepted)
+        #expect(Units.accepted(for: kind).contains(unit) == accepted)
+    }
+}

@@ -94,6 +94,28 @@ struct VerifierTests {
         #expect(report.text.contains("✘ archive digest  expected "))
     }
 
+    /// A damaged gzip stream is not read to the end and nothing in it is vouched for by its CRC:
+    /// no check of the bag's contents may pass then, and none may blame the bag for a file that
+    /// could lie past the damage.
+    @Test func checksThatCouldNotRunOnADamagedStreamSaySo() throws {
+        let fixture = try PackageFixture()
+        defer { fixture.cleanUp() }
+        try fixture.export()
+        #expect(fixture.verify().passed, "the intact archive passes (the damage is what changes)")
+        var bytes = try Data(contentsOf: fixture.archiveURL)
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: fixture.archiveURL)
+        let report = fixture.verify()
+        for name in [
+            VerificationCheck.bagDeclaration, VerificationCheck.bagManifest, VerificationCheck.tagManifest, VerificationCheck.payloadOxum,
+            VerificationCheck.signedFiles, VerificationCheck.unlistedFiles,
+        ] {
+            let check = try #require(report.check(named: name))
+            #expect(!check.passed && check.detail.hasPrefix("not checked"), "\(name): \(check.detail)")
+        }
+        #expect(!report.text.contains("✔ unlisted files") && !report.text.contains("✔ bagit.txt"))
+    }
+
     @Test func truncatedArchiveIsCaught() throws {
         let fixture = try PackageFixture()
         defer { fixture.cleanUp() }

@@ -73,10 +73,16 @@ struct ExportSection {
     static func deidentification(_ report: DeidentificationReport?, manifest: ExportManifest?, readsBag: Bool = true) -> Markup {
         var parts: [Markup] = ["<h3>De-identification</h3>"]
         if let report {
+            // A participant column k-anonymity then generalized or emptied says so beside its rule,
+            // so "zip3 48" is never read as 48 published ZIP prefixes when the column was suppressed.
+            let generalized = manifest?.kAnonymity?.generalized ?? [:]
             parts.append(
                 ReportPage.table(
-                    caption: "Rules applied (from data/reports/deidentification.json)", header: ["Field", "Transform", "Values"],
-                    rows: report.rules.map { ["\($0.field)", "\($0.transform.rawValue)", "\($0.values)"] }, numeric: [2]))
+                    caption: "Rules applied (from data/reports/deidentification.json)", header: ["Field", "Transform", "Values", "Then, by k-anonymity"],
+                    rows: report.rules.map { rule in
+                        let after = Self.publishedColumn(of: rule.field).flatMap { generalized[$0] }.map(Self.describeGeneralization) ?? "–"
+                        return ["\(rule.field)", "\(rule.transform.rawValue)", "\(rule.values)", "\(after)"]
+                    }, numeric: [2]))
             let dropped = report.droppedUnruled + report.droppedUnsupported
             parts.append(
                 ReportPage.table(
@@ -95,8 +101,8 @@ struct ExportSection {
                 ("k achieved", "<strong id=\"k-achieved\">\(k.achievedK.map(String.init) ?? "none (no participant)")</strong>"),
                 ("Quasi-identifiers", "<span id=\"qi-set\">\(k.quasiIdentifiers.joined(separator: ", "))</span>"),
                 ("Equivalence classes", "\(k.classes)"),
-                ("Generalized", "\(k.generalized.isEmpty ? "nothing" : k.generalized.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))"),
-                ("Values suppressed", "\(k.suppressedValues.isEmpty ? "none" : k.suppressedValues.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))"),
+                ("Whole columns generalized", "\(k.generalized.isEmpty ? "none" : k.generalized.sorted { $0.key < $1.key }.map { "\($0.key): \(Self.describeGeneralization($0.value))" }.joined(separator: "; "))"),
+                ("Cells emptied in small classes", "\(k.suppressedValues.isEmpty ? "none" : k.suppressedValues.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))"),
                 ("Participants suppressed", "\(k.suppressedParticipants)"),
             ]
             parts.append("<h4>k-anonymity over participants.csv (signed manifest)</h4><dl class=\"facts\">\(facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" as Markup })</dl>")
@@ -118,6 +124,18 @@ struct ExportSection {
             }
         }
         return Markup(parts)
+    }
+
+    /// The participants.csv column a participant rule publishes (nil for other tables).
+    static func publishedColumn(of field: String) -> String? {
+        guard field.hasPrefix("participant.") else { return nil }
+        let name = String(field.dropFirst("participant.".count))
+        return ["zip": "zip3", "birth_date": "birth_year", "age": "age_band"][name] ?? name
+    }
+
+    /// `suppressed` → "column suppressed (every value emptied)"; other levels as they are.
+    static func describeGeneralization(_ level: String) -> String {
+        level == "suppressed" ? "column suppressed (every value emptied)" : "generalized to \(level)"
     }
 
     /// The residual-PII scan as the export recorded it and as the verifier re-ran it.

@@ -94,6 +94,7 @@ enum ReportPage {
         .pass { color: var(--good); font-weight: 600; white-space: nowrap; } .fail { color: var(--bad); font-weight: 600; white-space: nowrap; }
         .banner { border: 2px solid; border-radius: 6px; padding: 10px 14px; font-size: 1.15em; margin: 12px 0; }
         .banner.pass { border-color: var(--good); } .banner.fail { border-color: var(--bad); }
+        .banner.pass, .banner.fail { white-space: normal; overflow-wrap: anywhere; }
         details { margin: 4px 0 16px; } summary { cursor: pointer; color: var(--muted); }
         .scroll { overflow-x: auto; }
         @media print {

@@ -134,7 +134,8 @@ extension StudyReport {
             heatmap = """
                 <h4>Participant × day</h4>
                 <p class="note"><span class="legend met"></span>met <span class="legend missed"></span>missed <span class="legend none"></span>not counted (before enrollment, after the window)\(rule.heatmapOmitted > 0 ? " · \(rule.heatmapOmitted) more participant(s) with higher rates are not drawn" as Markup : "")</p>
-                <figure><div class="scroll">\(chart)</div>\(perParticipant)
+                <figure><div class="scroll">\(chart)</div>
+                <details><summary>Days met per participant (\(rule.heatmap.count), lowest rate first)</summary>\(perParticipant)</details>
                 <details><summary>Every day as a table (✔ met, ✘ missed, empty: not counted)</summary><div class="scroll">\(ReportPage.table(caption: "\(s.ruleID): every counted day", header: ["Study code"] + dayHeader, rows: dayRows))</div></details>
                 </figure>
                 """
@@ -155,7 +156,7 @@ extension StudyReport {
             <dl class="facts">\(facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" as Markup })</dl>
             \(heatmap)
             <h4>Weekly trend</h4>
-            \(rule.trend.isEmpty ? "<p>No counted week yet.</p>" : ReportPage.figure(chart: trendChart, table: trendTable))
+            \(rule.trend.isEmpty ? "<p>No counted week yet.</p>" : ReportPage.figure(chart: trendChart, table: "<details><summary>The weekly trend as a table (\(rule.trend.count) weeks)</summary>\(trendTable)</details>"))
             </section>
             """
     }

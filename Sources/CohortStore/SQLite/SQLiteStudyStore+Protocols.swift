@@ -15,7 +15,7 @@ extension SQLiteStudyStore {
             let study = try StudyRow.fetchOne(db, sql: "SELECT * FROM study")
             if let study, study.studyID != p.id {
                 throw CohortError(.conflict, "this workspace holds study '\(study.studyID)', not '\(p.id)'",
-                    hint: "one workspace holds one study: create another with `cohort init --dir <dir>`")
+                    hint: "one workspace holds one study: create another with `cohort init -w <dir>`")
             }
             if study == nil {
                 try db.execute(sql: "INSERT INTO study (singleton, study_id, created_at) VALUES (1, ?, ?)", arguments: [p.id, Self.isoNow(at)])

@@ -31,7 +31,7 @@ public final class SQLiteStudyStore: StudyStore {
         if !fm.fileExists(atPath: path) {
             guard create, !options.readOnly else {
                 throw CohortError(.notFound, "no study database here", at: .init(file: path),
-                    hint: "run `cohort init --dir <dir>` first, or pass --workspace <dir>")
+                    hint: "run `cohort init -w <dir>` first, or pass --workspace <dir>")
             }
             guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
                 throw CohortError(.system, "cannot create the study database", at: .init(file: path), hint: "check that the folder is writable")

@@ -20,7 +20,7 @@ extension Cohort.Audit {
 
         @Option(help: ArgumentHelp("Show events at or after this date (YYYY-MM-DD) or ISO 8601 instant.", valueName: "date")) var since: DateOrInstant?
         @Option(help: ArgumentHelp("Show events from this event number.", valueName: "seq")) var sinceEvent: Int64?
-        @Option(help: "table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "How to print the data.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func validate() throws {

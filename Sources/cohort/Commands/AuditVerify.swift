@@ -22,7 +22,7 @@ extension Cohort.Audit {
                   cohort audit verify -w my-study --export-manifest exports/*.manifest.json
                 """)
 
-        @Option(help: "table or json (no csv).") var format: OutputFormat = .table
+        @Option(help: "How to report the result.") var format: ReportFormat = .table
         @Option(name: .customLong("export-manifest"), parsing: .upToNextOption, help: "Export manifests whose signed checkpoint the trail must still hold.")
         var exportManifests: [String] = []
         @OptionGroup var options: WorkspaceOptions

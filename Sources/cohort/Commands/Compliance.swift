@@ -20,7 +20,7 @@ extension Cohort {
         @Option(help: ArgumentHelp("Report as of this date (YYYY-MM-DD) or ISO 8601 instant; default now.", valueName: "date")) var asOf: DateOrInstant?
         @Option(help: ArgumentHelp("Only participants below this rate (0.8 or 80%).", valueName: "rate")) var below: Rate?
         @Option(help: "Only the participants of this site (default: every site).") var site: String?
-        @Option(help: "table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "How to print the data.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {

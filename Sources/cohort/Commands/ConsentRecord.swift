@@ -14,9 +14,11 @@ extension Cohort.ConsentCommand {
                 protocol's consent.sharing_scopes may define more). It has no default: record what the participant agreed to.
 
                 Examples:
-                  cohort consent record --participant P-0001 --consent-version 1.0 --sharing study-only \\
+                  cohort consent record --participant P-0001 --consent-version 1.0 \\
+                    --sharing study-only \\
                     --signature "typed:Zoë O'Brien" -w my-study
-                  cohort consent record --participant P-0002 --consent-version 1.1 --signed-at 2026-10-01T10:00:00+02:00 \\
+                  cohort consent record --participant P-0002 --consent-version 1.1 \\
+                    --signed-at 2026-10-01T10:00:00+02:00 \\
                     --signature wet-ink:binder-3/page-12 --sharing broad -w my-study
                 """)
 

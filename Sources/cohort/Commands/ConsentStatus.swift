@@ -11,7 +11,7 @@ extension Cohort.ConsentCommand {
                   cohort consent status --format csv -w my-study
                 """)
 
-        @Option(help: "table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "How to print the data.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {

@@ -24,12 +24,16 @@ extension Cohort.DataCommand {
 
                 Examples:
                   cohort data import symptoms.csv wearable.ndjson -w my-study
-                  cohort data import --study axspa-wearables export.csv --rejects rejects.csv -w my-study
+                  cohort data import --study axspa-wearables export.csv \\
+                    --rejects rejects.csv -w my-study
                   cohort data import export.zip --participant P-0007 -w my-study
                   cohort data import --from fhir bulk-export/ -w my-study
-                  cohort data import --from fhir export/data/fhir --recipient lab-b -w my-study
-                  cohort data import --from health-metrics dump.csv --user-map users.csv -w my-study
-                  cohort data import --from postgresql://app@db/app --table health_metrics --user-map users.csv -w my-study
+                  cohort data import --from fhir export/data/fhir --recipient lab-b \\
+                    -w my-study
+                  cohort data import --from health-metrics dump.csv \\
+                    --user-map users.csv -w my-study
+                  cohort data import --from postgresql://app@db/app --table health_metrics \\
+                    --user-map users.csv -w my-study
                 """)
 
         @Argument(help: "Data files (a folder for FHIR or an unpacked Apple Health export).") var files: [String] = []
@@ -44,7 +48,7 @@ extension Cohort.DataCommand {
         @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
         @Option(help: "Keep good rows (records, FHIR resources, health_metrics rows) and write bad ones with their reasons to this CSV (mode 0600).")
         var rejects: String?
-        @Option(help: "table or json (no csv).") var format: OutputFormat = .table
+        @Option(help: "How to report the result.") var format: ReportFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         var isDatabase: Bool { from.map { $0.hasPrefix("postgresql://") || $0.hasPrefix("postgres://") } ?? false }

@@ -4,7 +4,7 @@ import Foundation
 
 /// `cohort data import --from apple-health`: one participant's Health app export.
 enum AppleHealthImportCommand {
-    static func run(file: String, participant: String?, study: String?, format: OutputFormat, workspace: Workspace) throws {
+    static func run(file: String, participant: String?, study: String?, format: ReportFormat, workspace: Workspace) throws {
         guard let participant else {
             throw ValidationError("an Apple Health export belongs to one participant: pass --participant with their study code")
         }

@@ -13,7 +13,7 @@ extension Cohort.Deid {
         @Option(help: "Study code.") var participant: String
         @Option(help: "Recipient (pseudonyms and shifts depend on it).") var recipient: String = "preview"
         @Option(help: "How many records to show.") var sample: Int = 5
-        @Option(help: "table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "How to print the data.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func validate() throws {

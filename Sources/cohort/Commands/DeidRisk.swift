@@ -24,13 +24,15 @@ extension Cohort.Deid {
 
                 Examples:
                   cohort deid risk exports/axspa-wearables-20260101T000000Z.tar.gz
-                  cohort deid risk exports/axspa-wearables-20260101T000000Z --format json
-                  cohort deid risk export.tar.gz --sensitive medications.text --format csv > classes.csv
+                  cohort deid risk exports/axspa-wearables-20260101T000000Z \\
+                    --format json
+                  cohort deid risk export.tar.gz --sensitive medications.text \\
+                    --format csv > classes.csv
                 """)
 
         @Argument(help: "An export archive (.tar.gz) or an unpacked bag folder.") var path: String
         @Option(help: "An extra sensitive field for l-diversity, as table.column (repeatable).") var sensitive: [String] = []
-        @Option(help: "table, json or csv (csv: one row per equivalence class).") var format: OutputFormat = .table
+        @Option(help: "How to print the assessment (csv: one row per equivalence class).") var format: OutputFormat = .table
         @OptionGroup var output: OutputOptions
 
         func validate() throws {

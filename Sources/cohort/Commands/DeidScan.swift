@@ -19,7 +19,7 @@ extension Cohort.Deid {
                 """)
 
         @Argument(help: "Files or folders.") var paths: [String]
-        @Option(help: "table, json or csv (csv: the exceptions file).") var format: OutputFormat = .table
+        @Option(help: "How to print the findings (csv: the exceptions file).") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {

@@ -7,7 +7,7 @@ extension Cohort {
         static let configuration = CommandConfiguration(
             abstract: "Run a demo study end to end in a fresh workspace.",
             discussion: """
-                Creates the workspace (default ./cohort-demo; a previous demo there is replaced), loads the axial spondyloarthritis \
+                Creates the workspace (default ./cohort-demo; a previous demo there is replaced only when you confirm, or with --yes), loads the axial spondyloarthritis \
                 protocol, enrolls synthetic participants with realistic fake identities, writes 90 days of synthetic app and \
                 wearable data as CSV/NDJSON files and imports them through the same path `cohort data import` uses, records consent \
                 (one participant re-consents to a new version), withdraws one participant with their token (exclude) and one by \
@@ -28,6 +28,7 @@ extension Cohort {
         var importFiles: String?
         @Option(help: "Run the demo on this empty PostgreSQL database (postgresql://user@host/db) instead of study.db.")
         var database: String?
+        @Flag(help: "Replace a previous demo in the folder without asking.") var yes = false
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -39,10 +40,18 @@ extension Cohort {
             // The protocol and templates are compiled in: the demo runs the same from any folder.
             let root = try ExampleFiles.temporaryCopy()
             defer { try? FileManager.default.removeItem(at: root) }
+            let directory = URL(fileURLWithPath: workspace ?? deprecatedDir ?? "cohort-demo")
+            if DemoRun.holdsPreviousDemo(directory), !yes {
+                guard Console.confirm("\(directory.path) holds a previous demo; replace it (its workspace, keys and exports are deleted)?") else {
+                    Console.note("Nothing was changed. (Pass --yes to replace it without a prompt, or -w to use another folder.)")
+                    throw ExitCode(1)
+                }
+            }
             var demo = DemoRun(
-                directory: URL(fileURLWithPath: workspace ?? deprecatedDir ?? "cohort-demo"), seed: seed, participants: participants, actor: actor, projectRoot: root,
+                directory: directory, seed: seed, participants: participants, actor: actor, projectRoot: root,
                 keepImportFilesIn: importFiles.map { URL(fileURLWithPath: $0, isDirectory: true) }, log: { Console.note("· " + $0) })
             demo.databaseURL = database
+            demo.replacesPreviousDemo = true  // asked above, or --yes
             let summary = try demo.run()
             Console.print("")
             for line in summary.lines { Console.print(line) }

@@ -27,11 +27,15 @@ extension Cohort {
 
                 Examples:
                   cohort export --recipient "Analytics Team" --out exports -w my-study
-                  cohort export --recipient "Outside Lab" --dry-run -w my-study        # who and what would be left out, and why
-                  cohort export --recipient "Study statisticians" --audience study-team --out exports -w my-study
-                  cohort export --recipient lab-b --outputs csv,fhir --no-archive --out exports -w my-study
-                  cohort export --recipient lab-b --created-at 2026-11-01T00:00:00Z --out exports -w my-study   # reproducible
-                  cohort export --recipient site-a-analysts --site site-a --out exports -w my-study   # one site only
+                  cohort export --recipient "Outside Lab" --dry-run -w my-study  # counts only
+                  cohort export --recipient "Study statisticians" --audience study-team \\
+                    --out exports -w my-study
+                  cohort export --recipient lab-b --outputs csv,fhir --no-archive \\
+                    --out exports -w my-study
+                  cohort export --recipient lab-b --created-at 2026-11-01T00:00:00Z \\
+                    --out exports -w my-study   # reproducible
+                  cohort export --recipient site-a-analysts --site site-a \\
+                    --out exports -w my-study   # one site only
                 """)
 
         @Option(help: "The study id (checked against the workspace).") var study: String?
@@ -49,7 +53,7 @@ extension Cohort {
         var createdAt: Instant?
         @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
         @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: ExportCompression = .default
-        @Option(help: "How to report the result: table or json (no csv).") var format: OutputFormat = .table
+        @Option(help: "How to report the result.") var format: ReportFormat = .table
         @Option(help: "FHIR shapes: bulk (NDJSON, default), bundles (one collection Bundle per participant) or both.") var fhir: FHIRLayout = .bulk
         @Flag(help: "Also write one FHIR transaction Bundle per participant (bundles/<pseudonym>.transaction.json) to POST to a FHIR server.")
         var fhirTransaction = false

@@ -16,8 +16,10 @@ extension Cohort {
 
                 Examples:
                   cohort init -w my-study --protocol protocols/axspa-wearables.yaml
-                  cohort init -w my-study && cohort protocol load protocols/minimal.yaml -w my-study
-                  cohort init -w my-study --database postgresql://coordinator@db.example.org/axspa
+                  cohort init -w my-study
+                  cohort protocol load protocols/minimal.yaml -w my-study
+                  cohort init -w my-study \\
+                    --database postgresql://coordinator@db.example.org/axspa
                 """)
 
         @Option(name: [.customShort("w"), .long], help: "The workspace directory to create (default: $COHORT_WORKSPACE or the current directory).")

@@ -12,7 +12,7 @@ extension Cohort.Keys {
 
                 Examples:
                   cohort keys init --keystore my-keys
-                  openssl pkey -in my-keys/signing.pem -noout -text   # stock OpenSSL reads the key
+                  openssl pkey -in my-keys/signing.pem -noout -text   # stock OpenSSL
                 """)
 
         @OptionGroup var keystore: KeystoreOptions

@@ -13,8 +13,8 @@ extension Cohort.Keys {
 
         @OptionGroup var keystore: KeystoreOptions
 
-        @Option(help: "table or json (no csv).")
-        var format: OutputFormat = .table
+        @Option(help: "How to report the result.")
+        var format: ReportFormat = .table
 
         @OptionGroup var options: WorkspaceOptions
 

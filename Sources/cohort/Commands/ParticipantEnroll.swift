@@ -11,8 +11,9 @@ extension Cohort.ParticipantCommand {
                 stored only as a salted hash: hand it to the participant.
 
                 Example:
-                  cohort participant enroll --code P-0001 --name "Jane Roe" --birth-date 1984-05-02 \\
-                    --sex female --zip 02139 --time-zone America/New_York --enrolled-on 2026-09-01 \\
+                  cohort participant enroll --code P-0001 --name "Jane Roe" \\
+                    --birth-date 1984-05-02 --sex female --zip 02139 \\
+                    --time-zone America/New_York --enrolled-on 2026-09-01 \\
                     --device "Jane's Apple Watch" --site site-a -w my-study
                 """)
 
@@ -29,7 +30,7 @@ extension Cohort.ParticipantCommand {
         @Option(help: "Enrollment date, YYYY-MM-DD (default: today, UTC).") var enrolledOn: String?
         @Option(name: .customLong("device"), help: "A device name or serial (repeatable).") var devices: [String] = []
         @Option(help: "The study site (multi-site studies): 1–64 of a-z, 0-9, '-' and '_'.") var site: String?
-        @Option(help: "table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "How to print the data.") var format: OutputFormat = .table
         @OptionGroup var tokens: TokenOutput
         @OptionGroup var options: WorkspaceOptions
 

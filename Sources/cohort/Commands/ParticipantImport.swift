@@ -19,7 +19,7 @@ extension Cohort.ParticipantCommand {
                 """)
 
         @Argument(help: "The roster CSV.") var file: String
-        @Option(help: "table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "How to print the data.") var format: OutputFormat = .table
         @OptionGroup var tokens: TokenOutput
         @OptionGroup var options: WorkspaceOptions
 

@@ -16,20 +16,23 @@ extension Cohort.ParticipantCommand {
 
         @Flag(help: "Decrypt and show direct identifiers.") var showIdentifiers = false
         @Option(help: "Only the participants of this site (default: every site).") var site: String?
-        @Option(help: "table, json or csv.") var format: OutputFormat = .table
+        @Option(help: "How to print the data.") var format: OutputFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
         func run() throws {
             let workspace = try options.open(readOnly: true)
             let rows = try ParticipantListing(workspace: workspace).rows(withIdentities: showIdentifiers, site: site)
             var header = ["code", "site", "status", "enrolled_on", "time_zone", "sex", "consent", "records"]
-            if showIdentifiers { header += ["name", "email", "phone", "birth_date", "zip", "mrn"] }
+            if showIdentifiers { header += ["name", "email", "phone", "birth_date", "address", "zip", "mrn", "devices"] }
             let table = rows.map { r -> [String] in
                 var cells = [r.code, r.site ?? "", r.status, r.enrolledOn, r.timeZone, r.sex, r.consent, String(r.records)]
                 if showIdentifiers, let i = r.identity {
-                    cells += [i.name, i.email ?? "", i.phone ?? "", i.birthDate?.description ?? "", i.zip ?? "", i.mrn ?? ""]
+                    cells += [
+                        i.name, i.email ?? "", i.phone ?? "", i.birthDate?.description ?? "", i.address ?? "", i.zip ?? "", i.mrn ?? "",
+                        i.devices.joined(separator: "; "),
+                    ]
                 } else if showIdentifiers {
-                    cells += ["(erased)", "", "", "", "", ""]
+                    cells += ["(erased)", "", "", "", "", "", "", ""]
                 }
                 return cells
             }

@@ -17,8 +17,8 @@ extension Cohort.ProtocolCommand {
         @Argument(help: "Protocol files (YAML or JSON).")
         var files: [String]
 
-        @Option(help: "table (one problem per line) or json (no csv).")
-        var format: OutputFormat = .table
+        @Option(help: "How to report the result: table (one problem per line) or json.")
+        var format: ReportFormat = .table
 
         @OptionGroup var output: OutputOptions
 

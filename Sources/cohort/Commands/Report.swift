@@ -17,7 +17,8 @@ extension Cohort {
 
                 Examples:
                   cohort report -w my-study --out report.html
-                  cohort report -w my-study --out report.html --as-of 2026-11-01 --export exports/X.tar.gz
+                  cohort report -w my-study --out report.html --as-of 2026-11-01 \\
+                    --export exports/X.tar.gz
                   cohort report -w my-study --out site-a.html --site site-a
                 """)
 

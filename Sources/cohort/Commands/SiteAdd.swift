@@ -8,7 +8,8 @@ extension Cohort.SiteCommand {
             abstract: "Create the group role cohort_site_NAME with the table privileges a coordinator needs (idempotent).",
             discussion: """
                 Examples:
-                  cohort site add site-a --database postgresql://study_owner@db.example.org/axspa
+                  cohort site add site-a \\
+                    --database postgresql://study_owner@db.example.org/axspa
                   cohort site add site-a --dry-run        # print the SQL for a DBA
                 """)
 

@@ -11,8 +11,10 @@ extension Cohort.SiteCommand {
                 several sites; --study-wide shows every site (for exports across sites and for monitors).
 
                 Examples:
-                  cohort site grant site-a --role alice --database postgresql://study_owner@db.example.org/axspa
-                  cohort site grant --study-wide --role monitor --database postgresql://study_owner@db.example.org/axspa
+                  cohort site grant site-a --role alice \\
+                    --database postgresql://study_owner@db.example.org/axspa
+                  cohort site grant --study-wide --role monitor \\
+                    --database postgresql://study_owner@db.example.org/axspa
                 """)
 
         @Argument(help: "The site's name (omit with --study-wide).") var name: String?

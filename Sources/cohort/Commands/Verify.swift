@@ -14,15 +14,17 @@ extension Cohort {
                 bytes read, MB/s and ETA on stderr (--quiet: none).
 
                 Examples:
-                  cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz --public-key my-study/keys/signing.pub.pem
-                  cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz --workspace my-study --format json
+                  cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz \\
+                    --public-key my-study/keys/signing.pub.pem
+                  cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz \\
+                    --workspace my-study --format json
                 """)
 
         @Argument(help: "The .tar.gz archive.") var archive: String
         @Option(help: "The study's public key (PEM). Default: the workspace's keys/signing.pub.pem.") var publicKey: String?
         @Option(help: "The manifest (default: next to the archive).") var manifest: String?
         @Option(name: [.customShort("w"), .customLong("workspace")], help: "A workspace: adds the residual-PII scan and the audit-chain check.") var workspace: String?
-        @Option(help: "table or json (no csv).") var format: OutputFormat = .table
+        @Option(help: "How to report the result.") var format: ReportFormat = .table
         @Option(help: "Also write the auditor's verification report (HTML) to this file.") var html: String?
         @OptionGroup var output: OutputOptions
 

@@ -15,9 +15,12 @@ extension Cohort {
                 --dry-run shows the counts and changes nothing.
 
                 Examples:
-                  cohort withdraw --participant P-0007 --token ABCD-EFGH-… --mode stop -w my-study
-                  cohort withdraw --participant P-0012 --staff --reason "moved away" --mode erase --yes -w my-study
-                  cohort withdraw --participant P-0012 --staff --reason "check" --mode erase --dry-run -w my-study
+                  cohort withdraw --participant P-0007 --token ABCD-EFGH-… --mode stop \\
+                    -w my-study
+                  cohort withdraw --participant P-0012 --staff --reason "moved away" \\
+                    --mode erase --yes -w my-study
+                  cohort withdraw --participant P-0012 --staff --reason "check" \\
+                    --mode erase --dry-run -w my-study
                 """)
 
         @Option(help: "Study code.") var participant: String

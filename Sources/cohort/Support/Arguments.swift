@@ -14,6 +14,21 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
+/// `--format` for a command whose output is a report, not rows: `table` or `json`. `csv` parses
+/// (so the command can refuse it with exit 2 and say why) but is not offered in `--help`.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case table
+    case json
+    case csv
+
+    static var allCases: [ReportFormat] { [.table, .json] }
+
+    /// Refuses `csv` (a usage error, exit 2): the command's output is not a list of rows.
+    func refusingCSV(_ command: String) throws {
+        if self == .csv { throw ValidationError("\(command) has no CSV output: use --format table or --format json") }
+    }
+}
+
 extension SharingScope: ExpressibleByArgument {}
 extension ExportAudience: ExpressibleByArgument {}
 extension WithdrawalMode: ExpressibleByArgument {}
