@@ -71,12 +71,19 @@ let package = Package(
         ),
         .target(
             name: "CohortStore",
-            dependencies: ["CohortCore", "CohortCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CohortCore", "CohortCrypto", "CohortCompliance", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CohortPostgres",
             dependencies: ["CohortCore", "CLibPQ"],
+            swiftSettings: swiftSettings
+        ),
+        // Test infrastructure kept out of the library: a throwaway PostgreSQL cluster for the
+        // tests and the benchmark (cohort-bench), never linked into CohortKit or `cohort`.
+        .target(
+            name: "CohortTestSupport",
+            dependencies: ["CohortCore", "CohortPostgres"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -134,6 +141,7 @@ let package = Package(
             name: "cohort-bench",
             dependencies: [
                 "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo", "CohortPostgres",
+                "CohortTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -142,23 +150,26 @@ let package = Package(
         .testTarget(name: "CohortIOTests", dependencies: ["CohortIO", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCompressionTests", dependencies: ["CohortCompression", "CohortCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortStorePostgres", "CohortPostgres", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortStorePostgres", "CohortPostgres", "CohortCore", "CohortCrypto", "CohortTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore", "CohortDeid"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto", "CohortCompression"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortIO", "CohortPostgres", "CZlib"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+            name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortIO", "CohortPostgres", "CZlib", "CohortTestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CohortStorePostgresTests", dependencies: ["CohortStorePostgres", "CohortStore", "CohortPostgres", "CohortCore"],
+            name: "CohortStorePostgresTests", dependencies: ["CohortStorePostgres", "CohortStore", "CohortPostgres", "CohortCore", "CohortTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CohortKitTests",
-            dependencies: ["CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage", "CohortPostgres", "CohortStorePostgres"],
+            dependencies: [
+                "CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage", "CohortPostgres", "CohortStorePostgres",
+                "CohortTestSupport",
+            ],
             swiftSettings: swiftSettings),
         // The end-to-end tests run the built `cohort` binary; they link no cohort module.
-        // (CohortPostgres only for its throwaway cluster, which the health_metrics test imports from.)
-        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres"], swiftSettings: swiftSettings),
+        // (CohortTestSupport for its throwaway PostgreSQL cluster; CohortPostgres to query it; CohortDemo for the scrub corpora.)
+        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres", "CohortTestSupport", "CohortDemo"], swiftSettings: swiftSettings),
     ]
 )

@@ -22,8 +22,10 @@ public struct ComplianceEngine: Sendable {
     private let studyProtocol: StudyProtocol
     private let asOf: Date
     private let rules: [ComplianceRule]
-    /// For each record kind, the indices of the rules it counts towards.
+    /// For each record kind, the indices of the rules it counts towards (records per day).
     private let rulesByKind: [RecordKind: [Int]]
+    /// For each cumulative kind, the indices of the `min_total` rules over it (daily totals).
+    private let totalRulesByKind: [RecordKind: [Int]]
     /// Participants in the order added; `index` maps ids into it (in-place mutation, no copies).
     private var states: [ParticipantState] = []
     private var index: [UUID: Int] = [:]
@@ -35,10 +37,14 @@ public struct ComplianceEngine: Sendable {
         self.asOf = asOf
         self.rules = studyProtocol.compliance.rules
         var byKind: [RecordKind: [Int]] = [:]
+        var totalsByKind: [RecordKind: [Int]] = [:]
         for (index, rule) in rules.enumerated() {
-            for kind in rule.countedKinds(in: studyProtocol) { byKind[kind, default: []].append(index) }
+            for kind in rule.countedKinds(in: studyProtocol) {
+                if rule.minTotal != nil { totalsByKind[kind, default: []].append(index) } else { byKind[kind, default: []].append(index) }
+            }
         }
         self.rulesByKind = byKind
+        self.totalRulesByKind = totalsByKind
     }
 
     /// Adds a participant. Throws when their time zone is unknown (the error names their code)
@@ -89,12 +95,31 @@ public struct ComplianceEngine: Sendable {
         states[position].count(start, ruleIndices: ruleIndices)
     }
 
+    /// Whether a rule counts daily totals (`min_total`): its records must come through
+    /// ``add(sampleOf:kind:start:end:value:source:)``, with their values.
+    public var needsSamples: Bool { !totalRulesByKind.isEmpty }
+
+    /// Whether records of `kind` go to a `min_total` rule (and so need their values).
+    public func countsTotals(of kind: RecordKind) -> Bool { totalRulesByKind[kind] != nil }
+
+    /// Adds one record's value to the daily totals of the `min_total` rules over its kind (other
+    /// rules count it through ``add(recordOf:kind:start:)``). Records of participants never added
+    /// are ignored here (they are tallied there).
+    public mutating func add(sampleOf participantID: UUID, kind: RecordKind, start: Timestamp, end: Timestamp?, value: Double, source: String?) {
+        guard let ruleIndices = totalRulesByKind[kind], let position = index[participantID] else { return }
+        for rule in ruleIndices {
+            states[position].totals[rule, default: DailyTotals(priority: studyProtocol.sourcePriority)].add(
+                start: start, end: end, value: value, source: source)
+        }
+    }
+
     /// The report for everything added so far.
     public func report() -> ComplianceReport {
         var participants: [ComplianceReport.ParticipantCompliance] = []
         var reminders: [ComplianceReport.Reminder] = []
         participants.reserveCapacity(states.count)
-        for state in states {
+        for var state in states {
+            state.settleTotals(rules: rules)
             let entry = state.result(rules: rules)
             participants.append(entry)
             if let reminder = Self.reminder(for: entry, state: state, rules: rules) { reminders.append(reminder) }
@@ -178,6 +203,21 @@ struct ParticipantState: Sendable {
     let ongoing: Bool
     /// `counters[rule * countedDays + dayOffset]`: records of that rule's kinds on that day (saturating).
     var counters: [UInt16]
+    /// Per `min_total` rule: the samples whose overlap-free daily totals decide its days.
+    var totals: [Int: DailyTotals] = [:]
+
+    /// Marks each day of a `min_total` rule met (counter 1) when its daily total reaches the rule's minimum.
+    mutating func settleTotals(rules: [ComplianceRule]) {
+        for (rule, accumulator) in totals {
+            guard let minimum = rules[rule].minTotal else { continue }
+            for total in accumulator.totals(in: clock.timeZone) {
+                let offset = total.day.daysSinceEpoch - enrollDay
+                guard offset >= 0 && offset < countedDays else { continue }
+                counters[rule * countedDays + offset] = total.value >= minimum ? 1 : 0
+            }
+        }
+        totals = [:]
+    }
 
     /// Counts a record at `start` towards the rules at `ruleIndices`, if its local day is counted.
     mutating func count(_ start: Timestamp, ruleIndices: [Int]) {

@@ -61,6 +61,16 @@ public struct ComplianceExportStream {
         current?.engine.add(recordOf: id, kind: kind, start: start)
     }
 
+    /// Counts one record of the current participant with its end, value and source, so the
+    /// protocol's `min_total` rules (overlap-free daily totals) see it too.
+    public mutating func add(_ record: Record) {
+        guard let id = current?.id else { return }
+        current?.engine.add(recordOf: id, kind: record.kind, start: record.start)
+        if let value = record.value, current?.engine.countsTotals(of: record.kind) == true {
+            current?.engine.add(sampleOf: id, kind: record.kind, start: record.start, end: record.end, value: value, source: record.source)
+        }
+    }
+
     /// Closes the last participant and writes the rest of the report: the rule summaries over
     /// every participant written.
     ///

@@ -53,15 +53,37 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
     public var hint: String?
     /// A description of the underlying cause (already free of secrets).
     public var underlying: String?
+    /// The cause in a form callers branch on (never by matching ``message`` or ``underlying``).
+    public var cause: Cause?
+
+    /// Causes callers branch on. Each names where or why, never a stored value.
+    public enum Cause: Sendable, Equatable {
+        /// A database server refused a statement with this SQLSTATE (`23505`: unique violation).
+        case sqlState(String)
+        /// A stored row's column is missing or malformed: the table and column.
+        case malformedColumn(table: String, column: String)
+        /// A record starts before its participant's enrollment day.
+        case recordBeforeEnrollment
+        /// A record starts after its participant's study period.
+        case recordAfterStudyPeriod
+    }
 
     public init(
         _ code: Code, _ message: String, at location: Location? = nil, hint: String? = nil, underlying: String? = nil
+    ) {
+        self.init(code, message, at: location, hint: hint, underlying: underlying, cause: nil)
+    }
+
+    /// An error with a typed cause callers branch on.
+    public init(
+        _ code: Code, _ message: String, at location: Location? = nil, hint: String? = nil, underlying: String? = nil, cause: Cause?
     ) {
         self.code = code
         self.message = message
         self.location = location
         self.hint = hint
         self.underlying = underlying
+        self.cause = cause
     }
 
     public var description: String {

@@ -70,19 +70,83 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         return allowed
     }
 
-    /// Date shifting settings.
+    /// Date shifting settings, and what else keeps time from giving the shift away
+    /// (docs/deidentification.md, "Time").
     public struct DateShift: Sendable, Hashable, Codable {
         /// Offsets fall within ±`maxDays` (and are never 0 unless `maxDays` is 0).
         public var maxDays: Int
-        /// Shift by whole weeks only, so weekdays are kept.
+        /// Shift by whole weeks only, so weekdays are kept. Holiday alignment recovers such
+        /// shifts from a daily activity series: protocols that publish one should shift by days.
         public var wholeWeeks: Bool
-        public init(maxDays: Int, wholeWeeks: Bool) {
+        /// Nothing is published dated after the export's creation minus this many days (0: after
+        /// the creation). With `embargoDays = maxDays` every participant whose data run up to the
+        /// export has their published data end at the same horizon, whatever their shift, so the
+        /// last record says nothing; with less, a participant shifted further back than the
+        /// embargo has their last record at the creation plus their shift.
+        public var embargoDays: Int
+        /// What happens to records of exogenous kinds (public series such as the weather, which
+        /// a public archive dates): left out, or published with shifted dates.
+        public var exogenous: Exogenous
+        /// Kinds, besides the `environment` data type's, that the protocol marks exogenous.
+        public var exogenousKinds: [RecordKind]
+        /// Whether day totals (records about a day long) on the public holidays of the
+        /// participant's region are masked: their value replaced by the same weekday's a week
+        /// before, give or take 10%, so holiday dips do not align with a public calendar.
+        public var maskHolidays: Bool
+
+        /// Records of exogenous kinds on export.
+        public enum Exogenous: String, Sendable, Hashable, Codable {
+            /// Left out of the export and counted (the default): matched against a public
+            /// archive, a dated series gives the shift — and the place — away.
+            case drop
+            /// Published with shifted dates like any record: the shift is recoverable.
+            case dated
+        }
+
+        /// Settings as given; by default no embargo, exogenous records left out.
+        public init(
+            maxDays: Int, wholeWeeks: Bool, embargoDays: Int = 0, exogenous: Exogenous = .drop, exogenousKinds: [RecordKind] = [],
+            maskHolidays: Bool = false
+        ) {
+            self.maskHolidays = maskHolidays
             self.maxDays = maxDays
             self.wholeWeeks = wholeWeeks
+            self.embargoDays = embargoDays
+            self.exogenous = exogenous
+            self.exogenousKinds = exogenousKinds
         }
+
+        /// Whether records of `kind` are an exogenous public series under these settings.
+        public func isExogenous(_ kind: RecordKind) -> Bool { kind.dataType == .environment || exogenousKinds.contains(kind) }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                maxDays: try c.decode(Int.self, forKey: .maxDays), wholeWeeks: try c.decode(Bool.self, forKey: .wholeWeeks),
+                embargoDays: try c.decodeIfPresent(Int.self, forKey: .embargoDays) ?? 0,
+                exogenous: try c.decodeIfPresent(Exogenous.self, forKey: .exogenous) ?? .drop,
+                exogenousKinds: try c.decodeIfPresent([RecordKind].self, forKey: .exogenousKinds) ?? [],
+                maskHolidays: try c.decodeIfPresent(String.self, forKey: .holidays) == "mask")
+        }
+
+        /// Encodes the settings added for issue 27 only when they differ from their defaults, so
+        /// the canonical JSON (and `policy_sha256`) of an older policy does not change.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(maxDays, forKey: .maxDays)
+            try c.encode(wholeWeeks, forKey: .wholeWeeks)
+            if embargoDays != 0 { try c.encode(embargoDays, forKey: .embargoDays) }
+            if exogenous != .drop { try c.encode(exogenous, forKey: .exogenous) }
+            if !exogenousKinds.isEmpty { try c.encode(exogenousKinds, forKey: .exogenousKinds) }
+            if maskHolidays { try c.encode("mask", forKey: .holidays) }
+        }
+
         enum CodingKeys: String, CodingKey {
+            case exogenous, holidays
             case maxDays = "max_days"
             case wholeWeeks = "whole_weeks"
+            case embargoDays = "embargo_days"
+            case exogenousKinds = "exogenous_kinds"
         }
     }
 
@@ -97,16 +161,41 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         /// Sensitive fields (`consent.<field>` or `<data type>.<field>`) whose l-diversity the
         /// export's risk report states; nil when the protocol names none.
         public var sensitive: [String]?
+        /// Whether the export also reaches k over what an acquaintance can know from the records
+        /// (`record_attributes: enforce`: coarser columns, then participants left out), or only
+        /// states the k it has over them (`state`, the default).
+        public var enforceRecordAttributes: Bool
 
         /// Settings as given.
-        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil) {
+        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil, enforceRecordAttributes: Bool = false) {
             self.k = k
             self.quasiIdentifiers = quasiIdentifiers
             self.sensitive = sensitive
+            self.enforceRecordAttributes = enforceRecordAttributes
         }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                k: try c.decode(Int.self, forKey: .k), quasiIdentifiers: try c.decode([String].self, forKey: .quasiIdentifiers),
+                sensitive: try c.decodeIfPresent([String].self, forKey: .sensitive),
+                enforceRecordAttributes: try c.decodeIfPresent(String.self, forKey: .recordAttributes) == "enforce")
+        }
+
+        /// `record_attributes` is encoded only when enforced, so older policies keep their
+        /// canonical JSON.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(k, forKey: .k)
+            try c.encode(quasiIdentifiers, forKey: .quasiIdentifiers)
+            try c.encodeIfPresent(sensitive, forKey: .sensitive)
+            if enforceRecordAttributes { try c.encode("enforce", forKey: .recordAttributes) }
+        }
+
         enum CodingKeys: String, CodingKey {
             case k, sensitive
             case quasiIdentifiers = "quasi_identifiers"
+            case recordAttributes = "record_attributes"
         }
     }
 

@@ -30,6 +30,22 @@ public enum HealthKitMetadata {
         "HKMetadataKeyAppleFitnessPlusSession", "HKMetadataKeyUserMotionContext",
     ]
 
+    /// The other spelling of a keepable key: `HKWasUserEntered` for `HKMetadataKeyWasUserEntered`
+    /// and back (older exports write keys without `Metadata`), nil when that spelling is not
+    /// keepable.
+    public static func otherSpelling(of key: String) -> String? {
+        let modern = "HKMetadataKey", old = "HK"
+        let other: String
+        if key.hasPrefix(modern) {
+            other = old + key.dropFirst(modern.count)
+        } else if key.hasPrefix(old) {
+            other = modern + key.dropFirst(old.count)
+        } else {
+            return nil
+        }
+        return keepable.contains(other) && keepable.contains(key) ? other : nil
+    }
+
     /// Why `key` cannot be kept, nil when it can.
     public static func refusal(_ key: String) -> String? {
         if keepable.contains(key) { return nil }

@@ -6,7 +6,7 @@ extension NodeReader {
         "schema", "id", "revision", "title", "institution", "principal_investigator", "irb", "duration_days", "consent",
         "data_types", "compliance", "deidentification", "export", "import",
     ]
-    static let optionalTopKeys = ["medication_codes"]
+    static let optionalTopKeys = ["medication_codes", "source_priority"]
 
     func readProtocol(_ node: Node) -> StudyProtocol? {
         guard let top = mapping(node, "", keys: Self.topKeys + Self.optionalTopKeys, required: Self.topKeys.filter { $0 != "import" }) else { return nil }
@@ -38,6 +38,17 @@ extension NodeReader {
             export: export)
         result.importSettings = readImport(top["import"], dataTypes: dataTypes)
         result.medicationCodes = medicationCodes
+        if let node = top["source_priority"] {
+            var order: [String] = []
+            for (i, item) in (sequence(node, "source_priority") ?? []).enumerated() {
+                guard let name = string(item, "source_priority[\(i)]") else { continue }
+                if order.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                    error(item, "source_priority[\(i)]", "the source is listed twice", hint: "list each source once, highest first")
+                }
+                order.append(name)
+            }
+            result.sourcePriority = SourcePriority(order)
+        }
         // A warning here (the protocol is still a valid description of the study), refused at export.
         for gap in result.consentAuditGaps {
             warning(
@@ -188,10 +199,10 @@ extension NodeReader {
     func readCompliance(_ node: Node?, dataTypes: [DataType: [RecordKind]]?) -> CompliancePolicy? {
         guard let m = mapping(node, "compliance", keys: ["rules", "reminder_template"], required: ["rules"]) else { return nil }
         var rules: [ComplianceRule] = []
-        let ruleKeys = ["id", "description", "data_type", "kinds", "min_per_day", "threshold"]
+        let ruleKeys = ["id", "description", "data_type", "kinds", "min_per_day", "min_total", "threshold"]
         for (i, item) in (sequence(m["rules"], "compliance.rules") ?? []).enumerated() {
             let path = "compliance.rules[\(i)]"
-            guard let r = mapping(item, path, keys: ruleKeys, required: ["id", "min_per_day", "threshold"]) else { continue }
+            guard let r = mapping(item, path, keys: ruleKeys, required: ["id", "threshold"]) else { continue }
             let id = string(r["id"], "\(path).id")
             let description = r["description"].flatMap { string($0, "\(path).description") }
             let dataType = r["data_type"].flatMap { enumValue($0, "\(path).data_type", DataType.self) }
@@ -210,14 +221,29 @@ extension NodeReader {
                     error(r["kinds"], "\(path).kinds", "the study does not collect \(kind.rawValue)", hint: "add it to data_types.\(kind.dataType.rawValue)")
                 }
             }
-            let minPerDay = int(r["min_per_day"], "\(path).min_per_day", range: 1...1000)
+            // `min_total`: one cumulative kind, its overlap-free daily total (DailyTotals) against a threshold.
+            var minTotal: Double?
+            if let node = r["min_total"] {
+                minTotal = double(node, "\(path).min_total", range: 0...1e9)
+                if r["data_type"] != nil || kinds.count != 1 || !kinds.allSatisfy(DailyTotals.cumulativeKinds.contains) {
+                    error(node, "\(path).min_total", "min_total applies to a rule over one cumulative kind",
+                        hint: "kinds: [steps] (or one of \(DailyTotals.cumulativeKinds.map(\.rawValue).sorted().joined(separator: ", "))), no data_type")
+                }
+                if r["min_per_day"] != nil { error(r["min_per_day"], "\(path).min_per_day", "a rule has min_per_day or min_total, not both") }
+            } else if r["min_per_day"] == nil {
+                error(item, "\(path).min_per_day", "missing required key",
+                    hint: "add 'min_per_day:' (records per day) to \(path), or 'min_total:' for a daily total of one cumulative kind")
+            }
+            let minPerDay = r["min_per_day"].map { int($0, "\(path).min_per_day", range: 1...1000) } ?? 1
             let threshold = double(r["threshold"], "\(path).threshold", range: 0...1)
             guard let id, let minPerDay, let threshold else { continue }
             if rules.contains(where: { $0.id == id }) { error(r["id"], "\(path).id", "rule id '\(id)' is used twice") }
+            let unit = kinds.first?.canonicalUnit ?? ""
+            let fallback = minTotal.map { "a daily total of at least \(RuleText.number($0)) \(unit)" } ?? "at least \(minPerDay) per day"
             rules.append(
                 ComplianceRule(
-                    id: id, description: description ?? "at least \(minPerDay) per day", dataType: dataType, kinds: kinds,
-                    minPerDay: minPerDay, threshold: threshold))
+                    id: id, description: description ?? fallback, dataType: dataType, kinds: kinds,
+                    minPerDay: minPerDay, threshold: threshold, minTotal: minTotal))
         }
         let template = m["reminder_template"].flatMap { string($0, "compliance.reminder_template") }
         return CompliancePolicy(rules: rules, reminderTemplate: template)
@@ -227,19 +253,52 @@ extension NodeReader {
         guard let m = mapping(node, "deidentification", keys: ["date_shift", "k_anonymity", "fields"], required: ["date_shift", "fields"])
         else { return nil }
         var shift: DeidentificationPolicy.DateShift?
-        if let s = mapping(m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks"], required: ["max_days"]) {
+        if let s = mapping(
+            m["date_shift"], "deidentification.date_shift", keys: ["max_days", "whole_weeks", "embargo_days", "exogenous", "exogenous_kinds", "holidays"],
+            required: ["max_days"])
+        {
             let maxDays = int(s["max_days"], "deidentification.date_shift.max_days", range: 0...3650)
             let weeks = s["whole_weeks"].flatMap { bool($0, "deidentification.date_shift.whole_weeks") } ?? false
+            let embargo = s["embargo_days"].flatMap { int($0, "deidentification.date_shift.embargo_days", range: 0...3650) } ?? 0
+            var exogenous = DeidentificationPolicy.DateShift.Exogenous.drop
+            if let node = s["exogenous"], let text = string(node, "deidentification.date_shift.exogenous") {
+                if let value = DeidentificationPolicy.DateShift.Exogenous(rawValue: text) {
+                    exogenous = value
+                } else {
+                    error(node, "deidentification.date_shift.exogenous", "expected drop or dated", hint: "drop leaves weather-like public series out")
+                }
+            }
+            var maskHolidays = false
+            if let node = s["holidays"], let text = string(node, "deidentification.date_shift.holidays") {
+                if text == "mask" || text == "keep" {
+                    maskHolidays = text == "mask"
+                } else {
+                    error(node, "deidentification.date_shift.holidays", "expected mask or keep", hint: "mask hides holiday dips of day totals")
+                }
+            }
+            var extraKinds: [RecordKind] = []
+            for (i, item) in (s["exogenous_kinds"].flatMap { sequence($0, "deidentification.date_shift.exogenous_kinds") } ?? []).enumerated() {
+                let path = "deidentification.date_shift.exogenous_kinds[\(i)]"
+                guard let name = string(item, path) else { continue }
+                guard let kind = RecordKind(rawValue: name) else {
+                    error(item, path, "unknown record kind", hint: "a kind cohort accepts, e.g. barometric_pressure")
+                    continue
+                }
+                if !extraKinds.contains(kind) { extraKinds.append(kind) }
+            }
             if let maxDays {
                 if weeks, maxDays > 0, maxDays < 7 {
                     error(s["max_days"], "deidentification.date_shift.max_days", "whole_weeks needs max_days of at least 7")
                 }
-                shift = .init(maxDays: maxDays, wholeWeeks: weeks)
+                if embargo > maxDays {
+                    error(s["embargo_days"], "deidentification.date_shift.embargo_days", "embargo_days is larger than max_days", hint: "embargo_days = max_days hides the shift from the last record")
+                }
+                shift = .init(maxDays: maxDays, wholeWeeks: weeks, embargoDays: embargo, exogenous: exogenous, exogenousKinds: extraKinds, maskHolidays: maskHolidays)
             }
         }
         var kAnonymity: DeidentificationPolicy.KAnonymity?
         if let kNode = m["k_anonymity"],
-            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers", "sensitive"], required: ["k"])
+            let k = mapping(kNode, "deidentification.k_anonymity", keys: ["k", "quasi_identifiers", "sensitive", "record_attributes"], required: ["k"])
         {
             let value = int(k["k"], "deidentification.k_anonymity.k", range: 1...1000)
             var qids: [String] = []
@@ -269,7 +328,15 @@ extension NodeReader {
                 }
                 sensitive = names
             }
-            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive) }
+            var enforce = false
+            if let node = k["record_attributes"], let text = string(node, "deidentification.k_anonymity.record_attributes") {
+                if text == "enforce" || text == "state" {
+                    enforce = text == "enforce"
+                } else {
+                    error(node, "deidentification.k_anonymity.record_attributes", "expected enforce or state", hint: "enforce also reaches k over what an acquaintance knows from the records")
+                }
+            }
+            if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive, enforceRecordAttributes: enforce) }
         }
         var fields: [String: FieldRule] = [:]
         if let fieldNode = m["fields"] {
@@ -412,5 +479,12 @@ extension NodeReader {
             codes[name.lowercased()] = code
         }
         return codes
+    }
+}
+
+/// Numbers in generated rule descriptions: whole numbers without a fraction.
+enum RuleText {
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

@@ -26,6 +26,9 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
     /// RxNorm concept ids (RXCUI) of the medications the study names, by the name participants'
     /// records use (lower-cased): the FHIR export codes a MedicationStatement whose name matches.
     public var medicationCodes: [String: String] = [:]
+    /// Which source counts when two overlap in a cumulative kind's daily total (`source_priority`,
+    /// highest first; unlisted sources rank watch, phone, other). See ``DailyTotals``.
+    public var sourcePriority = SourcePriority()
 
     public init(
         id: String, revision: Int, title: String, institution: String, principalInvestigator: Investigator, irb: IRB,
@@ -83,6 +86,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         case dataTypes = "data_types"
         case importSettings = "import"
         case medicationCodes = "medication_codes"
+        case sourcePriority = "source_priority"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -110,6 +114,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         export = try c.decode(ExportSettings.self, forKey: .export)
         importSettings = try c.decodeIfPresent(ImportSettings.self, forKey: .importSettings) ?? ImportSettings()
         medicationCodes = try c.decodeIfPresent([String: String].self, forKey: .medicationCodes) ?? [:]
+        sourcePriority = SourcePriority(try c.decodeIfPresent([String].self, forKey: .sourcePriority) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -132,6 +137,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
         if !importSettings.isEmpty { try c.encode(importSettings, forKey: .importSettings) }
         // Left out when empty, so protocols without codes keep their pinned canonical form.
         if !medicationCodes.isEmpty { try c.encode(medicationCodes, forKey: .medicationCodes) }
+        if !sourcePriority.order.isEmpty { try c.encode(sourcePriority.order, forKey: .sourcePriority) }
     }
 }
 
@@ -303,14 +309,19 @@ public struct ComplianceRule: Sendable, Hashable, Codable {
     public var minPerDay: Int
     /// A rate at or above which a participant is compliant (0…1).
     public var threshold: Double
+    /// For a rule over one cumulative kind (``DailyTotals/cumulativeKinds``): a day meets the
+    /// rule when the kind's overlap-free daily total (``DailyTotals``) reaches this, in the kind's
+    /// canonical unit (`{steps}` for steps); nil = the day needs ``minPerDay`` records.
+    public var minTotal: Double?
 
-    public init(id: String, description: String, dataType: DataType?, kinds: [RecordKind], minPerDay: Int, threshold: Double) {
+    public init(id: String, description: String, dataType: DataType?, kinds: [RecordKind], minPerDay: Int, threshold: Double, minTotal: Double? = nil) {
         self.id = id
         self.description = description
         self.dataType = dataType
         self.kinds = kinds
         self.minPerDay = minPerDay
         self.threshold = threshold
+        self.minTotal = minTotal
     }
 
     /// The kinds whose records count towards the rule under `studyProtocol`.
@@ -324,6 +335,7 @@ public struct ComplianceRule: Sendable, Hashable, Codable {
         case id, description, kinds, threshold
         case dataType = "data_type"
         case minPerDay = "min_per_day"
+        case minTotal = "min_total"
     }
 }
 

@@ -63,8 +63,10 @@ public struct Keystore: Sendable, CustomStringConvertible, CustomReflectable {
     /// The 32-byte key for exports to `recipient`:
     /// HKDF-SHA256(ikm: study secret, salt: `cohort/recipient/v1`, info: recipient UTF-8).
     ///
-    /// Exports to different recipients are unlinkable; the same recipient always gets the same key,
-    /// hence stable pseudonyms across exports.
+    /// Pseudonyms differ between recipients; the same recipient always gets the same key, hence
+    /// stable pseudonyms across exports. Record values still link a participant's rows across
+    /// recipients: exports are not unlinkable. Date shifts do not derive from this key (see
+    /// ``dateShiftKey()``).
     ///
     /// - Throws: `.invalidInput` when `recipient` is empty.
     public func recipientKey(for recipient: String) throws -> [UInt8] {
@@ -74,6 +76,15 @@ public struct Keystore: Sendable, CustomStringConvertible, CustomReflectable {
         return try HKDF.deriveKey(
             inputKeyMaterial: studySecret, salt: Array("cohort/recipient/v1".utf8), info: Array(recipient.utf8),
             outputByteCount: 32)
+    }
+
+    /// The 32-byte key every date shift derives from:
+    /// HKDF-SHA256(ikm: study secret, salt: `cohort/date-shift/v1`, info: empty).
+    ///
+    /// One shift per participant for every recipient: were shifts per recipient, two recipients
+    /// who compare (record values link their rows) would learn each shift's difference.
+    public func dateShiftKey() throws -> [UInt8] {
+        try HKDF.deriveKey(inputKeyMaterial: studySecret, salt: Array("cohort/date-shift/v1".utf8), info: [], outputByteCount: 32)
     }
 
     /// Shows fingerprints only.

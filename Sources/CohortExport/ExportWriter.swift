@@ -33,6 +33,12 @@ public final class ExportWriter {
     /// Pseudonyms already begun: a second beginParticipant would overwrite their Bundle.
     private var seen: Set<String> = []
     private var finished = false
+    /// `daily_totals` (CSV/NDJSON), when the protocol has kinds to total; written on the table worker.
+    private let dailyTotals: TableWriter?
+    private let dailyTotalKinds: Set<RecordKind>
+    /// The current participant's samples per cumulative kind, and their published UTC offset.
+    private var totals: [RecordKind: DailyTotals] = [:]
+    private var totalsOffset: Int32 = 0
 
     /// Creates the folders for the chosen formats under `dataDirectory` (the bag's `data/`) and
     /// opens every table file with its header.
@@ -67,11 +73,16 @@ public final class ExportWriter {
                     type, kinds: context.studyProtocol.dataTypes[type] ?? [], policy: policy,
                     keptMetadata: context.studyProtocol.importSettings.appleHealthKeepMetadata))
         }
-        self.layouts = layouts
         let tabular = csvDirectory != nil || jsonDirectory != nil
+        let totalsLayout = tabular ? TableLayout.dailyTotals(context.studyProtocol) : nil
+        if let totalsLayout { layouts.append(totalsLayout) }
+        let csvFolder = csvDirectory, jsonFolder = jsonDirectory
+        dailyTotals = try totalsLayout.map { try TableWriter(layout: $0, csvDirectory: csvFolder, jsonDirectory: jsonFolder) }
+        dailyTotalKinds = tabular || formats.contains(.fhir) ? Set(TableLayout.dailyTotalKinds(context.studyProtocol)) : []
+        self.layouts = layouts
         if tabular {
             var writers: [TableWriter] = []
-            for layout in layouts {
+            for layout in layouts where layout.name != "daily_totals" {
                 writers.append(try TableWriter(layout: layout, csvDirectory: csvDirectory, jsonDirectory: jsonDirectory))
             }
             participants = writers[0]
@@ -125,16 +136,21 @@ public final class ExportWriter {
                 .conflict, "a participant was started twice in one export", at: .init(field: "pseudonym"),
                 hint: "stream each participant once, with all of their records grouped after beginParticipant")
         }
+        try writeDailyTotals()
         current = p.pseudonym
         let ordered = consents.sorted { ($0.signedAt?.epochMilliseconds ?? .min) < ($1.signedAt?.epochMilliseconds ?? .min) }
         try enqueue(.participant(p, ordered))
     }
 
-    /// Writes one record of the current participant to its family table and FHIR resources.
+    /// Writes one record of the current participant to its family table and FHIR resources, and
+    /// adds it to the participant's daily totals when its kind is cumulative. `rankingSource`:
+    /// the record's source before de-identification, used only to rank overlapping sources for
+    /// the daily totals (the protocol's `source_priority` names stored sources; it is never
+    /// written); nil = the published source.
     ///
     /// - Throws: `CohortError` (`invalidInput`) when the record does not belong to the current
     ///   participant or its kind is not collected by the protocol.
-    public func write(_ r: DeidentifiedRecord) throws {
+    public func write(_ r: DeidentifiedRecord, rankingSource: String? = nil) throws {
         try checkOpen()
         guard let current, r.pseudonym == current else {
             throw CohortError(
@@ -147,6 +163,38 @@ public final class ExportWriter {
                 hint: "records of kinds the protocol does not list cannot be exported")
         }
         try enqueue(.record(r))
+        if dailyTotalKinds.contains(r.kind), let value = r.value, let start = r.start {
+            totals[r.kind, default: DailyTotals(priority: context.studyProtocol.sourcePriority)].add(
+                start: start, end: r.end, value: value, source: rankingSource ?? r.source)
+            totalsOffset = start.utcOffsetSeconds
+        }
+    }
+
+    /// Hands the current participant's daily totals to the table worker (`daily_totals`) and the
+    /// FHIR writer (one Observation per day and kind), after their records.
+    private func writeDailyTotals() throws {
+        defer { totals = [:] }
+        guard let current, !totals.isEmpty else { return }
+        // Days at the participant's published offset: the day a reader of the published start sees.
+        let zone = TimeZone(secondsFromGMT: Int(totalsOffset)) ?? TimeZone.gmt
+        var rows: [[Cell]] = []
+        var observations: [ExportEvent] = []
+        for kind in totals.keys.sorted() {
+            for total in totals[kind]?.totals(in: zone) ?? [] {
+                let value = (total.value * 1000).rounded() / 1000
+                rows.append([.string(current), .string(kind.rawValue), .date(total.day), .number(value), .string(kind.canonicalUnit), .integer(total.samplesCounted)])
+                var day = DeidentifiedRecord(pseudonym: current, kind: kind)
+                let midnight = Int64(total.day.daysSinceEpoch) * 86_400_000 - Int64(totalsOffset) * 1000
+                day.start = Timestamp(epochMilliseconds: midnight, utcOffsetSeconds: totalsOffset)
+                day.end = Timestamp(epochMilliseconds: midnight + 86_400_000, utcOffsetSeconds: totalsOffset)
+                day.value = value
+                day.unit = kind.canonicalUnit
+                observations.append(.dailyTotal(day))
+            }
+        }
+        try flush()
+        if let tableWorker, let dailyTotals { try tableWorker.submit { for row in rows { try dailyTotals.write(row) } } }
+        if let fhirWorker, let fhir { try fhirWorker.submit { try fhir.consume(observations) } }
     }
 
     private func enqueue(_ event: ExportEvent) throws {
@@ -170,13 +218,14 @@ public final class ExportWriter {
     ///   into `study.json`.
     public func finish(deidentificationSummary: [String: Int]?) throws -> [ExportedFile] {
         try checkOpen()
+        try writeDailyTotals()
         finished = true
         try flush()
         try tableWorker?.finish()
         try fhirWorker?.finish()
         var files: [ExportedFile] = []
         var tableRows: [String: Int] = [:]
-        for writer in [participants, consents].compactMap({ $0 }) + families.values.sorted(by: { $0.layout.name < $1.layout.name }) {
+        for writer in [participants, consents].compactMap({ $0 }) + families.values.sorted(by: { $0.layout.name < $1.layout.name }) + [dailyTotals].compactMap({ $0 }) {
             files += try writer.finish()
             tableRows[writer.layout.name] = writer.rows
         }

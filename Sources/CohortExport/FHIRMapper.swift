@@ -231,6 +231,26 @@ struct FHIRMapper: Sendable {
         return .observation(observation)
     }
 
+    /// The Observation of a participant's overlap-free daily total (``DailyTotals``) of a
+    /// cumulative kind: `effectivePeriod` the local day (`r.start` midnight to `r.end` the next),
+    /// `valueQuantity` the total, coded `daily_total_<kind>` in cohort's local code system — not
+    /// the kind's own code, so a reader (cohort's FHIR import among them) never takes it for one
+    /// more sample.
+    func dailyTotal(_ r: DeidentifiedRecord, ordinal: Int, subject: FHIR.Reference, ids: ResourceID.Builder) -> RecordResource {
+        let id = recordID(r, ordinal: ordinal, ids: ids)
+        let parts = Self.kindParts[r.kind] ?? KindParts(r.kind)
+        let code = FHIR.CodeableConcept(
+            coding: [FHIR.Coding(system: Coding.localSystem, code: DailyTotals.fhirCodePrefix + r.kind.rawValue, display: "Daily total (each minute once): \(r.kind.rawValue)")])
+        let (dateTime, period) = effective(r)
+        var observation = FHIR.Observation(
+            id: id, text: parts.narrative, category: parts.category, code: code, subject: subject, effectiveDateTime: dateTime,
+            effectivePeriod: period, note: nil, device: nil)
+        observation.valueQuantity = r.value.flatMap { value in
+            FHIR.numberText(value).map { FHIR.Quantity(numberText: $0, unit: parts.unitDisplay, system: FHIR.ucum, code: parts.unit) }
+        }
+        return .observation(observation)
+    }
+
     private func effective(_ r: DeidentifiedRecord) -> (String?, FHIR.Period?) {
         if let end = r.end { return (nil, FHIR.Period(start: r.start.map(ByteText.timestamp), end: ByteText.timestamp(end))) }
         return (r.start.map(ByteText.timestamp), nil)

@@ -101,7 +101,8 @@ final class FHIRWriter {
         for event in events {
             switch event {
             case .participant(let p, let consents): try begin(p, consents: consents)
-            case .record(let r): try write(r)
+            case .record(let r): try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
+            case .dailyTotal(let r): try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
             }
         }
     }
@@ -112,7 +113,11 @@ final class FHIRWriter {
     /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
     /// (the golden files pin that both forms match what building each style separately gives).
     func write(_ r: DeidentifiedRecord) throws {
-        let resource = mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids)
+        try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
+    }
+
+    /// Writes a built record resource (a record's, or a daily total's) to its NDJSON file and the current Bundle.
+    private func write(resource: FHIRMapper.RecordResource) throws {
         recordOrdinal += 1
         // The reused buffers move into locals for the record (no exclusivity check per append).
         var json = FHIRJSON(capacity: 0)

@@ -130,6 +130,47 @@ struct TableLayout: Sendable {
             dataType: type, kinds: kinds)
     }
 
+    /// The kinds whose overlap-free daily totals the export can publish: cumulative kinds the
+    /// protocol collects whose values are kept as they are and whose start is shifted or kept
+    /// (a generalized value or a year-only start has no day total to publish).
+    static func dailyTotalKinds(_ studyProtocol: StudyProtocol) -> [RecordKind] {
+        let policy = studyProtocol.deidentification
+        return DailyTotals.cumulativeKinds.filter { kind in
+            let table = kind.dataType.rawValue
+            guard studyProtocol.collects(kind), policy.rule(table: table, field: "value")?.transform == .keep else { return false }
+            let start = policy.rule(table: table, field: "start")?.transform
+            return start == .shift || start == .keep
+        }.sorted()
+    }
+
+    /// `daily_totals`: per participant, cumulative kind and local day, the overlap-free total of
+    /// the published records (``DailyTotals``), nil when no kind qualifies (``dailyTotalKinds(_:)``).
+    static func dailyTotals(_ studyProtocol: StudyProtocol) -> TableLayout? {
+        let kinds = dailyTotalKinds(studyProtocol)
+        guard let first = kinds.first else { return nil }
+        let policy = studyProtocol.deidentification
+        let startTransform = policy.rule(table: first.dataType.rawValue, field: "start")?.transform ?? .shift
+        let columns = [
+            pseudonymColumn(policy: policy, table: first.dataType.rawValue, primary: false),
+            TableColumn(
+                name: "kind", type: .string, transform: .keep, description: "Record kind (a cumulative one; see the kind rows of this codebook)",
+                allowedValues: kinds.map(\.rawValue), required: true),
+            TableColumn(
+                name: "date", type: .date, transform: startTransform,
+                description: "Local calendar day at the participant's published UTC offset, shifted like every date of the participant",
+                required: true),
+            TableColumn(
+                name: "value", type: .number, transform: .keep,
+                description: "The day's total in the kind's unit, each minute counted once: where sources overlap, the higher-ranked one counts (the protocol's source_priority, else watch, phone, other); a sample's value is spread over its interval (3 decimals)",
+                required: true),
+            TableColumn(name: "unit", type: .string, transform: .keep, description: "UCUM unit of value", required: true),
+            TableColumn(name: "samples", type: .integer, transform: .keep, description: "Published records that contributed to the total", required: true),
+        ]
+        return TableLayout(
+            name: "daily_totals", description: "Overlap-free daily totals of cumulative kinds (steps, distance, flights, energy, exercise time)",
+            columns: columns, dataType: nil, kinds: [])
+    }
+
     private static func kept(_ policy: DeidentificationPolicy, _ table: String, _ field: String) -> Transform? {
         guard let rule = policy.rule(table: table, field: field), rule.transform != .drop else { return nil }
         return rule.transform

@@ -5,6 +5,10 @@ enum ExportEvent: Sendable {
     /// A participant starts: their row, and their consents (sorted by signing time).
     case participant(DeidentifiedParticipant, [DeidentifiedConsent])
     case record(DeidentifiedRecord)
+    /// A participant's overlap-free daily total of a cumulative kind, after their records:
+    /// `start` is the local midnight, `end` the next, `value` the total (FHIR only; the tables
+    /// write `daily_totals` themselves).
+    case dailyTotal(DeidentifiedRecord)
 }
 
 /// The CSV and NDJSON tables of an export, fed batches of events.
@@ -31,6 +35,8 @@ final class TableSink {
                 for consent in ordered { try consents.write(consents.layout.row(consent)) }
             case .record(let r):
                 if let writer = families[r.kind.dataType] { try writer.write(r) }
+            case .dailyTotal:
+                break
             }
         }
     }

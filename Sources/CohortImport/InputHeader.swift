@@ -16,8 +16,12 @@ package enum InputHeader {
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let expectedList = expected.joined(separator: ",")
         guard names.contains(where: required.contains) else {
-            throw CohortError.invalid("the header is missing or unknown: expected \(expectedList)", file: file, line: 1,
-                hint: "the first line names the columns; \(required.joined(separator: ", ")) are required")
+            // The app backend's table has user ids, not study codes: say how to import it.
+            let hint =
+                names.contains("user_id")
+                ? "this looks like the app backend's health_metrics (a user_id column): import it with --from health-metrics --user-map users.csv"
+                : "the first line names the columns; \(required.joined(separator: ", ")) are required"
+            throw CohortError.invalid("the header is missing or unknown: expected \(expectedList)", file: file, line: 1, hint: hint)
         }
         var seen = Set<String>()
         for (i, name) in names.enumerated() {

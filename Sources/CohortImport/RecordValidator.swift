@@ -148,10 +148,14 @@ package final class RecordValidator {
             end = parsed
         }
         if start.epochMilliseconds < subject.firstMs {
-            throw fail(line, "start", "the record is dated before the participant's enrollment day")
+            var error = fail(line, "start", "the record is dated before the participant's enrollment day")
+            error.cause = .recordBeforeEnrollment
+            throw error
         }
         if start.epochMilliseconds >= subject.lastMs {
-            throw fail(line, "start", "the record is dated after the participant's study period (\(studyProtocol.durationDays) days)")
+            var error = fail(line, "start", "the record is dated after the participant's study period (\(studyProtocol.durationDays) days)")
+            error.cause = .recordAfterStudyPeriod
+            throw error
         }
         if start.epochMilliseconds > nowMs + 5 * 60_000 {
             throw fail(line, "start", "the record is dated in the future")

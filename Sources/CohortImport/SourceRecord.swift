@@ -20,11 +20,15 @@ public struct SourceRecord: Sendable, Equatable {
     /// Record column → where in the source it came from (`Observation.valueQuantity.value`,
     /// `heart_rate_avg`), so a validation error names the source's own field.
     public var origins: [String: String]
+    /// What the summary counts the record under when it is imported: the metric (health_metrics
+    /// column) or the kind (FHIR); nil = the kind.
+    public var item: String?
 
     public init(
         participant: String, kind: String, start: String, end: String? = nil, value: String? = nil, unit: String? = nil, text: String? = nil,
-        source: String? = nil, note: String? = nil, file: String, line: Int, origins: [String: String] = [:]
+        source: String? = nil, note: String? = nil, file: String, line: Int, origins: [String: String] = [:], item: String? = nil
     ) {
+        self.item = item
         self.participant = participant
         self.kind = kind
         self.start = start

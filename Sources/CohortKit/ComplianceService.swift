@@ -33,6 +33,15 @@ public struct ComplianceService: Sendable {
         try workspace.store.forEachRecordStart { pk, kind, start in
             if let id = ids[pk] { engine.add(recordOf: id, kind: kind, start: start) }
         }
+        // `min_total` rules need each cumulative record's end, value and source: read per participant.
+        if engine.needsSamples {
+            for (handle, id) in ids {
+                try workspace.store.forEachRecord(handle, participantID: id) { record in
+                    guard engine.countsTotals(of: record.kind), let value = record.value else { return }
+                    engine.add(sampleOf: id, kind: record.kind, start: record.start, end: record.end, value: value, source: record.source)
+                }
+            }
+        }
         return engine.report()
     }
 

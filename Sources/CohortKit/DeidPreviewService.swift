@@ -16,7 +16,8 @@ public enum DeidPreviewService {
         }
         let roster = try workspace.store.participants(withIdentities: true).map(\.participant)
         let deid = try Deidentifier(
-            studyProtocol: p, recipient: recipient, recipientKey: try workspace.keystore.recipientKey(for: recipient), roster: roster,
+            studyProtocol: p, recipient: recipient, recipientKey: try workspace.keystore.recipientKey(for: recipient),
+            shiftKey: try workspace.keystore.dateShiftKey(), roster: roster,
             referenceDate: CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current))
         var records: [Record] = []
         var withNotes: [Record] = []

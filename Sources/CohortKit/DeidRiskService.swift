@@ -17,12 +17,33 @@ public struct DeidRiskAssessment: Sendable, Codable {
     /// Differences between the report and the published files (columns published but not
     /// treated as quasi-identifiers, stated k not matching).
     public var warnings: [String]
+    /// What each attack on the date shift achieved from the published files (nil: the export
+    /// shifts nothing or publishes no record times).
+    public var timeAttacks: [TimeAttacks.Outcome]?
+    /// The attacks whose signal the export's report states as recoverable (`recoverable_signals`).
+    public var statedSignals: [String] = []
+    /// Record-derived attributes an acquaintance can know, added to the quasi-identifiers for
+    /// ``acquaintanceK``.
+    public var acquaintanceAttributes: [String] = []
+    /// k over the quasi-identifiers plus ``acquaintanceAttributes`` (nil: no records).
+    public var acquaintanceK: Int?
+    /// The report says the export only states the k over what an acquaintance knows
+    /// (`record_attributes_enforced: false`) instead of reaching the requested k over it.
+    public var acquaintanceKOnlyStated = false
 
     /// Whether the published files hold what the report claims: k reaches the requested k and
-    /// equals the stated k.
+    /// equals the stated k, also over what an acquaintance knows; no attack recovers a shift; no
+    /// attack the report does not name as a recoverable signal narrows one. (An export whose
+    /// report says it only states the k over the acquaintance attributes is held to its
+    /// participant columns there; the shortfall is a warning.)
     public var holds: Bool {
         if let requestedK, (risk.k ?? 0) < requestedK, risk.records > 0 { return false }
         if let statedK, statedK != risk.k { return false }
+        if let requestedK, let acquaintanceK, acquaintanceK < requestedK, !acquaintanceKOnlyStated { return false }
+        for outcome in timeAttacks ?? [] {
+            if outcome.recovered > 0 { return false }
+            if outcome.narrowed > 0, outcome.attack != "combined", !statedSignals.contains(outcome.attack) { return false }
+        }
         return true
     }
 
@@ -30,6 +51,11 @@ public struct DeidRiskAssessment: Sendable, Codable {
         case source, risk, warnings, holds
         case requestedK = "requested_k"
         case statedK = "stated_k"
+        case timeAttacks = "time_attacks"
+        case statedSignals = "stated_signals"
+        case acquaintanceAttributes = "acquaintance_attributes"
+        case acquaintanceK = "acquaintance_k"
+        case acquaintanceKOnlyStated = "acquaintance_k_only_stated"
     }
 
     /// Encodes the assessment with `holds` stated next to the figures.
@@ -40,6 +66,11 @@ public struct DeidRiskAssessment: Sendable, Codable {
         try c.encodeIfPresent(requestedK, forKey: .requestedK)
         try c.encodeIfPresent(statedK, forKey: .statedK)
         try c.encode(warnings, forKey: .warnings)
+        try c.encodeIfPresent(timeAttacks, forKey: .timeAttacks)
+        try c.encode(statedSignals, forKey: .statedSignals)
+        try c.encode(acquaintanceAttributes, forKey: .acquaintanceAttributes)
+        try c.encodeIfPresent(acquaintanceK, forKey: .acquaintanceK)
+        try c.encode(acquaintanceKOnlyStated, forKey: .acquaintanceKOnlyStated)
         try c.encode(holds, forKey: .holds)
     }
 
@@ -51,6 +82,11 @@ public struct DeidRiskAssessment: Sendable, Codable {
         requestedK = try c.decodeIfPresent(Int.self, forKey: .requestedK)
         statedK = try c.decodeIfPresent(Int.self, forKey: .statedK)
         warnings = try c.decode([String].self, forKey: .warnings)
+        timeAttacks = try c.decodeIfPresent([TimeAttacks.Outcome].self, forKey: .timeAttacks)
+        statedSignals = try c.decodeIfPresent([String].self, forKey: .statedSignals) ?? []
+        acquaintanceAttributes = try c.decodeIfPresent([String].self, forKey: .acquaintanceAttributes) ?? []
+        acquaintanceK = try c.decodeIfPresent(Int.self, forKey: .acquaintanceK)
+        acquaintanceKOnlyStated = try c.decodeIfPresent(Bool.self, forKey: .acquaintanceKOnlyStated) ?? false
     }
 
     init(source: String, risk: ReidentificationRisk, requestedK: Int?, statedK: Int?, warnings: [String]) {
@@ -90,10 +126,13 @@ public enum DeidRiskService {
             try fm.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             temporary = folder
             // Only the report and the CSV tables are read; nothing else is written to disk.
-            _ = try ArchiveMembers.extract(archive: path, into: folder) { $0 == reportPath || ($0.hasPrefix("data/csv/") && $0.hasSuffix(".csv")) }
+            _ = try ArchiveMembers.extract(archive: path, into: folder) {
+                $0 == reportPath || $0 == "bag-info.txt" || ($0.hasPrefix("data/csv/") && $0.hasSuffix(".csv"))
+            }
             bag = folder
         }
-        let report = try readReport(bag.appendingPathComponent(reportPath), shownAs: reportPath)
+        let reportFile = try readReportFile(bag.appendingPathComponent(reportPath), shownAs: reportPath)
+        let report = reportFile.kAnonymity
         let participantsURL = bag.appendingPathComponent(participantsPath)
         guard fm.fileExists(atPath: participantsURL.path) else {
             throw CohortError(
@@ -137,7 +176,10 @@ public enum DeidRiskService {
         if let stated = report?.achievedK, stated != risk.k {
             warnings.append("the report states k = \(stated); the published participants.csv has k = \(risk.k.map(String.init) ?? "n/a")")
         }
-        return DeidRiskAssessment(source: path.path, risk: risk, requestedK: report?.requestedK, statedK: report?.achievedK, warnings: warnings)
+        var assessment = DeidRiskAssessment(
+            source: path.path, risk: risk, requestedK: report?.requestedK, statedK: report?.achievedK, warnings: warnings)
+        try assessTime(&assessment, bag: bag, report: reportFile, participants: (header, table), quasiIdentifiers: quasiIdentifiers)
+        return assessment
     }
 
     /// The parts of `k_anonymity` in the de-identification report the risk report uses.
@@ -146,27 +188,50 @@ public enum DeidRiskService {
         var achievedK: Int?
         var quasiIdentifiers: [String]?
         var sensitive: [SensitiveField]?
+        var recordAttributesEnforced: Bool?
 
         enum CodingKeys: String, CodingKey {
             case sensitive
+            case recordAttributesEnforced = "record_attributes_enforced"
             case requestedK = "requested_k"
             case achievedK = "achieved_k"
             case quasiIdentifiers = "quasi_identifiers"
         }
     }
 
+    /// The parts of `date_shift` in the de-identification report the time attacks use.
+    struct ReportDateShift: Decodable {
+        var rangeDays: [Int]?
+        var wholeWeeks: Bool?
+        var recoverableSignals: [String]?
+        enum CodingKeys: String, CodingKey {
+            case rangeDays = "range_days"
+            case wholeWeeks = "whole_weeks"
+            case recoverableSignals = "recoverable_signals"
+        }
+    }
+
     struct ReportFile: Decodable {
         var kAnonymity: ReportKAnonymity?
-        enum CodingKeys: String, CodingKey { case kAnonymity = "k_anonymity" }
+        var dateShift: ReportDateShift?
+        enum CodingKeys: String, CodingKey {
+            case kAnonymity = "k_anonymity"
+            case dateShift = "date_shift"
+        }
     }
 
     /// The report's k-anonymity section; nil when the export states none.
     static func readReport(_ url: URL, shownAs name: String) throws -> ReportKAnonymity? {
+        try readReportFile(url, shownAs: name).kAnonymity
+    }
+
+    /// The report's sections the risk report uses.
+    static func readReportFile(_ url: URL, shownAs name: String) throws -> ReportFile {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw CohortError(.notFound, "the export has no de-identification report", at: .init(file: name), hint: "is this a cohort export bag or archive?")
         }
         do {
-            return try JSONDecoder().decode(ReportFile.self, from: data).kAnonymity
+            return try JSONDecoder().decode(ReportFile.self, from: data)
         } catch {
             throw CohortError(.invalidInput, "the de-identification report is not valid JSON of the expected shape", at: .init(file: name), hint: "run `cohort verify` on the export")
         }

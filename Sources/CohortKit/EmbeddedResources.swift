@@ -41,7 +41,12 @@ compliance:
 deidentification:
   date_shift:
     max_days: 90
-    whole_weeks: true
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
+    whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 90
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
   k_anonymity:
     k: 3
     quasi_identifiers: [participant.age, participant.sex]
@@ -149,7 +154,14 @@ compliance:
 deidentification:
   date_shift:
     max_days: 182
-    whole_weeks: true
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
+    whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 182
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
+    # Weather (environment) is a public series: left out of exports (drop is also the default).
+    exogenous: drop
   k_anonymity:
     k: 3
     quasi_identifiers: [participant.birth_date, participant.sex, participant.zip]
@@ -184,7 +196,7 @@ deidentification:
     records.text: scrub
     records.source: { transform: generalize, map: { "Apple Watch": smartwatch, "Fitbit Charge": fitness-band, "Garmin Venu": smartwatch, "Withings": smart-scale, "AxSpA app": app, "Weather service": weather-service }, other: other }
     records.note: scrub
-    medication_log.text: keep
+    medication_log.text: scrub
 export:
   formats: [csv, json, fhir]
 import:
@@ -245,7 +257,12 @@ compliance:
 deidentification:
   date_shift:
     max_days: 90
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
     whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 90
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
   k_anonymity:
     k: 5
     quasi_identifiers: [participant.age, participant.sex, participant.zip]
@@ -281,7 +298,7 @@ deidentification:
     records.note: scrub
     records.source: drop
     migraine_entry.text: keep
-    medication_log.text: keep
+    medication_log.text: scrub
     biometric.text: drop
     menstrual_cycle.text: drop
     daily_checkin.text: drop
@@ -319,6 +336,12 @@ compliance:
 deidentification:
   date_shift:
     max_days: 30
+    # Days, not whole weeks: weekdays kept would let holiday dips align with public calendars.
+    whole_weeks: false
+    # Nothing published dated after the export minus max_days: the last record says nothing about the shift.
+    embargo_days: 30
+    # Day totals on public holidays carry the same weekday's value of the week before (±10%): no dip to align.
+    holidays: mask
   fields:
     participant.id: pseudonymize
     participant.sex: keep

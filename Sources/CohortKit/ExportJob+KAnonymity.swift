@@ -10,10 +10,11 @@ extension ExportJob {
     /// in `exclusions`. Returns what was achieved, for the report and the manifest.
     static func applyKAnonymity(
         policy: DeidentificationPolicy, included: inout [StoredParticipant], rows: inout [DeidentifiedParticipant],
-        exclusions: inout [String: Int]
+        exclusions: inout [String: Int], recordAttributes: (names: [String], values: [[String]])? = nil
     ) throws -> KAnonymitySummary? {
         guard let anonymizer = try KAnonymizer(policy: policy) else { return nil }
-        let result = anonymizer.apply(rows)
+        let result = anonymizer.apply(
+            rows, recordAttributes: recordAttributes, enforceRecordAttributes: policy.kAnonymity?.enforceRecordAttributes ?? false)
         // The kept rows are the input rows in input order less the suppressed ones: walk both,
         // and take the anonymizer's rows as they are once every pseudonym is where it should be.
         var keptParticipants: [StoredParticipant] = []
@@ -36,6 +37,31 @@ extension ExportJob {
         return result.summary
     }
 
+    /// What an acquaintance can know from each included participant's records, as they will be
+    /// published (``AcquaintanceProfile``), in `cohort.included` order; nil when the policy asks
+    /// for no k. Reads every included participant's records once more, through a copy of the
+    /// de-identifier (its counts are discarded; no text is scrubbed) and the same consent
+    /// decisions as the write.
+    func recordAttributes(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> (names: [String], values: [[String]])? {
+        guard policy.kAnonymity != nil else { return nil }
+        let weekdayKept = policy.dateShift.maxDays == 0 || policy.dateShift.wholeWeeks
+        var probe = cohort.deid
+        var values: [[String]] = []
+        values.reserveCapacity(cohort.included.count)
+        for stored in cohort.included {
+            let participant = stored.participant
+            var profile = AcquaintanceProfile()
+            let coverage = cohort.coverage[participant.id]
+            try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
+                if coverage?.refusal(for: record.kind.dataType, atMilliseconds: record.start.epochMilliseconds) != nil { return }
+                guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { return }
+                profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
+            }
+            values.append(profile.values(weekdayKept: weekdayKept))
+        }
+        return (AcquaintanceProfile.attributes(weekdayKept: weekdayKept), values)
+    }
+
     /// k-anonymization returned rows that are not the input rows in order (less the suppressed).
     private static var kAnonymityOrderError: CohortError {
         CohortError(
@@ -52,5 +78,8 @@ extension ExportManifest.KAnonymity {
             requestedK: summary.requestedK, achievedK: summary.achievedK, quasiIdentifiers: summary.quasiIdentifiers,
             classes: summary.classes, generalized: summary.generalized, suppressedValues: summary.suppressedValues,
             suppressedParticipants: summary.suppressedParticipants, sensitive: summary.sensitive?.map { "\($0.table).\($0.column)" })
+        recordQuasiIdentifiers = summary.recordQuasiIdentifiers
+        recordAchievedK = summary.recordAchievedK
+        recordAttributesEnforced = summary.recordAttributesEnforced
     }
 }

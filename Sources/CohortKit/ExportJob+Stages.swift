@@ -242,7 +242,8 @@ extension ExportJob {
     func deidentify(_ snapshot: inout ExportSnapshot, plan: ExportPlan, recipientKey: [UInt8]) throws -> DeidentifiedCohort {
         let scrubber = try Scrubber(identifiers: snapshot.takeIdentifiers())
         var deid = try Deidentifier(
-            studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey, scrubber: scrubber,
+            studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey,
+            shiftKey: try workspace.keystore.dateShiftKey(), scrubber: scrubber,
             referenceDate: plan.createdAt.localDate, createdAt: plan.createdAt)
         let included = snapshot.included
         snapshot.included = []
@@ -270,7 +271,9 @@ extension ExportJob {
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
     /// could not be made k-anonymous are left out entirely (records and consents too), and counted.
     func kAnonymize(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws {
-        cohort.kSummary = try Self.applyKAnonymity(policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions)
+        let attributes = try recordAttributes(cohort, policy: policy)  // issue 27: k over what an acquaintance knows
+        cohort.kSummary = try Self.applyKAnonymity(
+            policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions, recordAttributes: attributes)
         // A generalized `utc_offset` means every time is published in UTC, not only the column.
         if cohort.kSummary?.generalized["utc_offset"] != nil { cohort.deid.publishesTimesInUTC = true }
     }
@@ -308,9 +311,9 @@ extension ExportJob {
                     recordExclusions["\(type.rawValue): \(reason.rawValue)", default: 0] += 1
                     return
                 }
-                compliance.add(kind: record.kind, start: record.start)
+                compliance.add(record)
                 guard let row = cohort.deid.record(record, of: participant) else { return }  // dated after createdAt
-                try writer.write(row)
+                try writer.write(row, rankingSource: record.source)
                 records += 1
             }
             progress?(index + 1, cohort.included.count)

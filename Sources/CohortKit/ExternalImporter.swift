@@ -1,6 +1,7 @@
 import CohortCore
 import CohortCrypto
 public import CohortImport
+import CohortIO
 import CohortStore
 public import Foundation
 
@@ -49,6 +50,10 @@ public struct ExternalImportResult: Sendable, Codable {
     public var duplicates: Int
     /// Records the study's rules leave out, by reason (outside the study period, not consented).
     public var outside: [String: Int]
+    /// Records imported (new or already stored), by metric (health_metrics column) or kind (FHIR).
+    public var imported: [String: Int] = [:]
+    /// With `--rejects`: records, resources or rows refused and written to the rejects file, by reason.
+    public var rejected: [String: Int] = [:]
     /// Wall-clock seconds the import took.
     public var seconds: Double
 }
@@ -56,7 +61,10 @@ public struct ExternalImportResult: Sendable, Codable {
 /// Imports FHIR and `health_metrics` into the workspace: the source's reader maps patients or
 /// users to study codes and resources or metrics to records; every record then goes through the
 /// same validator and the same one-transaction store path as cohort's own files. One source is
-/// one transaction (a FHIR folder included): on the first invalid record nothing is stored.
+/// one transaction (a FHIR folder included): on the first invalid record nothing is stored —
+/// unless a rejects file is given (``rejects``), when good records are stored and each refused
+/// record, resource or row is written there with its reason and counted
+/// (``ExternalImportResult/rejected``).
 ///
 /// Records dated outside a participant's study period, or when their consent does not cover
 /// them, are counted (``ExternalImportResult/outside``) rather than refused: an outside system
@@ -71,13 +79,21 @@ public struct ExternalImporter: Sendable {
     public var recipient: String?
     /// Called with the number of records read so far.
     public var progress: (@Sendable (Int) -> Void)?
+    /// A partial import: good records are stored, and each refused record, resource or row is
+    /// written to this CSV (mode 0600: it holds values) with its line, field and reason; nil = one
+    /// transaction that stores nothing on the first invalid record.
+    public var rejects: URL?
 
-    /// An importer into `workspace`, with the optional user map, FHIR recipient and progress callback described above.
-    public init(workspace: Workspace, userMap: URL? = nil, recipient: String? = nil, progress: (@Sendable (Int) -> Void)? = nil) {
+    /// An importer into `workspace`, with the optional user map, FHIR recipient, progress callback
+    /// and rejects file described above.
+    public init(
+        workspace: Workspace, userMap: URL? = nil, recipient: String? = nil, progress: (@Sendable (Int) -> Void)? = nil, rejects: URL? = nil
+    ) {
         self.workspace = workspace
         self.userMap = userMap
         self.recipient = recipient
         self.progress = progress
+        self.rejects = rejects
     }
 
     /// Imports `source` in one transaction and says what it did. Throws `CohortError` (file, line or resource,
@@ -101,8 +117,22 @@ public struct ExternalImporter: Sendable {
         let info = ImportBatchInfo(fileName: Self.batchName(source), fileSHA256: try Self.digest(source), format: source.format)
         var tally = ImportTally()
         var outside: [String: Int] = [:]
+        var imported: [String: Int] = [:]
+        var rejected: [String: Int] = [:]
         var accepted = 0
         let progress = self.progress
+        let rejectsWriter = try rejects.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) }
+        // In a folder of FHIR files a line number alone does not say where: the field names the file too.
+        let namesFiles: Bool
+        if case .fhir(let url) = source { namesFiles = try FHIRReader.files(at: url).count > 1 } else { namesFiles = false }
+        /// Writes one refusal to the rejects file (the record's columns when there is a record) and counts its reason.
+        func reject(_ error: CohortError, _ record: SourceRecord?) throws {
+            guard let rejectsWriter else { throw error }
+            rejected[error.message, default: 0] += 1
+            var field = error.location?.field ?? ""
+            if namesFiles, let file = error.location?.file { field = URL(fileURLWithPath: file).lastPathComponent + ": " + field }
+            try rejectsWriter.write(line: error.location?.line ?? 0, field: field, reason: error.message, fields: record?.columns ?? [:])
+        }
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
             func take(_ record: SourceRecord) throws {
                 let validated: (ParticipantHandle, Record)
@@ -116,37 +146,52 @@ public struct ExternalImporter: Sendable {
                     }
                     let field = error.location?.field
                     error.location = .init(file: record.file, line: record.line, field: field.map { record.origins[$0] ?? $0 })
-                    throw error
+                    guard error.code == .invalidInput || error.code == .policy else { throw error }
+                    return try reject(error, record)
                 }
                 try inserter.add(validated.1, participant: validated.0)
                 accepted += 1
+                imported[record.item ?? record.kind, default: 0] += 1
                 if accepted % 50_000 == 0 { progress?(accepted) }
             }
+            let rejecting: ((CohortError) throws -> Void)? = rejectsWriter == nil ? nil : { try reject($0, nil) }
             switch source {
             case .fhir(let url):
                 let reader = FHIRReader(directory: directory, settings: p.importSettings, collected: p.collectedKinds)
+                reader.rejecting = rejecting
                 for file in try FHIRReader.files(at: url) { try reader.read(file: file, take) }
                 tally = reader.tally
             case .healthMetricsCSV(let url):
                 var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
-                try HealthMetricsCSV.forEachDay(url: url) { try mapper.map($0, take) }
+                mapper.rejecting = rejecting
+                var columns: [String: Int] = [:]
+                try HealthMetricsCSV.forEachDay(url: url, tally: { columns[$0, default: 0] += 1 }, rejecting: rejecting) { try mapper.map($0, take) }
                 tally = mapper.tally
+                tally.skipped.merge(columns, uniquingKeysWith: +)
             case .healthMetricsSync(let url):
                 var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
-                try HealthMetricsSync.forEachDay(url: url) { try mapper.map($0, take) }
+                mapper.rejecting = rejecting
+                var unknown: [String: Int] = [:]
+                try HealthMetricsSync.forEachDay(url: url, tally: { unknown[$0, default: 0] += 1 }) { try mapper.map($0, take) }
                 tally = mapper.tally
+                tally.skipped.merge(unknown, uniquingKeysWith: +)
             case .healthMetricsTable(let url, let table):
                 var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
+                mapper.rejecting = rejecting
                 try HealthMetricsTable.forEachDay(url: url, table: table) { try mapper.map($0, take) }
                 tally = mapper.tally
             }
             try inserter.flush()
+            try rejectsWriter?.close()
             return (tally.records, inserter.insertedCount, accepted - inserter.insertedCount, outside.values.reduce(0, +))
         }
         _ = try workspace.checkpoint()
-        return ExternalImportResult(
+        var outcome = ExternalImportResult(
             source: source.label, format: source.format, tally: tally, inserted: result.inserted, duplicates: result.duplicates, outside: outside,
             seconds: Date().timeIntervalSince(started))
+        outcome.imported = imported
+        outcome.rejected = rejected
+        return outcome
     }
 
     static func validate(_ record: SourceRecord, with validator: RecordValidator, handles: [ParticipantHandle]) throws -> (ParticipantHandle, Record) {
@@ -159,10 +204,11 @@ public struct ExternalImporter: Sendable {
     /// for a real input error.
     static func outsideReason(_ error: CohortError) -> String? {
         if error.code == .policy { return "not covered by consent (withdrawn, or not yet consented)" }
-        guard error.code == .invalidInput, error.location?.field == "start" else { return nil }
-        if error.message.hasPrefix("the record is dated before") { return "before enrollment" }
-        if error.message.hasPrefix("the record is dated after") { return "after the study period" }
-        return nil
+        switch error.cause {
+        case .recordBeforeEnrollment?: return "before enrollment"
+        case .recordAfterStudyPeriod?: return "after the study period"
+        default: return nil
+        }
     }
 
     func makeDirectory(withMRNs: Bool) throws -> ParticipantDirectory {
@@ -207,8 +253,8 @@ public struct ExternalImporter: Sendable {
 
 extension ExternalSource {
     /// The source `url` holds, judged by its content: a folder or a JSON file naming a FHIR
-    /// `resourceType` is FHIR; a CSV whose header has `user_id` and `recorded_at` is a
-    /// health_metrics dump; a JSON body with `records` and `userId` a sync batch; nil for
+    /// `resourceType` is FHIR; a CSV whose header has `user_id` and `recorded_at` (or `date`) and
+    /// no `participant` is a health_metrics dump; a JSON body with `records` and `userId` a sync batch; nil for
     /// anything else (cohort's own record files).
     public static func sniff(_ url: URL) -> ExternalSource? {
         var isFolder: ObjCBool = false
@@ -220,8 +266,8 @@ extension ExternalSource {
         let firstLine = head.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
         if firstLine.contains("\"resourceType\"") || head.hasPrefix("{") && head.contains("\"resourceType\"") { return .fhir(url) }
         if firstLine.contains("\"records\"") && firstLine.contains("\"userId\"") { return .healthMetricsSync(url) }
-        let columns = firstLine.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        if columns.contains("user_id"), columns.contains("recorded_at") { return .healthMetricsCSV(url) }
+        let columns = firstLine.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" \t\r")) }
+        if HealthMetricsCSV.headerLooksLikeDump(columns) { return .healthMetricsCSV(url) }
         return nil
     }
 

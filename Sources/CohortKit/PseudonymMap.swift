@@ -5,7 +5,7 @@ import CohortStore
 public import Foundation
 
 /// The link from one export recipient's pseudonyms back to study codes, with the day offset the
-/// recipient's dates were shifted by: what a coordinator needs to re-import cohort's own FHIR
+/// participant's dates were shifted by (the same for every recipient): what a coordinator needs to re-import cohort's own FHIR
 /// export (`data import --from fhir --recipient R` derives it on the fly; a fresh workspace
 /// reads it from the CSV ``write(workspace:recipient:to:)`` makes, via `--user-map`).
 ///
@@ -18,7 +18,7 @@ public enum PseudonymMap {
         public var pseudonym: String
         /// The participant's study code.
         public var code: String
-        /// Days the recipient's dates were moved by (≤ 0; 0 when the policy does not shift record times).
+        /// Days the participant's dates were moved by (for every recipient) (≤ 0; 0 when the policy does not shift record times).
         public var shiftDays: Int
         /// The participant's IANA time zone.
         public var timeZone: String
@@ -29,7 +29,7 @@ public enum PseudonymMap {
         let p = try workspace.currentProtocol().studyProtocol
         let key = try workspace.keystore.recipientKey(for: recipient)
         let pseudonymizer = Pseudonymizer(recipientKey: key)
-        let shifter = try DateShifter(recipientKey: key, policy: p.deidentification.dateShift)
+        let shifter = try DateShifter(key: try workspace.keystore.dateShiftKey(), policy: p.deidentification.dateShift)
         let shifts = p.deidentification.rule(table: "records", field: "start")?.transform == .shift
         return try workspace.store.participants().map { s in
             Entry(

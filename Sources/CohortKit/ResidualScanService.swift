@@ -11,6 +11,7 @@ public enum ResidualScanService {
         var findings: [ResidualFinding] = []
         var skipped: [String] = []
         var files = 0
+        var freeText = 0
         for url in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -21,12 +22,15 @@ public enum ResidualScanService {
                 findings += result.findings
                 skipped += result.filesSkipped
                 files += result.filesScanned
+                freeText += result.freeTextValues
             } else {
-                findings += try scanner.scan(files: [url])
+                let result = try scanner.scanResult(files: [url])
+                findings += result.findings
+                freeText += result.freeTextValues
                 files += 1
             }
         }
-        return ResidualScanResult(filesScanned: files, filesSkipped: skipped, findings: findings)
+        return ResidualScanResult(filesScanned: files, filesSkipped: skipped, findings: findings, freeTextValues: freeText)
     }
 
     /// Column names of ``exceptionRows(_:)``: the exceptions file `cohort export --allow` reads.
@@ -48,9 +52,12 @@ public enum ResidualScanService {
 extension Workspace {
     /// A residual scanner for the identifiers of every participant the store shows, collected
     /// from the roster read through a cursor (never held whole): only the compiled index stays.
+    /// In free text it keeps the protocol's own words, as the scrubber does.
     public func residualScanner() throws -> ResidualScanner {
         var identifiers = RosterIdentifiers(for: .scanner)
         try store.forEachParticipant(withIdentities: true) { identifiers.add($0.participant) }
-        return ResidualScanner(identifiers: identifiers)
+        let scanner = ResidualScanner(identifiers: identifiers)
+        guard let pinned = try? currentProtocol() else { return scanner }
+        return scanner.keeping(Deidentifier.vocabulary(of: pinned.studyProtocol))
     }
 }

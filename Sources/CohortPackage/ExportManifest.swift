@@ -117,6 +117,13 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         public var suppressedParticipants: Int
         /// Sensitive fields for l-diversity, as `table.column` of the CSV files.
         public var sensitive: [String]?
+        /// What an acquaintance can know from the records, added to the quasi-identifiers for
+        /// `recordAchievedK` (issue 27; nil in manifests written before it).
+        public var recordQuasiIdentifiers: [String]?
+        /// The smallest class over the quasi-identifiers plus `recordQuasiIdentifiers`.
+        public var recordAchievedK: Int?
+        /// Whether the export reached k over `recordQuasiIdentifiers` too, or only states it.
+        public var recordAttributesEnforced: Bool?
 
         /// A k-anonymity statement as given.
         public init(
@@ -140,6 +147,9 @@ public struct ExportManifest: Sendable, Hashable, Codable {
             case quasiIdentifiers = "quasi_identifiers"
             case suppressedValues = "suppressed_values"
             case suppressedParticipants = "suppressed_participants"
+            case recordQuasiIdentifiers = "record_quasi_identifiers"
+            case recordAchievedK = "record_achieved_k"
+            case recordAttributesEnforced = "record_attributes_enforced"
         }
     }
 

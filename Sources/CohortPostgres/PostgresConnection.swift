@@ -249,10 +249,8 @@ public final class PostgresConnection {
     /// The SQLSTATE of the last failed statement's error, as thrown by this connection (for
     /// callers that retry serialization failures, `40001`, or map unique violations, `23505`).
     public static func sqlState(of error: any Error) -> String? {
-        guard let error = error as? CohortError else { return nil }
-        let text = error.message
-        guard let range = text.range(of: "(SQLSTATE ") else { return nil }
-        return String(text[range.upperBound...].prefix(5))
+        guard case let .sqlState(state)? = (error as? CohortError)?.cause else { return nil }
+        return state
     }
 
     /// An error for a failed statement: SQLSTATE and its class, never the server's message (it
@@ -263,7 +261,8 @@ public final class PostgresConnection {
         let meaning = Self.sqlStateClasses[String(state.prefix(2))] ?? "server error"
         return CohortError(
             .system, "the PostgreSQL \(what) failed: \(meaning) (SQLSTATE \(state))",
-            hint: state.hasPrefix("42") ? "check the table and column names (see the docs for the expected columns)" : "see the server log for details")
+            hint: state.hasPrefix("42") ? "check the table and column names (see the docs for the expected columns)" : "see the server log for details",
+            cause: state == "unknown" ? nil : .sqlState(state))
     }
 
     static let sqlStateClasses = [

@@ -26,14 +26,16 @@ public protocol StudyStore: AnyObject, Sendable {
     /// The same database opened again with `options` (a read-only command reopens it writable to
     /// close a killed export).
     func reopened(options: StoreOpenOptions) throws -> any StudyStore
+    /// Runs `body` in one write transaction of this store. The study's operations
+    /// (``enroll(_:actor:source:at:)``, ``withdraw(_:participantID:mode:at:by:actor:reason:consentVersion:receiptID:)``, …) are written
+    /// once, in this module, over it; ``StoreWriteTransaction`` offers nothing outside it.
+    func writeTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T
     /// Removes what deleted rows leave behind where the store can (SQLite: truncates the
     /// write-ahead log; PostgreSQL: vacuums the tables an erase touched). Called after an erase.
     func purgeDeletedData() throws
 
     // MARK: Protocols
 
-    /// Pins a protocol revision (and its templates) as current, appending `protocol.load`.
-    func pinProtocol(_ loaded: LoadedProtocol, templates: [String: Data], actor: String, at: Date) throws -> PinnedProtocol
     /// The current protocol revision, if one is pinned.
     func currentProtocol() throws -> PinnedProtocol?
     /// A template pinned with the protocol revision `protocolSHA256`.
@@ -41,8 +43,6 @@ public protocol StudyStore: AnyObject, Sendable {
 
     // MARK: Participants
 
-    /// Enrolls `enrollments` in one transaction, appending one `participant.enroll` each.
-    func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws
     /// Every participant, by study code; identities decrypted only when asked.
     func participants(withIdentities: Bool) throws -> [StoredParticipant]
     /// Calls `body` with every participant, by study code, read through a cursor (one read
@@ -55,30 +55,15 @@ public protocol StudyStore: AnyObject, Sendable {
 
     // MARK: Consents and withdrawals
 
-    /// Records a consent, marking `supersede` superseded, with its audit event.
-    func recordConsent(
-        _ consent: Consent, participant: ParticipantHandle, signatureEvidence: String?, supersede: [UUID], actor: String, at: Date) throws
     /// The participant's consents, oldest first.
     func consentHistory(_ participant: ParticipantHandle, participantID: UUID) throws -> [Consent]
     /// Every participant's consents, oldest first.
     func consentHistories() throws -> [UUID: [Consent]]
     /// The participant's latest withdrawal.
     func withdrawal(_ participant: ParticipantHandle) throws -> StoredWithdrawal?
-    /// Withdraws the participant in `mode` (stop, exclude, erase) with its audit event.
-    @discardableResult
-    func withdraw(
-        _ participant: ParticipantHandle, participantID: UUID, mode: WithdrawalMode, at: Timestamp, by: String, actor: String,
-        reason: String?, consentVersion: String?, receiptID: UUID
-    ) throws -> WithdrawalCounts
 
     // MARK: Records
 
-    /// Runs `body` in one transaction with a sink for the file's records, then records the batch
-    /// and its `data.import` event; nothing is stored when `body` throws.
-    func importBatch(
-        _ info: ImportBatchInfo, actor: String, at: Date,
-        body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
-    ) throws -> ImportBatchResult
     /// Streams the participant's records, by start then kind.
     func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
     /// Streams every record's participant, kind and start (for compliance).
@@ -90,12 +75,6 @@ public protocol StudyStore: AnyObject, Sendable {
 
     // MARK: Audit trail
 
-    /// Appends an audit event in its own transaction.
-    @discardableResult
-    func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent
-    /// Signs the chain's head, unless it is already signed; nil for an empty chain.
-    @discardableResult
-    func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint?
     /// The newest signed checkpoint.
     func latestCheckpoint() throws -> AuditCheckpoint?
     /// The newest event's sequence number and hash.
@@ -111,11 +90,6 @@ public protocol StudyStore: AnyObject, Sendable {
 
     // MARK: Exports
 
-    /// Appends `export.create` unless a participant in `participantIDs` withdrew (exclude or
-    /// erase) after the audit event `snapshotSeq`; the check and the append are one transaction.
-    func commitExport(
-        snapshotSeq: Int64, participantIDs: Set<UUID>, actor: String, subject: String?, details: [String: String], at: Date
-    ) throws -> ExportCommitResult
     /// The `export.*` events of one export, oldest first.
     func exportEvents(exportID: String) throws -> [AuditEvent]
     /// The `export.create` events naming the archive with this SHA-256.

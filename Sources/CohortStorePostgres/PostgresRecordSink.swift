@@ -39,7 +39,7 @@ import Foundation
 ///
 /// A non-empty note is sealed (AES-256-GCM under pii.key, associated data naming the record's
 /// unique key and the field, as on SQLite) before it is queued: the server never sees it.
-public final class PostgresRecordSink: RecordSink {
+public final class PostgresRecordSink: StoreRecordSink {
     /// Rows per chunk (the unit of fallback and of the participant lock).
     static let chunkRows = 50_000
     /// Encoded bytes handed to libpq at a time while a chunk streams.
@@ -71,7 +71,7 @@ public final class PostgresRecordSink: RecordSink {
     /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
     public private(set) var insertedCount = 0
     /// The participants written, for the withdrawal check at commit.
-    private(set) var imported = ImportedParticipants()
+    package private(set) var imported = ImportedParticipants()
     /// How many chunks went through the staging table (for tests).
     public private(set) var stagedChunks = 0
 
@@ -175,7 +175,7 @@ public final class PostgresRecordSink: RecordSink {
 
     /// Ends an open COPY without keeping it, when the import failed before `flush()`: the
     /// connection must be out of COPY mode for the transaction to roll back.
-    func abandon() {
+    package func abandon() {
         guard copying else { return }
         copying = false
         _ = try? connection.endCopyIn(abortingWith: "the import was refused")

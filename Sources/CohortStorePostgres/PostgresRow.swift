@@ -4,9 +4,10 @@ import CohortStore
 import Foundation
 
 /// One row of a PostgreSQL result (every column as text, as libpq returns it), read column by
-/// column. A missing or malformed value is an error naming the table, row and column and what
+/// column: PostgreSQL's `ColumnReader`, so the store's record types decode it as they decode
+/// SQLite's rows. A missing or malformed value is an error naming the table, row and column and what
 /// was expected — never the value — exactly as the SQLite store's `RowReader` words it.
-struct PostgresRow {
+struct PostgresRow: ColumnReader {
     let values: [String?]
     let columns: [String: Int]
     let table: String
@@ -49,10 +50,7 @@ struct PostgresRow {
         return values[index]
     }
 
-    func string(_ column: String) throws -> String {
-        guard let text = optionalString(column) else { throw problem(column, expected: "text, found nothing") }
-        return text
-    }
+    func hasColumn(_ column: String) -> Bool { columns[column] != nil }
 
     func optionalInt64(_ column: String) throws -> Int64? {
         guard let text = optionalString(column) else { return nil }
@@ -60,16 +58,10 @@ struct PostgresRow {
         return n
     }
 
-    func int64(_ column: String) throws -> Int64 {
-        guard let n = try optionalInt64(column) else { throw problem(column, expected: "an integer, found nothing") }
-        return n
-    }
-
-    /// A UTC offset in seconds (±18 h).
-    func offset(_ column: String) throws -> Int32 {
-        let n = try int64(column)
-        guard abs(n) <= 18 * 3600 else { throw problem(column, expected: "a UTC offset in seconds (within ±18 hours)") }
-        return Int32(n)
+    func optionalDouble(_ column: String) throws -> Double? {
+        guard let text = optionalString(column) else { return nil }
+        guard let x = Double(text) else { throw problem(column, expected: "a number") }
+        return x
     }
 
     func bool(_ column: String) throws -> Bool {
@@ -85,43 +77,6 @@ struct PostgresRow {
         guard let bytes = PostgresValue.bytes(fromText: text) else { throw problem(column, expected: "binary data") }
         return bytes
     }
-
-    func bytes(_ column: String) throws -> [UInt8] {
-        guard let bytes = try optionalBytes(column) else { throw problem(column, expected: "binary data, found nothing") }
-        return bytes
-    }
-
-    func uuid(_ column: String) throws -> UUID {
-        guard let uuid = UUID(uuidString: try string(column)) else { throw problem(column, expected: "a UUID") }
-        return uuid
-    }
-
-    func choice<E: RawRepresentable & CaseIterable>(_ column: String, _: E.Type) throws -> E where E.RawValue == String {
-        guard let value = E(rawValue: try string(column)) else {
-            throw problem(column, expected: "one of " + E.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return value
-    }
-
-    func sharingScope(_ column: String) throws -> SharingScope {
-        guard let value = SharingScope(rawValue: try string(column)) else {
-            throw problem(column, expected: "a sharing scope name (lower-case letters, digits and '-')")
-        }
-        return value
-    }
-
-    func civilDate(_ column: String) throws -> CivilDate {
-        guard let date = CivilDate(iso: try string(column)) else { throw problem(column, expected: "a date YYYY-MM-DD") }
-        return date
-    }
-
-    /// A JSON object of strings stored as text.
-    func stringMap(_ column: String) throws -> [String: String] {
-        guard let map = try? JSONDecoder().decode([String: String].self, from: Data(try string(column).utf8)) else {
-            throw problem(column, expected: "a JSON object of strings")
-        }
-        return map
-    }
 }
 
 extension PostgresStudyStore {
@@ -130,7 +85,8 @@ extension PostgresStudyStore {
         CohortError(
             .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
             at: .init(file: location, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)")
+            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)",
+            cause: .malformedColumn(table: table, column: column))
     }
 
     /// Rows of `sql` read with the column list `selected`.
@@ -155,13 +111,13 @@ extension PostgresStudyStore {
                 // of overlapping files, say): the server cancels one of them, which rolls back whole.
                 throw CohortError(
                     .conflict, "another coordinator's command wrote the same rows at the same moment, and the database cancelled this one to let it finish; nothing of this command was stored",
-                    at: .init(file: location), hint: "run it again (rows the other command stored count as duplicates)", underlying: error.message)
+                    at: .init(file: location), hint: "run it again (rows the other command stored count as duplicates)", underlying: error.message, cause: error.cause)
             case "55P03":
                 throw CohortError(
                     .conflict, "another coordinator has held a lock on the study database for more than \(options.lockTimeout.seconds) s",
                     at: .init(file: location),
                     hint: "wait for the other command to finish and run this again; allow a longer wait with COHORT_LOCK_TIMEOUT=<seconds>",
-                    underlying: error.message)
+                    underlying: error.message, cause: error.cause)
             default:
                 throw located(error)
             }

@@ -2,7 +2,7 @@ public import CohortCore
 public import CohortCrypto
 import CohortPostgres
 public import CohortStore
-public import Foundation
+import Foundation
 
 /// The audit chain on PostgreSQL. One writer at a time appends: `appendEvent` takes the
 /// transaction-level advisory lock ``auditLockKey`` right before it reads the head, so the rest
@@ -26,71 +26,10 @@ extension PostgresStudyStore {
         return (try row.int64("seq"), try row.string("hash"))
     }
 
-    /// Appends an event inside the caller's transaction and returns it. The actor name and every
-    /// `redactable` detail become redactable texts first (outside the lock); then the lock, the
-    /// head, the insert.
-    @discardableResult
-    func appendEvent(
-        _ conn: PostgresConnection, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        let instant = AuditChain.instant(at)
-        let committedActor = try storeRedactable(conn, actor, participantID: nil)
-        var committed = details
-        var revealed = ["actor": actor]
-        for (key, text) in redactable {
-            committed[key] = try storeRedactable(conn, text, participantID: owner)
-            revealed["details." + key] = text
-        }
-        let json = try AuditChain.detailsJSON(committed)
-        try lockAuditChain(conn)
-        var event = try AuditChain.next(after: try head(conn), at: instant, actor: committedActor, action: action, subject: subject, details: committed)
-        try conn.command(
-            """
-            INSERT INTO audit_events (seq, at, actor, action, subject, details, details_text, prev_hash, hash)
-            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
-            """,
-            values: [
-                .int(event.seq), .text(instant), .text(committedActor), .text(action), .optional(subject), .text(json), .text(json), .text(event.prevHash),
-                .text(event.hash),
-            ])
-        event.revealed = revealed
-        return event
-    }
-
-    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
-    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
-    @discardableResult
-    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try change { conn in
-            try appendEvent(
-                conn, actor: entry.actor, action: entry.action, subject: entry.subject, details: entry.details, redactable: entry.redactable,
-                owner: entry.owner, at: at)
-        }
-    }
-
-    /// Signs the chain's head under the audit lock and stores the checkpoint; nil for an empty chain.
-    @discardableResult
-    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try change { conn in
-            try lockAuditChain(conn)
-            guard let top = try head(conn) else { return nil }
-            let (seq, hash) = top
-            if let existing = try checkpoints(conn, "WHERE seq = $1", [.int(seq)]).first { return existing }
-            let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            try conn.command(
-                "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES ($1, $2, $3, $4)",
-                values: [.int(seq), .text(hash), .text(signature), .text(AuditChain.instant(at))])
-            return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
-        }
-    }
-
     func checkpoints(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [AuditCheckpoint] {
-        let selected = "seq, head_hash, signature"
+        let selected = "seq, head_hash, signature, at"
         return try rows(conn, "SELECT \(selected) FROM audit_checkpoints \(condition)", values, selected: selected, table: "audit_checkpoints",
-            rowIDColumn: "seq").map {
-            AuditCheckpoint(seq: try $0.int64("seq"), headHash: try $0.string("head_hash"), signature: try $0.string("signature"))
-        }
+            rowIDColumn: "seq").map { try AuditCheckpointRow($0).checkpoint }
     }
 
     /// The newest checkpoint, if any.
@@ -124,10 +63,7 @@ extension PostgresStudyStore {
 
     /// An event of a row selected with ``eventColumns``, its details read from the committed text.
     func event(_ row: PostgresRow) throws -> AuditEvent {
-        AuditEvent(
-            seq: try row.int64("seq"), at: try row.string("at"), actor: try row.string("actor"), action: try row.string("action"),
-            subject: row.optionalString("subject"), details: try row.stringMap("details_text"), prevHash: try row.string("prev_hash"),
-            hash: try row.string("hash"))
+        try AuditEventRow(row, detailsColumn: "details_text").event
     }
 
     /// Events matching `condition` (SQL after WHERE), oldest first, with their redactable texts
@@ -140,14 +76,7 @@ extension PostgresStudyStore {
         var events = try rows(conn, sql, values, selected: Self.eventColumns, table: "audit_events", rowIDColumn: "seq").map(event)
         guard revealing else { return events }
         let texts = try revealRedactable(conn, events.flatMap { [$0.actor] + $0.details.values })
-        for i in events.indices {
-            var revealed: [String: String] = [:]
-            if events[i].actor.hasPrefix(RedactableText.prefix) { revealed["actor"] = texts[events[i].actor] ?? AuditEvent.redactedText }
-            for (key, value) in events[i].details where value.hasPrefix(RedactableText.prefix) {
-                revealed["details." + key] = texts[value] ?? AuditEvent.redactedText
-            }
-            events[i].revealed = revealed.isEmpty ? nil : revealed
-        }
+        for i in events.indices { try events[i].reveal { texts[$0] } }
         return events
     }
 
@@ -169,12 +98,9 @@ extension PostgresStudyStore {
             var index = 0
             var exhausted = false
             let checkpointRows = try rows(
-                conn, "SELECT seq, head_hash, signature FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature",
+                conn, "SELECT seq, head_hash, signature, at FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature, at",
                 table: "audit_checkpoints", rowIDColumn: "seq")
-            let checkpoints: [AuditCheckpoint?] = checkpointRows.map {
-                guard let seq = try? $0.int64("seq"), let head = try? $0.string("head_hash"), let signature = try? $0.string("signature") else { return nil }
-                return AuditCheckpoint(seq: seq, headHash: head, signature: signature)
-            }
+            let checkpoints: [AuditCheckpoint?] = checkpointRows.map { try? AuditCheckpointRow($0).checkpoint }
             return try AuditChain.verify(
                 nextEvent: {
                     if index == buffer.count {
@@ -186,18 +112,12 @@ extension PostgresStudyStore {
                     }
                     let row = buffer[index]
                     index += 1
-                    let seq = try? row.int64("seq")
-                    let stored: AuditEvent
-                    do {
-                        stored = try event(row)
-                    } catch let error as CohortError {
-                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
+                    let stored = AuditChain.storedEvent(row, detailsColumn: "details_text")
+                    // The look-ups search the jsonb copy: it must say what the hash commits to.
+                    if case let .event(event) = stored, (try? row.stringMap("details_json")) != event.details {
+                        return .malformed(seq: event.seq, problem: "its searchable details differ from the details its hash commits to")
                     }
-                    let searchable = try? row.stringMap("details_json")
-                    if searchable != stored.details {
-                        return .malformed(seq: seq, problem: "its searchable details differ from the details its hash commits to")
-                    }
-                    return .event(stored)
+                    return stored
                 },
                 checkpoints: checkpoints,
                 eventHash: { seq in

@@ -1,7 +1,7 @@
 import CohortCore
 import CohortPostgres
 public import CohortStore
-public import Foundation
+import Foundation
 
 /// Participants on PostgreSQL: identifiers sealed with pii.key (the same associated data as the
 /// SQLite store, `participant:<id>:<field>`) before they are sent; the site in the clear (it is
@@ -15,58 +15,10 @@ extension PostgresStudyStore {
         "pk, id, code, site, sex, time_zone, enrolled_on, status, withdrawn_at_ms, withdrawn_offset, "
         + PIISealing.identityColumns.map(\.column).joined(separator: ", ") + ", token_salt, token_hash, created_at"
 
-    /// Enrolls participants in one transaction (all or nothing), one audit event each.
-    public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
-        let identity = PIISealing.identityColumns.map(\.column).joined(separator: ", ")
-        let placeholders = (1...(PIISealing.identityColumns.count + 10)).map { "$\($0)" }.joined(separator: ", ")
-        do {
-            try change { conn in
-                for e in enrollments {
-                    let p = e.participant
-                    if !(try conn.query("SELECT 1 FROM participants WHERE code = $1", values: [.text(p.code)])).isEmpty {
-                        throw CohortError(.conflict, "participant \(p.code) is already enrolled", hint: "choose another study code")
-                    }
-                    let id = p.id.uuidString.lowercased()
-                    let sealed = try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey)
-                    let values: [PostgresValue] =
-                        [.text(id), .text(p.code), .optional(p.site), .text(p.sex.rawValue), .text(p.timeZone), .text(p.enrolledOn.description), .text(p.status.rawValue)]
-                        + sealed.map { PostgresValue.optional($0) } + [.bytes(e.tokenSalt), .bytes(e.tokenHash), .text(AuditChain.instant(at))]
-                    try conn.command(
-                        """
-                        INSERT INTO participants (id, code, site, sex, time_zone, enrolled_on, status, \(identity), token_salt, token_hash, created_at)
-                        VALUES (\(placeholders))
-                        """, values: values)
-                    try appendEvent(conn, actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source), at: at)
-                }
-            }
-        } catch let error as CohortError where PostgresConnection.sqlState(of: error) == "23505" {
-            // Another coordinator enrolled the same code (or id) between the check and the insert.
-            throw CohortError(.conflict, "a participant of this roster was enrolled by another coordinator at the same time; nothing was enrolled",
-                at: .init(file: location), hint: "list the participants (cohort participant list) and enrol the rest again")
-        }
-    }
-
-    /// The participant of a row selected with ``participantColumns``, identity opened when asked.
+    /// The participant of a row selected with ``participantColumns`` (decoded as on SQLite, by
+    /// `ParticipantRow`), identity opened when asked.
     func stored(_ r: PostgresRow, withIdentity: Bool) throws -> StoredParticipant {
-        let pk = try r.int64("pk")
-        let id = try r.uuid("id")
-        var withdrawnAt: Timestamp?
-        if let ms = try r.optionalInt64("withdrawn_at_ms") { withdrawnAt = Timestamp(epochMilliseconds: ms, utcOffsetSeconds: try r.offset("withdrawn_offset")) }
-        var identity: ParticipantIdentity?
-        if withIdentity {
-            var sealed: [String: [UInt8]] = [:]
-            for (column, _) in PIISealing.identityColumns {
-                if let bytes = try r.optionalBytes(column) { sealed[column] = bytes }
-            }
-            identity = try PIISealing.openIdentity(sealed, participantID: id.uuidString.lowercased(), key: piiKey) { column, expected in
-                r.problem(column, expected: expected)
-            }
-        }
-        let participant = Participant(
-            id: id, code: try r.string("code"), sex: try r.choice("sex", Sex.self), timeZone: try r.string("time_zone"),
-            enrolledOn: try r.civilDate("enrolled_on"), status: try r.choice("status", ParticipantStatus.self), withdrawnAt: withdrawnAt,
-            identity: identity, site: r.optionalString("site"))
-        return StoredParticipant(handle: ParticipantHandle(rowKey: pk), participant: participant)
+        try ParticipantRow(r).stored(piiKey: piiKey, withIdentity: withIdentity) { column, expected in r.problem(column, expected: expected) }
     }
 
     func participantRows(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [PostgresRow] {

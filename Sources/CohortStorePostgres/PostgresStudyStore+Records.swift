@@ -8,51 +8,6 @@ extension PostgresStudyStore {
     /// a participant (or the study) has.
     static let fetchRows = 10_000
 
-    /// Runs `body` inside one transaction with a COPY sink for a new import batch: if `body`
-    /// throws (or the server refuses a row), nothing from the file is stored. Appends the
-    /// `data.import` audit event at the end, under the audit lock, so two coordinators' COPYs run
-    /// in parallel and only their audit appends take turns.
-    public func importBatch(
-        _ info: ImportBatchInfo, actor: String, at: Date,
-        body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
-    ) throws -> ImportBatchResult {
-        try change { conn in
-            let created = try conn.query(
-                "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES ($1, $2, $3, $4, '') RETURNING id",
-                [info.fileName, info.fileSHA256, info.format, Timestamp(at, in: .gmt).iso8601])
-            guard let text = created.first?.first ?? nil, let batchID = Int64(text) else {
-                throw Self.recordProblem(table: "import_batches", rowID: nil, column: "id", expected: "the new batch's id", location: location)
-            }
-            let sink = try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
-            let counts: (total: Int, inserted: Int, duplicates: Int, rejected: Int)
-            do {
-                counts = try body(sink)
-            } catch {
-                sink.abandon()
-                throw error
-            }
-            try sink.flush()
-            let withdrawn = try rows(conn, ImportedParticipants.withdrawnParticipantsSQL, selected: "pk, status, withdrawn_at_ms", table: "participants", rowIDColumn: "pk")
-                .map { (key: try $0.int64("pk"), status: try $0.string("status"), withdrawnAtMs: try $0.optionalInt64("withdrawn_at_ms")) }
-            if sink.imported.anyWithdrew(withdrawn) { throw ImportedParticipants.withdrawnDuringImport(location: location) }
-            let event = try appendEvent(
-                conn, actor: actor, action: "data.import", subject: "batch-\(batchID)",
-                details: [
-                    "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
-                    "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
-                ], at: at)
-            // The batch names its actor by the same redactable reference as its audit event.
-            try conn.command(
-                "UPDATE import_batches SET rows_total = $1, rows_inserted = $2, rows_duplicate = $3, rows_rejected = $4, actor = $5 WHERE id = $6",
-                values: [
-                    .int(Int64(counts.total)), .int(Int64(counts.inserted)), .int(Int64(counts.duplicates)), .int(Int64(counts.rejected)),
-                    .text(event.actor), .int(batchID),
-                ])
-            return ImportBatchResult(
-                batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
-        }
-    }
-
     /// Streams the records of one participant, by start then kind, through a server-side cursor
     /// (``fetchRows`` at a time, one snapshot); notes are decrypted. A malformed row fails with
     /// its table, row and column.
@@ -78,19 +33,14 @@ extension PostgresStudyStore {
             let value = try reader.optionalDouble(6, "value")
             let text = row[7]
             guard let source = row[8] else {
-                throw Self.recordProblem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
+                throw Self.problem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
             }
-            var note: String?
-            if let hex = row[9] {
-                guard let sealed = PostgresValue.bytes(fromText: hex),
-                    let opened = try? PIISealing.openNote(
-                        sealed, key: key, participantPK: participant.rowKey, kind: kind.rawValue, startMs: start.epochMilliseconds, source: source)
-                else {
-                    throw Self.recordProblem(
-                        table: "records", rowID: id, column: "note_enc",
-                        expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)", location: location)
-                }
-                note = opened
+            // Text that is not bytes opens as nothing: the same refusal as a note sealed elsewhere.
+            let note = try row[9].map { hex in
+                try PIISealing.openStoredNote(
+                    PostgresValue.bytes(fromText: hex) ?? [], key: key, participantPK: participant.rowKey, kind: kind.rawValue,
+                    startMs: start.epochMilliseconds, source: source
+                ) { column, expected in Self.problem(table: "records", rowID: id, column: column, expected: expected, location: location) }
             }
             try body(
                 CohortCore.Record(
@@ -148,14 +98,6 @@ extension PostgresStudyStore {
             try conn.query("CLOSE cohort_stream")
         }
     }
-
-    /// The error for a column of row `rowID` of `table` that is not what `expected` says.
-    static func recordProblem(table: String, rowID: Int64?, column: String, expected: String, location: String) -> CohortError {
-        CohortError(
-            .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
-            at: .init(file: location, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)")
-    }
 }
 
 /// Reads the text columns of one fetched `records` row strictly: a value that is not what the
@@ -167,7 +109,7 @@ struct RecordRowReader {
     private var rowID: Int64? { row.first.flatMap { $0 }.flatMap { Int64($0) } }
 
     func problem(_ column: String, expected: String) -> CohortError {
-        PostgresStudyStore.recordProblem(table: "records", rowID: rowID, column: column, expected: expected, location: location)
+        PostgresStudyStore.problem(table: "records", rowID: rowID, column: column, expected: expected, location: location)
     }
 
     func int64(_ index: Int, _ column: String) throws -> Int64 {

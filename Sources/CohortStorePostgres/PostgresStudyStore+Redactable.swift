@@ -7,16 +7,6 @@ import Foundation
 /// `RedactableText` for what the chain commits to). An erase deletes the participant's rows; the
 /// chain keeps only salted hashes, so it stays intact.
 extension PostgresStudyStore {
-    /// Stores `text` as a redactable text of `participantID` (nil: nobody's, e.g. a staff actor
-    /// name) and returns the reference the chain commits to.
-    func storeRedactable(_ conn: PostgresConnection, _ text: String, participantID: String?) throws -> String {
-        let sealed = try RedactableText.seal(text, key: piiKey)
-        try conn.command(
-            "INSERT INTO redactable_texts (digest, participant_id, salt, text_enc) VALUES ($1, $2, $3, $4)",
-            values: [.text(sealed.digest), .optional(participantID), .bytes(sealed.salt), .bytes(sealed.sealed)])
-        return sealed.reference
-    }
-
     /// The texts behind the redactable references among `values`, by reference; a reference
     /// whose row was erased is absent. One query for all of them.
     func revealRedactable(_ conn: PostgresConnection, _ values: some Sequence<String>) throws -> [String: String] {
@@ -52,11 +42,5 @@ extension PostgresStudyStore {
     func revealRedactable(_ conn: PostgresConnection, _ value: String) throws -> String? {
         guard RedactableText.digest(of: value) != nil else { return value }
         return try revealRedactable(conn, [value])[value]
-    }
-
-    /// Deletes every redactable text of `participantID`; the number deleted.
-    @discardableResult
-    func eraseRedactable(_ conn: PostgresConnection, participantID: String) throws -> Int {
-        try conn.command("DELETE FROM redactable_texts WHERE participant_id = $1", values: [.text(participantID)])
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortCore
 import CohortPostgres
+import CohortTestSupport
 import Foundation
 
 /// Which study store `cohort-bench run` measures: SQLite (the default, as before), PostgreSQL,

@@ -2,6 +2,7 @@ import ArgumentParser
 import CohortCore
 import CohortKit
 import CohortPostgres
+import CohortTestSupport
 import Foundation
 
 extension CohortBench {

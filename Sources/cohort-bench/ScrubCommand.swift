@@ -33,6 +33,9 @@ extension CohortBench {
         @Option(help: "Also write the corpus with cohort's output as JSON lines to this file.") var writeCorpus: String?
         @Flag(help: "Skip the scrubadub comparison.") var noCompare = false
         @Flag(help: "Print JSON instead of tables.") var json = false
+        @Option(help: "Also score an external corpus folder (roster.csv + truth.json, e.g. ../shared/deid-corpus) as its README says.")
+        var corpus: String?
+        @Flag(help: "Also score the template corpus (messages in real-world styles).") var templateCorpus = false
 
         func validate() throws {
             guard (1...20_000).contains(participants) else { throw ValidationError("--participants must be between 1 and 20000") }
@@ -52,10 +55,26 @@ extension CohortBench {
                 print("cohort scrubber on the adversarial corpus (seed \(seed), \(corpus.participants.count) participants, \(corpus.notes.count) notes)")
                 print(measurement.render())
             }
+            try scoreOtherCorpora()
             let lines = try ScrubMeasurement.jsonLines(corpus, outputs: outputs)
             if let writeCorpus { try lines.write(to: URL(fileURLWithPath: writeCorpus)) }
             guard !noCompare, !json else { return }
             try compare(lines)
+        }
+
+        /// Recall per kind and per form, clean damage and medication probes on `--corpus` and the
+        /// template corpus.
+        func scoreOtherCorpora() throws {
+            if let path = self.corpus {
+                let external = try ExternalCorpus(directory: URL(fileURLWithPath: path))
+                let score = try ExternalCorpusScore.scoreCohortScrubber(external)
+                print("\n" + score.render(title: "cohort scrubber on \(path) (\(external.participants.count) participants, \(external.plants.count) plants)"))
+            }
+            if templateCorpus {
+                let template = TemplateCorpus.make()
+                let score = try ExternalCorpusScore.scoreCohortScrubber(template)
+                print("\n" + score.render(title: "cohort scrubber on the template corpus (\(template.plants.count) plants)"))
+            }
         }
 
         /// The cohort source folder (holding Tests/interop/compare_scrubadub.py) at or above one of `starts`.

@@ -1,4 +1,5 @@
 import CohortPostgres
+import CohortTestSupport
 import Foundation
 import Testing
 

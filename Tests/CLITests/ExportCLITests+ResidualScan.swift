@@ -14,7 +14,10 @@ extension ExportCLITests {
         try fm.createSymbolicLink(at: cli.directory.appendingPathComponent("templates"), withDestinationURL: CLI.repoRoot.appendingPathComponent("templates"))
         let original = try text(CLI.repoRoot.appendingPathComponent("protocols/axspa-wearables.yaml").path)
         #expect(original.contains("    records.note: scrub\n") && original.contains("  k_anonymity:\n    k: 3\n"))
-        var lines = original.replacingOccurrences(of: "    records.note: scrub\n", with: "    records.note: keep\n").components(separatedBy: "\n")
+        // No embargo (issue 27): these tests publish notes written days before the export.
+        #expect(original.contains("    embargo_days: 182\n"))
+        var lines = original.replacingOccurrences(of: "    records.note: scrub\n", with: "    records.note: keep\n")
+            .replacingOccurrences(of: "    embargo_days: 182\n", with: "    embargo_days: 0\n").components(separatedBy: "\n")
         if let k = lines.firstIndex(of: "  k_anonymity:") { lines.removeSubrange(k...(k + 2)) }
         let protocolFile = protocols.appendingPathComponent("keep-notes.yaml")
         try Data(lines.joined(separator: "\n").utf8).write(to: protocolFile)
@@ -83,7 +86,9 @@ extension ExportCLITests {
         // symptom_logs.note covers the CSV and the NDJSON value; the FHIR element (Bulk NDJSON only:
         // the default layout writes each resource once) one more.
         #expect(exceptions.count == 2 && exceptions.allSatisfy { $0["value_sha256"] as? String == valueHash && $0["reviewer"] as? String == "Dr. Ada Reviewer" })
-        #expect(exceptions.map { $0["findings"] as? Int ?? 0 }.reduce(0, +) == 3, "\(exceptions)")
+        // Each of the three values is a name and, in free text kept as it is, an unknown token
+        // ("Hope Field came by": a person): six findings.
+        #expect(exceptions.map { $0["findings"] as? Int ?? 0 }.reduce(0, +) == 6, "\(exceptions)")
         #expect(!(try text(published.manifest)).contains("Hope Field"))
         let audit = try cli.ws("audit", "show", "--format", "json")
         #expect(audit.stdout.contains("export.exception") && audit.stdout.contains(valueHash), "\(audit.stdout.suffix(2_000))")
@@ -91,7 +96,7 @@ extension ExportCLITests {
         let verified = try cli.ws("verify", published.archive)
         #expect(verified.status == 0, "\(verified.output)")
         #expect(verified.stdout.contains("reviewed exceptions") && verified.stdout.contains("approved by Dr. Ada Reviewer") && verified.stdout.contains(valueHash), "\(verified.stdout)")
-        #expect(verified.stdout.contains("3 finding(s) covered by the manifest's reviewed exceptions"), "\(verified.stdout)")
+        #expect(verified.stdout.contains("6 finding(s) covered by the manifest's reviewed exceptions"), "\(verified.stdout)")
 
         // `deid scan --format json` on the published bag lists the same hashes for a reviewer.
         let bag = try extract(published.archive, into: cli.path("x"))
@@ -99,7 +104,8 @@ extension ExportCLITests {
         #expect(scan.status == 1, "\(scan.output)")
         let result = try JSONSerialization.jsonObject(with: Data(scan.stdout.utf8)) as? [String: Any]
         let listed = try #require(result?["findings"] as? [[String: Any]])
-        #expect(listed.count == 3 && listed.allSatisfy { $0["value_sha256"] as? String == valueHash && $0["kind"] as? String == "name" })
+        #expect(listed.count == 6 && listed.allSatisfy { $0["value_sha256"] as? String == valueHash })
+        #expect(Set(listed.compactMap { $0["kind"] as? String }) == ["name", "unknown_token"])
         #expect((result?["files_skipped"] as? [String])?.contains("data/csv/codebook.csv") == true)
         // `--format csv` is an exceptions file to complete: one row per distinct table, column and value.
         let csvScan = try cli.ws("deid", "scan", bag.path, "--format", "csv")

@@ -40,15 +40,15 @@ struct FHIRImportCLITests {
         let bulk = Self.fixtures.appendingPathComponent("fhir/bulk").path
         let first = try cli.ws("data", "import", "--from", "fhir", bulk)
         #expect(first.status == 0, "\(first.output)")
-        #expect(first.stdout.contains("9 records read, 9 new, 0 already stored"), "\(first.stdout)")
+        #expect(first.stdout.contains("9 records imported (9 new, 0 already stored)"), "\(first.stdout)")
         #expect(first.stdout.contains("skipped: 1 not collected: body_mass"))
         #expect(first.stdout.contains("skipped: 1 resource type not imported: Encounter"))
         #expect(first.stdout.contains("patients matched to the roster: 2"))
         // Re-importing stores nothing new; a Bundle is recognized by its content.
         let again = try cli.ws("data", "import", bulk, "--from", "fhir")
-        #expect(again.stdout.contains("9 records read, 0 new, 9 already stored"), "\(again.output)")
+        #expect(again.stdout.contains("9 records imported (0 new, 9 already stored)"), "\(again.output)")
         let bundle = try cli.ws("data", "import", Self.fixtures.appendingPathComponent("fhir/bundle-transaction.json").path)
-        #expect(bundle.stdout.contains("(fhir): 2 resources seen, 1 records read, 1 new"), "\(bundle.output)")
+        #expect(bundle.stdout.contains("(fhir): 2 resources seen, 1 records imported (1 new"), "\(bundle.output)")
         #expect(try Self.records(cli.workspace).count == 10)
     }
 
@@ -72,7 +72,9 @@ struct FHIRImportCLITests {
         try Self.workspace(cli, original)
         let imported = try cli.run(["data", "import", "--from", "fhir", Self.fixtures.appendingPathComponent("fhir/bulk").path, "-w", original])
         try #require(imported.status == 0, "\(imported.output)")
-        let export = try cli.run(["export", "--recipient", "lab-b", "--formats", "csv,fhir", "--no-archive", "--out", cli.path("out"), "-w", original])
+        // Dated 200 days from now: past the shipped embargo, so every record is exported whatever the participant's shift.
+        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400))
+        let export = try cli.run(["export", "--recipient", "lab-b", "--formats", "csv,fhir", "--no-archive", "--out", cli.path("out"), "--created-at", later, "-w", original])
         try #require(export.status == 0, "\(export.output)")
         let observations = try #require(
             FileManager.default.enumerator(atPath: cli.path("out"))?.compactMap { $0 as? String }.first { $0.hasSuffix("fhir/Observation.ndjson") })

@@ -1,4 +1,5 @@
 import CohortPostgres
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -28,11 +29,11 @@ struct HealthMetricsCLITests {
         let users = Self.fixtures.appendingPathComponent("users.csv").path
         let dump = try cli.ws("data", "import", Self.fixtures.appendingPathComponent("dump.csv").path, "--user-map", users)
         #expect(dump.status == 0, "\(dump.output)")
-        #expect(dump.stdout.contains("(health-metrics-csv): 4 rows seen, 6 records read, 6 new"), "\(dump.stdout)")
+        #expect(dump.stdout.contains("(health-metrics-csv): 4 rows seen, 6 records imported (6 new"), "\(dump.stdout)")
         #expect(dump.stdout.contains("not imported: 2 rows of 1 users not in the user map"))
         #expect(dump.stdout.contains("skipped: 1 not collected: caffeine_mg"))
         let sync = try cli.ws("data", "import", "--from", "health-metrics", Self.fixtures.appendingPathComponent("sync.ndjson").path, "--user-map", users)
-        #expect(sync.stdout.contains("(health-metrics-sync): 3 rows seen, 4 records read, 4 new"), "\(sync.output)")
+        #expect(sync.stdout.contains("(health-metrics-sync): 3 rows seen, 4 records imported (4 new"), "\(sync.output)")
         #expect(try FHIRImportCLITests.records(cli.workspace).count == 10)
         // No user map: refused before anything is read.
         let without = try cli.ws("data", "import", Self.fixtures.appendingPathComponent("dump.csv").path)

@@ -103,6 +103,16 @@ import Testing
         #expect(r.stdout.contains("more.csv: 2 rows, 1 new, 0 already stored, 1 rejected"))
         let rejects = try String(contentsOfFile: cli.path("rejects.csv"), encoding: .utf8)
         #expect(rejects.hasPrefix("line,field,reason,") && rejects.split(whereSeparator: \.isNewline).count == 2, "\(rejects)")
+        // 5b: the three outside sources.
+        #expect(r.stdout.contains("HKQuantityTypeIdentifierStepCount") && !r.output.contains("Mia's"), "\(r.stdout)")
+        #expect(r.stdout.contains("(fhir): 4 resources seen, 2 records imported (2 new") && r.stdout.contains("refused: 1 out of range for heart_rate"))
+        // The FHIR summary (its lines up to the next command's output) names no value and no MRN.
+        let fhirSummary = (r.stdout.components(separatedBy: "(fhir):").dropFirst().first ?? "").split(separator: "\n").prefix(4).joined(separator: "\n")
+        #expect(!fhirSummary.isEmpty && !fhirSummary.contains("412") && !fhirSummary.contains("MRN"), "\(fhirSummary)")
+        let hospitalRejects = try String(contentsOfFile: cli.path("hospital-rejects.csv"), encoding: .utf8)
+        #expect(hospitalRejects.split(separator: "\r\n").count == 2 && hospitalRejects.contains(",412,"), "\(hospitalRejects)")
+        #expect(r.stdout.contains("(health-metrics-csv): 1 rows seen, 2 records imported (2 new"), "\(r.stdout)")
+        #expect(r.stdout.contains("imported per metric: heart_rate_resting 1, steps 1") && r.stdout.contains("left out: calories_burned"))
         #expect(r.stdout.contains("✔ receipt ") && r.stdout.contains("P-0005 withdrew (stop)"))
         let archives = try FileManager.default.contentsOfDirectory(atPath: cli.path("exports")).filter { $0.hasSuffix(".tar.gz") }
         #expect(archives.count == 1)
@@ -119,7 +129,7 @@ import Testing
         let body = text[text.index(start.lowerBound, offsetBy: 4)...]
         let block = body[..<(body.range(of: "\n```")?.lowerBound ?? body.endIndex)]
         let expected = block.split(separator: "\n").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-        #expect(expected.contains { $0.contains("compliance       daily-symptom-log: mean") } && expected.contains { $0.contains("k = 3") })
+        #expect(expected.contains { $0.contains("compliance       daily-symptom-log: mean") } && expected.contains { $0.contains("k = …") })
 
         let cli = try CLI()
         defer { cli.cleanup() }

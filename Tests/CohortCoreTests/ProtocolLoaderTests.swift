@@ -30,17 +30,23 @@ struct ProtocolLoaderTests {
         #expect(p.durationDays == 90)
         #expect(p.irb.expires == CivilDate(year: 2027, month: 12, day: 31))
         #expect(p.dataTypes[.biometric] == [.heartRate, .restingHeartRate, .hrvSDNN, .steps, .sleepDuration])
-        #expect(p.deidentification.dateShift == .init(maxDays: 182, wholeWeeks: true))
+        #expect(p.deidentification.dateShift == .init(maxDays: 182, wholeWeeks: false, embargoDays: 182, exogenous: .drop, maskHolidays: true))
         #expect(p.deidentification.kAnonymity?.k == 3)
         #expect(p.deidentification.fields["participant.age"]?.bins == [18, 30, 40, 50, 60, 70, 80, 90])
         #expect(p.deidentification.fields["records.source"]?.map?["Apple Watch"] == "smartwatch")
         #expect(p.deidentification.rule(table: "biometric", field: "note")?.transform == .scrub)
-        #expect(p.deidentification.rule(table: "medication_log", field: "text")?.transform == .keep)
+        #expect(p.deidentification.rule(table: "medication_log", field: "text")?.transform == .scrub)  // medication text is free text (issue 26)
         #expect(p.consent.reconsent == .major)
     }
 
+    /// The fixture is the shipped minimal protocol but for its date_shift, kept to one line so
+    /// the line numbers the tests name stay put; the shipped one shifts by days with an embargo
+    /// (issue 27).
     @Test func fixtureIsTheMinimalProtocol() throws {
-        let complete = ProtocolFixture.text([37: ([ProtocolFixture.lines[36]] + ProtocolFixture.minimalExplicitDrops).joined(separator: "\n")])
+        let complete = ProtocolFixture.text([
+            28: "    max_days: 30\n    whole_weeks: false\n    embargo_days: 30\n    holidays: mask",
+            37: ([ProtocolFixture.lines[36]] + ProtocolFixture.minimalExplicitDrops).joined(separator: "\n"),
+        ])
         let fixture = try ProtocolLoader.parse(complete, file: "test.yaml", templateRoot: repositoryRoot)
         let shipped = try ProtocolLoader.load(contentsOf: repositoryRoot.appendingPathComponent("protocols/minimal.yaml"))
         #expect(fixture.studyProtocol == shipped.studyProtocol)
@@ -412,5 +418,34 @@ struct ProtocolLoaderTests {
         #expect(bad.first?.keyPath == "deidentification.k_anonymity.sensitive[0]" && bad.first?.line == 31)
         let old = try ProtocolLoader.load(contentsOf: repositoryRoot.appendingPathComponent("protocols/migraine-risk.yaml"))
         #expect(old.studyProtocol.deidentification.kAnonymity?.sensitive == nil)
+    }
+
+    /// Issue 27: `embargo_days`, `exogenous` and `exogenous_kinds` load; older protocols keep
+    /// their canonical JSON (no new keys encoded at their defaults); an embargo above the range
+    /// and unknown values are refused with their key path.
+    @Test func dateShiftTimeSettingsLoad() throws {
+        let text = ProtocolFixture.text([28: "    max_days: 60\n    embargo_days: 30\n    exogenous: dated\n    exogenous_kinds: [heart_rate]\n    holidays: mask"])
+        let loaded = try ProtocolLoader.parse(text, file: "test.yaml", templateRoot: nil)
+        #expect(loaded.studyProtocol.deidentification.dateShift == .init(maxDays: 60, wholeWeeks: false, embargoDays: 30, exogenous: .dated, exogenousKinds: [.heartRate], maskHolidays: true))
+        let plain = try ProtocolLoader.parse(ProtocolFixture.text([28: "    max_days: 30"]), file: "test.yaml", templateRoot: nil)
+        let json = String(decoding: try plain.canonicalJSON(), as: UTF8.self)
+        #expect(!json.contains("embargo") && !json.contains("exogenous") && !json.contains("holidays"))
+        let bad = ProtocolFixture.problems(ProtocolFixture.text([28: "    max_days: 30\n    embargo_days: 31\n    exogenous: archive\n    exogenous_kinds: [rain]"]))
+        #expect(bad.contains { $0.keyPath == "deidentification.date_shift.embargo_days" })
+        #expect(bad.contains { $0.keyPath == "deidentification.date_shift.exogenous" })
+        #expect(bad.contains { $0.keyPath == "deidentification.date_shift.exogenous_kinds[0]" })
+    }
+
+    /// Issue 27: `k_anonymity.record_attributes: enforce` loads; `state` is the default and is not
+    /// encoded; anything else is refused.
+    @Test func recordAttributesLoad() throws {
+        let text = ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4\n    record_attributes: enforce"])
+        let loaded = try ProtocolLoader.parse(text, file: "test.yaml", templateRoot: nil)
+        #expect(loaded.studyProtocol.deidentification.kAnonymity?.enforceRecordAttributes == true)
+        let stated = try ProtocolLoader.parse(ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4"]), file: "test.yaml", templateRoot: nil)
+        #expect(stated.studyProtocol.deidentification.kAnonymity?.enforceRecordAttributes == false)
+        #expect(!String(decoding: try stated.canonicalJSON(), as: UTF8.self).contains("record_attributes"))
+        let bad = ProtocolFixture.problems(ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4\n    record_attributes: always"]))
+        #expect(bad.contains { $0.keyPath == "deidentification.k_anonymity.record_attributes" })
     }
 }

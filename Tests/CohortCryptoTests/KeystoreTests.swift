@@ -135,6 +135,17 @@ struct KeystoreTests {
         #expect(analysts == expected)
         #expect(throws: CohortError.self) { try keystore.recipientKey(for: "") }
     }
+
+    /// Issue 27: the date-shift key is HKDF-SHA256(study secret, salt "cohort/date-shift/v1",
+    /// no info) — no recipient in it; known answer computed with Python's hmac module.
+    @Test func theDateShiftKeyIsTheStudysNotARecipients() throws {
+        let keystore = try Keystore(
+            studySecret: [UInt8](repeating: 0x11, count: 32), piiKey: [UInt8](repeating: 0x22, count: 32),
+            signingKey: Ed25519PrivateKey.generate())
+        let key = try keystore.dateShiftKey()
+        #expect(Hex.encode(key) == "473bf2b792b5e377829def1419d86c84f29907b1eca67b3483eec6d31a14098f")
+        for recipient in ["analysts", "sponsor", "date-shift"] { #expect(try keystore.recipientKey(for: recipient) != key) }
+    }
 }
 
 extension KeystoreTests {

@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 import Testing
 import CohortCrypto
@@ -73,9 +74,10 @@ struct OpenSSLInteropTests {
             let generate = try runTool(
                 Self.openssl, ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", pem.path])
             try #require(generate.status == 0)
-            #expect(throws: (any Error).self) {
+            let refused = #expect(throws: CohortError.self) {
                 try Ed25519PrivateKey(pemRepresentation: String(decoding: try Data(contentsOf: pem), as: UTF8.self))
             }
+            #expect(refused?.code == .invalidInput, "an EC key is not an Ed25519 key")
         }
     }
 }

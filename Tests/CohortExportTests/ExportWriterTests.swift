@@ -85,11 +85,11 @@ struct ExportWriterTests {
         #expect(byPath["data/csv/consents.csv"]?.rows == 3)
         #expect(byPath["data/csv/biometrics.csv"]?.rows == 3)
         #expect(byPath["data/json/symptom_logs.ndjson"]?.rows == 3)
-        #expect(byPath["data/fhir/Observation.ndjson"]?.rows == 8)
+        #expect(byPath["data/fhir/Observation.ndjson"]?.rows == 9, "8 records' Observations and 1 daily total of steps")
         #expect(byPath["data/fhir/MedicationStatement.ndjson"]?.rows == 1)
         #expect(byPath["data/fhir/Patient.ndjson"]?.rows == 2)
-        // study + patient + subject + 2 consents + provenance + 6 records
-        #expect(byPath["data/fhir/bundles/K7QF2M4XRB6TNV3D.json"]?.rows == 12)
+        // study + patient + subject + 2 consents + provenance + 6 records + 1 daily total
+        #expect(byPath["data/fhir/bundles/K7QF2M4XRB6TNV3D.json"]?.rows == 13)
         #expect(byPath["data/csv/codebook.csv"]?.rows == 0)
         for file in files {
             let size = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(file.path).path)[.size] as? Int

@@ -31,6 +31,7 @@ struct BufferedFileWriterTests {
         try writer.close()
         try writer.close()
         #expect(Array(try Data(contentsOf: url)) == expected)
-        #expect(throws: (any Error).self) { try writer.write([1]) }
+        let refused = #expect(throws: CohortError.self) { try writer.write([1]) }
+        #expect(refused?.code == .system, "a write after close")
     }
 }

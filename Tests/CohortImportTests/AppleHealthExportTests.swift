@@ -59,6 +59,36 @@ struct AppleHealthExportTests {
         #expect(try Self.xmlBytes(export) == Array(try Data(contentsOf: AppleHealthFixture.exportXML)))
     }
 
+    /// A plain export.xml is recognized by its `HealthData` root, with or without the XML
+    /// declaration, after a byte-order mark, a comment or Apple's DOCTYPE; files that are not one
+    /// are not.
+    @Test(arguments: [
+        ("<HealthData locale=\"en_US\">\n <ExportDate value=\"2019-07-19 10:36:11 -0700\"/>\n</HealthData>\n", true),
+        ("\u{FEFF}<HealthData locale=\"en_US\">\n</HealthData>\n", true),
+        ("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData>\n</HealthData>\n", true),
+        ("\n  <!-- cut by hand -->\n<HealthData>\n</HealthData>\n", true),
+        ("<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ELEMENT HealthData ANY>\n]>\n<HealthData/>\n", true),
+        ("<?xml version=\"1.0\"?>\n<feed><HealthData/></feed>\n", false),
+        ("<HealthDataX/>\n", false),
+        ("participant,kind,start\nP-1,steps,\"<HealthData>\"\n", false),
+        ("{\"resourceType\":\"Bundle\",\"note\":\"<HealthData>\"}\n", false),
+    ])
+    func plainExportXMLIsRecognizedByItsRoot(text: String, isExport: Bool) throws {
+        let dir = try Self.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("export.xml")
+        try Data(text.utf8).write(to: file)
+        #expect(AppleHealthExport.looksLikeExport(file) == isExport)
+    }
+
+    /// The parser reads what the sniffer accepts: no declaration, or a byte-order mark first.
+    @Test(arguments: ["", "\u{FEFF}"])
+    func exportWithoutDeclarationOrWithBOMIsRead(prefix: String) throws {
+        let text = prefix + AppleHealthReaderTests.olderExport
+        let read = try AppleHealthReaderTests.read(Array(text.utf8))
+        #expect(read.samples.map(\.kind) == [.bmi, .workout])
+    }
+
     @Test func sniffingTellsExportsFromRecordFiles() throws {
         let dir = try Self.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -222,9 +222,39 @@ struct AppleHealthReaderTests {
         let read = try Self.fixture()
         #expect(read.skipped == [
             "MetadataEntry (values dropped)": 3, "HeartRateVariabilityMetadataList (beat-to-beat, dropped)": 1,
-            "WorkoutRoute (GPS, not imported)": 1, "WorkoutStatistics (not imported)": 2, "ActivitySummary (not imported)": 1,
+            "WorkoutRoute (GPS, not imported)": 1, AppleHealthReader.workoutEnergyLeftOut: 1, AppleHealthReader.workoutDistanceLeftOut: 1,
+            "ActivitySummary (not imported)": 1,
         ])
         #expect(read.me == [AppleHealthMe(birthDate: CivilDate(year: 1980, month: 2, day: 29), sex: .female)])
+    }
+
+    /// An older export (as healthkit-to-sqlite's test export is shaped): no XML declaration, the
+    /// `HKWasUserEntered` spelling, a workout with `totalDistance` and `totalEnergyBurned` attributes.
+    static let olderExport = """
+        <HealthData locale="en_US">
+         <ExportDate value="2019-07-19 10:36:11 -0700"/>
+         <Record type="HKQuantityTypeIdentifierBodyMassIndex" sourceName="Scale app" unit="count" startDate="2019-04-18 08:25:32 -0700" endDate="2019-04-18 08:25:32 -0700" value="22.5">
+          <MetadataEntry key="Vendor User Identifier" value="1"/>
+          <MetadataEntry key="HKWasUserEntered" value="0"/>
+         </Record>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="5.2" durationUnit="min" totalDistance="0.5" totalDistanceUnit="mi" totalEnergyBurned="48.7" totalEnergyBurnedUnit="kcal" sourceName="Apple Watch" startDate="2019-04-14 07:25:41 -0700" endDate="2019-04-14 07:30:52 -0700"/>
+        </HealthData>
+        """
+
+    @Test(arguments: ["HKMetadataKeyWasUserEntered", "HKWasUserEntered"])
+    func olderKeySpellingsAreKeptUnderTheProtocolsName(kept: String) throws {
+        let read = try Self.read(Array(Self.olderExport.utf8), keepMetadata: [kept])
+        let bmi = try #require(read.samples.first { $0.kind == .bmi })
+        #expect(bmi.metadata == "\(kept)=0")
+        #expect(read.skipped["MetadataEntry (values dropped)"] == 1)  // the vendor's user id
+    }
+
+    @Test func workoutTotalsAreCountedAsLeftOutWithTheReason() throws {
+        let read = try Self.read(Array(Self.olderExport.utf8))
+        let workout = try #require(read.samples.first { $0.kind == .workout })
+        #expect(workout.value == 5.2)
+        #expect(read.skipped[AppleHealthReader.workoutDistanceLeftOut] == 1)
+        #expect(read.skipped[AppleHealthReader.workoutEnergyLeftOut] == 1)
     }
 
     @Test(arguments: [1, 7, 4096, 1 << 20])

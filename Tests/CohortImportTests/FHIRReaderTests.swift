@@ -126,4 +126,21 @@ struct FHIRReaderTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains("ok: "))
     }
+
+    /// cohort's own export writes daily totals beside the samples; reading them back would count
+    /// each day twice, so they are skipped and counted.
+    @Test func dailyTotalsOfCohortsOwnExportAreSkipped() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fhir-totals-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("Observation.ndjson")
+        let patient = #"{"resourceType": "Patient", "id": "pt-1", "identifier": [{"system": "http://hospital.example.org/mrn", "value": "MRN1234567"}]}"#
+        let total = #"{"resourceType": "Observation", "status": "final", "code": {"coding": [{"system": "\#(Coding.localSystem)", "code": "daily_total_steps"}]}, "subject": {"reference": "Patient/pt-1"}, "effectivePeriod": {"start": "2026-09-10T00:00:00+02:00", "end": "2026-09-11T00:00:00+02:00"}, "valueQuantity": {"value": 1100, "unit": "{steps}", "system": "http://unitsofmeasure.org", "code": "{steps}"}}"#
+        try Data((patient + "\n" + total + "\n").utf8).write(to: file)
+        let reader = FHIRReader(directory: Self.directory, settings: Fixtures.settings, collected: Fixtures.collected)
+        var records: [SourceRecord] = []
+        try reader.read(file: file) { records.append($0) }
+        #expect(records.isEmpty)
+        #expect(reader.tally.skipped == ["Observation: a daily total (derived from the samples, which are imported)": 1])
+    }
 }

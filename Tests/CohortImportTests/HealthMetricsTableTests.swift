@@ -2,6 +2,7 @@ import CohortIO
 import CohortCore
 import CohortImport
 import CohortPostgres
+import CohortTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 import Testing
 
@@ -42,5 +43,33 @@ struct RecordValidatorTests {
             }
             #expect(Self.number(text)?.bitPattern == Double(text)?.bitPattern, "\(text)")
         }
+    }
+}
+
+/// Records outside a participant's enrolment window carry a typed cause, so callers count them
+/// by cause and never by the message's wording.
+struct RecordValidatorCauseTests {
+    struct Subjects: RecordSubjects {
+        struct Admitted: RecordAdmission {
+            func refusal(at start: Timestamp) -> CohortError? { nil }
+        }
+        let participant = Participant(id: UUID(), code: "P-0001", sex: .female, timeZone: "UTC", enrolledOn: CivilDate(iso: "2025-03-01") ?? CivilDate(daysSinceEpoch: 0))
+        var enrolledParticipants: [Participant] { [participant] }
+        func admissions(studyProtocol: StudyProtocol) throws -> [UUID: any RecordAdmission] { [participant.id: Admitted()] }
+    }
+
+    @Test(arguments: [
+        ("2025-02-27T12:00:00Z", CohortError.Cause.recordBeforeEnrollment),
+        ("2025-04-15T12:00:00Z", CohortError.Cause.recordAfterStudyPeriod),
+    ])
+    func aRecordOutsideTheEnrolmentWindowSaysWhichSideByItsCause(start: String, cause: CohortError.Cause) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let loaded = try ProtocolLoader.load(contentsOf: root.appendingPathComponent("protocols/minimal.yaml"))
+        let validator = try RecordValidator(
+            directory: Subjects(), studyProtocol: loaded.studyProtocol, file: "rows.csv", now: Date(timeIntervalSince1970: 1_800_000_000))
+        let row = ["participant": "P-0001", "kind": "pain", "start": start, "value": "3"]
+        let error = #expect(throws: CohortError.self) { try RecordFields.with(row) { fields in try validator.validate(fields, line: 2) } }
+        #expect(error?.cause == cause)
+        #expect(error?.location?.field == "start")
     }
 }

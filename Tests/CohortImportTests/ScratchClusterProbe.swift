@@ -1,4 +1,5 @@
 import CohortPostgres
+import CohortTestSupport
 
 /// Why no throwaway PostgreSQL cluster can start here (printed when the tests are skipped).
 enum ScratchClusterProbe {

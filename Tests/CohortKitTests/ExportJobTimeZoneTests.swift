@@ -11,9 +11,12 @@ import CohortPackage
 /// Sydney), each with a daily step count over their local day (00:00 to 00:00) and a pain log
 /// at 08:00 local, from 2026-02-20 to 2026-04-15: across the March transitions in New York and
 /// Berlin and the April one in Sydney. Exported through ``ExportJob`` under the AxSpA protocol
-/// (whole-week shifts up to 182 days). "Now" is 2026-04-20T12:00:00Z.
+/// (day shifts up to 182 days, a 182-day embargo). "Now" is 2026-04-20T12:00:00Z; exports are
+/// created at ``exportedAt``, 200 days later, so the embargo leaves nothing out unless a test
+/// says otherwise.
 struct TimeZoneCohort {
     static let now = Date(timeIntervalSince1970: 1_776_686_400)  // 2026-04-20T12:00:00Z
+    static let exportedAt = now.addingTimeInterval(200 * 86_400)
     static let zones = ["America/New_York", "Europe/Berlin", "Australia/Sydney"]
     static let participants = 120
     static let firstDay = CivilDate(year: 2026, month: 2, day: 20) ?? CivilDate(daysSinceEpoch: 0)
@@ -67,11 +70,11 @@ struct TimeZoneCohort {
     func cleanup() { try? FileManager.default.removeItem(at: directory) }
 
     /// Exports to a fresh folder: the bag directory (`archive: false`) or the archive.
-    func export(createdAt: Date = Self.now, archive: Bool = false) throws -> ExportOutcome {
+    func export(createdAt: Date = Self.exportedAt, archive: Bool = false, recipient: String = "analyst") throws -> ExportOutcome {
         try ExportJob(
             workspace: workspace,
             options: ExportOptions(
-                recipient: "analyst", formats: [.csv, .json, .fhir], outDirectory: directory.appendingPathComponent("out-\(UUID().uuidString)"),
+                recipient: recipient, formats: [.csv, .json, .fhir], outDirectory: directory.appendingPathComponent("out-\(UUID().uuidString)"),
                 createdAt: createdAt, archive: archive)
         ).run()
     }
@@ -191,6 +194,33 @@ enum DSTAttack {
 }
 
 struct ExportJobTimeZoneTests {
+    /// Issue 27: one shift per participant for every recipient (two recipients who compare learn
+    /// no shift difference), pseudonyms per recipient.
+    @Test func twoRecipientsSeeTheSameShiftUnderDifferentPseudonyms() throws {
+        let cohort = try TimeZoneCohort(participants: 12)
+        defer { cohort.cleanup() }
+        let keys = cohort.workspace.keystore
+        var published: [String: [String: [DSTAttack.Row]]] = [:]
+        for recipient in ["analyst", "registry"] {
+            let outcome = try cohort.export(recipient: recipient)
+            published[recipient] = try DSTAttack.publishedRows(csvDirectory: try #require(outcome.bagDirectory).appendingPathComponent("data/csv"))
+        }
+        let a = Pseudonymizer(recipientKey: try keys.recipientKey(for: "analyst"))
+        let b = Pseudonymizer(recipientKey: try keys.recipientKey(for: "registry"))
+        var compared = 0
+        for stored in try cohort.workspace.store.participants(withIdentities: false) {
+            let (pa, pb) = (a.pseudonym(for: stored.participant.id), b.pseudonym(for: stored.participant.id))
+            #expect(pa != pb)
+            guard let rowsA = published["analyst"]?[pa], let rowsB = published["registry"]?[pb] else { continue }
+            #expect(published["registry"]?[pa] == nil && published["analyst"]?[pb] == nil)
+            let startsA = rowsA.map(\.start).sorted()
+            let startsB = rowsB.map(\.start).sorted()
+            #expect(!startsA.isEmpty && startsA == startsB, "the same published dates for both recipients")
+            compared += 1
+        }
+        #expect(compared >= 9)
+    }
+
     @Test func theDSTAttackOnAPublishedExportInfersNothing() throws {
         let cohort = try TimeZoneCohort()
         defer { cohort.cleanup() }
@@ -209,7 +239,7 @@ struct ExportJobTimeZoneTests {
             #expect(written.map(ParticipantShiftText.text) == [offsets[pseudonym]])
         }
         let inferred = DSTAttack.candidates(rows, maxDays: 182)
-        // Every inference points at a shift of 0, which the range [-182, -7] does not hold:
+        // Every inference points at a shift of 0, which the range [-182, -1] does not hold:
         // whatever the true shift, the attacker learns the same thing from every participant,
         // i.e. nothing.
         for (pseudonym, candidates) in inferred {
@@ -219,7 +249,7 @@ struct ExportJobTimeZoneTests {
         // of their zone's public transitions (the shifted calendar's own), worked out here from
         // the true shifts the attacker does not have.
         let key = try cohort.workspace.keystore.recipientKey(for: "analyst")
-        let shifter = try DateShifter(recipientKey: key, maxDays: 182, wholeWeeks: true)
+        let shifter = try DateShifter(key: try cohort.workspace.keystore.dateShiftKey(), maxDays: 182, wholeWeeks: false)
         let pseudonymizer = Pseudonymizer(recipientKey: key)
         var expectedFiring = 0
         for stored in try cohort.workspace.store.participants(withIdentities: false) {
@@ -230,7 +260,7 @@ struct ExportJobTimeZoneTests {
             let first = TimeZoneCohort.firstDay.adding(days: days)
             let last = TimeZoneCohort.lastDay.adding(days: days)
             let transitions = (DSTAttack.transitions[standard] ?? [:]).values.joined()
-            let fires = transitions.contains { $0 > first && $0 <= last }
+            let fires = transitions.contains { $0 >= first && $0 <= last }
             if fires { expectedFiring += 1 }
             let pseudonym = pseudonymizer.pseudonym(for: participant.id)
             guard rows[pseudonym] != nil else { continue }  // left out for k-anonymity
@@ -263,30 +293,31 @@ struct ExportJobTimeZoneTests {
         print("DST attack on shifts made the old way: recovered \(recovered) of \(truth.count)")
     }
 
-    @Test func nothingPublishedIsAfterTheManifestsCreationInstant() throws {
-        // A record made an hour before "now", exported at "now", and an export created on
-        // 2026-03-01, before most records: no date in any published file may be after it. (Shifts
-        // are random whole weeks back, 7 to 182 days; with 24 participants the chance that none
-        // is shifted little enough to leave a record out is below 0.3%, where a 2026-03-20
-        // creation date left ~5% of runs with nothing to leave out.)
+    /// Issue 27: nothing is published dated after the creation minus the protocol's embargo (182
+    /// days for AxSpA), so a participant whose data run up to the export does not have their
+    /// shift bounded by their last record. (The rule was "after the creation" with whole-week
+    /// shifts; updated on purpose.)
+    @Test func nothingPublishedIsAfterTheEmbargoHorizon() throws {
         let hourAgo = Timestamp(epochMilliseconds: Int64(TimeZoneCohort.now.timeIntervalSince1970) * 1000 - 3_600_000)
         let cohort = try TimeZoneCohort(participants: 24) { code in code == "P-0001" ? "\(code),pain,\(hourAgo.iso8601),,3\n" : "" }
         defer { cohort.cleanup() }
-        let now = try cohort.export(archive: true)
-        let today = try Self.published(now)
-        #expect(today.rows > 24 * 55 * 2)
-        #expect(today.latest <= today.createdAt)
-        #expect(now.report.dateShift.leftOutAfterCreation.isEmpty)
+        let later = try cohort.export(archive: true)
+        let all = try Self.published(later)
+        #expect(all.rows > 24 * 55 * 2)
+        #expect(later.report.dateShift.leftOutAfterCreation.isEmpty)
 
-        let early = try cohort.export(createdAt: Date(timeIntervalSince1970: 1_772_323_200), archive: true)  // 2026-03-01T00:00:00Z
-        let march = try Self.published(early)
-        #expect(march.createdAt.iso8601 == "2026-03-01T00:00:00Z")
-        #expect(march.latest <= march.createdAt)
-        #expect(march.latest.epochMilliseconds > march.createdAt.epochMilliseconds - 200 * 86_400_000, "dates were found at all")
-        let leftOut = early.report.dateShift.leftOutAfterCreation["records"] ?? 0
+        let now = try cohort.export(createdAt: TimeZoneCohort.now)
+        let rows = try DSTAttack.publishedRows(csvDirectory: try #require(now.bagDirectory).appendingPathComponent("data/csv"))
+        let latest = try #require(rows.values.joined().map { $0.end ?? $0.start }.max())
+        let horizon = Int64(TimeZoneCohort.now.timeIntervalSince1970) * 1000 - 182 * 86_400_000
+        #expect(latest.epochMilliseconds <= horizon)
+        #expect(latest.epochMilliseconds > horizon - 200 * 86_400_000, "dates were found at all")
+        let leftOut = now.report.dateShift.leftOutAfterCreation["records"] ?? 0
         #expect(leftOut > 0)
-        #expect(early.records + leftOut == now.records)
-        #expect(early.report.dateShift.rangeDays == [-182, -7])
+        // (No count identity with `later`: enrollment dates emptied past the horizon change the
+        // k-anonymity classes, hence who is suppressed.)
+        #expect(now.report.dateShift.rangeDays == [-182, -1])
+        #expect(now.report.dateShift.embargoDays == 182)
     }
 
     /// The manifest's creation instant, and the latest date or instant written in any CSV, JSON or

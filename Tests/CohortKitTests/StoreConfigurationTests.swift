@@ -2,6 +2,7 @@ import CohortCore
 import CohortKit
 import CohortPostgres
 import CohortStorePostgres
+import CohortTestSupport
 import Foundation
 import Testing
 

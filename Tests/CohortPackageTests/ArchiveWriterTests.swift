@@ -1,3 +1,4 @@
+import CohortCore
 import CohortCrypto
 import Foundation
 import Testing
@@ -99,10 +100,11 @@ struct ArchiveWriterTests {
         let fixture = try PackageFixture()
         defer { fixture.cleanUp() }
         _ = try BagWriter.write(bagDirectory: fixture.bag, metadata: fixture.metadata)
-        #expect(throws: (any Error).self) {
+        let refused = #expect(throws: CohortError.self) {
             _ = try ArchiveWriter.writePartial(
                 bagDirectory: fixture.bag, to: fixture.archiveURL, createdAt: PackageFixture.createdAt, level: 6, faultAfterBytes: 100)
         }
+        #expect(refused?.code == .system, "the injected write fault")
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root.appendingPathComponent("out").path).isEmpty)
     }
 
@@ -110,9 +112,10 @@ struct ArchiveWriterTests {
         let fixture = try PackageFixture()
         defer { fixture.cleanUp() }
         try Data("old".utf8).write(to: fixture.archiveURL)
-        #expect(throws: (any Error).self) {
+        let refused = #expect(throws: CohortError.self) {
             _ = try ArchiveWriter.write(bagDirectory: fixture.bag, to: fixture.archiveURL, createdAt: PackageFixture.createdAt)
         }
+        #expect(refused?.code == .conflict, "an existing archive is never replaced")
         #expect(try Data(contentsOf: fixture.archiveURL) == Data("old".utf8))
     }
 }

@@ -56,7 +56,8 @@ struct BagWriterTests {
         let fixture = try PackageFixture()
         defer { fixture.cleanUp() }
         try Data("x".utf8).write(to: fixture.bag.appendingPathComponent("stray.txt"))
-        #expect(throws: (any Error).self) { try BagWriter.write(bagDirectory: fixture.bag, metadata: fixture.metadata) }
+        let refused = #expect(throws: CohortError.self) { try BagWriter.write(bagDirectory: fixture.bag, metadata: fixture.metadata) }
+        #expect(refused?.code == .invalidInput, "a file outside data/ is refused")
     }
 
     @Test func refusesMultiLineMetadata() throws {
@@ -64,7 +65,8 @@ struct BagWriterTests {
         defer { fixture.cleanUp() }
         var metadata = fixture.metadata
         metadata.recipient = "a\nPayload-Oxum: 1.1"
-        #expect(throws: (any Error).self) { try BagWriter.write(bagDirectory: fixture.bag, metadata: metadata) }
+        let refused = #expect(throws: CohortError.self) { try BagWriter.write(bagDirectory: fixture.bag, metadata: metadata) }
+        #expect(refused?.code == .invalidInput, "a line break in a metadata value is refused")
     }
 
     @Test func bagNameUsesUTCStamp() {

@@ -54,12 +54,13 @@ struct ExportPackagerTests {
         let fixture = try PackageFixture()
         defer { fixture.cleanUp() }
         let contents = try BagWriter.write(bagDirectory: fixture.bag, metadata: fixture.metadata)
-        #expect(throws: (any Error).self) {
+        let refused = #expect(throws: CohortError.self) {
             _ = try ExportPackager.publish(
                 bagDirectory: fixture.bag, archiveURL: fixture.archiveURL, createdAt: PackageFixture.createdAt, level: 6,
                 signer: ManifestSigner(key: fixture.key), faultAfterBytes: 50
             ) { try fixture.manifest(bag: contents, archive: $0) }
         }
+        #expect(refused?.code == .system, "the injected write fault")
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root.appendingPathComponent("out").path).isEmpty)
     }
 

@@ -1,3 +1,4 @@
+import CohortCore
 import Testing
 
 @testable import CohortPackage
@@ -30,7 +31,8 @@ struct RowCounterTests {
     }
 
     @Test func csvEndingInsideQuotesIsRefused() {
-        #expect(throws: (any Error).self) { try count("data/csv/x.csv", "a\n\"open\n") }
+        let refused = #expect(throws: CohortError.self) { try count("data/csv/x.csv", "a\n\"open\n") }
+        #expect(refused?.code == .invalidInput, "an unterminated quote")
     }
 
     @Test(arguments: [("{}\n{}\n", 2), ("{}\n\n  \n{}", 2), ("", 0), ("{}\r\n", 1)])
@@ -41,7 +43,8 @@ struct RowCounterTests {
     @Test func bundleCountsEntries() throws {
         #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle","entry":[{},{}]}"#) == 2)
         #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle"}"#) == 0)
-        #expect(throws: (any Error).self) { try count("data/fhir/bundles/P1.json", "[1,2]") }
+        let refused = #expect(throws: CohortError.self) { try count("data/fhir/bundles/P1.json", "[1,2]") }
+        #expect(refused?.code == .invalidInput, "not a Bundle object")
     }
 
     @Test(arguments: [
@@ -63,7 +66,8 @@ struct RowCounterTests {
         #"{"a":"unterminated}"#, #"{} {}"#, "", "   ", #""text""#,
     ])
     func malformedBundlesAreRefused(text: String) {
-        #expect(throws: (any Error).self) { try count("data/fhir/bundles/P1.json", text) }
+        let refused = #expect(throws: CohortError.self) { try count("data/fhir/bundles/P1.json", text) }
+        #expect(refused?.code == .invalidInput, "a malformed Bundle")
     }
 
     @Test func largeBundleIsCountedInChunks() throws {

@@ -1,6 +1,7 @@
 import CohortPostgres
 import CohortStore
 import CohortStorePostgres
+import CohortTestSupport
 import Foundation
 import Testing
 

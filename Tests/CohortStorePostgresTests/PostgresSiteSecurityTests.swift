@@ -207,7 +207,7 @@ struct PostgresSiteSecurityTests {
         #expect(staged == 2, "both chunks through the staging table")
         #expect(try PostgresFixture.integer(owner, "SELECT count(*) FROM records WHERE participant_pk = \(mine.rowKey)") == 60_003)
         let before = try PostgresFixture.integer(owner, "SELECT count(*) FROM records")
-        #expect(throws: (any Error).self) {
+        let refused = #expect(throws: CohortError.self) {
             try store.importBatch(info, actor: "coord_a", at: Date()) { sink in
                 for minute in Int64(0)..<10 { try sink.add(record(100_000 + minute), participant: mine) }
                 try sink.add(record(100_000), participant: theirs)
@@ -215,6 +215,7 @@ struct PostgresSiteSecurityTests {
                 return (11, sink.insertedCount, 0, 0)
             }
         }
+        #expect(refused?.cause == .sqlState("42501"), "the row-level security policy refuses another site's participant")
         #expect(try PostgresFixture.integer(owner, "SELECT count(*) FROM records") == before)
     }
 

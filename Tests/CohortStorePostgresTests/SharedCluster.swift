@@ -1,5 +1,6 @@
 import CohortCore
 import CohortPostgres
+import CohortTestSupport
 import Foundation
 import Synchronization
 

@@ -110,7 +110,8 @@ struct PostgresStudyStoreTests {
             // A sealed identifier copied into another participant's row does not open there.
             try store.enroll([try enrollment(code: "P-0002", identity: ParticipantIdentity(name: "Ann Other"))], actor: "c", source: "t", at: fixedDate)
             try fixture.postgres("UPDATE participants SET name_enc = (SELECT name_enc FROM participants WHERE code = 'P-0001') WHERE code = 'P-0002'")
-            let moved = #expect(throws: (any Error).self) { try store.participant(code: "P-0002", withIdentity: true) }
+            let moved = #expect(throws: CohortError.self) { try store.participant(code: "P-0002", withIdentity: true) }
+            #expect(moved?.code == .security, "the sealed value does not open in another row")
             #expect("\(String(describing: moved))".contains("Kwame") == false)
         }
     }

@@ -59,6 +59,11 @@ struct IdentifierIndex: Sendable {
         /// Scanner: roster name words that are vocabulary, found alone only as a capitalized
         /// possessive (`Field's`).
         private(set) var possessiveNames: Set<String> = []
+        /// Scrubber: the roster's initials run together (`jd`, `jmd`), found only in capitals.
+        private(set) var initials: Set<String> = []
+        /// Scanner: roster name words that are dictionary words (not ``ClinicalVocabulary``),
+        /// found alone also capitalized inside a sentence.
+        private(set) var capitalizedNames: Set<String> = []
         /// Birth dates: month·100 + day → full years and two-digit years.
         private(set) var birthDays: [Int: Set<Int>] = [:]
         private(set) var birthDaysShortYear: [Int: Set<Int>] = [:]
@@ -91,6 +96,30 @@ struct IdentifierIndex: Sendable {
             table.close()
         }
 
+        /// First words of a unit within a building (`Apt 10D`, `Flat 1`).
+        static let unitWords: Set<String> = ["apt", "apartment", "flat", "unit", "suite", "ste", "room", "floor", "fl"]
+
+        /// Street suffixes and their other spellings (`ln` ↔ `lane`).
+        static let streetSuffixes: [[String]] = [
+            ["street", "st", "str"], ["avenue", "ave", "av"], ["road", "rd"], ["lane", "ln"], ["drive", "dr"], ["boulevard", "blvd"],
+            ["court", "ct"], ["place", "pl"], ["way"], ["terrace", "ter", "terr"], ["circle", "cir"], ["parkway", "pkwy"],
+            ["highway", "hwy"], ["square", "sq"], ["trail", "trl"], ["close"], ["crescent", "cres"], ["row"], ["alley"],
+        ]
+
+        /// The street line `keys` (`7306 chestnut ln`) also with its suffix spelled the other ways,
+        /// without its suffix, and its street name with its suffix but without the number.
+        private func insertStreetVariants(_ keys: [String], _ phrases: inout PhraseTable) {
+            guard keys.count >= 3, let number = keys.first, number.allSatisfy(\.isNumber), let suffix = keys.last,
+                let spellings = Self.streetSuffixes.first(where: { $0.contains(suffix) })
+            else { return }
+            let name = Array(keys.dropFirst().dropLast())
+            insert([number] + name, .address, &phrases)
+            for spelling in spellings {
+                insert([number] + name + [spelling], .address, &phrases)
+                insert(name + [spelling], .address, &phrases)
+            }
+        }
+
         /// Adds a phrase once per kind.
         private func insert(_ keys: [String], _ kind: IdentifierKind, requiresCapital: Bool = false, _ table: inout PhraseTable) {
             table.insert(keys, kind, requiresCapital: requiresCapital)
@@ -119,13 +148,29 @@ struct IdentifierIndex: Sendable {
                         if token.letterCount >= 3 { insert([token.key], .name, &phrases) }
                         if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &phrases) }
                     case .scanner:
-                        if ClinicalVocabulary.contains(token.key) {
+                        // A word of the dictionary too (Berry, Fine, Reading) counts alone only as
+                        // the scrubber replaces it alone: after a title, or as a capitalized possessive.
+                        if ClinicalVocabulary.contains(token.key) || SafeVocabulary.systemContains(token.key) {
                             for title in IdentifierIndex.titles { insert([title, token.key], .name, &phrases) }
                             possessiveNames.insert(token.key)
+                            // A dictionary word (Dubois, Berry): also capitalized inside a sentence,
+                            // where the scrubber always replaces it.
+                            if !ClinicalVocabulary.contains(token.key), token.letterCount >= 3 { capitalizedNames.insert(token.key) }
                         } else if token.letterCount >= 3 {
                             insert([token.key], .name, &phrases)
                         }
                     }
+                }
+                // Names written with an apostrophe or hyphen, as typed without it: "O Hara",
+                // "D Souza", "Smith Jones", "McAllisterNg" (for the scrubber also each part of
+                // 3+ letters alone, which it decides like any name word).
+                for word in identity.name.split(whereSeparator: \.isWhitespace) {
+                    let parts = word.split(whereSeparator: { $0 == "'" || $0 == "\u{2019}" || $0 == "-" || $0 == "\u{2013}" })
+                    guard parts.count > 1 else { continue }
+                    let keys = parts.flatMap { TextTokenizer.keys(String($0)) }
+                    insert(keys, .name, &phrases)
+                    if keys.joined().count >= 4 { insert([keys.joined()], .name, &phrases) }
+                    if mode == .scrubber { for key in keys where key.count >= 3 { insert([key], .name, &phrases) } }
                 }
                 if mode == .scrubber, let first = nameKeys.first {
                     let rest = Array(nameKeys.dropFirst())
@@ -137,6 +182,15 @@ struct IdentifierIndex: Sendable {
                         insert([last, String(initial)], .name, &phrases)
                         if rest.count >= 2 { insert([String(initial)] + rest, .name, &phrases) }
                     }
+                    for later in rest {
+                        // The given name with a later name's initial: "Dawn H.".
+                        if let initial = later.first { insert([first, String(initial)], .name, requiresCapital: true, &phrases) }
+                    }
+                    if let last = rest.last, last.count >= 3 {
+                        // The family as a plural: "the Featherstones", "the Joneses".
+                        insert([last + "s"], .name, &phrases)
+                        insert([last + "es"], .name, &phrases)
+                    }
                     for nickname in Nicknames.diminutives(of: first) {
                         insert([nickname], .name, requiresCapital: nickname.count < 3, &phrases)
                         if !rest.isEmpty { insert([nickname] + rest, .name, &phrases) }
@@ -147,6 +201,20 @@ struct IdentifierIndex: Sendable {
             if let email = identity.email {
                 let keys = TextTokenizer.keys(email)
                 if !keys.isEmpty { insert(keys, .email, &phrases) }
+                if mode == .scrubber, let at = email.firstIndex(of: "@") {
+                    // The local part alone ("jane.doe on gmail"), and run together ("janedoe").
+                    let local = TextTokenizer.keys(String(email[..<at]))
+                    if !local.isEmpty, local.joined().count >= 4 {
+                        insert(local, .email, &phrases)
+                        if local.count > 1 { insert([local.joined()], .email, &phrases) }
+                    }
+                }
+            }
+            if mode == .scrubber, nameKeys.count >= 2 {
+                // Initials run together ("JD", "JMD"): matched written in capitals only (see Scrubber).
+                let letters = nameKeys.compactMap(\.first).map(String.init)
+                initials.insert(letters.joined())
+                if let first = letters.first, let last = letters.last { initials.insert(first + last) }
             }
             if let phone = identity.phone {
                 let digits = phone.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map { Character($0) }
@@ -171,16 +239,24 @@ struct IdentifierIndex: Sendable {
                 }
             }
             if let address = identity.address {
-                let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" })
-                if let line = parts.first {
-                    let keys = TextTokenizer.keys(String(line))
-                    if keys.count >= 2 { insert(keys, .address, &phrases) }
+                let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" }).map(String.init)
+                // "Apt 10D, 8159 Elm Blvd, Bristol": a unit before the street line.
+                var street = 0
+                if parts.count >= 2, let firstKey = TextTokenizer.keys(parts[0]).first, Self.unitWords.contains(firstKey) {
+                    let unit = TextTokenizer.keys(parts[0])
+                    if unit.count >= 2 { insert(unit, .address, &phrases) }
+                    street = 1
                 }
-                if mode == .scrubber, parts.count >= 2 {
-                    // The city (second part) is a geographic subdivision smaller than a state.
-                    let city = TextTokenizer.tokens(String(parts[1]))
+                if street < parts.count {
+                    let keys = TextTokenizer.keys(parts[street])
+                    if keys.count >= 2 { insert(keys, .address, &phrases) }
+                    if mode == .scrubber { insertStreetVariants(keys, &phrases) }
+                }
+                if mode == .scrubber, street + 1 < parts.count {
+                    // The city (the part after the street) is a geographic subdivision smaller than a state.
+                    let city = TextTokenizer.tokens(parts[street + 1])
                     if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
-                        insert(city.map(\.key), .address, requiresCapital: true, &phrases)
+                        insert(city.map(\.key), .address, &phrases)
                     }
                 }
             }
@@ -232,6 +308,10 @@ struct IdentifierIndex: Sendable {
     /// The birth dates as numbers (year·1000000 + month·100 + day), with full and two-digit years.
     /// Scanner: vocabulary name words searched alone only as capitalized possessives.
     let possessiveNames: Set<String>
+    /// Scrubber: the roster's initials run together (see ``Source/initials``).
+    let initials: Set<String>
+    /// Scanner: see ``Source/capitalizedNames``.
+    let capitalizedNames: Set<String>
     let birthDayKeys: NumberSet
     let birthDayShortKeys: NumberSet
 
@@ -243,6 +323,8 @@ struct IdentifierIndex: Sendable {
         lookup = KeyLookup(source.table)
         phoneSuffixNumbers = NumberSet(source.phoneSuffixes.compactMap { s in UInt64(s).map { Self.phoneSuffixKey(digits: s.count, value: $0) } })
         possessiveNames = source.possessiveNames
+        initials = source.initials
+        capitalizedNames = source.capitalizedNames
         birthDayKeys = NumberSet(Self.dateKeys(source.birthDays))
         birthDayShortKeys = NumberSet(Self.dateKeys(source.birthDaysShortYear))
     }

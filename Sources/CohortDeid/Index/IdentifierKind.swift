@@ -9,6 +9,9 @@ public enum IdentifierKind: String, Sendable, Hashable, Codable, CaseIterable, C
     case device
     /// The study code (`P-0001`).
     case code
+    /// An unreviewed unknown token in free text: a word the scrubber's allow-list does not know
+    /// to be safe and that is no typed token (see ``ResidualScanner``).
+    case unknownToken = "unknown_token"
 
     public static func < (lhs: IdentifierKind, rhs: IdentifierKind) -> Bool {
         (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)

@@ -60,6 +60,13 @@ enum TextTokenizer {
         return letters
     }
 
+    /// Latin letters that diacritic folding leaves as they are, written as people type them
+    /// without the letter (`Đặng` → `dang`, `Miłosz` → `milosz`, `Þóra` → `thora`).
+    static let transliterations: [Unicode.Scalar: String] = [
+        "đ": "d", "Đ": "d", "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "ß": "ss", "ı": "i", "þ": "th",
+        "Þ": "th", "ð": "d", "Ð": "d", "œ": "oe", "Œ": "oe", "ħ": "h", "Ħ": "h", "ŋ": "ng", "ĸ": "k",
+    ]
+
     /// Case- and diacritic-folded letters and digits of `scalars`, and how many are letters.
     static func fold(_ scalars: ArraySlice<Unicode.Scalar>) -> (String, Int) {
         var ascii = true
@@ -84,7 +91,9 @@ enum TextTokenizer {
             return (String(decoding: bytes, as: UTF8.self), letters)
         }
         var view = String.UnicodeScalarView()
-        for s in scalars where !isApostrophe(s) { view.append(s) }
+        for s in scalars where !isApostrophe(s) {
+            if let latin = transliterations[s] { view.append(contentsOf: latin.unicodeScalars) } else { view.append(s) }
+        }
         let folded = String(view).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         var out = String.UnicodeScalarView()
         var letters = 0

@@ -2,10 +2,13 @@ public import Foundation
 public import CohortCore
 import CohortCrypto
 
-/// Derives one date-shift offset per participant per recipient, and the participant's
-/// ``ParticipantShift`` that applies it.
+/// Derives one date-shift offset per participant — the same for every recipient — and the
+/// participant's ``ParticipantShift`` that applies it.
 ///
-/// The offset comes from `HMAC-SHA256(recipientKey, "date-shift" ‖ id)`: its first 8 bytes, read
+/// The offset comes from `HMAC-SHA256(key, "date-shift" ‖ id)`, where `key` is the study's
+/// date-shift key (`Keystore.dateShiftKey()`, derived from the study secret alone, never from a
+/// recipient): per-recipient shifts would let two recipients who compare their exports (record
+/// values link the rows) learn each shift's difference. Its first 8 bytes, read
 /// as an unsigned integer, pick uniformly (bias below 2⁻⁵⁰) one value of `[-maxDays, -1]`, or one
 /// multiple of 7 in `[-7·⌊maxDays/7⌋, -7]` when `wholeWeeks` is set, so weekdays survive.
 /// Shifts only go back in time, so a real date in the past never becomes a published date in the
@@ -23,9 +26,9 @@ public struct DateShifter: Sendable {
     /// generalized for k-anonymity) instead of their zone's standard offset.
     public var publishesInUTC = false
 
-    /// A shifter for one recipient. Throws when `maxDays` is negative, or when `wholeWeeks` is
-    /// set but the range holds no whole week (`0 < maxDays < 7`).
-    public init(recipientKey: [UInt8], maxDays: Int, wholeWeeks: Bool) throws {
+    /// A shifter keyed by the study's date-shift key. Throws when `maxDays` is negative, or when
+    /// `wholeWeeks` is set but the range holds no whole week (`0 < maxDays < 7`).
+    public init(key: [UInt8], maxDays: Int, wholeWeeks: Bool) throws {
         guard maxDays >= 0 else {
             throw CohortError(
                 .invalidInput, "date_shift.max_days is negative", at: .init(field: "deidentification.date_shift.max_days"),
@@ -36,14 +39,14 @@ public struct DateShifter: Sendable {
                 .invalidInput, "date_shift.whole_weeks needs max_days of at least 7",
                 at: .init(field: "deidentification.date_shift"), hint: "raise max_days to 7 or more, or turn whole_weeks off")
         }
-        self.key = recipientKey
+        self.key = key
         self.maxDays = maxDays
         self.wholeWeeks = wholeWeeks
     }
 
     /// A shifter with the policy's settings.
-    public init(recipientKey: [UInt8], policy: DeidentificationPolicy.DateShift) throws {
-        try self.init(recipientKey: recipientKey, maxDays: policy.maxDays, wholeWeeks: policy.wholeWeeks)
+    public init(key: [UInt8], policy: DeidentificationPolicy.DateShift) throws {
+        try self.init(key: key, maxDays: policy.maxDays, wholeWeeks: policy.wholeWeeks)
     }
 
     /// The offsets this shifter draws from, in days (`-180 ... -1`, or `-175 ... -7` in whole
@@ -74,6 +77,16 @@ public struct DateShifter: Sendable {
     public func shift(for participant: Participant, reference: Timestamp) -> ParticipantShift {
         let zone = TimeZone(identifier: participant.timeZone) ?? TimeZone(secondsFromGMT: 0) ?? .gmt
         return ParticipantShift(days: offset(for: participant.id), zone: zone, reference: reference, publishedOffsetSeconds: publishesInUTC ? 0 : nil)
+    }
+
+    /// A number in [-1, 1) for participant `id` and `day`, keyed like the offsets (the noise of a
+    /// masked holiday value; nobody without the key can tell it from the participant's own).
+    public func noise(for id: UUID, day: Int) -> Double {
+        let message = Array("holiday-mask".utf8) + Array(id.uuidString.lowercased().utf8) + Array(String(day).utf8)
+        let mac = HMACSHA256.authenticationCode(key: key, message: message)
+        var value: UInt64 = 0
+        for byte in mac.prefix(8) { value = value << 8 | UInt64(byte) }
+        return Double(value >> 11) / Double(1 << 52) - 1
     }
 
     /// `date` moved by `offset` days.

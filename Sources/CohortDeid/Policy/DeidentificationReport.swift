@@ -32,20 +32,39 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         }
     }
 
-    /// The configured date shift (the range, never an offset).
+    /// The configured date shift (the range, never an offset), what else keeps time from giving
+    /// it away, and what the policy still lets an attacker learn.
     public struct DateShiftSettings: Sendable, Hashable, Codable {
         public var maxDays: Int
         public var wholeWeeks: Bool
         /// The offsets drawn from, in days (`[-180, -1]`; whole weeks `[-175, -7]`); nil for no shift.
         public var rangeDays: [Int]?
-        /// What was not published because it is dated after the export's creation (see
+        /// Nothing is published dated after the creation minus this many days (nil in reports
+        /// written before it: 0).
+        public var embargoDays: Int?
+        /// `participant`: one shift per participant, the same for every recipient (nil in
+        /// reports written before it, whose shifts were per recipient).
+        public var scope: String?
+        /// What was not published because it is dated after the publication horizon (see
         /// ``DeidentificationStats/leftOutAfterCreation``).
         public var leftOutAfterCreation: [String: Int]
+        /// Exogenous records left out, by kind (see ``DeidentificationStats/leftOutExogenous``).
+        public var leftOutExogenous: [String: Int]?
+        /// Whether holiday day totals are masked, and how many were (nil in older reports).
+        public var holidaysMasked: Int?
+        /// What the published times still let an attacker learn about the shift under this
+        /// policy, one sentence each (``TimeSignals``); empty when none is known.
+        public var recoverableSignals: [String]?
         enum CodingKeys: String, CodingKey {
+            case scope
             case maxDays = "max_days"
             case wholeWeeks = "whole_weeks"
             case rangeDays = "range_days"
+            case embargoDays = "embargo_days"
             case leftOutAfterCreation = "left_out_after_creation"
+            case leftOutExogenous = "left_out_exogenous"
+            case holidaysMasked = "holidays_masked"
+            case recoverableSignals = "recoverable_signals"
         }
     }
 
@@ -54,10 +73,15 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         public var filesScanned: Int
         public var findingsCount: Int
         public var findings: [ResidualFinding]
+        /// Free-text values checked against the allow-list (nil in reports written before it).
+        public var freeTextValues: Int?
+        /// The rules applied (``ResidualScanResult/rules``; nil in reports written before them).
+        public var rules: String?
         enum CodingKeys: String, CodingKey {
-            case findings
+            case findings, rules
             case filesScanned = "files_scanned"
             case findingsCount = "findings_count"
+            case freeTextValues = "free_text_values"
         }
     }
 
@@ -160,14 +184,18 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         directIdentifiersRemoved = Deidentifier.directIdentifiers.map {
             FieldCount(field: $0, values: stats.directIdentifiersRemoved[$0] ?? 0)
         }
-        let range = (try? DateShifter(recipientKey: Array(repeating: 0, count: 16), policy: policy.dateShift))?.range
+        let range = (try? DateShifter(key: Array(repeating: 0, count: 16), policy: policy.dateShift))?.range
         dateShift = DateShiftSettings(
             maxDays: policy.dateShift.maxDays, wholeWeeks: policy.dateShift.wholeWeeks, rangeDays: range.map { [$0.lowerBound, $0.upperBound] },
-            leftOutAfterCreation: stats.leftOutAfterCreation)
+            embargoDays: policy.dateShift.embargoDays, scope: "participant", leftOutAfterCreation: stats.leftOutAfterCreation,
+            leftOutExogenous: stats.leftOutExogenous, holidaysMasked: policy.dateShift.maskHolidays ? stats.maskedHolidayValues : nil,
+            recoverableSignals: TimeSignals.recoverable(studyProtocol).map(\.statement))
         self.kAnonymity = kAnonymity
         scrubTokens = stats.scrubTokens.byName
         self.residualScan = residualScan.map {
-            ResidualScanSummary(filesScanned: $0.filesScanned, findingsCount: $0.findings.count, findings: $0.findings)
+            ResidualScanSummary(
+                filesScanned: $0.filesScanned, findingsCount: $0.findings.count, findings: $0.findings, freeTextValues: $0.freeTextValues,
+                rules: ResidualScanResult.rules)
         }
         warnings = Deidentifier.warnings(for: studyProtocol)
     }

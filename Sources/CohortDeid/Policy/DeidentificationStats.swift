@@ -22,10 +22,15 @@ public struct DeidentificationStats: Sendable, Hashable {
     public internal(set) var directIdentifiersRemoved: [String: Int] = [:]
     /// Tokens scrubbing put in.
     public internal(set) var scrubTokens = ScrubCounts()
-    /// What was not published because it is dated after the export's creation: `records` (whole
-    /// records) and `consent.signed_at`, `participant.enrolled_on`, `participant.withdrawn_at`
-    /// (values left empty).
+    /// What was not published because it is dated after the publication horizon (the export's
+    /// creation minus the policy's `embargo_days`): `records` (whole records) and
+    /// `consent.signed_at`, `participant.enrolled_on`, `participant.withdrawn_at` (values left
+    /// empty).
     public internal(set) var leftOutAfterCreation: [String: Int] = [:]
+    /// Records of exogenous kinds (a public series such as the weather) left out, by kind.
+    public internal(set) var leftOutExogenous: [String: Int] = [:]
+    /// Day totals on public holidays whose value was masked (`date_shift.holidays: mask`).
+    public internal(set) var maskedHolidayValues = 0
     public internal(set) var participants = 0
     public internal(set) var consents = 0
     public internal(set) var records = 0
@@ -46,6 +51,8 @@ public struct DeidentificationStats: Sendable, Hashable {
         directIdentifiersRemoved.merge(other.directIdentifiersRemoved, uniquingKeysWith: +)
         scrubTokens.merge(other.scrubTokens)
         leftOutAfterCreation.merge(other.leftOutAfterCreation, uniquingKeysWith: +)
+        leftOutExogenous.merge(other.leftOutExogenous, uniquingKeysWith: +)
+        maskedHolidayValues += other.maskedHolidayValues
         participants += other.participants
         consents += other.consents
         records += other.records

@@ -2,7 +2,8 @@ public import CohortCore
 import Foundation
 
 /// Turns participants, consents and records into their de-identified rows under the protocol's
-/// allow-list policy, for one recipient.
+/// allow-list policy, for one recipient: pseudonyms are the recipient's, date shifts the same for
+/// every recipient.
 ///
 /// Every field consults ``DeidentificationPolicy/rule(table:field:)``: no rule, or `drop`, leaves
 /// the field nil, and an unruled value is counted in ``stats`` (and the report) as dropped. A
@@ -33,9 +34,12 @@ import Foundation
 ///   `generalize`).
 ///
 /// Instants (`shift`, `keep`, `year`) are written at the participant's one published offset and
-/// shifted on their wall clock (``ParticipantShift``). Nothing dated after ``createdAt`` is
-/// published: such a record is left out (``record(_:of:)`` returns nil), such a date or instant
-/// is left empty, and both are counted in ``DeidentificationStats/leftOutAfterCreation``.
+/// shifted on their wall clock (``ParticipantShift``). Nothing dated after ``horizon`` (the
+/// creation minus the policy's `embargo_days`) is published: such a record is left out
+/// (``record(_:of:)`` returns nil), such a date or instant is left empty, and both are counted in
+/// ``DeidentificationStats/leftOutAfterCreation``. Records of exogenous kinds (the weather) are
+/// left out unless the policy says `exogenous: dated`, counted in
+/// ``DeidentificationStats/leftOutExogenous``.
 ///
 /// A value type; the row methods are `mutating` because they add to ``stats``.
 public struct Deidentifier: Sendable {
@@ -54,6 +58,9 @@ public struct Deidentifier: Sendable {
     /// The export's creation instant: no published date or instant is after it, and each
     /// participant's published offset is their zone's standard offset at this instant.
     public let createdAt: Timestamp
+    /// The last instant anything published may be dated at: ``createdAt`` minus the policy's
+    /// `embargo_days`, so a participant's last published record does not bound their shift.
+    public let horizon: Timestamp
     /// What this de-identifier has done so far.
     public var stats: DeidentificationStats {
         var result = counted
@@ -85,6 +92,11 @@ public struct Deidentifier: Sendable {
     private var recordTallies: [Int]
     /// The last participant a record came from, with their pseudonym and date shift.
     private var lastRecordParticipant: (id: UUID, pseudonym: String, shift: ParticipantShift)?
+    /// Holiday masking: the participant it is about, their region, and per kind the last day
+    /// total on each weekday (ISO), which a holiday's total is replaced by.
+    private var holidayMask: (id: UUID, region: PublicHolidays.Region?, last: [RecordKind: [Int: Double]])?
+    /// Set while ``publishedStartAndSource(_:of:)`` runs a record through.
+    private var contentSkipped = false
 
     /// What happened to one record field.
     private enum Outcome: Int {
@@ -132,23 +144,25 @@ public struct Deidentifier: Sendable {
     /// the participant's one UTC offset: the `utc_offset` column exists exactly then.
     public let publishesInstants: Bool
 
-    /// Throws when the policy does not pseudonymize `participant.id`, the recipient key is
-    /// shorter than 16 bytes, or the date-shift settings are invalid. `createdAt` is the export's
+    /// Throws when the policy does not pseudonymize `participant.id`, the recipient key or the
+    /// date-shift key is shorter than 16 bytes, or the date-shift settings are invalid.
+    /// `recipientKey` makes the pseudonyms (per recipient); `shiftKey` (`Keystore.dateShiftKey()`)
+    /// the date shifts, one per participant for every recipient. `createdAt` is the export's
     /// creation instant; nil (a preview) means the end of `referenceDate` in UTC.
     public init(
-        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], roster: [Participant], referenceDate: CivilDate,
-        createdAt: Timestamp? = nil
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], roster: [Participant],
+        referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
         try self.init(
-            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, scrubber: try Scrubber(roster: roster),
-            referenceDate: referenceDate, createdAt: createdAt)
+            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, shiftKey: shiftKey,
+            scrubber: try Scrubber(roster: roster), referenceDate: referenceDate, createdAt: createdAt)
     }
 
     /// As the roster initializer, with the roster's scrubber built by the caller (an export
     /// builds it from a roster read through a cursor, see ``RosterIdentifiers``).
     public init(
-        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], scrubber: Scrubber, referenceDate: CivilDate,
-        createdAt: Timestamp? = nil
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: Scrubber,
+        referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
         let policy = studyProtocol.deidentification
         guard policy.rule(table: "participant", field: "id")?.transform == .pseudonymize else {
@@ -160,17 +174,39 @@ public struct Deidentifier: Sendable {
         guard recipientKey.count >= 16 else {
             throw CohortError(.security, "the recipient key is too short", hint: "derive it with Keystore.recipientKey(for:)")
         }
+        guard shiftKey.count >= 16 else {
+            throw CohortError(.security, "the date-shift key is too short", hint: "derive it with Keystore.dateShiftKey()")
+        }
         self.studyProtocol = studyProtocol
         self.recipient = recipient
         self.referenceDate = referenceDate
-        self.createdAt = createdAt ?? Timestamp(epochMilliseconds: Int64(referenceDate.daysSinceEpoch + 1) * 86_400_000 - 1)
+        let created = createdAt ?? Timestamp(epochMilliseconds: Int64(referenceDate.daysSinceEpoch + 1) * 86_400_000 - 1)
+        self.createdAt = created
+        horizon = Timestamp(
+            epochMilliseconds: created.epochMilliseconds - Int64(policy.dateShift.embargoDays) * 86_400_000, utcOffsetSeconds: created.utcOffsetSeconds)
         self.policy = policy
         publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
-        shifter = try DateShifter(recipientKey: recipientKey, policy: policy.dateShift)
-        self.scrubber = scrubber
+        shifter = try DateShifter(key: shiftKey, policy: policy.dateShift)
+        self.scrubber = scrubber.keeping(Self.vocabulary(of: studyProtocol))
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
+    }
+
+    /// The protocol's own words free text may keep: its kinds and their units, its medication
+    /// names (``StudyProtocol/medicationCodes``), its title and data types.
+    public static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
+        var words = Array(studyProtocol.medicationCodes.keys)
+        // Apple Health metadata the protocol keeps arrives in the note as `Key=value`: its keys are the protocol's words.
+        words += studyProtocol.importSettings.appleHealthKeepMetadata
+        for (dataType, kinds) in studyProtocol.dataTypes {
+            words.append(dataType.rawValue.replacingOccurrences(of: "_", with: " "))
+            for kind in kinds {
+                words.append(kind.rawValue.replacingOccurrences(of: "_", with: " "))
+                words.append(kind.canonicalUnit)
+            }
+        }
+        return words
     }
 
     /// Whether `policy` publishes any instant: a record's `start` or `end` in any data type,
@@ -262,14 +298,14 @@ public struct Deidentifier: Sendable {
         }
         if let rule = rule("participant", "enrolled_on", present: true) {
             if let date = civilDate(p.enrolledOn, rule, offset: offset, field: "participant.enrolled_on") {
-                if date > createdAt.localDate {
+                if date > horizon.localDate {
                     counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
                 } else {
                     row.enrolledOn = date
                     countApplied("participant", "enrolled_on")
                 }
                 if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
-                    if withdrawn > createdAt {
+                    if withdrawn > horizon {
                         counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
                     } else {
                         row.withdrawnAt = withdrawn
@@ -325,6 +361,9 @@ public struct Deidentifier: Sendable {
         if let rule = rule("consent", "signed_at", present: true) {
             var shift = shifter.shift(for: p, reference: createdAt)
             if let signed = shifted(c.signedAt, rule, shift: &shift) {
+                // The consent's signing is bounded by the creation only: `cohort verify` orders a
+                // participant's consents by it. A re-consent within the embargo narrows the shift
+                // (docs/deidentification.md, "Time": limits).
                 if signed > createdAt {
                     counted.leftOutAfterCreation["consent.signed_at", default: 0] += 1
                 } else {
@@ -341,8 +380,13 @@ public struct Deidentifier: Sendable {
     }
 
     /// The de-identified record row of participant `p`, or nil when its published start or end
-    /// would be after ``createdAt`` (the record is left out and counted).
+    /// would be after ``horizon``, or its kind is exogenous and the policy leaves such records out
+    /// (the record is left out and counted).
     public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord? {
+        if policy.dateShift.exogenous == .drop, policy.dateShift.isExogenous(r.kind) {
+            counted.leftOutExogenous[r.kind.rawValue, default: 0] += 1
+            return nil
+        }
         let pseudonym: String
         var shift: ParticipantShift
         if let last = lastRecordParticipant, last.id == p.id {
@@ -358,13 +402,20 @@ public struct Deidentifier: Sendable {
         // The instants first: a record dated after the export's creation is left out whole.
         let startRule = plan.fields[0].rule
         let endRule = r.end == nil ? nil : plan.fields[1].rule
-        let start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
-        let end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
-        if let start, start > createdAt {
+        let start: Timestamp?
+        let end: Timestamp?
+        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
+            // Dense series continue on elapsed time across wall-clock jumps (no DST trace).
+            (start, end) = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
+        } else {
+            start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
+            end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
+        }
+        if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
         }
-        if let end, end > createdAt {
+        if let end, end > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
         }
@@ -378,7 +429,13 @@ public struct Deidentifier: Sendable {
             row.end = end
             tally(base, 1, row.end == nil ? .unsupported : .applied)
         }
-        if let rule = recordRule(plan, base, 2, present: r.value != nil), let value = r.value {
+        if contentSkipped {
+            // A probe for the acquaintance profile: start and source only, no text scrubbed.
+            if let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
+            return row
+        }
+        let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
+        if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
             switch rule.transform {
             case .keep:
                 row.value = value
@@ -410,6 +467,40 @@ public struct Deidentifier: Sendable {
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
         return row
+    }
+
+    /// The record's published start and source (what ``AcquaintanceProfile`` needs), or nil when
+    /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
+    /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
+    /// discarded.
+    public mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
+        contentSkipped = true
+        defer { contentSkipped = false }
+        guard let row = record(r, of: p) else { return nil }
+        return (row.start, row.source)
+    }
+
+    /// The value of `r`, or — for a day total (a record about a day long) on a public holiday of
+    /// the participant's region — the same kind's total on the same weekday last, times 1 ± up
+    /// to 10% (keyed noise), rounded like the real one. Counted in
+    /// ``DeidentificationStats/maskedHolidayValues``.
+    private mutating func maskedHoliday(_ r: Record, of p: Participant, zone: TimeZone) -> Double? {
+        guard let value = r.value, let end = r.end, abs(end.epochMilliseconds - r.start.epochMilliseconds - 86_400_000) <= 3_600_000 else {
+            return r.value
+        }
+        if holidayMask?.id != p.id { holidayMask = (p.id, PublicHolidays.region(forZone: p.timeZone), [:]) }
+        guard let region = holidayMask?.region else { return value }
+        let local = r.start.epochMilliseconds + Int64(zone.secondsFromGMT(for: r.start.date)) * 1000
+        let day = Int(Timestamp.floorDiv(local + 3 * 3_600_000, 86_400_000))
+        let weekday = CivilDate(daysSinceEpoch: day).isoWeekday
+        guard PublicHolidays.isHoliday(day, in: region) else {
+            holidayMask?.last[r.kind, default: [:]][weekday] = value
+            return value
+        }
+        guard let previous = holidayMask?.last[r.kind]?[weekday] else { return value }
+        counted.maskedHolidayValues += 1
+        let masked = previous * (1 + 0.1 * shifter.noise(for: p.id, day: day))
+        return value == value.rounded() ? masked.rounded() : masked
     }
 
     /// A record field's rule from its plan, or nil (unruled or dropped) — tallying a present
@@ -484,6 +575,8 @@ public struct Deidentifier: Sendable {
         if let mapped = map[value] { return mapped }
         let folded = value.lowercased()
         for (key, mapped) in map where key.lowercased() == folded { return mapped }
+        // An Apple hardware identifier (`Watch6,2`) maps as its family (`Apple Watch`) when the map names that.
+        if let family = DeviceFamily.apple(value), let mapped = map[family] { return mapped }
         return fallback
     }
 
@@ -533,6 +626,7 @@ public struct Deidentifier: Sendable {
             default: break
             }
         }
+        for signal in TimeSignals.recoverable(studyProtocol) { result.append("date_shift: \(signal.statement)") }
         if policy.dateShift.maxDays == 0, policy.fields.values.contains(where: { $0.transform == .shift }) {
             result.append("date_shift.max_days is 0: `shift` leaves dates unchanged")
         }

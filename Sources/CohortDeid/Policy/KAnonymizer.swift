@@ -89,8 +89,16 @@ public struct KAnonymizer: Sendable {
     /// KAnonymizerTests.everyColumnHasABitInTheEmptiedMask fails first should that change.
     typealias EmptiedCells = UInt16
 
-    /// `rows` made k-anonymous, with what was done.
-    public func apply(_ rows: [DeidentifiedParticipant]) -> KAnonymization {
+    /// `rows` made k-anonymous, with what was done. `recordAttributes` (names, and one value per
+    /// name for each row) is what an acquaintance can know from the records
+    /// (``AcquaintanceProfile``): the summary states it and the k over the published columns
+    /// plus it (``KAnonymitySummary/recordAchievedK``). With `enforceRecordAttributes` the pass
+    /// also reaches k over it: it cannot be generalized or emptied in `participants.csv`, so it
+    /// makes the other columns coarser (while that helps) and, last, leaves rows out. `achievedK`
+    /// stays the k of `participants.csv` alone.
+    public func apply(
+        _ rows: [DeidentifiedParticipant], recordAttributes: (names: [String], values: [[String]])? = nil, enforceRecordAttributes: Bool = false
+    ) -> KAnonymization {
         let ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
         var levels = [QuasiIdentifier: Int]()
         // A column's published text at `level` as codes: equal texts share a code. Codes are
@@ -108,8 +116,22 @@ public struct KAnonymizer: Sendable {
             }
         }
         // Published codes per row and column, at the current levels.
-        var table = CodeTable(rows: rows.count, width: quasiIdentifiers.count)
+        let stated = recordAttributes.flatMap { $0.values.count == rows.count ? $0 : nil }
+        let extra = enforceRecordAttributes ? stated?.names.count ?? 0 : 0
+        var table = CodeTable(rows: rows.count, width: quasiIdentifiers.count + extra)
         for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: 0)) }
+        for j in 0..<extra {
+            var codes: [String: Int32] = [:]
+            table.setColumn(
+                quasiIdentifiers.count + j,
+                to: (recordAttributes?.values ?? []).map { values in
+                    let text = j < values.count ? values[j] : ""
+                    if let code = codes[text] { return code }
+                    let code = Int32(codes.count + 1)
+                    codes[text] = code
+                    return code
+                })
+        }
         // Every row, in the order the last count left them (classes as runs).
         var grouped = (0..<rows.count).map { Int32($0) }
         func classSizes(replacing index: Int? = nil, with values: [Int32] = []) -> (small: Int, classes: Int) {
@@ -146,6 +168,9 @@ public struct KAnonymizer: Sendable {
                 best = (qi, values, after.small, after.classes)
             }
             guard let step = best, let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
+            // Record attributes cannot be generalized: once no step of a column takes a row out
+            // of a small class, coarser columns would cost analysts and protect nobody.
+            if extra > 0, step.small >= current.small { break }
             levels[step.qi, default: 0] += 1
             table.setColumn(index, to: step.values)
             current = (step.small, step.classes)
@@ -205,6 +230,12 @@ public struct KAnonymizer: Sendable {
 
         var alive = [Bool](repeating: false, count: rows.count)
         for i in grouped { alive[Int(i)] = true }
+        if extra > 0 {
+            // The classes of participants.csv alone: its columns without the record attributes.
+            var published = CodeTable(rows: rows.count, width: quasiIdentifiers.count)
+            for c in 0..<quasiIdentifiers.count { published.setColumn(c, to: (0..<rows.count).map { table[$0, c] }) }
+            table = published
+        }
         var classes = 0
         var achievedK: Int?
         table.forEachClass(of: &grouped) { run in
@@ -216,28 +247,38 @@ public struct KAnonymizer: Sendable {
         kept.reserveCapacity(alive.lazy.filter { $0 }.count)
         var removed: Set<String> = []
         var suppressedValues: [QuasiIdentifier: Int] = [:]
+        // Classes over the published texts plus the record attributes, for `recordAchievedK`.
+        var recordClasses: [[String]: Int] = [:]
         for (i, original) in rows.enumerated() {
             guard alive[i] else {
                 removed.insert(original.pseudonym)
                 continue
             }
             var row = original
+            var texts: [String] = []
             for (index, qi) in quasiIdentifiers.enumerated() {
                 let level = levels[qi, default: 0]
                 // A cell not emptied holds the column's text at its level: the text its code was made from.
                 let published = table[i, index] == 0 ? nil : qi.value(original, level: level, ageEdges: ageEdges)
                 qi.store(published, level: level, into: &row)
                 if emptied[i] & (1 << index) != 0 { suppressedValues[qi, default: 0] += 1 }
+                if stated != nil { texts.append(published ?? "") }
             }
+            if let stated { recordClasses[texts + [""] + stated.values[i], default: 0] += 1 }
             kept.append(row)
         }
         var generalized: [String: String] = [:]
         for (qi, level) in levels where level > 0 { generalized[qi.rawValue] = qi.levelName(level) }
-        let summary = KAnonymitySummary(
+        var summary = KAnonymitySummary(
             requestedK: k, achievedK: achievedK, quasiIdentifiers: quasiIdentifiers.map(\.rawValue), classes: classes,
             suppressedValues: Dictionary(uniqueKeysWithValues: suppressedValues.map { ($0.key.rawValue, $0.value) }),
             suppressedParticipants: removed.count, generalized: generalized, suppressionLimit: suppressionLimit,
             sensitive: sensitive.isEmpty ? nil : sensitive)
+        if let stated {
+            summary.recordQuasiIdentifiers = stated.names
+            summary.recordAchievedK = recordClasses.values.min()
+            summary.recordAttributesEnforced = enforceRecordAttributes
+        }
         return KAnonymization(participants: kept, suppressedPseudonyms: removed, summary: summary)
     }
 }
@@ -324,6 +365,14 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
     public var suppressionLimit: Double?
     /// Sensitive fields for l-diversity, with their published table and column.
     public var sensitive: [SensitiveField]?
+    /// What an acquaintance can know from the records (``AcquaintanceProfile``), added to the
+    /// quasi-identifiers for ``recordAchievedK``; nil when the export published no records.
+    public var recordQuasiIdentifiers: [String]?
+    /// The smallest class over the quasi-identifiers plus ``recordQuasiIdentifiers``.
+    public var recordAchievedK: Int?
+    /// Whether the pass generalized and suppressed to reach k over them too
+    /// (`k_anonymity.record_attributes: enforce`), or only states ``recordAchievedK``.
+    public var recordAttributesEnforced: Bool?
 
     /// A summary as given.
     public init(
@@ -353,6 +402,9 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
         generalized = try c.decodeIfPresent([String: String].self, forKey: .generalized) ?? [:]
         suppressionLimit = try c.decodeIfPresent(Double.self, forKey: .suppressionLimit)
         sensitive = try c.decodeIfPresent([SensitiveField].self, forKey: .sensitive)
+        recordQuasiIdentifiers = try c.decodeIfPresent([String].self, forKey: .recordQuasiIdentifiers)
+        recordAchievedK = try c.decodeIfPresent(Int.self, forKey: .recordAchievedK)
+        recordAttributesEnforced = try c.decodeIfPresent(Bool.self, forKey: .recordAttributesEnforced)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -363,5 +415,8 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
         case suppressedValues = "suppressed_values"
         case suppressedParticipants = "suppressed_participants"
         case suppressionLimit = "suppression_limit"
+        case recordQuasiIdentifiers = "record_quasi_identifiers"
+        case recordAchievedK = "record_achieved_k"
+        case recordAttributesEnforced = "record_attributes_enforced"
     }
 }

@@ -26,6 +26,19 @@ public struct ParticipantShift: Sendable {
     /// The one UTC offset, in seconds, all published instants of the participant are written at.
     public let publishedOffsetSeconds: Int32
     private var offsets: ZoneOffsets
+    /// Per kind, the last instant shifted through ``shiftSeries(_:start:end:)``.
+    private var tracks: [RecordKind: SeriesTrack] = [:]
+
+    /// Where a kind's series stands: its last real and published instants (milliseconds), and
+    /// whether it is running on elapsed time since a wall-clock jump.
+    private struct SeriesTrack: Sendable {
+        var lastReal: Int64
+        var lastPublished: Int64
+        var elapsed: Bool
+    }
+
+    /// Samples closer than this are a dense series: a wall-clock jump between them would show.
+    static let denseGapMs: Int64 = 30 * 60_000
 
     /// The shift by `days` in `zone`, published at the zone's standard offset at `reference`, or
     /// at `publishedOffsetSeconds` when given (0 once k-anonymity generalized `utc_offset`).
@@ -62,6 +75,49 @@ public struct ParticipantShift: Sendable {
         let shiftedLocal = localMs + Int64(days) * 86_400_000
         let offset = Timestamp.resolveOffset(localMs: shiftedLocal) { offsets.offset(atUTC: $0) }
         return Timestamp(epochMilliseconds: shiftedLocal - Int64(offset) * 1000, utcOffsetSeconds: publishedOffsetSeconds)
+    }
+
+    /// A record's start and end moved by ``days``, keeping a dense series (samples less than 30
+    /// minutes apart, e.g. a heart rate every 5 minutes) free of a daylight-saving trace.
+    ///
+    /// Wall-clock re-anchoring (``shift(_:)``) maps a real 23-hour transition night onto an
+    /// ordinary 24-hour one, so a dense series would show an hour without samples (spring) or two
+    /// samples per instant (autumn) on the real transition night — the shift is then that night
+    /// minus the public transition date. Here, where the wall-clock step between two samples of
+    /// `kind` less than 30 minutes apart differs from their real interval, the series continues
+    /// on elapsed time (each sample after the last by its real interval: same cadence, no gap, no
+    /// duplicate) and rejoins the wall clock at its next natural gap (30 minutes or more, which
+    /// grows or shrinks by the hour). The same holds at the shifted calendar's own transitions.
+    /// A record with an end that runs on elapsed time keeps its real duration; one on the wall
+    /// clock has its end re-anchored (a local-day aggregate stays a local day).
+    public mutating func shiftSeries(_ kind: RecordKind, start: Timestamp, end: Timestamp?) -> (start: Timestamp, end: Timestamp?) {
+        guard days != 0 else { return (published(start), end.map(published)) }
+        let real = start.epochMilliseconds
+        let wall = shift(start).epochMilliseconds
+        var out = wall
+        var elapsed = false
+        if let track = tracks[kind] {
+            let gap = real - track.lastReal
+            let wallGap = wall - track.lastPublished
+            if track.elapsed {
+                if gap >= Self.denseGapMs, wallGap >= Self.denseGapMs {
+                    out = wall  // a natural gap: back on the wall clock
+                } else {
+                    out = track.lastPublished + gap
+                    elapsed = true
+                }
+            } else if gap > 0, gap < Self.denseGapMs, wallGap != gap {
+                out = track.lastPublished + gap
+                elapsed = true
+            }
+        }
+        tracks[kind] = SeriesTrack(lastReal: real, lastPublished: out, elapsed: elapsed && out != wall)
+        let publishedStart = Timestamp(epochMilliseconds: out, utcOffsetSeconds: publishedOffsetSeconds)
+        guard let end else { return (publishedStart, nil) }
+        if elapsed {
+            return (publishedStart, Timestamp(epochMilliseconds: out + end.epochMilliseconds - real, utcOffsetSeconds: publishedOffsetSeconds))
+        }
+        return (publishedStart, shift(end))
     }
 
     /// `instant` unshifted, written at the published offset (`keep`).

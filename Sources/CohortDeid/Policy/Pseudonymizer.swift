@@ -6,8 +6,9 @@ import CohortCrypto
 ///
 /// The message is the participant's internal id (a random UUID, lower-case string), never a
 /// name, study code or MRN, so a pseudonym reveals nothing and cannot be recomputed without the
-/// key. The same recipient key always gives the same pseudonym; another recipient's key gives an
-/// unlinkable one.
+/// key. The same recipient key always gives the same pseudonym; another recipient's key gives a
+/// different one. Different pseudonyms do not make exports unlinkable: record values (a step
+/// count series, the dates) link a participant's rows across recipients.
 public struct Pseudonymizer: Sendable {
     /// Characters in a pseudonym: 16 base-32 characters carry 80 bits.
     public static let length = 16

@@ -34,6 +34,9 @@ import CohortIO
 /// `threads` threads and findings come back in path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
     private let index: IdentifierIndex
+    /// The scrubber's allow-list, applied to free-text fields; nil when the word lists are not
+    /// installed, and then every word of free text is a finding (the scan fails closed).
+    private(set) var vocabulary: SafeVocabulary?
     /// How many roster participants' identifiers it looks for.
     public let participants: Int
     /// How many threads ``scan(files:)`` and ``scan(directory:)`` use.
@@ -66,13 +69,38 @@ public struct ResidualScanner: Sendable {
     init(identifiers: consuming RosterIdentifiers, threads: Int, pieceSize: Int) {
         participants = identifiers.count
         index = identifiers.compiled(for: .scanner)
+        vocabulary = try? SafeVocabulary.system()
         self.threads = max(1, threads)
         self.pieceSize = max(1, pieceSize)
     }
 
+    /// This scanner, also taking `words` (the protocol's kinds, units, medication names) as safe
+    /// in free text, as the scrubber does (``Scrubber/keeping(_:)``).
+    public func keeping(_ words: some Sequence<String>) -> ResidualScanner {
+        var copy = self
+        copy.vocabulary = vocabulary?.adding(words)
+        return copy
+    }
+
+    /// CSV columns holding free text (the records' `text` and `note`).
+    public static let freeTextColumns: Set<String> = ["text", "note"]
+
+    /// Whether a JSON value at `keyPath` is free text: a record's `text` or `note`, a FHIR
+    /// annotation (`note.text`), `valueString`, or a medication's `medicationCodeableConcept.text`.
+    public static func isFreeTextJSONPath(_ keyPath: String) -> Bool {
+        keyPath == "text" || keyPath == "note" || keyPath.hasSuffix("note.text") || keyPath.hasSuffix("valueString")
+            || keyPath.hasSuffix("medicationCodeableConcept.text") || keyPath.hasSuffix(".note")
+    }
+
     /// Scans `files`; paths in findings are the files' paths as given.
     public func scan(files: [URL]) throws -> [ResidualFinding] {
-        try scan(files.map { ($0.path, $0) })
+        try scan(files.map { ($0.path, $0) }).findings
+    }
+
+    /// Scans `files` with counts (paths in findings as given).
+    public func scanResult(files: [URL]) throws -> ResidualScanResult {
+        let (findings, freeText) = try scan(files.map { ($0.path, $0) })
+        return ResidualScanResult(filesScanned: files.count, findings: findings, freeTextValues: freeText)
     }
 
     /// Scans every regular file under `directory` (recursively, in path order); paths in findings
@@ -97,8 +125,8 @@ public struct ResidualScanner: Sendable {
         files.sort { $0.relative < $1.relative }
         let skipped = files.filter { Self.isFixedText($0.relative) }.map(\.relative)
         files.removeAll { Self.isFixedText($0.relative) }
-        let findings = try scan(files.map { ($0.relative, $0.url) })
-        return ResidualScanResult(filesScanned: files.count, filesSkipped: skipped, findings: findings)
+        let (findings, freeText) = try scan(files.map { ($0.relative, $0.url) })
+        return ResidualScanResult(filesScanned: files.count, filesSkipped: skipped, findings: findings, freeTextValues: freeText)
     }
 
     /// File names cohort writes itself from fixed text, the protocol and counts (no participant
@@ -126,11 +154,33 @@ public struct ResidualScanner: Sendable {
         return fixedTextFiles.contains(String(name)) || isTagManifest || parts.dropLast().contains("reports")
     }
 
-    /// The kinds of identifier in one line of text (`isJSON`: unescape JSON strings first).
-    public func kinds(inLine line: String, isJSON: Bool = false) -> Set<IdentifierKind> {
+    /// The kinds of identifier in one line of text (`isJSON`: unescape JSON strings first;
+    /// `freeText`: also apply the allow-list, an unknown token being ``IdentifierKind/unknownToken``).
+    public func kinds(inLine line: String, isJSON: Bool = false, freeText: Bool = false) -> Set<IdentifierKind> {
         var workspace = LineWorkspace()
         var line = line
-        return Self.kinds(line.withUTF8 { kindMask(utf8: $0, isJSON: isJSON, &workspace) })
+        return Self.kinds(line.withUTF8 { kindMask(utf8: $0, isJSON: isJSON, freeText: freeText, &workspace) })
+    }
+
+    /// Whether the free-text value of UTF-8 `bytes` holds a word the allow-list does not keep.
+    func hasUnknownToken(utf8 bytes: UnsafeBufferPointer<UInt8>, isJSON: Bool, _ workspace: inout LineWorkspace) -> Bool {
+        workspace.load(utf8: bytes)
+        if isJSON { workspace.unescapeJSON() }
+        let scalars = workspace.scalars
+        return scalars.withUnsafeBufferPointer { s in
+            TextTokenizer.tokenize(s, into: &workspace)
+            guard let vocabulary else { return workspace.tokenCount > 0 }
+            if AllowListFastPath.isPlainlySafe(s, workspace, vocabulary) { return false }
+            var decider = AllowListDecider(text: s, workspace: workspace, vocabulary: vocabulary, initials: [])
+            return !decider.spans().isEmpty
+        }
+    }
+
+    /// ``kindMask(utf8:isJSON:_:)``, and for a free-text value the unknown-token bit.
+    func kindMask(utf8 bytes: UnsafeBufferPointer<UInt8>, isJSON: Bool, freeText: Bool, _ workspace: inout LineWorkspace) -> UInt16 {
+        var mask = kindMask(utf8: bytes, isJSON: isJSON, &workspace)
+        if freeText, hasUnknownToken(utf8: bytes, isJSON: isJSON, &workspace) { mask |= Self.bit(.unknownToken) }
+        return mask
     }
 
     static func kinds(_ mask: UInt16) -> Set<IdentifierKind> {
@@ -150,6 +200,7 @@ public struct ResidualScanner: Sendable {
         case .address: 1 << 5
         case .device: 1 << 6
         case .code: 1 << 7
+        case .unknownToken: 1 << 8
         }
     }
 
@@ -210,19 +261,40 @@ public struct ResidualScanner: Sendable {
         index.matches(scalars: s, workspace: workspace, skip: { t in Self.isMarker(tokens[t], in: s) }) { match in
             mask |= Self.bit(match.kind)
         }
-        if mask & Self.bit(.name) == 0, !index.possessiveNames.isEmpty {
+        if mask & Self.bit(.name) == 0, !index.possessiveNames.isEmpty || !index.capitalizedNames.isEmpty {
             // A vocabulary surname alone counts as a capitalized possessive (`Field's`).
             for t in 0..<workspace.tokenCount {
                 let token = tokens[t]
-                if token.isPossessive, token.isCapitalized, !Self.isMarker(token, in: s),
-                    index.possessiveNames.contains(workspace.keyString(token))
-                {
+                guard token.isCapitalized, !Self.isMarker(token, in: s) else { continue }
+                let key = workspace.keyString(token)
+                guard index.possessiveNames.contains(key) || index.capitalizedNames.contains(key) else { continue }
+                // Not before a disease or calendar word: `Bell's palsy`, as the scrubber decides.
+                let next = t + 1 < workspace.tokenCount ? workspace.keyString(tokens[t + 1]) : ""
+                let possessive = token.isPossessive && index.possessiveNames.contains(key) && !Scrubber.eponymHeads.contains(next)
+                    && !ClinicalVocabulary.calendar.contains(next)
+                // A dictionary-word name capitalized inside a sentence ("visit with Dubois").
+                let inSentence = t > 0 && index.capitalizedNames.contains(key) && !ClinicalVocabulary.calendar.contains(key)
+                    && !Self.sentenceBreak(s, from: tokens[t - 1].end, to: token.start)
+                if possessive || inSentence {
                     mask |= Self.bit(.name)
                     break
                 }
             }
         }
         return mask
+    }
+
+    /// Whether the code units `from..<to` between two words end a sentence or a line (`.`, `!`,
+    /// `?`, `:`, `;`, a line break, a quote or bracket that opens), as the scrubber's sentence rule.
+    static func sentenceBreak<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, from: Int, to: Int) -> Bool {
+        guard from <= to else { return true }
+        for i in from..<to {
+            switch UInt32(s[i]) {
+            case 0x2E, 0x21, 0x3F, 0x0A, 0x0D, 0x3A, 0x3B, 0x22, 0x28, 0x2022, 0x5B, 0x5D: return true
+            default: continue
+            }
+        }
+        return false
     }
 
     /// Whether the word is a typed token such as `[NAME]`.
@@ -274,9 +346,10 @@ public struct ResidualScanner: Sendable {
     private struct PieceResult: Sendable {
         var findings: [Hit] = []
         var lines = 0
+        var freeTextValues = 0
     }
 
-    private func scan(_ files: [(name: String, url: URL)]) throws -> [ResidualFinding] {
+    private func scan(_ files: [(name: String, url: URL)]) throws -> (findings: [ResidualFinding], freeTextValues: Int) {
         var planned: [Piece] = []
         for (number, file) in files.enumerated() {
             let size = FileFormat(path: file.url.path).splits ? pieceSize : Int.max / 2
@@ -292,6 +365,7 @@ public struct ResidualScanner: Sendable {
                 values.line(number, bytes) { result.findings.append($0) }
             }
             values.finish { result.findings.append($0) }
+            result.freeTextValues = values.freeTextValues
             return result
         }
         var findings: [ResidualFinding] = []
@@ -311,7 +385,7 @@ public struct ResidualScanner: Sendable {
             }
             lineOffset += result.lines
         }
-        return findings
+        return (findings, results.reduce(0) { $0 + $1.freeTextValues })
     }
 
     /// Finds the participant values of one file (or piece) line by line and matches each.
@@ -331,6 +405,8 @@ public struct ResidualScanner: Sendable {
         var isObject: [Bool] = []
         var keys: [[UInt8]] = []
         var expectKey = false
+        /// Free-text values checked against the allow-list.
+        var freeTextValues = 0
 
         init(scanner: ResidualScanner, format: FileFormat) {
             self.scanner = scanner
@@ -441,9 +517,11 @@ public struct ResidualScanner: Sendable {
         }
 
         private mutating func check(_ value: UnsafeBufferPointer<UInt8>, line: Int, _ emit: (Hit) -> Void) {
-            let mask = scanner.kindMask(utf8: value, isJSON: false, &workspace)
-            guard mask != 0 else { return }
             let name = header.flatMap { column < $0.count ? $0[column] : nil } ?? "column \(column + 1)"
+            let freeText = ResidualScanner.freeTextColumns.contains(name)
+            if freeText { freeTextValues += 1 }
+            let mask = scanner.kindMask(utf8: value, isJSON: false, freeText: freeText, &workspace)
+            guard mask != 0 else { return }
             emit(Hit(line: line, mask: mask, field: name, sha256: SHA256.hex(value)))
         }
 
@@ -482,8 +560,11 @@ public struct ResidualScanner: Sendable {
                         keys[keys.count - 1].removeAll(keepingCapacity: true)
                         keys[keys.count - 1].append(contentsOf: raw)
                     } else if !raw.isEmpty, !isFixedField() {
-                        let mask = scanner.kindMask(utf8: raw, isJSON: true, &workspace)
-                        if mask != 0 { emit(Hit(line: number, mask: mask, field: keyPath(), sha256: Self.jsonStringSHA256(raw))) }
+                        let path = keyPath()
+                        let freeText = ResidualScanner.isFreeTextJSONPath(path)
+                        if freeText { freeTextValues += 1 }
+                        let mask = scanner.kindMask(utf8: raw, isJSON: true, freeText: freeText, &workspace)
+                        if mask != 0 { emit(Hit(line: number, mask: mask, field: path, sha256: Self.jsonStringSHA256(raw))) }
                     }
                     i = j
                 default:

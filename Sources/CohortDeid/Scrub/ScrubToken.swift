@@ -13,6 +13,8 @@ public enum ScrubToken: String, Sendable, Hashable, Codable, CaseIterable, Compa
     case id = "ID"
     /// An age over 89, written as "90 or older" (Safe Harbor).
     case age = "AGE"
+    /// A word the allow-list does not know to be safe, of no type a detector recognises.
+    case redacted = "REDACTED"
 
     /// The text put in place of the identifier: `[NAME]`; for an age over 89, `90 or older`.
     public var text: String { self == .age ? "90 or older" : "[\(rawValue)]" }
@@ -27,6 +29,7 @@ public enum ScrubToken: String, Sendable, Hashable, Codable, CaseIterable, Compa
         case .address: self = .address
         case .device: self = .device
         case .code: self = .id
+        case .unknownToken: self = .redacted
         }
     }
 

@@ -36,7 +36,9 @@ public struct Scrubber: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     private let detectors: NSRegularExpression
     private let wordDetectors: NSRegularExpression
-    private let index: IdentifierIndex
+    let index: IdentifierIndex
+    /// The words free text may keep (the allow-list).
+    public private(set) var vocabulary: SafeVocabulary
 
     /// Words that make `X's …` a device name.
     static let deviceWords: Set<String> = [
@@ -74,6 +76,20 @@ public struct Scrubber: Sendable {
         FirstNames.names.filter(FirstNames.isUnambiguousName).map { TextTokenizer.hash(asciiKey: Array($0.utf8)) })
     static let personWordHashes: Set<UInt64> = Set(titles.union(relations).map { TextTokenizer.hash(asciiKey: Array($0.utf8)) })
 
+    /// Words before a number that make it a measurement (`Step count 30359`).
+    static let measurementWords: Set<String> = ["count", "total", "score", "walked", "steps", "reading", "level", "rate", "value"]
+
+    /// Words before a name that address or sign: "call X", "Signed, X", "Note from X:".
+    static let callWords: Set<String> = ["call", "ask", "signed", "sincerely", "regards", "cheers"]
+    /// Sign-off words before a name that ends its line or the text ("Thanks, X").
+    static let signOffs: Set<String> = ["thanks", "thank", "cheers", "love", "regards", "best", "signed", "sincerely", "yours", "xo", "xx", "from"]
+    /// Words after a name that opens a sentence and says "the writer": "X here", "X again".
+    static let selfReferences: Set<String> = ["here", "again", "writing", "speaking", "checking", "reporting", "typing"]
+    /// Words before a city: "delivers to X", "moved to X", "lives in X".
+    static let placeWords: Set<String> = ["in", "near", "to", "visiting", "address", "from", "outside", "around"]
+    /// "my new place is X", "home is X".
+    static let homeWords: Set<String> = ["place", "home", "city", "town", "address", "hometown"]
+
     /// Words after a possessive eponym: `Parkinson's disease` is no person.
     static let eponymHeads: Set<String> = [
         "disease", "syndrome", "sign", "test", "tendon", "tendonitis", "phenomenon", "palsy", "maneuver", "manoeuvre", "reflex",
@@ -84,13 +100,27 @@ public struct Scrubber: Sendable {
     ]
 
     /// A scrubber for the identifiers of everyone on `roster` (participants without a
-    /// decrypted identity contribute only their study code).
+    /// decrypted identity contribute only their study code), keeping the words of
+    /// ``SafeVocabulary/system()``.
     public init(roster: [Participant]) throws {
         try self.init(identifiers: RosterIdentifiers(for: .scrubber, roster: roster))
     }
 
-    /// A scrubber for the identifiers collected in `identifiers` (for `.scrubber`).
+    /// A scrubber for the identifiers of everyone on `roster` that keeps the words of `vocabulary`.
+    public init(roster: [Participant], vocabulary: SafeVocabulary) throws {
+        try self.init(identifiers: RosterIdentifiers(for: .scrubber, roster: roster), vocabulary: vocabulary)
+    }
+
+    /// A scrubber for the identifiers collected in `identifiers` (for `.scrubber`), keeping the
+    /// words of ``SafeVocabulary/system()``; throws when the word lists are not installed.
     public init(identifiers: consuming RosterIdentifiers) throws {
+        try self.init(identifiers: identifiers, vocabulary: SafeVocabulary.system())
+    }
+
+    /// A scrubber for the identifiers collected in `identifiers` that keeps the words of
+    /// `vocabulary`.
+    public init(identifiers: consuming RosterIdentifiers, vocabulary: SafeVocabulary) throws {
+        self.vocabulary = vocabulary
         do {
             detectors = try PatternDetectors.compile()
             wordDetectors = try PatternDetectors.compileWordDetectors()
@@ -98,6 +128,13 @@ public struct Scrubber: Sendable {
             throw CohortError(.system, "the free-text detectors could not be compiled", underlying: String(describing: error))
         }
         index = identifiers.compiled(for: .scrubber)
+    }
+
+    /// This scrubber, also keeping `words` (the protocol's kinds, units, medication names).
+    public func keeping(_ words: some Sequence<String>) -> Scrubber {
+        var copy = self
+        copy.vocabulary = vocabulary.adding(words)
+        return copy
     }
 
     /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`).
@@ -121,8 +158,8 @@ public struct Scrubber: Sendable {
         var current = text
         if PatternDetectors.needsRegex(text) { current = applyDetectors(text, counts: &counts, shiftDays: shiftDays) }
         if PatternDetectors.wordDetectorsMayMatch(current) { current = applyWordDetectors(current, counts: &counts) }
-        guard rosterMayApply(current) else { return current }
-        return applyRoster(current, counts: &counts)
+        if rosterMayApply(current) { current = applyRoster(current, counts: &counts) }
+        return applyAllowList(current, counts: &counts)
     }
 
     /// ``scrub(_:counts:shiftDays:)`` without the two shortcuts (the ASCII pre-check before the
@@ -132,7 +169,7 @@ public struct Scrubber: Sendable {
         var current = text
         if PatternDetectors.mayMatch(text) { current = applyDetectors(text, counts: &counts, shiftDays: shiftDays) }
         if PatternDetectors.wordDetectorsMayMatch(current) { current = applyWordDetectors(current, counts: &counts) }
-        return applyRoster(current, counts: &counts)
+        return applyAllowList(applyRoster(current, counts: &counts), counts: &counts)
     }
 
     /// Whether the roster pass can change `text`: it holds a roster phone number or birth date,
@@ -308,6 +345,17 @@ public struct Scrubber: Sendable {
             }
             return false
         }
+        /// Whether token `t` opens a line or follows a bracketed time (`[12:36] mark:`).
+        func isSpeakerStart(_ t: Int) -> Bool {
+            var i = tokens[t].start - 1
+            while i >= 0, scalars[i] == " " || scalars[i] == "\t" { i -= 1 }
+            return i < 0 || scalars[i] == "\n" || scalars[i] == "]" || scalars[i] == ">"
+        }
+        /// Whether token `t` ends its line or the text (a signature).
+        func endsLine(_ t: Int) -> Bool {
+            guard t + 1 < n else { return true }
+            return scalars[tokens[t].end..<tokens[t + 1].start].contains("\n")
+        }
         /// Whether a sentence ends between tokens `first` and `last` (after a word that is not
         /// an initial or an abbreviated title).
         func crossesSentence(_ first: Int, _ last: Int) -> Bool {
@@ -363,7 +411,15 @@ public struct Scrubber: Sendable {
         var pending: [(token: Int, kind: ScrubToken)] = []
         for m in matches {
             let kind = ScrubToken(m.kind)
-            if m.firstToken == m.lastToken, kind == .name || kind == .address, ClinicalVocabulary.contains(tokens[m.firstToken].key) {
+            // A roster ZIP that is a measurement (`Walked 60636 steps`, `Step count 30359`) is no ZIP.
+            if kind == .address, m.firstToken == m.lastToken, tokens[m.firstToken].letterCount == 0 {
+                let next = m.lastToken + 1 < n && gap(m.lastToken, m.lastToken + 1) ? tokens[m.lastToken + 1].key : nil
+                let previous = m.firstToken > 0 && gap(m.firstToken - 1, m.firstToken) ? tokens[m.firstToken - 1].key : nil
+                if next.map(AllowListDecider.units.contains) == true || previous.map(Self.measurementWords.contains) == true { continue }
+            }
+            if m.firstToken == m.lastToken, kind == .name || kind == .address,
+                ClinicalVocabulary.contains(tokens[m.firstToken].key) || vocabulary.contains(tokens[m.firstToken].key)
+            {
                 pending.append((m.firstToken, kind))
             } else {
                 add(m.firstToken, m.lastToken, kind)
@@ -390,21 +446,43 @@ public struct Scrubber: Sendable {
                 let token = tokens[t]
                 let previous = t > 0 && gap(t - 1, t) ? tokens[t - 1].key : nil
                 let introduced = introducedByPersonWord(t)
-                // Capitalized, or after a title ("mr. field" is a person in any case).
-                guard token.isCapitalized || (introduced && previous.map(Self.titles.contains) == true), tokenSpan[t] == nil else { continue }
                 let next = t + 1 < n && gap(t, t + 1) ? tokens[t + 1].key : nil
-                var evidence = false
+                let beforePrevious = t > 1 && gap(t - 2, t - 1) ? tokens[t - 2].key : nil
+                // Evidence in any case: a title before it, "this is X", "call X", a sign-off
+                // ("Signed, X"), "X here"/"X again" opening a sentence, a person verb after it.
+                var strong = introduced && previous.map(Self.abbreviatedTitles.contains) == true
+                if token.isCapitalized, introduced, previous.map(Self.titles.contains) == true { strong = true }
+                if previous == "is", beforePrevious == "this" { strong = true }
+                if let previous, Self.callWords.contains(previous) { strong = true }
+                if t > 0, Self.signOffs.contains(tokens[t - 1].key), endsLine(t) { strong = true }
+                if let next, Self.selfReferences.contains(next), startsSentence(t) { strong = true }
+                if token.isCapitalized, let next, Self.personVerbs.contains(next), !token.isPossessive { strong = true }
+                // A particle between two name parts: "Anna van der Berg".
+                if t > 0, t + 1 < n, gap(t - 1, t), gap(t, t + 1), isName(t - 1) || isMarker(t - 1), isName(t + 1) || isMarker(t + 1) {
+                    strong = true
+                }
+                if previous == "from", t + 1 < n, scalars[tokens[t].end..<tokens[t + 1].start].contains(":") { strong = true }
+                // A speaker label: "[12:36] mark: knees bad", "hope: …" opening a line.
+                if token.end < scalars.count, scalars[token.end] == ":", isSpeakerStart(t) { strong = true }
+                guard tokenSpan[t] == nil else { continue }
+                var evidence = strong
                 if candidate.kind == .address {
-                    // A city that is also a word (Bath): after "in", "from", "near", "to".
-                    evidence = !startsSentence(t) && ["in", "from", "near", "to", "at", "visiting", "moved"].contains(previous ?? "")
-                } else {
+                    // A city that is also a word (Reading, Mobile): capitalized inside a sentence (a
+                    // roster name always wins), or after a word that introduces a place.
+                    if token.isCapitalized, !startsSentence(t) { evidence = true }
+                    if let previous, Self.placeWords.contains(previous) || (previous == "is" && beforePrevious.map(Self.homeWords.contains) == true) {
+                        evidence = true
+                    }
+                } else if token.isCapitalized {
+                    // A roster name always wins: capitalized inside a sentence, it is the name.
+                    if !startsSentence(t), !ClinicalVocabulary.calendar.contains(token.key) { evidence = true }
                     if introduced { evidence = true }
                     if let previous, !startsSentence(t), Self.interactions.contains(previous) { evidence = true }
-                    if let next, Self.personVerbs.contains(next), !token.isPossessive { evidence = true }
                     if token.isPossessive, !(next.map { Self.eponymHeads.contains($0) || ClinicalVocabulary.calendar.contains($0) } ?? false) {
                         evidence = true
                     }
                     if (t > 0 && gap(t - 1, t) && isName(t - 1)) || (t + 1 < n && gap(t, t + 1) && isName(t + 1)) { evidence = true }
+                    if startsSentence(t), t + 1 < n, isMarker(t + 1) || (t > 0 && isMarker(t - 1)) { evidence = true }
                 }
                 guard evidence else { continue }
                 add(t, t, candidate.kind)

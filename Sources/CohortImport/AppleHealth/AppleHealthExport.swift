@@ -96,8 +96,51 @@ public struct AppleHealthExport {
         }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
         defer { try? handle.close() }
-        let head = String(decoding: (try? handle.read(upToCount: 8192)) ?? Data(), as: UTF8.self)
-        return head.hasPrefix("<?xml") && head.contains("<HealthData")
+        return rootIsHealthData(Array((try? handle.read(upToCount: 64 << 10)) ?? Data()))
+    }
+
+    /// Whether the XML document starting with `head` has the root element `HealthData`: after an
+    /// optional UTF-8 byte-order mark, white space, the `<?xml …?>` declaration (optional: older
+    /// exports and hand-cut files lack it), comments and a `<!DOCTYPE HealthData …>` (Apple's
+    /// internal DTD, skipped whole), the first element is `<HealthData`. A CSV or JSON file never
+    /// passes; the DTD is not parsed, only skipped to its end.
+    static func rootIsHealthData(_ head: [UInt8]) -> Bool {
+        var i = 0
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        func starts(_ text: String) -> Bool { head[i...].starts(with: Array(text.utf8)) }
+        func skip(past end: String) -> Bool {
+            let marker = Array(end.utf8)
+            var j = i
+            while j + marker.count <= head.count {
+                if head[j..<(j + marker.count)].elementsEqual(marker) {
+                    i = j + marker.count
+                    return true
+                }
+                j += 1
+            }
+            return false
+        }
+        while i < head.count {
+            let c = head[i]
+            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D {
+                i += 1
+            } else if starts("<?") {
+                guard skip(past: "?>") else { return false }
+            } else if starts("<!--") {
+                guard skip(past: "-->") else { return false }
+            } else if starts("<!DOCTYPE") {
+                // `<!DOCTYPE HealthData [ … ]>` or `<!DOCTYPE HealthData>`: the name decides.
+                var j = i + 9
+                while j < head.count, head[j] == 0x20 || head[j] == 0x09 || head[j] == 0x0A || head[j] == 0x0D { j += 1 }
+                guard head[j...].starts(with: Array("HealthData".utf8)) else { return false }
+                return true
+            } else {
+                guard starts("<HealthData"), i + 11 < head.count else { return false }
+                let after = head[i + 11]
+                return after == 0x20 || after == 0x09 || after == 0x0A || after == 0x0D || after == UInt8(ascii: ">") || after == UInt8(ascii: "/")
+            }
+        }
+        return false
     }
 
     /// Counts files by what they are.

@@ -82,6 +82,13 @@ public final class AppleHealthReader {
             try workout(element)
         } else if element.named("WorkoutRoute") {
             routes += 1
+        } else if element.named("WorkoutStatistics") {
+            // Newer exports write a workout's totals as these children (`sum` per type).
+            let type = element.value("type").map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let line =
+                type.contains("Distance") ? Self.workoutDistanceLeftOut
+                : type.contains("EnergyBurned") ? Self.workoutEnergyLeftOut : "WorkoutStatistics (not imported)"
+            skipped[line, default: 0] += 1
         } else if element.named("Me") {
             try me(element)
         } else {
@@ -114,8 +121,10 @@ public final class AppleHealthReader {
             metadataEntries += 1
             return
         }
-        let key = String(decoding: keyBytes, as: UTF8.self)
-        guard keepMetadata.contains(key) else {
+        let written = String(decoding: keyBytes, as: UTF8.self)
+        // Older exports spell some keys without `Metadata` (`HKWasUserEntered`); a protocol that
+        // keeps one spelling keeps both, under the name it lists.
+        guard let key = [written, HealthKitMetadata.otherSpelling(of: written)].compactMap({ $0 }).first(where: keepMetadata.contains) else {
             metadataEntries += 1
             return
         }
@@ -228,6 +237,11 @@ public final class AppleHealthReader {
             text: WorkoutActivity(healthKit: type).rawValue, source: source(element), line: element.line)
         sample.isWorkout = true
         defer { pending = sample }
+        // The totals are not the record's value (its duration is); Apple writes the same distance
+        // and energy as samples over the workout, which are imported as their own kinds, so a
+        // total here would count them twice. Left out, and counted with that reason.
+        if element.value("totalDistance") != nil { skipped[Self.workoutDistanceLeftOut, default: 0] += 1 }
+        if element.value("totalEnergyBurned") != nil { skipped[Self.workoutEnergyLeftOut, default: 0] += 1 }
         if let durationBytes = element.value("duration") {
             guard let raw = Self.number(durationBytes), raw.isFinite else {
                 sample.outcome = .valueRefused
@@ -243,6 +257,10 @@ public final class AppleHealthReader {
             sample.value = Double(end.epochMilliseconds - start.epochMilliseconds) / 60_000
         }
     }
+
+    /// The skipped-list lines of a workout's totals (left out: its distance and energy samples carry them).
+    static let workoutDistanceLeftOut = "Workout totalDistance (left out: the workout's distance samples are imported as distance_walking_running)"
+    static let workoutEnergyLeftOut = "Workout totalEnergyBurned (left out: the workout's energy samples are imported as active_energy)"
 
     private func me(_ element: XMLElementStart) throws {
         let birth = element.value("HKCharacteristicTypeIdentifierDateOfBirth").map { String(decoding: $0, as: UTF8.self) } ?? ""

@@ -30,6 +30,10 @@ public final class FHIRReader {
     /// Reference (`Patient/x`, `urn:uuid:x`) → the participant it was matched to.
     private var patients: [String: Matched] = [:]
     private var zones: [String: TimeZone] = [:]
+    /// For a partial import (`--rejects`): called with the error of each resource the reader
+    /// cannot map (a unit it cannot convert, no subject…), which is then skipped; nil = the first
+    /// such error ends the read (one transaction, nothing stored).
+    public var rejecting: ((CohortError) throws -> Void)?
 
     /// The largest `.json` file (a Bundle) read whole; NDJSON is read line by line.
     public static let maxBundleBytes = 256 << 20
@@ -119,14 +123,19 @@ public final class FHIRReader {
             throw at.error("expected resourceType", at.path.isEmpty ? "resourceType" : "resourceType", hint: "each line or file is one FHIR R4 resource")
         }
         let place = Place(file: at.file, line: at.line, path: at.path.isEmpty ? type : at.path)
-        if type != "Bundle" { tally.seen += 1 }
-        switch type {
-        case "Bundle": try bundle(r, place, body)
-        case "Patient": try patient(r, place, fullUrl: fullUrl)
-        case "Observation": try observation(r, place, body)
-        case "MedicationStatement", "MedicationAdministration": try medication(r, type, place, body)
-        case "Condition": try condition(r, place, body)
-        default: tally.skip("resource type not imported: \(type)")
+        if type == "Bundle" { return try bundle(r, place, body) }
+        tally.seen += 1
+        do {
+            switch type {
+            case "Patient": try patient(r, place, fullUrl: fullUrl)
+            case "Observation": try observation(r, place, body)
+            case "MedicationStatement", "MedicationAdministration": try medication(r, type, place, body)
+            case "Condition": try condition(r, place, body)
+            default: tally.skip("resource type not imported: \(type)")
+            }
+        } catch let error as CohortError where rejecting != nil && error.code == .invalidInput {
+            // A partial import (--rejects): this resource is refused, the others go on.
+            try rejecting?(error)
         }
     }
 
@@ -243,6 +252,11 @@ public final class FHIRReader {
     func observation(_ o: [String: Any], _ at: Place, _ body: (SourceRecord) throws -> Void) throws {
         if let status = o["status"] as? String, Self.skippedStatuses.contains(status) {
             tally.skip("status \(status)")
+            return
+        }
+        // cohort's own export writes overlap-free daily totals beside the samples: derived, never re-imported.
+        if codings(o["code"]).contains(where: { $0.system == Coding.localSystem && $0.code.hasPrefix(DailyTotals.fhirCodePrefix) }) {
+            tally.skip("Observation: a daily total (derived from the samples, which are imported)")
             return
         }
         var emitted = false
@@ -456,6 +470,8 @@ public final class FHIRReader {
 
     func emit(_ record: SourceRecord, _ kind: RecordKind, _ body: (SourceRecord) throws -> Void) throws {
         tally.took(kind.rawValue)
+        var record = record
+        record.item = kind.rawValue
         try body(record)
     }
 }

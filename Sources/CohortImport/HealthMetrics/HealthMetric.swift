@@ -26,6 +26,8 @@ public enum HealthMetric: String, CaseIterable, Sendable {
     case waterMl = "water_ml"
     case caffeineMg = "caffeine_mg"
     case mindfulMinutes = "mindful_minutes"
+    case activeMinutes = "active_minutes"
+    case caloriesBurned = "calories_burned"
 
     /// The record kind a day's value becomes, nil when cohort has none for it.
     public var kind: RecordKind? {
@@ -44,7 +46,20 @@ public enum HealthMetric: String, CaseIterable, Sendable {
         case .waterMl: .waterIntake
         case .caffeineMg: .caffeineIntake
         case .mindfulMinutes: .mindfulSession
+        // The app's active minutes are what HealthKit calls exercise time (Health Connect: active minutes).
+        case .activeMinutes: .exerciseTime
+        // Whether the app's calories are active energy or the total (active + basal) is not
+        // written anywhere in the table: left out with that reason (``leftOutReason``), not guessed.
+        case .caloriesBurned: nil
         case .heartRateMin, .heartRateMax, .sleepDeepHours, .sleepRemHours, .sleepLightHours, .sleepAwakeMinutes: nil
+        }
+    }
+
+    /// Why a column with no kind is not imported (the summary's reason).
+    public var leftOutReason: String {
+        switch self {
+        case .caloriesBurned: "left out: calories_burned (the table does not say whether it is active or total energy)"
+        default: "not collected: \(rawValue)"
         }
     }
 
@@ -59,7 +74,8 @@ public enum HealthMetric: String, CaseIterable, Sendable {
         case .weightKg: "kg"
         case .bmi: "kg/m2"
         case .sleepHours, .sleepDeepHours, .sleepRemHours, .sleepLightHours: "h"
-        case .sleepAwakeMinutes, .mindfulMinutes: "min"
+        case .sleepAwakeMinutes, .mindfulMinutes, .activeMinutes: "min"
+        case .caloriesBurned: "kcal"
         case .waterMl: "mL"
         case .caffeineMg: "mg"
         }

@@ -17,8 +17,21 @@ public struct HealthMetricsMapper {
         self.collected = collected
     }
 
+    /// For a partial import (`--rejects`): called with the error of each row the mapper cannot
+    /// read (a bad date, time zone or number), which is then skipped; nil = the first such error
+    /// ends the import.
+    public var rejecting: ((CohortError) throws -> Void)?
+
     /// The records of `day`, handed to `body`.
     public mutating func map(_ day: HealthMetricsDay, _ body: (SourceRecord) throws -> Void) throws {
+        do {
+            try mapRow(day, body)
+        } catch let error as CohortError where rejecting != nil && error.code == .invalidInput {
+            try rejecting?(error)
+        }
+    }
+
+    private mutating func mapRow(_ day: HealthMetricsDay, _ body: (SourceRecord) throws -> Void) throws {
         tally.seen += 1
         guard let code = userMap[day.userID] else {
             tally.unmappedRows += 1
@@ -43,9 +56,14 @@ public struct HealthMetricsMapper {
             }
         }
         let start = Self.midnight(civil, zone), end = Self.midnight(civil.adding(days: 1), zone)
+        // Every value is checked before any record of the row is handed on, so a refused row
+        // (with --rejects) leaves no part of itself behind.
+        for (metric, value) in day.metrics where metric.kind.map(collected.contains) == true && Double(value) == nil {
+            throw CohortError.invalid("expected a number", file: day.file, line: day.line, field: day.fieldName(metric))
+        }
         for (metric, value) in day.metrics {
             guard let kind = metric.kind, collected.contains(kind) else {
-                tally.skip("not collected: \(metric.rawValue)")
+                tally.skip(metric.leftOutReason)
                 continue
             }
             guard Double(value) != nil else {
@@ -57,7 +75,7 @@ public struct HealthMetricsMapper {
                 SourceRecord(
                     participant: code, kind: kind.rawValue, start: start, end: end, value: value, unit: metric.unit, source: day.source,
                     file: day.file, line: day.line,
-                    origins: ["value": field, "unit": field, "start": "recorded_at", "end": "recorded_at", "kind": field]))
+                    origins: ["value": field, "unit": field, "start": "recorded_at", "end": "recorded_at", "kind": field], item: metric.rawValue))
         }
     }
 

@@ -11,8 +11,9 @@ public enum HealthMetricsSync {
     /// The largest file read whole (a single body); NDJSON files are read line by line.
     public static let maxBodyBytes = 256 << 20
 
-    /// Calls `body` with each record of each batch body.
-    public static func forEachDay(url: URL, _ body: (HealthMetricsDay) throws -> Void) throws {
+    /// Calls `body` with each record of each batch body; `tally` with the reason for each
+    /// non-null value of a metric key cohort does not know (counted, never dropped silently).
+    public static func forEachDay(url: URL, tally: ((String) -> Void)? = nil, _ body: (HealthMetricsDay) throws -> Void) throws {
         let file = url.path
         if url.pathExtension.lowercased() == "json" {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
@@ -20,16 +21,16 @@ public enum HealthMetricsSync {
                 throw CohortError.invalid("the file is larger than \(maxBodyBytes >> 20) MiB", file: file, hint: "write one body per line (.ndjson)")
             }
             guard let data = FileManager.default.contents(atPath: file) else { throw CohortError(.notFound, "cannot read the file", at: .init(file: file)) }
-            try batch(data, file: file, line: 1, body)
+            try batch(data, file: file, line: 1, tally: tally, body)
         } else {
             try LineReader.forEachLine(of: url, maxLineBytes: maxBodyBytes) { line, bytes in
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
-                try batch(Data(bytes), file: file, line: line, body)
+                try batch(Data(bytes), file: file, line: line, tally: tally, body)
             }
         }
     }
 
-    static func batch(_ data: Data, file: String, line: Int, _ body: (HealthMetricsDay) throws -> Void) throws {
+    static func batch(_ data: Data, file: String, line: Int, tally: ((String) -> Void)?, _ body: (HealthMetricsDay) throws -> Void) throws {
         guard let object = try? JSONSerialization.jsonObject(with: data), let batch = object as? [String: Any] else {
             throw CohortError.invalid("expected a JSON object (a sync batch body)", file: file, line: line,
                 hint: "{\"userId\":…,\"source\":…,\"timezone\":…,\"records\":[{\"recordedAt\":…,\"metrics\":{…}}]}")
@@ -51,8 +52,11 @@ public enum HealthMetricsSync {
             }
             var metrics: [(HealthMetric, String)] = []
             for (key, value) in (record["metrics"] as? [String: Any]) ?? [:] {
-                guard let metric = HealthMetric.bySyncName[key] else { continue }
                 if value is NSNull { continue }
+                guard let metric = HealthMetric.bySyncName[key] else {
+                    tally?("metric not imported: \(key)")
+                    continue
+                }
                 guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else {
                     throw CohortError.invalid("expected a number", file: file, line: line, field: "records[\(i)].metrics.\(key)")
                 }

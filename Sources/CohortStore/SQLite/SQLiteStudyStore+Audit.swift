@@ -1,70 +1,9 @@
 public import CohortCore
 public import CohortCrypto
-public import Foundation
+import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    /// Appends an event inside the caller's transaction and returns it.
-    ///
-    /// The actor name and every `redactable` detail are stored as redactable texts (see
-    /// ``storeRedactable(_:_:participantID:)``): the chain commits to their salted hashes.
-    /// `owner` is the participant those details may concern; an erase deletes them.
-    @discardableResult
-    func appendEvent(
-        _ db: Database, actor: String, action: String, subject: String?, details: [String: String], redactable: [String: String] = [:],
-        owner: String? = nil, at: Date
-    ) throws -> AuditEvent {
-        var head: (seq: Int64, hash: String)?
-        if let last = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") {
-            let r = RowReader(last, table: "audit_events", file: url.path, rowIDColumn: "seq")
-            head = (try r.int64("seq"), try r.string("hash"))
-        }
-        let instant = AuditChain.instant(at)
-        let committedActor = try storeRedactable(db, actor, participantID: nil)
-        var committed = details
-        var revealed = ["actor": actor]
-        for (key, text) in redactable {
-            committed[key] = try storeRedactable(db, text, participantID: owner)
-            revealed["details." + key] = text
-        }
-        var event = try AuditChain.next(after: head, at: instant, actor: committedActor, action: action, subject: subject, details: committed)
-        try db.execute(
-            sql: "INSERT INTO audit_events (seq, at, actor, action, subject, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            arguments: [event.seq, instant, committedActor, action, subject, try AuditChain.detailsJSON(committed), event.prevHash, event.hash])
-        event.revealed = revealed
-        return event
-    }
-
-    /// Appends an event in its own transaction. `redactable` details (free text a person typed)
-    /// are kept out of the chain as salted hashes and can be erased with participant `owner`.
-    @discardableResult
-    public func appendEvent(_ entry: AuditEntry, at: Date) throws -> AuditEvent {
-        try write { db in
-            try appendEvent(
-                db, actor: entry.actor, action: entry.action, subject: entry.subject, details: entry.details, redactable: entry.redactable,
-                owner: entry.owner, at: at)
-        }
-    }
-
-    /// Signs the current head of the chain and stores the checkpoint; returns it (nil for an empty chain).
-    @discardableResult
-    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try write { db in
-            guard let head = try Row.fetchOne(db, sql: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return nil }
-            let reader = RowReader(head, table: "audit_events", file: url.path, rowIDColumn: "seq")
-            let seq = try reader.int64("seq")
-            let hash = try reader.string("hash")
-            if let existing = try AuditCheckpointRow.fetchOne(db, sql: "SELECT * FROM audit_checkpoints WHERE seq = ?", arguments: [seq]) {
-                return AuditCheckpoint(seq: seq, headHash: hash, signature: existing.signature)
-            }
-            let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
-            let instant = AuditChain.instant(at)
-            try db.execute(
-                sql: "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (?, ?, ?, ?)",
-                arguments: [seq, hash, signature, instant])
-            return AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
-        }
-    }
 
     /// The newest checkpoint, if any.
     public func latestCheckpoint() throws -> AuditCheckpoint? {
@@ -109,15 +48,7 @@ extension SQLiteStudyStore {
             if let limit { sql += " LIMIT \(limit)" }
             return try AuditEventRow.fetchAll(db, sql: sql, arguments: [since]).map { row in
                 var event = row.event
-                guard revealing else { return event }
-                var revealed: [String: String] = [:]
-                if event.actor.hasPrefix(RedactableText.prefix) {
-                    revealed["actor"] = try revealRedactable(db, event.actor) ?? AuditEvent.redactedText
-                }
-                for (key, value) in event.details where value.hasPrefix(RedactableText.prefix) {
-                    revealed["details." + key] = try revealRedactable(db, value) ?? AuditEvent.redactedText
-                }
-                event.revealed = revealed.isEmpty ? nil : revealed
+                if revealing { try event.reveal { try revealRedactable(db, $0) } }
                 return event
             }
         }
@@ -134,12 +65,7 @@ extension SQLiteStudyStore {
             return try AuditChain.verify(
                 nextEvent: {
                     guard let row = try cursor.next() else { return nil }
-                    do {
-                        return .event(try AuditEventRow(row: row).event)
-                    } catch let error as CohortError {
-                        let seq = try? RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq").int64("seq")
-                        return .malformed(seq: seq, problem: error.message.contains("details") ? "its details are not valid JSON" : "a column is malformed")
-                    }
+                    return AuditChain.storedEvent(RowReader(row, table: "audit_events", file: url.path, rowIDColumn: "seq"))
                 },
                 checkpoints: checkpoints,
                 eventHash: { seq in try String.fetchOne(db, sql: "SELECT hash FROM audit_events WHERE seq = ?", arguments: [seq]) },

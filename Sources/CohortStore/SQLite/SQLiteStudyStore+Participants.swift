@@ -1,50 +1,14 @@
 import CohortCore
 import CohortCrypto
-public import Foundation
+import Foundation
 import GRDB
 
 extension SQLiteStudyStore {
-    static let identityColumns = ParticipantRow.identityColumns
-
-    /// Enrolls participants in one transaction (all or nothing), one audit event each.
-    public func enroll(_ enrollments: [Enrollment], actor: String, source: String, at: Date) throws {
-        try write { db in
-            for e in enrollments {
-                let p = e.participant
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM participants WHERE code = ?", arguments: [p.code]) == true {
-                    throw CohortError(.conflict, "participant \(p.code) is already enrolled", hint: "choose another study code")
-                }
-                let id = p.id.uuidString.lowercased()
-                let enc = try encryptIdentity(e.identity, participantID: id)
-                var arguments: StatementArguments = [
-                    id, p.code, p.sex.rawValue, p.timeZone, p.enrolledOn.description, p.status.rawValue,
-                ]
-                arguments += StatementArguments(enc.map { $0.map { Data($0) } })
-                arguments += [Data(e.tokenSalt), Data(e.tokenHash), Self.isoNow(at), p.site]
-                try db.execute(
-                    sql: """
-                        INSERT INTO participants (id, code, sex, time_zone, enrolled_on, status, \(Self.identityColumns.joined(separator: ", ")),
-                            token_salt, token_hash, created_at, site)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: arguments)
-                try appendEvent(db, actor: actor, action: "participant.enroll", subject: id, details: e.auditDetails(source: source), at: at)
-            }
-        }
-    }
-
-    func encryptIdentity(_ identity: ParticipantIdentity, participantID: String) throws -> [[UInt8]?] {
-        try PIISealing.sealIdentity(identity, participantID: participantID, key: piiKey)
-    }
-
-    func decryptIdentity(_ row: ParticipantRow) throws -> ParticipantIdentity? {
-        try PIISealing.openIdentity(row.sealedIdentity, participantID: row.id.uuidString.lowercased(), key: piiKey) { column, expected in
-            RowReader.problem(table: ParticipantRow.databaseTableName, rowID: row.pk, column: column, expected: expected)
-        }
-    }
-
     /// The participant of a decoded row, identity decrypted when asked.
     func stored(_ row: ParticipantRow, withIdentity: Bool) throws -> StoredParticipant {
-        StoredParticipant(handle: row.handle, participant: row.participant(identity: withIdentity ? try decryptIdentity(row) : nil))
+        try row.stored(piiKey: piiKey, withIdentity: withIdentity) { column, expected in
+            RowReader.problem(table: ParticipantRow.databaseTableName, rowID: row.pk, column: column, expected: expected)
+        }
     }
 
     /// Every participant, ordered by study code; identities decrypted only when asked.
@@ -78,6 +42,4 @@ extension SQLiteStudyStore {
             return (salt, hash)
         }
     }
-
-    static func isoNow(_ date: Date) -> String { AuditChain.instant(date) }
 }

@@ -16,7 +16,7 @@ import GRDBSQLite
 ///
 /// A non-empty note is encrypted (AES-256-GCM under pii.key, associated data naming the record's
 /// unique key and the field) before it is queued; notes are rare, so the hot path stays fast.
-public final class SQLiteRecordInserter: RecordSink {
+public final class SQLiteRecordInserter: StoreRecordSink {
     /// Rows per multi-row statement.
     static let batchSize = 32
     static let columnCount = 11
@@ -48,7 +48,10 @@ public final class SQLiteRecordInserter: RecordSink {
     /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
     public private(set) var insertedCount = 0
     /// The participants written, for the withdrawal check at commit.
-    private(set) var imported = ImportedParticipants()
+    package private(set) var imported = ImportedParticipants()
+
+    /// Nothing is in flight: the transaction's rollback drops what was written.
+    package func abandon() {}
 
     init(db: Database, batchID: Int64, piiKey: [UInt8]) throws {
         self.db = db
@@ -175,38 +178,6 @@ public final class SQLiteRecordInserter: RecordSink {
 }
 
 extension SQLiteStudyStore {
-    /// Runs `body` inside one transaction with an inserter for a new import batch: if `body`
-    /// throws, nothing from the file is stored. Appends the `data.import` audit event. Rows
-    /// `body` queued with `add` are written before the transaction ends.
-    public func importBatch(
-        _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
-    ) throws -> ImportBatchResult {
-        try write { db in
-            try db.execute(
-                sql: "INSERT INTO import_batches (file_name, file_sha256, format, imported_at, actor) VALUES (?, ?, ?, ?, ?)",
-                arguments: [info.fileName, info.fileSHA256, info.format, Self.isoNow(at), ""])
-            let batchID = db.lastInsertedRowID
-            let inserter = try SQLiteRecordInserter(db: db, batchID: batchID, piiKey: piiKey)
-            let counts = try body(inserter)
-            try inserter.flush()
-            let withdrawn = try Row.fetchAll(db, sql: ImportedParticipants.withdrawnParticipantsSQL).map { row in
-                let r = RowReader(row, table: "participants", file: url.path, rowIDColumn: "pk")
-                return (key: try r.int64("pk"), status: try r.string("status"), withdrawnAtMs: try r.optionalInt64("withdrawn_at_ms"))
-            }
-            if inserter.imported.anyWithdrew(withdrawn) { throw ImportedParticipants.withdrawnDuringImport(location: url.path) }
-            let event = try appendEvent(
-                db, actor: actor, action: "data.import", subject: "batch-\(batchID)",
-                details: [
-                    "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
-                    "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
-                ], at: at)
-            // The batch names its actor by the same redactable reference as its audit event.
-            try db.execute(
-                sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, actor = ? WHERE id = ?",
-                arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, event.actor, batchID])
-            return ImportBatchResult(batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
-        }
-    }
 
     /// Streams the records of one participant (ordered by start), without loading them all;
     /// notes are decrypted. A malformed row fails with its table, row and column.
@@ -215,17 +186,11 @@ extension SQLiteStudyStore {
             let cursor = try RecordRow.fetchCursor(
                 db, sql: "SELECT \(RecordRow.columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind", arguments: [participant.rowKey])
             while let row = try cursor.next() {
-                var note: String?
-                if let sealed = row.sealedNote {
-                    do {
-                        note = try PIISealing.openNote(
-                            sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
-                            source: row.source)
-                    } catch {
-                        throw RowReader.problem(
-                            table: RecordRow.databaseTableName, rowID: row.id, column: "note_enc",
-                            expected: "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
-                    }
+                let note = try row.sealedNote.map { sealed in
+                    try PIISealing.openStoredNote(
+                        sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
+                        source: row.source
+                    ) { column, expected in RowReader.problem(table: RecordRow.databaseTableName, rowID: row.id, column: column, expected: expected) }
                 }
                 try body(
                     CohortCore.Record(

@@ -8,12 +8,8 @@ import GRDB
 extension SQLiteStudyStore {
     static let redactablePrefix = RedactableText.prefix
 
-    /// Stores `text` as a redactable text of `participantID` (nil: nobody's, e.g. a staff
-    /// actor name) and returns the reference the chain commits to.
-    func storeRedactable(_ db: Database, _ text: String, participantID: String?) throws -> String {
-        try Self.storeRedactable(db, text, participantID: participantID, piiKey: piiKey)
-    }
-
+    /// Migration step: stores `text` as a redactable text of `participantID` and returns the
+    /// reference the chain commits to.
     static func storeRedactable(_ db: Database, _ text: String, participantID: String?, piiKey: [UInt8]) throws -> String {
         let sealed = try RedactableText.seal(text, key: piiKey)
         try db.execute(
@@ -36,12 +32,6 @@ extension SQLiteStudyStore {
         } catch .salt {
             throw row.problem("salt", expected: "the salt whose hash the audit trail commits to")
         }
-    }
-
-    /// Deletes every redactable text of `participantID`; the number deleted.
-    func eraseRedactable(_ db: Database, participantID: String) throws -> Int {
-        try db.execute(sql: "DELETE FROM redactable_texts WHERE participant_id = ?", arguments: [participantID])
-        return db.changesCount
     }
 
     /// Migration step: withdrawals' plaintext actor and reason become redactable references.

@@ -33,6 +33,28 @@ package enum AuditChain {
         case malformed(seq: Int64?, problem: String)
     }
 
+    /// One stored event row as ``verify(nextEvent:checkpoints:eventHash:publicKey:)`` takes it,
+    /// read through either store's reader: the event, or what is wrong with the row (its seq
+    /// when that column is readable). `detailsColumn` holds the committed details.
+    package static func storedEvent(_ row: some ColumnReader, detailsColumn: String = "details") -> StoredEvent {
+        do {
+            return .event(try AuditEventRow(row, detailsColumn: detailsColumn).event)
+        } catch let error as CohortError {
+            return .malformed(seq: try? row.int64("seq"), problem: problem(decoding: error))
+        } catch {
+            return .malformed(seq: try? row.int64("seq"), problem: "a column is malformed")
+        }
+    }
+
+    /// What ``StoredEvent/malformed(seq:problem:)`` says of a row that failed to decode with
+    /// `error` (branching on its typed cause: the column, never the message text).
+    package static func problem(decoding error: CohortError) -> String {
+        if case let .malformedColumn(_, column)? = error.cause, column == "details" || column == "details_text" {
+            return "its details are not valid JSON"
+        }
+        return "a column is malformed"
+    }
+
     /// One stored checkpoint row: the checkpoint, or nil when the row did not decode.
     package typealias StoredCheckpoint = AuditCheckpoint?
 

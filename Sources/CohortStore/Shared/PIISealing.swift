@@ -81,6 +81,19 @@ package enum PIISealing {
         try AESGCM.seal(Array(note.utf8), key: key, authenticating: noteAAD(participantPK: participantPK, kind: kind, startMs: startMs, source: source))
     }
 
+    /// A stored record's note opened; one that was sealed for another row or under another key
+    /// fails with `problem("note_enc", expected)`, as both stores word it.
+    package static func openStoredNote(
+        _ sealed: [UInt8], key: [UInt8], participantPK: Int64, kind: String, startMs: Int64, source: String,
+        problem: (_ column: String, _ expected: String) -> CohortError
+    ) throws -> String {
+        do {
+            return try openNote(sealed, key: key, participantPK: participantPK, kind: kind, startMs: startMs, source: source)
+        } catch {
+            throw problem("note_enc", "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
+        }
+    }
+
     /// A record's note opened; throws when it was sealed for another row or key.
     package static func openNote(_ sealed: [UInt8], key: [UInt8], participantPK: Int64, kind: String, startMs: Int64, source: String) throws -> String {
         String(

@@ -46,7 +46,8 @@ extension Cohort.DataCommand {
         var recipient: String?
         @Option(help: "The participant's study code (an Apple Health export belongs to one participant).") var participant: String?
         @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
-        @Option(help: "Keep good rows and write bad rows (with reasons) to this CSV.") var rejects: String?
+        @Option(help: "Keep good rows (records, FHIR resources, health_metrics rows) and write bad ones with their reasons to this CSV (mode 0600).")
+        var rejects: String?
         @Option(help: "How to report the result.") var format: ReportFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
@@ -89,7 +90,6 @@ extension Cohort.DataCommand {
         func run() throws {
             let workspace = try options.open()
             if let sources = try externalSources() {
-                if rejects != nil { throw ValidationError("--rejects applies to cohort's own record files") }
                 try runExternal(sources, workspace: workspace)
                 return
             }
@@ -100,6 +100,10 @@ extension Cohort.DataCommand {
                 let url = URL(fileURLWithPath: file)
                 let source = from.flatMap(ImportSource.init(rawValue:)) ?? ImportSource.sniff(url)
                 if source == .appleHealth {
+                    // Nothing is refused row by row there (what is left out is counted), so a rejects file would stay empty.
+                    if rejects != nil {
+                        throw ValidationError("--rejects does not apply to an Apple Health export: its summary counts every sample left out, by reason")
+                    }
                     try AppleHealthImportCommand.run(file: file, participant: participant, study: study, format: format, workspace: workspace)
                     appleHealthFiles += 1
                     continue
@@ -136,7 +140,8 @@ extension Cohort.DataCommand {
                 var progress: (@Sendable (Int) -> Void)?
                 if Console.showsProgress { progress = { (n: Int) in bar.update(n) } }
                 let importer = ExternalImporter(
-                    workspace: workspace, userMap: userMap.map { URL(fileURLWithPath: $0) }, recipient: recipient, progress: progress)
+                    workspace: workspace, userMap: userMap.map { URL(fileURLWithPath: $0) }, recipient: recipient, progress: progress,
+                    rejects: rejects.map { URL(fileURLWithPath: $0) })
                 let result: ExternalImportResult
                 do {
                     result = try importer.run(source)
@@ -147,21 +152,62 @@ extension Cohort.DataCommand {
                 }
                 bar.finish()
                 results.append(result)
-                if format == .table { Console.print(Self.summary(result)) }
+                if format == .table { Console.print(Self.summary(result, rejectsFile: rejects)) }
             }
             if format == .json { try printJSON(results) }
         }
 
-        /// The summary a coordinator reads: counts by metric or kind and by reason, never values.
-        static func summary(_ r: ExternalImportResult) -> String {
+        /// `skipped` with each element's unmapped codes on one line (`Observation: code not in the
+        /// code map (12 codes)`): a hospital's export has dozens of codes no study maps, each its
+        /// own reason in `--format json`.
+        static func groupingCodes(_ skipped: [String: Int]) -> [String: Int] {
+            let marker = ": code not in the code map"
+            var grouped: [String: (items: Int, codes: Int)] = [:]
+            var result: [String: Int] = [:]
+            for (reason, n) in skipped {
+                guard let range = reason.range(of: marker) else {
+                    result[reason, default: 0] += n
+                    continue
+                }
+                let head = String(reason[..<range.upperBound])
+                grouped[head, default: (0, 0)].items += n
+                grouped[head, default: (0, 0)].codes += 1
+            }
+            for (head, g) in grouped { result[head + (g.codes == 1 ? " (1 code)" : " (\(g.codes) codes)"), default: 0] += g.items }
+            return result
+        }
+
+        /// How many reasons of each list (refused, skipped) the summary shows before pointing at `--format json`.
+        static let reasonsShown = 5
+
+        /// The summary a coordinator reads: what was imported per metric or kind, then the main
+        /// reasons for what was refused or skipped, never values. It fits a screen: each list of
+        /// reasons shows its `reasonsShown` largest, then how many more there are and where to see them.
+        static func summary(_ r: ExternalImportResult, rejectsFile: String? = nil) -> String {
             let t = r.tally
             let unit = r.format == "fhir" ? "resources" : "rows"
-            var lines = ["\(r.source) (\(r.format)): \(t.seen) \(unit) seen, \(t.records) records read, \(r.inserted) new, \(r.duplicates) already stored"]
+            let imported = r.inserted + r.duplicates
+            var lines = ["\(r.source) (\(r.format)): \(t.seen) \(unit) seen, \(imported) records imported (\(r.inserted) new, \(r.duplicates) already stored)"]
             if r.format == "fhir" { lines.append("  patients matched to the roster: \(t.patients)") }
-            for (item, n) in t.perItem.sorted(by: { $0.key < $1.key }) { lines.append("  \(item): \(n)") }
+            if !r.imported.isEmpty {
+                let items = r.imported.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                lines.append("  imported per \(r.format == "fhir" ? "kind" : "metric"): " + items.joined(separator: ", "))
+            }
             if t.unmappedRows > 0 { lines.append("  not imported: \(t.unmappedRows) rows of \(t.unmappedUsers) users not in the user map") }
             for (reason, n) in r.outside.sorted(by: { $0.key < $1.key }) { lines.append("  not imported: \(n) records \(reason)") }
-            for (reason, n) in t.skipped.sorted(by: { $0.key < $1.key }) { lines.append("  skipped: \(n) \(reason)") }
+            var hidden = 0
+            func top(_ counts: [String: Int], _ label: String) {
+                let sorted = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                for (reason, n) in sorted.prefix(reasonsShown) { lines.append("  \(label): \(n) \(reason)") }
+                hidden += max(0, sorted.count - reasonsShown)
+            }
+            if !r.rejected.isEmpty {
+                let total = r.rejected.values.reduce(0, +)
+                lines.append("  refused in all: \(total), each written with its reason to \(rejectsFile ?? "the rejects file")")
+                top(r.rejected, "refused")
+            }
+            top(Self.groupingCodes(t.skipped), "skipped")
+            if hidden > 0 { lines.append("  … and \(hidden) more reasons: --format json lists every reason with its count") }
             return lines.joined(separator: "\n")
         }
     }

@@ -18,8 +18,18 @@ extension Cohort.Deid {
                 sample uniqueness (share of records alone in their class), l per sensitive field. \
                 The table shows the 20 smallest classes; json and csv give every class.
 
+                Time attacks (from the files alone, with the public holidays of the US, Germany and \
+                Australia it ships): freshness (the last record against the bagging date), DST trace \
+                (aggregates not 24 hours long, dense series with an hour missing or doubled, daily logs \
+                stepping by an hour), holiday alignment (daily step counts against the regional \
+                calendar), exogenous series (dated weather); per attack the participants whose shift is \
+                recovered (one candidate left) or narrowed (under half the range). k is also computed \
+                over what an acquaintance knows from the records (device class, kinds, active days \
+                banded; first-record weekday and month when shifts keep them).
+
                 Exit codes: 0 the published files hold what the report claims (k reaches the \
-                requested k and equals the stated k); 1 they do not; 3 invalid input (unreadable \
+                requested k and equals the stated k, also with the acquaintance attributes; no shift \
+                recovered; no shift narrowed by an attack the report does not name); 1 they do not; 3 invalid input (unreadable \
                 report or CSV); 4 archive, folder or table not found; 7 a corrupt archive; 2 usage.
 
                 Examples:
@@ -70,6 +80,16 @@ extension Cohort.Deid {
                 ]
                 for d in risk.lDiversity {
                     lines.append(["l-diversity \(d.field)", (d.l.map(String.init) ?? "n/a") + " (\(d.homogeneousClasses) class(es) with one value)"])
+                }
+                if let k = assessment.acquaintanceK {
+                    lines.append(["k with acquaintance attributes", "\(k) (\(assessment.acquaintanceAttributes.joined(separator: ", ")))"])
+                }
+                for outcome in assessment.timeAttacks ?? [] {
+                    let stated = assessment.statedSignals.contains(outcome.attack) ? "; the report names this signal" : ""
+                    lines.append([
+                        "time attack \(outcome.attack)",
+                        "\(outcome.recovered) recovered, \(outcome.narrowed) narrowed of \(outcome.assessed) participant(s)\(stated)",
+                    ])
                 }
                 Console.print(TableRenderer.table(["measure", "value"], lines))
                 let shown = risk.equivalenceClasses.prefix(20)

@@ -9,15 +9,15 @@ struct DateShifterTests {
     /// and `-7 · (… % 25 + 1)` in whole weeks.
     @Test func knownAnswer() throws {
         let id = try #require(UUID(uuidString: "123E4567-E89B-12D3-A456-426614174000"))
-        #expect(try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: id) == -142)
-        #expect(try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: true).offset(for: id) == -84)
+        #expect(try DateShifter(key: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: id) == -142)
+        #expect(try DateShifter(key: Fixtures.key, maxDays: 180, wholeWeeks: true).offset(for: id) == -84)
     }
 
     @Test(arguments: [1, 7, 30, 180, 365])
     func offsetsAreBackwardOnlyCoverTheRangeAndAreStable(maxDays: Int) throws {
         var g = SeededRandom(seed: UInt64(maxDays))
-        let shifter = try DateShifter(recipientKey: Fixtures.key, maxDays: maxDays, wholeWeeks: false)
-        let again = try DateShifter(recipientKey: Fixtures.key, maxDays: maxDays, wholeWeeks: false)
+        let shifter = try DateShifter(key: Fixtures.key, maxDays: maxDays, wholeWeeks: false)
+        let again = try DateShifter(key: Fixtures.key, maxDays: maxDays, wholeWeeks: false)
         #expect(shifter.range == -maxDays...(-1))
         var seen: Set<Int> = []
         for _ in 0..<2_000 {
@@ -34,7 +34,7 @@ struct DateShifterTests {
 
     @Test func wholeWeeksKeepWeekdays() throws {
         var g = SeededRandom(seed: 3)
-        let shifter = try DateShifter(recipientKey: Fixtures.key, maxDays: 100, wholeWeeks: true)
+        let shifter = try DateShifter(key: Fixtures.key, maxDays: 100, wholeWeeks: true)
         #expect(shifter.range == -98...(-7))
         let day = Fixtures.date("2025-03-14")
         for _ in 0..<1_000 {
@@ -44,10 +44,10 @@ struct DateShifterTests {
         }
     }
 
-    @Test func differentRecipientsGetDifferentOffsets() throws {
+    @Test func differentKeysGetDifferentOffsets() throws {
         var g = SeededRandom(seed: 4)
-        let a = try DateShifter(recipientKey: Fixtures.key, maxDays: 365, wholeWeeks: false)
-        let b = try DateShifter(recipientKey: Fixtures.otherKey, maxDays: 365, wholeWeeks: false)
+        let a = try DateShifter(key: Fixtures.key, maxDays: 365, wholeWeeks: false)
+        let b = try DateShifter(key: Fixtures.otherKey, maxDays: 365, wholeWeeks: false)
         var same = 0
         for _ in 0..<1_000 {
             let id = Fixtures.uuid(&g)
@@ -58,14 +58,14 @@ struct DateShifterTests {
 
     @Test func zeroMaxDaysMeansNoShift() throws {
         var g = SeededRandom(seed: 5)
-        let shifter = try DateShifter(recipientKey: Fixtures.key, maxDays: 0, wholeWeeks: true)
+        let shifter = try DateShifter(key: Fixtures.key, maxDays: 0, wholeWeeks: true)
         #expect(shifter.offset(for: Fixtures.uuid(&g)) == 0)
         #expect(shifter.range == nil)
     }
 
     @Test func invalidSettingsAreRefused() {
-        #expect(throws: CohortError.self) { try DateShifter(recipientKey: Fixtures.key, maxDays: 3, wholeWeeks: true) }
-        #expect(throws: CohortError.self) { try DateShifter(recipientKey: Fixtures.key, maxDays: -1, wholeWeeks: false) }
+        #expect(throws: CohortError.self) { try DateShifter(key: Fixtures.key, maxDays: 3, wholeWeeks: true) }
+        #expect(throws: CohortError.self) { try DateShifter(key: Fixtures.key, maxDays: -1, wholeWeeks: false) }
     }
 
     @Test func shiftedRecordsKeepWallClockTimeAndOneOffsetAndIntervalsAwayFromTransitions() throws {
@@ -74,7 +74,7 @@ struct DateShifterTests {
         let zone = try #require(TimeZone(identifier: "America/Chicago"))
         for wholeWeeks in [false, true] {
             var deid = try Deidentifier(
-                studyProtocol: Fixtures.studyProtocol(wholeWeeks: wholeWeeks), recipient: "analyst", recipientKey: Fixtures.key,
+                studyProtocol: Fixtures.studyProtocol(wholeWeeks: wholeWeeks), recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key,
                 roster: roster, referenceDate: Fixtures.date("2025-06-01"))
             for participant in roster {
                 let offset = deid.shifter.offset(for: participant.id)

@@ -10,7 +10,7 @@ struct DeidentificationReportTests {
         let roster = PlantedRoster.participants
         let studyProtocol = Fixtures.studyProtocol(kAnonymity: .init(k: 2, quasiIdentifiers: ["participant.birth_date", "participant.sex"]))
         var deid = try Deidentifier(
-            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, roster: roster,
+            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key, roster: roster,
             referenceDate: Fixtures.date("2025-06-01"))
         let participants = roster.map { deid.participant($0) }
         for p in roster {
@@ -35,7 +35,8 @@ struct DeidentificationReportTests {
         #expect(report.residualScan?.findingsCount == 1)
 
         let json = String(decoding: try CanonicalJSON.encode(report), as: UTF8.self)
-        for key in ["\"policy_sha256\"", "\"dropped_unruled\"", "\"direct_identifiers_removed\"", "\"date_shift\":{\"left_out_after_creation\":{},\"max_days\":180,\"range_days\":[-180,-1],\"whole_weeks\":false}",
+        for key in ["\"policy_sha256\"", "\"dropped_unruled\"", "\"direct_identifiers_removed\"", "\"date_shift\":{\"embargo_days\":0,\"left_out_after_creation\":{},\"left_out_exogenous\":{},\"max_days\":180,\"range_days\":[-180,-1],\"recoverable_signals\":[\"holidays are not masked",
+                    "\"scope\":\"participant\",\"whole_weeks\":false}",
                     "\"k_anonymity\"", "\"achieved_k\"", "\"scrub_tokens\"", "\"residual_scan\"", "\"files_scanned\":3", "\"key_fingerprints\""] {
             #expect(json.contains(key), "\(key)")
         }

@@ -9,7 +9,7 @@ extension DeidentifierTests {
     /// offset of the structured dates — so one unshifted date cannot give the shift away.
     @Test func datesInNotesMoveWithTheParticipantsOffset() throws {
         var deid = try Self.make()
-        let shifter = try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: false)
+        let shifter = try DateShifter(key: Fixtures.key, maxDays: 180, wholeWeeks: false)
         for p in PlantedRoster.participants {
             let offset = shifter.offset(for: p.id)
             let written = try #require(CivilDate(year: 2025, month: 3, day: 10))

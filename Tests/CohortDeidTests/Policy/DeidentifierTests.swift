@@ -11,7 +11,7 @@ struct DeidentifierTests {
         throws -> Deidentifier
     {
         try Deidentifier(
-            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, roster: roster, referenceDate: reference)
+            studyProtocol: studyProtocol, recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key, roster: roster, referenceDate: reference)
     }
 
     static func withBirth(_ birth: String, enrolled: String = "2025-01-06") -> Participant {
@@ -48,7 +48,7 @@ struct DeidentifierTests {
         p.status = .stopped
         p.withdrawnAt = Timestamp(epochMilliseconds: 1_740_000_000_000, utcOffsetSeconds: -21_600)
         let row = deid.participant(p)
-        let offset = try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: p.id)
+        let offset = try DateShifter(key: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: p.id)
         #expect(row.pseudonym == Pseudonymizer(recipientKey: Fixtures.key).pseudonym(for: p.id))
         #expect(row.birthYear == 1975)
         #expect(row.ageBand == "45–<65")
@@ -69,7 +69,7 @@ struct DeidentifierTests {
     @Test func nothingDatedAfterTheExportsCreationIsPublished() throws {
         let createdAt = try #require(Timestamp.parse("2025-03-01T12:00:00Z", defaultTimeZone: nil))
         var deid = try Deidentifier(
-            studyProtocol: Fixtures.studyProtocol(), recipient: "analyst", recipientKey: Fixtures.key, roster: PlantedRoster.participants,
+            studyProtocol: Fixtures.studyProtocol(), recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key, roster: PlantedRoster.participants,
             referenceDate: createdAt.localDate, createdAt: createdAt)
         let p = PlantedRoster.participants[0]
         let days = Int64(-deid.shifter.offset(for: p.id))
@@ -170,6 +170,11 @@ struct DeidentifierTests {
         #expect(bio.unit == "{steps}")
         #expect(bio.source == "smartwatch")
         #expect(bio.start?.iso8601 == "2025-01-01T00:00:00-06:00", "1 January at the participant's (Chicago's) standard offset")
+        // Apple Health keeps the hardware identifier; the map's family name covers it.
+        for (hardware, expected) in [("Watch2,4", "smartwatch"), ("Watch", "smartwatch"), ("iPhone14,2", "other"), ("Watchman 3", "other")] {
+            let row = deid.record(Record(participantID: p.id, kind: .steps, start: start, value: 7, source: hardware), of: p)
+            #expect(try #require(row).source == expected, "\(hardware)")
+        }
         let medRow = deid.record(
             Record(participantID: p.id, kind: .medicationDose, start: start, value: 200, text: "ibuprofen", source: "José's iPhone"),
             of: p)
@@ -219,7 +224,7 @@ struct DeidentifierTests {
             id: UUID(), participantID: p.id, version: "1.0", documentSHA256: String(repeating: "a", count: 64), signedAt: signed,
             signatureKind: .typed, sharing: .broad, status: .active, recordedAt: signed)
         let row = deid.consent(consent, of: p)
-        let offset = try DateShifter(recipientKey: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: p.id)
+        let offset = try DateShifter(key: Fixtures.key, maxDays: 180, wholeWeeks: false).offset(for: p.id)
         let zone = try #require(TimeZone(identifier: p.timeZone))
         let expected = try CalendarShift.shift(signed.epochMilliseconds, days: offset, zone: zone)
         #expect(row.signedAt?.epochMilliseconds == expected)

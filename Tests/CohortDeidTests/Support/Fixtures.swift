@@ -1,6 +1,8 @@
 import CohortCore
 import Foundation
 
+@testable import CohortDeid
+
 enum Fixtures {
     static let key = Array(UInt8(0)..<32)
     static let otherKey = Array(UInt8(100)..<132)
@@ -74,17 +76,18 @@ enum Fixtures {
 
     static func studyProtocol(
         fields: [String: FieldRule] = allFields, maxDays: Int = 180, wholeWeeks: Bool = false,
-        kAnonymity: DeidentificationPolicy.KAnonymity? = nil
+        kAnonymity: DeidentificationPolicy.KAnonymity? = nil, dateShift: DeidentificationPolicy.DateShift? = nil,
+        dataTypes: [DataType: [RecordKind]] = [.symptomLog: [.pain, .fatigue], .biometric: [.heartRate, .steps], .medicationLog: [.medicationDose]]
     ) -> StudyProtocol {
         StudyProtocol(
             id: "axspa-wearables", revision: 3, title: "AxSpA wearables", institution: "Example University",
             principalInvestigator: .init(name: "Dr. Investigator"),
             irb: .init(board: "Example IRB", approvalNumber: "IRB-2025-001", expires: date("2026-12-31")), durationDays: 90,
             consent: ConsentPolicy(currentVersion: "1.0", reconsent: .major, documents: [.init(version: "1.0", template: "consent.mustache")]),
-            dataTypes: [.symptomLog: [.pain, .fatigue], .biometric: [.heartRate, .steps], .medicationLog: [.medicationDose]],
+            dataTypes: dataTypes,
             compliance: CompliancePolicy(rules: []),
             deidentification: DeidentificationPolicy(
-                dateShift: .init(maxDays: maxDays, wholeWeeks: wholeWeeks), kAnonymity: kAnonymity, fields: fields),
+                dateShift: dateShift ?? .init(maxDays: maxDays, wholeWeeks: wholeWeeks), kAnonymity: kAnonymity, fields: fields),
             export: ExportSettings(formats: [.csv, .json]))
     }
 
@@ -103,4 +106,10 @@ enum Fixtures {
                 note: kind == .pain ? "felt ok" : nil)
         }
     }
+}
+
+extension Array where Element == CohortDeid.ResidualFinding {
+    /// The findings of roster identifiers: what the reference and attacker scanners model. The
+    /// unknown-token findings of free-text fields (the allow-list) have tests of their own.
+    var rosterOnly: [ResidualFinding] { filter { $0.kind != .unknownToken } }
 }

@@ -60,8 +60,17 @@ struct ReferenceScanner {
         }
         let found = matches(in: scalars, tokens: tokens) { t in isMarker(tokens[t]) }
         for match in found { result.insert(match.kind) }
-        if tokens.contains(where: { $0.isPossessive && $0.isCapitalized && !isMarker($0) && index.possessiveNames.contains($0.key) }) {
-            result.insert(.name)
+        // Not before a disease or calendar word (`Bell's palsy`), as the scrubber decides.
+        for (t, token) in tokens.enumerated() where token.isPossessive && token.isCapitalized && !isMarker(token) && index.possessiveNames.contains(token.key) {
+            let next = t + 1 < tokens.count ? tokens[t + 1].key : ""
+            if !Scrubber.eponymHeads.contains(next) && !ClinicalVocabulary.calendar.contains(next) { result.insert(.name) }
+        }
+        // A dictionary-word name capitalized inside a sentence.
+        for t in tokens.indices.dropFirst() where tokens[t].isCapitalized && !isMarker(tokens[t]) && index.capitalizedNames.contains(tokens[t].key)
+            && !ClinicalVocabulary.calendar.contains(tokens[t].key)
+        {
+            let between = scalars[tokens[t - 1].end..<tokens[t].start]
+            if !between.contains(where: { ".!?\n\r:;\"(\u{2022}[]".unicodeScalars.contains($0) }) { result.insert(.name) }
         }
         return result
     }
@@ -330,6 +339,11 @@ struct ReferenceScanner {
     }
 
 
+    static let transliterations: [Unicode.Scalar: String] = [
+        "đ": "d", "Đ": "d", "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "ß": "ss", "ı": "i", "þ": "th",
+        "Þ": "th", "ð": "d", "Ð": "d", "œ": "oe", "Œ": "oe", "ħ": "h", "Ħ": "h", "ŋ": "ng", "ĸ": "k",
+    ]
+
     /// Case- and diacritic-folded letters and digits of `scalars`, and how many are letters.
     static func fold(_ scalars: ArraySlice<Unicode.Scalar>) -> (String, Int) {
         var ascii = true
@@ -354,7 +368,10 @@ struct ReferenceScanner {
             return (String(decoding: bytes, as: UTF8.self), letters)
         }
         var view = String.UnicodeScalarView()
-        for s in scalars where !isApostrophe(s) { view.append(s) }
+        for s in scalars where !isApostrophe(s) {
+            // Letters diacritic folding leaves alone are written as people type them (Đặng → dang).
+            if let latin = transliterations[s] { view.append(contentsOf: latin.unicodeScalars) } else { view.append(s) }
+        }
         let folded = String(view).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         var out = String.UnicodeScalarView()
         var letters = 0

@@ -5,6 +5,7 @@ import CohortDeid
 import CohortPostgres
 import CohortStore
 import CohortStorePostgres
+import CohortTestSupport
 import Foundation
 import Testing
 

@@ -31,7 +31,7 @@ struct RecordRow: FetchableRecord, TableRecord {
         value = try r.optionalDouble("value")
         text = try r.optionalString("text")
         source = try r.string("source")
-        sealedNote = try r.optionalBlob("note_enc")
+        sealedNote = try r.optionalBytes("note_enc")
         batchID = try r.optionalInt64("batch_id")
     }
 }

@@ -18,8 +18,8 @@ struct RedactableTextRow: FetchableRecord, TableRecord {
         rowID = r.rowID
         digest = try r.string("digest")
         participantID = try r.optionalString("participant_id")
-        guard let salt = try r.optionalBlob("salt") else { throw r.problem("salt", expected: "binary data, found nothing") }
-        guard let sealed = try r.optionalBlob("text_enc") else { throw r.problem("text_enc", expected: "binary data, found nothing") }
+        guard let salt = try r.optionalBytes("salt") else { throw r.problem("salt", expected: "binary data, found nothing") }
+        guard let sealed = try r.optionalBytes("text_enc") else { throw r.problem("text_enc", expected: "binary data, found nothing") }
         self.salt = salt
         sealedText = sealed
     }

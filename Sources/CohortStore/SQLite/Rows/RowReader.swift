@@ -5,10 +5,10 @@ import GRDB
 /// Reads one database row column by column and throws a clear error — table, row, column, what
 /// was expected, never the value — where a value is missing or malformed, instead of inventing one.
 ///
-/// Every record type of the store (``ParticipantRow``, ``ConsentRow``, …: one per table) decodes
-/// through it. Messages name the file `study.db`; the store's `read`/`write` put the database's
+/// SQLite's ``ColumnReader``: every record type of the store (``ParticipantRow``, ``ConsentRow``,
+/// …: one per table) decodes through it. Messages name the file `study.db`; the store's `read`/`write` put the database's
 /// full path in the error's location.
-struct RowReader {
+struct RowReader: ColumnReader {
     let row: Row
     let table: String
     let file: String
@@ -34,10 +34,13 @@ struct RowReader {
         CohortError(
             .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
             at: .init(file: file, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore study.db from a backup (cohort does not guess a replacement value)")
+            hint: "the database was edited or damaged: restore study.db from a backup (cohort does not guess a replacement value)",
+            cause: .malformedColumn(table: table, column: column))
     }
 
     func value(_ column: String) -> DatabaseValue { (row[column] as DatabaseValue?) ?? .null }
+
+    func hasColumn(_ column: String) -> Bool { row.hasColumn(column) }
 
     func optionalString(_ column: String) throws -> String? {
         switch value(column).storage {
@@ -47,29 +50,12 @@ struct RowReader {
         }
     }
 
-    func string(_ column: String) throws -> String {
-        guard let text = try optionalString(column) else { throw problem(column, expected: "text, found nothing") }
-        return text
-    }
-
     func optionalInt64(_ column: String) throws -> Int64? {
         switch value(column).storage {
         case .null: return nil
         case let .int64(n): return n
         default: throw problem(column, expected: "an integer")
         }
-    }
-
-    func int64(_ column: String) throws -> Int64 {
-        guard let n = try optionalInt64(column) else { throw problem(column, expected: "an integer, found nothing") }
-        return n
-    }
-
-    /// A UTC offset in seconds (±18 h).
-    func offset(_ column: String) throws -> Int32 {
-        let n = try int64(column)
-        guard abs(n) <= 18 * 3600 else { throw problem(column, expected: "a UTC offset in seconds (within ±18 hours)") }
-        return Int32(n)
     }
 
     func optionalDouble(_ column: String) throws -> Double? {
@@ -81,7 +67,7 @@ struct RowReader {
         }
     }
 
-    func optionalBlob(_ column: String) throws -> [UInt8]? {
+    func optionalBytes(_ column: String) throws -> [UInt8]? {
         switch value(column).storage {
         case .null: return nil
         case let .blob(data): return Array(data)
@@ -89,27 +75,12 @@ struct RowReader {
         }
     }
 
-    func uuid(_ column: String) throws -> UUID {
-        guard let uuid = UUID(uuidString: try string(column)) else { throw problem(column, expected: "a UUID") }
-        return uuid
-    }
-
-    func choice<E: RawRepresentable & CaseIterable>(_ column: String, _: E.Type) throws -> E where E.RawValue == String {
-        guard let value = E(rawValue: try string(column)) else {
-            throw problem(column, expected: "one of " + E.allCases.map(\.rawValue).joined(separator: ", "))
+    /// SQLite has no boolean: 0 or 1.
+    func bool(_ column: String) throws -> Bool {
+        switch try int64(column) {
+        case 0: return false
+        case 1: return true
+        default: throw problem(column, expected: "0 or 1")
         }
-        return value
-    }
-
-    func sharingScope(_ column: String) throws -> SharingScope {
-        guard let value = SharingScope(rawValue: try string(column)) else {
-            throw problem(column, expected: "a sharing scope name (lower-case letters, digits and '-')")
-        }
-        return value
-    }
-
-    func civilDate(_ column: String) throws -> CivilDate {
-        guard let date = CivilDate(iso: try string(column)) else { throw problem(column, expected: "a date YYYY-MM-DD") }
-        return date
     }
 }

@@ -15,7 +15,7 @@ struct TemplateRow: FetchableRecord, TableRecord {
         protocolSHA256 = try r.string("protocol_sha256")
         path = try r.string("path")
         sha256 = try r.string("sha256")
-        guard let bytes = try r.optionalBlob("content") else { throw r.problem("content", expected: "binary data, found nothing") }
+        guard let bytes = try r.optionalBytes("content") else { throw r.problem("content", expected: "binary data, found nothing") }
         content = Data(bytes)
     }
 }

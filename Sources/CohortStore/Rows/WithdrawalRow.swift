@@ -1,25 +1,24 @@
-import CohortCore
-import Foundation
-import GRDB
+package import CohortCore
+package import Foundation
 
-/// A `withdrawals` row (selected with `rowid AS row_id`), decoded strictly. `actor` and `reason`
+/// A `withdrawals` row, decoded strictly (SQLite selects `rowid AS row_id` for messages). `actor` and `reason`
 /// are redactable references (see `StudyStore+Redactable`), revealed by the store.
-struct WithdrawalRow: FetchableRecord, TableRecord {
-    static let databaseTableName = "withdrawals"
+package struct WithdrawalRow: Sendable {
+    package static let databaseTableName = "withdrawals"
 
-    var id: UUID
-    var participantPK: Int64
-    var mode: WithdrawalMode
-    var atMs: Int64
+    package var id: UUID
+    package var participantPK: Int64
+    package var mode: WithdrawalMode
+    package var atMs: Int64
     /// `participant` or `staff`.
-    var byKind: String
-    var actor: String
-    var reason: String?
-    var consentVersion: String?
-    var counts: WithdrawalCounts
+    package var byKind: String
+    package var actor: String
+    package var reason: String?
+    package var consentVersion: String?
+    package var counts: WithdrawalCounts
 
-    init(row: Row) throws {
-        let r = RowReader(row, table: Self.databaseTableName)
+    /// Decodes the row `r` reads (either store's).
+    package init(_ r: some ColumnReader) throws {
         id = try r.uuid("id")
         participantPK = try r.int64("participant_pk")
         mode = try r.choice("mode", WithdrawalMode.self)

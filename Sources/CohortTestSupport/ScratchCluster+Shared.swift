@@ -1,3 +1,4 @@
+import CohortPostgres
 import Foundation
 import Synchronization
 

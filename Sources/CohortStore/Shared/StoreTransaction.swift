@@ -1,0 +1,142 @@
+package import CohortCore
+package import Foundation
+
+/// The seam between the study's operations and a database: one open write transaction and the
+/// typed row primitives the operations in ``StudyOperations`` are written with.
+///
+/// Each store implements it once, as SQL in its dialect and its locking (SQLite holds the
+/// database's write lock for the whole transaction, so its locks are no-ops; PostgreSQL takes an
+/// advisory lock for the audit chain and row locks for participants). What a primitive means —
+/// which rows, which columns — is the same for both; what an operation does with them (what an
+/// erase deletes, what the audit chain commits to) is decided once, in ``StudyOperations``.
+/// Errors name the table, row and column, never a value.
+package protocol StoreTransaction {
+    /// Where the database is, for messages.
+    var location: String { get }
+
+    // MARK: Audit chain
+
+    /// Makes this transaction the audit chain's only appender until it ends (re-entrant).
+    func lockAuditChain() throws
+    /// The newest event's seq and hash, or nil for an empty chain.
+    func auditHead() throws -> (seq: Int64, hash: String)?
+    /// Inserts `event`; `detailsJSON` is the canonical JSON of its details (what the hash commits to).
+    func insertEvent(_ event: AuditEvent, detailsJSON: String) throws
+    /// The `participant.withdraw` events after `seq` whose mode is one of `modes`, oldest first
+    /// (redactable texts not revealed).
+    func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent]
+    /// The signed checkpoint of event `seq`, if there is one.
+    func checkpoint(seq: Int64) throws -> AuditCheckpoint?
+    /// Inserts a signed checkpoint made at `at` (as events write instants).
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws
+    /// Stores a sealed redactable text concerning participant `owner` (nil: nobody's).
+    func insertRedactable(_ text: RedactableText, owner: String?) throws
+    /// Deletes every redactable text concerning participant `owner`.
+    func deleteRedactable(owner: String) throws
+
+    // MARK: Study and protocol
+
+    /// The id of the study this database holds, nil before the first protocol is pinned.
+    func studyID() throws -> String?
+    /// Inserts the one `study` row.
+    func insertStudy(id: String, createdAt: String) throws
+    /// The current protocol revision's SHA-256 and revision number, if one is pinned.
+    func currentProtocolRevision() throws -> (sha256: String, revision: Int64)?
+    /// Inserts a protocol revision as the current one (the previous one stops being current).
+    func insertCurrentProtocolRevision(_ row: NewProtocolRevisionRow) throws
+    /// Inserts a template pinned with protocol `protocolSHA256`.
+    func insertTemplate(protocolSHA256: String, path: String, content: Data) throws
+
+    // MARK: Participants
+
+    /// True when a participant has study code `code`.
+    func participantExists(code: String) throws -> Bool
+    /// Inserts a participant row.
+    func insertParticipant(_ row: NewParticipantRow) throws
+    /// Locks the participant's row for the rest of the transaction (an import still writing
+    /// their records finishes first); false when there is no such participant.
+    func lockParticipant(_ participant: ParticipantHandle) throws -> Bool
+    /// The number of the participant's rows in `table`.
+    func count(_ table: ParticipantTable, of participant: ParticipantHandle) throws -> Int
+    /// Sets the participant's status; the first withdrawal instant is kept.
+    func markWithdrawn(_ participant: ParticipantHandle, status: ParticipantStatus, at: Timestamp) throws
+    /// Clears the participant's identifiers and withdrawal token and replaces their study code.
+    func eraseIdentity(_ participant: ParticipantHandle, code: String) throws
+
+    // MARK: Imports
+
+    /// Inserts an import batch with no counts yet; its id.
+    func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64
+    /// The sink an import batch's records go into, inside this transaction.
+    func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink
+    /// The participants who are not active or have a withdrawal time (few).
+    func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)]
+    /// Records the batch's counts and its actor (the committed value of its audit event).
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws
+
+    // MARK: Consents, withdrawals, records
+
+    /// Inserts a consent row (`signature`: the sealed evidence).
+    func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws
+    /// Marks the participant's consent `id` superseded if it is active.
+    func supersedeConsent(_ id: UUID, of participant: ParticipantHandle) throws
+    /// Marks the participant's active consents withdrawn.
+    func withdrawActiveConsents(of participant: ParticipantHandle) throws
+    /// Deletes the sealed signature evidence of every consent of the participant.
+    func deleteSignatureEvidence(of participant: ParticipantHandle) throws
+    /// Inserts a withdrawal row.
+    func insertWithdrawal(_ row: NewWithdrawalRow) throws
+    /// Deletes every record of the participant.
+    func deleteRecords(of participant: ParticipantHandle) throws
+}
+
+/// The tables whose rows belong to one participant.
+package enum ParticipantTable: String, Sendable {
+    case records, consents
+}
+
+/// A participant row to insert: the participant, their identity sealed (one value per
+/// ``PIISealing/identityColumns`` entry) and their withdrawal token's salt and hash.
+package struct NewParticipantRow: Sendable {
+    package var participant: Participant
+    package var sealedIdentity: [[UInt8]?]
+    package var tokenSalt: [UInt8]
+    package var tokenHash: [UInt8]
+    /// The enrolment instant as audit events write it.
+    package var createdAt: String
+}
+
+/// A withdrawal row to insert. `actor` and `reason` are the committed values (redactable
+/// references, as the withdrawal's audit event holds them).
+package struct NewWithdrawalRow: Sendable {
+    package var id: UUID
+    package var participant: ParticipantHandle
+    package var mode: WithdrawalMode
+    package var at: Timestamp
+    package var by: String
+    package var actor: String
+    package var reason: String?
+    package var consentVersion: String?
+    package var countsJSON: String
+}
+
+/// A protocol revision to pin: its canonical JSON and where it was loaded from.
+package struct NewProtocolRevisionRow: Sendable {
+    package var sha256: String
+    package var studyID: String
+    package var revision: Int64
+    package var canonicalJSON: Data
+    package var sourcePath: String?
+    package var loadedAt: String
+}
+
+/// What an import's body reports: rows read, stored, duplicates and rejected.
+package typealias ImportCounts = (total: Int, inserted: Int, duplicates: Int, rejected: Int)
+
+/// A store's record sink as the import operation drives it.
+package protocol StoreRecordSink: RecordSink {
+    /// The participants the sink wrote, with the latest start of each.
+    var imported: ImportedParticipants { get }
+    /// Gives up the rows in flight after the import's body threw (PostgreSQL ends its COPY).
+    func abandon()
+}

@@ -1,0 +1,84 @@
+import CohortCore
+import Foundation
+import Testing
+
+@testable import CohortDeid
+
+/// The allow-list pass: a word survives only when it is known to be safe; everything else
+/// becomes a typed token or `[REDACTED]`, whatever form nobody thought of it takes.
+struct AllowListTests {
+    static let scrubber: Scrubber? = try? Scrubber(roster: [])
+
+    @Test(arguments: [
+        // Words no dictionary has: glued names, handles, strangers' surnames, transliterations.
+        ("IngridFeatherstone came by", "[NAME] came by"),
+        ("Note from @jfeatherstone today", "Note from @[REDACTED] today"),
+        ("Achebe, my brother-in-law, drove", "[REDACTED], my brother-in-law, drove"),
+        ("write to jane.doe on gmail", "write to [REDACTED].[REDACTED] on [REDACTED]"),
+        // Dictionary words that are names, decided by evidence.
+        ("My brother Will called", "My brother [NAME] called"),
+        ("Will see the doctor tomorrow", "Will see the doctor tomorrow"),
+        ("I hope it helps", "I hope it helps"),
+        ("Thanks,\nHope", "Thanks,\n[NAME]"),
+        // Numbers: 7+ digits in any grouping, spelled, with O for zero.
+        ("call five five five one two one two", "call [PHONE]"),
+        ("member id 12 34 567 on the card", "member id [ID] on the card"),
+        ("new number 9O7-29O-O8O7", "new number [PHONE]"),
+        ("badge 483920 at the desk", "badge [ID] at the desk"),
+        // Numbers in safe roles stay.
+        ("took 500mg naproxen at 8am", "took 500mg naproxen at 8am"),
+        ("pain 7/10, BP 120/80, 10000 steps", "pain 7/10, BP 120/80, 10000 steps"),
+        ("vitamin D and B12 daily", "vitamin D and B12 daily"),
+        // Dates nobody wrote a pattern for; ages over 89 in words.
+        ("Christmas 2025 was hard", "[DATE] was hard"),
+        ("on the 7th I felt worse", "on the [DATE] I felt worse"),
+        ("the 2nd dose went fine", "the 2nd dose went fine"),
+        ("my birthday, the eighth of February", "my birthday, the [DATE]"),
+        ("started 20260314T0800 exactly", "started [DATE] exactly"),
+        ("DOB 04SEP1976 on the form", "DOB [DATE] on the form"),
+        ("I'm ninety-three and still walking", "I'm 90 or older and still walking"),
+        ("I'm 93 and still walking", "I'm 90 or older and still walking"),
+        ("born 11/8 they said", "born [DATE] they said"),
+        // Initials.
+        ("Signed J.K. this morning", "Signed [NAME].[NAME]. this morning"),
+    ])
+    func unknownFormsAreReplaced(note: String, expected: String) throws {
+        let scrubber = try #require(Self.scrubber)
+        #expect(scrubber.scrub(note) == expected)
+    }
+
+    /// Words of the protocol's own vocabulary are kept once the scrubber keeps them.
+    @Test func protocolWordsAreKept() throws {
+        let scrubber = try #require(Self.scrubber)
+        #expect(scrubber.scrub("took zorbamab 40 mg") == "took [REDACTED] 40 mg")
+        #expect(scrubber.keeping(["Zorbamab"]).scrub("took zorbamab 40 mg") == "took zorbamab 40 mg")
+    }
+
+    /// A roster name that is a dictionary word wins inside a sentence; outside person context a
+    /// lower-case word stays.
+    @Test func rosterNamesThatAreWords() throws {
+        let grace = Participant(
+            id: UUID(), code: "P-0001", sex: .female, timeZone: "UTC", enrolledOn: CivilDate(daysSinceEpoch: 20_000),
+            identity: ParticipantIdentity(name: "Grace Park", address: "Apt 2, 12 Elm Ln, Mobile"))
+        let scrubber = try Scrubber(roster: [grace])
+        #expect(scrubber.scrub("Spoke with Grace about it") == "Spoke with [NAME] about it")
+        #expect(scrubber.scrub("a walk in the park helped") == "a walk in the park helped")
+        #expect(scrubber.scrub("Park here, stiff today") == "[NAME] here, stiff today")
+        #expect(scrubber.scrub("delivered to 12 elm lane") == "delivered to [ADDRESS]")
+        #expect(scrubber.scrub("moved to 12 Elm") == "moved to [ADDRESS]")
+        #expect(scrubber.scrub("Pharmacy delivers to mobile now") == "Pharmacy delivers to [ADDRESS] now")
+        #expect(scrubber.scrub("the joint is more mobile") == "the joint is more mobile")
+        #expect(scrubber.scrub("This is GP writing") == "This is [NAME] writing")
+    }
+
+    /// A missing word list is an error that names the package, never a scrubber that keeps
+    /// everything or nothing.
+    @Test func aMissingWordListNamesThePackage() {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-dict-\(UUID().uuidString)")
+        #expect {
+            _ = try SafeVocabulary.load(directory: empty)
+        } throws: { error in
+            "\(error)".contains("wamerican-large")
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import CohortCore
+import CohortCrypto
+import CohortDeid
+import Foundation
+import Testing
+
+@testable import CohortKit
+
+/// Issue 27, tried as an adversary would: a cohort of 30 participants in New York, Berlin and
+/// Sydney with a daily step count (weekends and weekday public holidays lower), a pain log at
+/// 08:00, a heart rate every 5 minutes around their zone's autumn 2025 transition and the daily
+/// barometric pressure, from 2025-09-25 to 2026-01-30, exported on 2026-02-01 — once under the
+/// old policy (whole weeks, no embargo, weather dated, holidays kept), once under the shipped
+/// AxSpA protocol — and `cohort deid risk` run on each published bag.
+struct TimeAttackCohort {
+    static let now = Date(timeIntervalSince1970: 1_769_947_200)  // 2026-02-01T12:00:00Z
+    static let zones = ["America/New_York", "Europe/Berlin", "Australia/Sydney"]
+    static let firstDay = CivilDate(year: 2025, month: 9, day: 25) ?? CivilDate(daysSinceEpoch: 0)
+    static let lastDay = CivilDate(year: 2026, month: 1, day: 30) ?? CivilDate(daysSinceEpoch: 0)
+    static let oldPolicy = "    max_days: 182\n    whole_weeks: true\n    embargo_days: 0\n    exogenous: dated\n    holidays: keep\n"
+
+    let directory: URL
+    let workspace: Workspace
+
+    /// Day shifts over the same range without the holiday mask (and no embargo): what shifting by
+    /// days alone does against holiday alignment.
+    static let daysOnly = "    max_days: 182\n    whole_weeks: false\n    embargo_days: 0\n    exogenous: drop\n    holidays: keep\n"
+
+    init(participants count: Int = 30, oldPolicy: Bool) throws {
+        try self.init(participants: count, dateShift: oldPolicy ? Self.oldPolicy : nil)
+    }
+
+    init(participants count: Int = 30, dateShift: String?) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("attack-\(UUID().uuidString)")
+        let fm = FileManager.default
+        try fm.createDirectory(at: directory.appendingPathComponent("protocols"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(
+            at: directory.appendingPathComponent("templates"), withDestinationURL: ImportFixture.repositoryRoot.appendingPathComponent("templates"))
+        var text = try String(contentsOf: ImportFixture.repositoryRoot.appendingPathComponent("protocols/axspa-wearables.yaml"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "duration_days: 90\n", with: "duration_days: 200\n")
+        if let dateShift {
+            let start = try #require(text.range(of: "    max_days: 182\n"))
+            let end = try #require(text.range(of: "  k_anonymity:\n"))
+            text.replaceSubrange(start.lowerBound..<end.lowerBound, with: dateShift)
+        }
+        let protocolURL = directory.appendingPathComponent("protocols/study.yaml")
+        try Data(text.utf8).write(to: protocolURL)
+        workspace = try Workspace.create(at: directory.appendingPathComponent("ws"), protocolURL: protocolURL, actor: "test", now: { Self.now })
+        let entries = (0..<count).map { i in
+            (
+                RosterEntry(
+                    code: String(format: "P-%04d", i + 1), name: "At Qu\(["b", "c", "d", "f", "g"][i % 5])\(["k", "l", "m", "n", "p", "r"][i / 5 % 6])o",
+                    timeZone: Self.zones[i % Self.zones.count], enrolledOn: "2025-09-20"), line: Int?.none
+            )
+        }
+        _ = try Roster(workspace: workspace).enroll(entries, file: nil, source: "test")
+        for i in 0..<count {
+            _ = try ConsentService(workspace: workspace).record(
+                code: String(format: "P-%04d", i + 1), version: "1.1", signedAt: Timestamp(epochMilliseconds: 1_758_369_600_000), signature: "typed:Test",
+                sharing: .broad)
+        }
+        var g = SeededRandom(seed: 27)
+        var csv = "participant,kind,start,end,value\n"
+        for i in 0..<count {
+            let code = String(format: "P-%04d", i + 1)
+            let zone = Self.zones[i % Self.zones.count]
+            let region = PublicHolidays.region(forZone: zone)
+            let base = Double(7000 + i * 97 % 3000)
+            var day = Self.firstDay
+            while day <= Self.lastDay {
+                let weekend = day.isoWeekday >= 6
+                let holiday = region.map { PublicHolidays.isHoliday(day.daysSinceEpoch, in: $0) } ?? false
+                let steps = (weekend ? base * 0.7 : holiday ? base * 0.4 : base) + Double(Int.random(in: -500...500, using: &g))
+                csv += "\(code),steps,\(day)T00:00:00,\(day.adding(days: 1))T00:00:00,\(Int(steps))\n"
+                csv += "\(code),pain,\(day)T08:00:00,,\(i % 10)\n"
+                csv += "\(code),barometric_pressure,\(day)T12:00:00,,\(1000 + Int.random(in: 0...30, using: &g))\n"
+                day = day.adding(days: 1)
+            }
+            // A heart rate every 5 minutes from two days before to two days after the autumn
+            // transition of 2025, off the wrist 18:00–19:30 (wall-clock times, read in the zone).
+            let transition: [String: CivilDate] = [
+                "America/New_York": CivilDate(year: 2025, month: 11, day: 2), "Europe/Berlin": CivilDate(year: 2025, month: 10, day: 26),
+                "Australia/Sydney": CivilDate(year: 2025, month: 10, day: 5),
+            ].compactMapValues { $0 }
+            guard let tz = TimeZone(identifier: zone), let night = transition[zone] else { continue }
+            let from = Int64(night.adding(days: -2).daysSinceEpoch) * 86_400_000 - Int64(tz.secondsFromGMT(for: Date(timeIntervalSince1970: Double(night.daysSinceEpoch - 2) * 86_400))) * 1000
+            var t = from
+            while t < from + 4 * 86_400_000 {
+                let date = Date(timeIntervalSince1970: Double(t) / 1000)
+                let local = Timestamp(epochMilliseconds: t, utcOffsetSeconds: Int32(tz.secondsFromGMT(for: date)))
+                let minute = Int(Timestamp.floorDiv(t + Int64(local.utcOffsetSeconds) * 1000, 60_000) % 1440)
+                if !(1080..<1170).contains(minute) { csv += "\(code),heart_rate,\(local.iso8601),,\(60 + Int.random(in: 0...20, using: &g))\n" }
+                t += 300_000
+            }
+        }
+        let url = directory.appendingPathComponent("records.csv")
+        try Data(csv.utf8).write(to: url)
+        _ = try RecordImporter(workspace: workspace).importFile(url)
+    }
+
+    func cleanup() { try? FileManager.default.removeItem(at: directory) }
+
+    /// Exports CSV to a bag folder created at `createdAt`.
+    func export(createdAt: Date = Self.now) throws -> URL {
+        let outcome = try ExportJob(
+            workspace: workspace,
+            options: ExportOptions(
+                recipient: "analyst", formats: [.csv], outDirectory: directory.appendingPathComponent("out-\(UUID().uuidString)"),
+                createdAt: createdAt, archive: false)
+        ).run()
+        return try #require(outcome.bagDirectory)
+    }
+
+    /// Every participant's true shift under their pseudonym (what the attacker does not have).
+    func truth() throws -> [String: Int] {
+        let shifter = try DateShifter(key: try workspace.keystore.dateShiftKey(), maxDays: 182, wholeWeeks: false)
+        let weeks = try DateShifter(key: try workspace.keystore.dateShiftKey(), maxDays: 182, wholeWeeks: true)
+        let pseudonymizer = Pseudonymizer(recipientKey: try workspace.keystore.recipientKey(for: "analyst"))
+        let old = try workspace.currentProtocol().studyProtocol.deidentification.dateShift.wholeWeeks
+        var result: [String: Int] = [:]
+        for stored in try workspace.store.participants(withIdentities: false) {
+            result[pseudonymizer.pseudonym(for: stored.participant.id)] = (old ? weeks : shifter).offset(for: stored.participant.id)
+        }
+        return result
+    }
+}
+
+struct TimeAttackTests {
+    @Test func theAttacksRecoverShiftsUnderTheOldPolicy() throws {
+        let cohort = try TimeAttackCohort(oldPolicy: true)
+        defer { cohort.cleanup() }
+        let bag = try cohort.export()
+        let assessment = try DeidRiskService.assess(path: bag)
+        let outcomes = Dictionary(uniqueKeysWithValues: (assessment.timeAttacks ?? []).map { ($0.attack, $0) })
+        let attacks = try DeidRiskService.timeAttacks(bag: bag)
+        let truth = try cohort.truth()
+        var correct: [String: Int] = [:]
+        for attack in ["freshness", "dst", "holiday", "combined"] {
+            for (pseudonym, set) in attacks?.candidates[attack] ?? [:] {
+                guard let shift = truth[pseudonym] else { continue }
+                #expect(set.contains(shift), "\(attack) ruled out the true shift of \(pseudonym)")
+                if set == [shift] { correct[attack, default: 0] += 1 }
+            }
+        }
+        print("old policy:", outcomes.values.sorted { $0.attack < $1.attack }.map { "\($0.attack) \($0.recovered)/\($0.narrowed)/\($0.assessed)" }, "correct:", correct)
+        // k over what an acquaintance knows (first-record weekday and month are kept by whole
+        // weeks) leaves some participants out: the attacks run on those published.
+        let published = outcomes["combined"]?.assessed ?? 0
+        #expect(published >= 10)
+        #expect((outcomes["holiday"]?.recovered ?? 0) * 4 >= published && outcomes["holiday"]?.narrowed == published)
+        #expect((outcomes["freshness"]?.narrowed ?? 0) * 4 >= published)
+        #expect(outcomes["exogenous"]?.recovered == published)
+        #expect((correct["combined"] ?? 0) * 3 >= published)
+        #expect(!assessment.holds)
+    }
+
+    /// Why the shipped protocols mask holidays: day shifts alone do not stop the alignment (the
+    /// adversary compares each day with the same published weekday, which is one real weekday).
+    @Test func dayShiftsAloneDoNotDefeatHolidayAlignment() throws {
+        let cohort = try TimeAttackCohort(dateShift: TimeAttackCohort.daysOnly)
+        defer { cohort.cleanup() }
+        let bag = try cohort.export(createdAt: TimeAttackCohort.now.addingTimeInterval(190 * 86_400))
+        let attacks = try #require(try DeidRiskService.timeAttacks(bag: bag))
+        let truth = try cohort.truth()
+        let holiday = attacks.candidates["holiday"] ?? [:]
+        let correct = truth.filter { holiday[$0.key] == [$0.value] }.count
+        let wrong = holiday.filter { entry in truth[entry.key].map { !entry.value.contains($0) } ?? false }.count
+        print("days only:", attacks.outcomes.map { "\($0.attack) \($0.recovered)/\($0.narrowed)/\($0.assessed)" }, "correct:", correct, "wrong:", wrong)
+        #expect(correct >= 8)
+        #expect(wrong == 0)
+    }
+
+    @Test func theAttacksFindNothingUnderTheShippedPolicy() throws {
+        let cohort = try TimeAttackCohort(oldPolicy: false)
+        defer { cohort.cleanup() }
+        // At the end of the data (the embargo cuts) and half a year later (everything published).
+        for createdAt in [TimeAttackCohort.now, TimeAttackCohort.now.addingTimeInterval(190 * 86_400)] {
+            let bag = try cohort.export(createdAt: createdAt)
+            let assessment = try DeidRiskService.assess(path: bag)
+            let outcomes = assessment.timeAttacks ?? []
+            print("shipped policy:", outcomes.map { "\($0.attack) \($0.recovered)/\($0.narrowed)/\($0.assessed)" })
+            #expect(!outcomes.isEmpty)
+            for outcome in outcomes {
+                #expect(outcome.recovered == 0 && outcome.narrowed == 0, "\(outcome.attack): \(outcome)")
+            }
+            #expect(outcomes.first { $0.attack == "holiday" }.map { $0.assessed > 0 } == true)
+            #expect(assessment.statedSignals == ["freshness"], "the consent signings the embargo does not cover")
+            print("acquaintance k:", assessment.acquaintanceK.map(String.init) ?? "-", assessment.warnings)
+            // The export states the same k over the acquaintance attributes as deid risk recounts.
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: bag.appendingPathComponent("data/reports/deidentification.json"))) as? [String: Any]
+            let k = report?["k_anonymity"] as? [String: Any]
+            #expect(k?["record_quasi_identifiers"] as? [String] == ["device_class", "kinds", "active_days"])
+            #expect(k?["record_achieved_k"] as? Int == assessment.acquaintanceK)
+            #expect(k?["record_attributes_enforced"] as? Bool == false && assessment.acquaintanceKOnlyStated)
+            #expect(assessment.holds || assessment.acquaintanceK.map { $0 < 3 } == true, "\(assessment.warnings)")
+        }
+    }
+}
