@@ -115,8 +115,9 @@ public struct ExternalCorpus: Sendable {
 }
 
 /// RFC 4180 rows (quoted cells may hold commas, quotes and line breaks).
-enum CSVRows {
-    static func parse(_ text: String) -> [[String]] {
+public enum CSVRows {
+    /// The rows of `text`, each a list of cells (a final line without a line break counts).
+    public static func parse(_ text: String) -> [[String]] {
         var rows: [[String]] = []
         var row: [String] = []
         var cell = ""

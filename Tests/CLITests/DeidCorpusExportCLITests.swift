@@ -23,7 +23,7 @@ struct DeidCorpusExportCLITests {
         let enrolled = try cli.ws("participant", "import", source + "/roster.csv", "--tokens", cli.path("tokens.csv"), "--quiet")
         #expect(enrolled.status == 0, "\(enrolled.output)")
         let consents = try String(contentsOfFile: source + "/consents.csv", encoding: .utf8)
-        for row in CSVTable.parse(consents) where row.count == 3 {
+        for row in CSVRows.parse(consents) where row.count == 3 {
             let r = try cli.ws(
                 "consent", "record", "--participant", row[0], "--consent-version", "1.1", "--signed-at", row[1], "--signature", row[2],
                 "--sharing", "broad", "--quiet")
@@ -67,7 +67,7 @@ struct DeidCorpusExportCLITests {
         }
         let formatter = ISO8601DateFormatter()
         func rows(_ csv: String, owner: String, textColumn: String) -> [String: [Row]] {
-            let table = CSVTable.parse(csv)
+            let table = CSVRows.parse(csv)
             guard let header = table.first, let o = header.firstIndex(of: owner), let s = header.firstIndex(of: "start"),
                 let k = header.firstIndex(of: "kind"), let v = header.firstIndex(of: "value"), let t = header.firstIndex(of: textColumn)
             else { return [:] }
@@ -92,47 +92,5 @@ struct DeidCorpusExportCLITests {
             for (a, b) in zip(originalMeds[code] ?? [], publishedMeds[pseudonym] ?? []) { result[code + "\u{1}" + a.text] = b.text }
         }
         return result
-    }
-}
-
-/// RFC 4180 rows (quoted cells may hold commas, quotes and line breaks).
-enum CSVTable {
-    static func parse(_ text: String) -> [[String]] {
-        var rows: [[String]] = []
-        var row: [String] = []
-        var cell = ""
-        var inQuotes = false
-        var scalars = Array(text.unicodeScalars)[...]
-        while let c = scalars.popFirst() {
-            if inQuotes {
-                if c == "\"" {
-                    if scalars.first == "\"" {
-                        cell.unicodeScalars.append("\"")
-                        scalars = scalars.dropFirst()
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    cell.unicodeScalars.append(c)
-                }
-            } else if c == "\"" {
-                inQuotes = true
-            } else if c == "," {
-                row.append(cell)
-                cell = ""
-            } else if c == "\n" {
-                row.append(cell)
-                rows.append(row)
-                row = []
-                cell = ""
-            } else if c != "\r" {
-                cell.unicodeScalars.append(c)
-            }
-        }
-        if !cell.isEmpty || !row.isEmpty {
-            row.append(cell)
-            rows.append(row)
-        }
-        return rows
     }
 }
