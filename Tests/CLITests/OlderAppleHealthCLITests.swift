@@ -39,7 +39,9 @@ struct OlderAppleHealthCLITests {
         let rejects = try cli.ws("data", "import", try cli.write("again.xml", Self.export), "--participant", "P-0001", "--rejects", cli.path("r.csv"))
         #expect(rejects.status != 0 && rejects.stderr.contains("--rejects does not apply to an Apple Health export"), "\(rejects.output)")
         #expect(!FileManager.default.fileExists(atPath: cli.path("r.csv")))
-        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv", "--no-archive", "--out", cli.path("out"))
+        // Dated 200 days from now: past the protocol's embargo, so every sample is published whatever the shift.
+        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400))
+        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv", "--no-archive", "--out", cli.path("out"), "--created-at", later)
         try #require(export.status == 0, "\(export.output)")
         let biometrics = try #require(
             FileManager.default.enumerator(atPath: cli.path("out"))?.compactMap { $0 as? String }.first { $0.hasSuffix("csv/biometrics.csv") })
