@@ -63,6 +63,13 @@ public struct ConsentCoverage: Sendable {
         return governing.types.contains(type) ? nil : .notCovered
     }
 
+    /// Nil when consent covers `record`; else the key it is counted under in what the export states,
+    /// `<data type>: <reason>` (`biometric: data type not covered by consent`).
+    public func leftOutKey(for record: Record) -> String? {
+        let type = record.kind.dataType
+        return refusal(for: type, atMilliseconds: record.start.epochMilliseconds).map { "\(type.rawValue): \($0.rawValue)" }
+    }
+
     /// Whether every segment allows `type` (a record of it is published whatever its time).
     public func alwaysCovers(_ type: DataType) -> Bool { segments.allSatisfy { $0.types.contains(type) } }
 }

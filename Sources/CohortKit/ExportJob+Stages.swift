@@ -306,9 +306,8 @@ extension ExportJob {
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
             try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
                 // Consent decides first: a record it does not cover is neither published nor counted.
-                let type = record.kind.dataType
-                if let reason = coverage.refusal(for: type, atMilliseconds: record.start.epochMilliseconds) {
-                    recordExclusions["\(type.rawValue): \(reason.rawValue)", default: 0] += 1
+                if let key = coverage.leftOutKey(for: record) {
+                    recordExclusions[key, default: 0] += 1
                     return
                 }
                 compliance.add(record)

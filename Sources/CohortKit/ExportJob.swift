@@ -173,9 +173,8 @@ extension ExportJob {
         for stored in cohort.included {
             guard let coverage = cohort.coverage[stored.participant.id] else { continue }
             try workspace.store.forEachRecord(stored.handle, participantID: stored.participant.id) { record in
-                let type = record.kind.dataType
-                if let reason = coverage.refusal(for: type, atMilliseconds: record.start.epochMilliseconds) {
-                    recordExclusions["\(type.rawValue): \(reason.rawValue)", default: 0] += 1
+                if let key = coverage.leftOutKey(for: record) {
+                    recordExclusions[key, default: 0] += 1
                 } else {
                     records += 1
                 }

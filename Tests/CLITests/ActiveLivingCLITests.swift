@@ -46,8 +46,7 @@ struct ActiveLivingCLITests {
             #expect(r.stdout.contains("MetadataEntry (values dropped): 1"), "\(r.stdout)")
         }
         // Dated 200 days from now: past the protocol's 90-day embargo, every fixture record is publishable.
-        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400))
-        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", formats, "--no-archive", "--out", cli.path("out"), "--created-at", later)
+        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", formats, "--no-archive", "--out", cli.path("out"), "--created-at", CLI.pastTheEmbargo)
         try #require(export.status == 0, "\(export.output)")
         let readme = try #require(FileManager.default.enumerator(atPath: cli.path("out"))?.compactMap { $0 as? String }.first { $0.hasSuffix("data/README.txt") })
         return URL(fileURLWithPath: cli.path("out")).appendingPathComponent(readme).deletingLastPathComponent()

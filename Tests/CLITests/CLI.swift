@@ -113,6 +113,10 @@ struct CLI {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// An export instant 200 days from now, past the shipped protocols' embargo (max_days, at most
+    /// 182): every record is published whatever the participant's random shift.
+    static var pastTheEmbargo: String { ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400)) }
+
     /// Today (UTC) minus `days`, as YYYY-MM-DD.
     static func day(_ offset: Int) -> String {
         let date = Date().addingTimeInterval(Double(offset) * 86_400)

@@ -75,8 +75,7 @@ struct DailyTotalsCLITests {
             try #require(r.status == 0, "\(r.output)")
         }
         // Dated 200 days from now: past the shipped embargo, so every sample and total is published whatever the shift.
-        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400))
-        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv,json", "--no-archive", "--out", cli.path("out"), "--created-at", later)
+        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv,json", "--no-archive", "--out", cli.path("out"), "--created-at", CLI.pastTheEmbargo)
         try #require(export.status == 0, "\(export.output)")
         let files = FileManager.default.enumerator(atPath: cli.path("out"))?.compactMap { $0 as? String } ?? []
         let csv = try #require(files.first { $0.hasSuffix("csv/daily_totals.csv") })

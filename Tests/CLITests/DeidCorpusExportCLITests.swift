@@ -33,8 +33,7 @@ struct DeidCorpusExportCLITests {
         #expect(imported.status == 0, "\(imported.output)")
         // The shipped policy embargoes what is dated within max_days (182) of the export: the export
         // is dated 200 days from now, so every corpus note is old enough to publish under that policy.
-        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400))
-        let exported = try cli.ws("export", "--recipient", "Lab A", "--out", cli.path("out"), "--no-archive", "--created-at", later)
+        let exported = try cli.ws("export", "--recipient", "Lab A", "--out", cli.path("out"), "--no-archive", "--created-at", CLI.pastTheEmbargo)
         #expect(exported.status == 0, "the export must succeed: \(exported.output.prefix(2_000))")
         let bags = try FileManager.default.contentsOfDirectory(atPath: cli.path("out")).filter { !$0.hasPrefix(".") && !$0.hasSuffix(".csv") }
         let bag = try #require(bags.first, "no bag was published")

@@ -73,8 +73,7 @@ struct FHIRImportCLITests {
         let imported = try cli.run(["data", "import", "--from", "fhir", Self.fixtures.appendingPathComponent("fhir/bulk").path, "-w", original])
         try #require(imported.status == 0, "\(imported.output)")
         // Dated 200 days from now: past the shipped embargo, so every record is exported whatever the participant's shift.
-        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400))
-        let export = try cli.run(["export", "--recipient", "lab-b", "--formats", "csv,fhir", "--no-archive", "--out", cli.path("out"), "--created-at", later, "-w", original])
+        let export = try cli.run(["export", "--recipient", "lab-b", "--formats", "csv,fhir", "--no-archive", "--out", cli.path("out"), "--created-at", CLI.pastTheEmbargo, "-w", original])
         try #require(export.status == 0, "\(export.output)")
         let observations = try #require(
             FileManager.default.enumerator(atPath: cli.path("out"))?.compactMap { $0 as? String }.first { $0.hasSuffix("fhir/Observation.ndjson") })

@@ -40,8 +40,7 @@ struct OlderAppleHealthCLITests {
         #expect(rejects.status != 0 && rejects.stderr.contains("--rejects does not apply to an Apple Health export"), "\(rejects.output)")
         #expect(!FileManager.default.fileExists(atPath: cli.path("r.csv")))
         // Dated 200 days from now: past the protocol's embargo, so every sample is published whatever the shift.
-        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(200 * 86_400))
-        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv", "--no-archive", "--out", cli.path("out"), "--created-at", later)
+        let export = try cli.ws("export", "--recipient", "lab-b", "--formats", "csv", "--no-archive", "--out", cli.path("out"), "--created-at", CLI.pastTheEmbargo)
         try #require(export.status == 0, "\(export.output)")
         let biometrics = try #require(
             FileManager.default.enumerator(atPath: cli.path("out"))?.compactMap { $0 as? String }.first { $0.hasSuffix("csv/biometrics.csv") })
