@@ -133,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "cohort",
             dependencies: [
-                "CohortKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CohortKit", "CohortCrypto", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,4 +10,10 @@
 #include <openssl/err.h>
 #include <openssl/crypto.h>
 #include <openssl/bio.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/cms.h>
+#include <openssl/rsa.h>
+#include <openssl/ec.h>
 #endif

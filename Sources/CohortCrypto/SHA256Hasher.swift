@@ -1,5 +1,6 @@
 public import Foundation
 import COpenSSL
+import CohortCore
 
 /// An incremental SHA-256 computation over an OpenSSL `EVP_MD_CTX`.
 ///
@@ -50,5 +51,22 @@ public final class SHA256Hasher {
         OpenSSL.require(ok == 1 && Int(length) == SHA256.byteCount, "EVP_DigestFinal_ex failed")
         Self.start(context)
         return digest
+    }
+}
+
+extension SHA256Hasher {
+    /// The lowercase hex SHA-256 and the size of the file at `path`, read in 1 MiB chunks.
+    public static func digest(ofFile path: String) throws -> (sha256: String, size: UInt64) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CohortError(.notFound, "cannot read the file", at: .init(file: path))
+        }
+        defer { try? handle.close() }
+        let hasher = SHA256Hasher()
+        var size: UInt64 = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(chunk)
+            size += UInt64(chunk.count)
+        }
+        return (Hex.encode(hasher.finalize()), size)
     }
 }

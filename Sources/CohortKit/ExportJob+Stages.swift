@@ -451,6 +451,14 @@ extension ExportJob {
             if let site = plan.site { details["site"] = site }
             return details
         }
+        func createDetails(_ archive: ArchiveResult) -> [String: String] {
+            var details = createDetails(archiveSHA256: archive.sha256)
+            if let encrypted = archive.encrypted {
+                details["encrypted_sha256"] = encrypted.sha256
+                details["recipient_certificates"] = encrypted.recipients.map(\.certificateSHA256).joined(separator: ",")
+            }
+            return details
+        }
         var outcome = ExportOutcome(
             bagName: staging.bagName, participants: written.included.count, records: written.records, exclusions: exclusions,
             files: contents.allFiles, report: report)
@@ -459,9 +467,9 @@ extension ExportJob {
         if options.archive {
             let published = try ExportPackager.publish(
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,
-                signer: ManifestSigner(key: workspace.keystore.signingKey)
+                signer: ManifestSigner(key: workspace.keystore.signingKey), encryption: options.encryption
             ) { archive in
-                try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: createDetails(archiveSHA256: archive.sha256))
+                try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: createDetails(archive))
                 // The manifest's checkpoint covers the export's own `export.create`.
                 guard let checkpoint = try workspace.checkpoint() else {
                     throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")

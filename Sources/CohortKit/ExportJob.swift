@@ -34,6 +34,9 @@ public struct ExportOptions: Sendable {
     /// Who the export is for (`--audience`): an outside recipient (the default) or the study team.
     /// Only participants whose sharing scope allows the audience are included.
     public var audience: ExportAudience = .external
+    /// Encrypt the archive to recipient certificates (`--encrypt-to`): the published file is
+    /// `X.tar.gz.p7m` (CMS), and the plaintext archive is kept only when asked.
+    public var encryption: ExportEncryption?
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
@@ -56,6 +59,11 @@ public struct ExportOutcome: Sendable {
     public var manifestURL: URL?
     /// The manifest's Ed25519 signature (nil with `archive: false`).
     public var signatureURL: URL?
+    /// The encrypted archive (`X.tar.gz.p7m`), with `--encrypt-to`.
+    public var encryptedURL: URL? {
+        guard let archive, let encrypted = archive.encrypted else { return nil }
+        return archive.url.deletingLastPathComponent().appendingPathComponent(encrypted.fileName)
+    }
     /// The bag directory (only with `archive: false`).
     public var bagDirectory: URL?
     /// Participants exported.

@@ -8,6 +8,8 @@ public struct ArchiveResult: Sendable, Hashable, Codable {
     public var sha256: String
     /// Size of the `.tar.gz` file in bytes.
     public var size: UInt64
+    /// The `.p7m` the archive was encrypted to (`cohort export --encrypt-to`), when it was.
+    public var encrypted: ExportManifest.Encrypted?
 
     /// The archive's file name, e.g. `ra-flare-20250314T083000Z.tar.gz`.
     public var fileName: String { url.lastPathComponent }

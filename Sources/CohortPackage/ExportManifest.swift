@@ -270,6 +270,9 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     /// The consent facts the export was made under (absent in manifests written before consent
     /// governed exports; `cohort verify`'s consent check fails without them).
     public var consent: ConsentBasis?
+    /// The encrypted file the archive was delivered as (`cohort export --encrypt-to`); absent for
+    /// a plaintext export (and in manifests written before this field existed).
+    public var encrypted: Encrypted?
 
     /// A manifest as given; `format` is ``currentFormat``.
     public init(
@@ -313,5 +316,6 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         case auditCheckpoint = "audit_checkpoint"
         case kAnonymity = "k_anonymity"
         case residualExceptions = "residual_exceptions"
+        case encrypted
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import CohortCore
+import CohortCrypto
 import CohortIO
 
 /// Archives a finished bag and publishes it with its signed manifest, all or nothing.
@@ -27,33 +28,50 @@ public enum ExportPackager {
     ///     `signer` is set to `signer`'s key. When it throws, nothing is published.
     /// - Throws: `.conflict` when any of the three final names exists; errors from writing,
     ///   signing, or `makeManifest`.
+    ///   - encryption: encrypts the archive to recipient certificates as `X.tar.gz.p7m` (CMS) before
+    ///     `makeManifest` runs (its ``ArchiveResult/encrypted`` names the `.p7m`, which the
+    ///     manifest records); the plaintext `.tar.gz` is published only when asked to keep it.
     public static func publish(
         bagDirectory: URL, archiveURL: URL, createdAt: Timestamp, level: Int = 6, signer: ManifestSigner,
-        makeManifest: (ArchiveResult) throws -> ExportManifest
+        encryption: ExportEncryption? = nil, makeManifest: (ArchiveResult) throws -> ExportManifest
     ) throws -> PublishedExport {
         try publish(
             bagDirectory: bagDirectory, archiveURL: archiveURL, createdAt: createdAt, level: level, signer: signer,
-            faultAfterBytes: nil, makeManifest: makeManifest)
+            encryption: encryption, faultAfterBytes: nil, makeManifest: makeManifest)
     }
 
     /// `faultAfterBytes` (tests only) makes the archive sink fail after that many bytes.
     static func publish(
         bagDirectory: URL, archiveURL: URL, createdAt: Timestamp, level: Int, signer: ManifestSigner,
-        faultAfterBytes: UInt64?, makeManifest: (ArchiveResult) throws -> ExportManifest
+        encryption: ExportEncryption? = nil, faultAfterBytes: UInt64?, makeManifest: (ArchiveResult) throws -> ExportManifest
     ) throws -> PublishedExport {
-        for url in [archiveURL, ManifestSigner.manifestURL(forArchive: archiveURL), ManifestSigner.signatureURL(forArchive: archiveURL)]
+        let encryptedURL = ExportEncryption.encryptedURL(forArchive: archiveURL)
+        for url in [archiveURL, encryptedURL, ManifestSigner.manifestURL(forArchive: archiveURL), ManifestSigner.signatureURL(forArchive: archiveURL)]
         where FileManager.default.fileExists(atPath: url.path) {
             throw CohortError(
                 .conflict, "output file already exists", at: CohortError.Location(file: url.path),
                 hint: "choose another output directory or remove the old export")
         }
-        let (archiveFile, archive) = try ArchiveWriter.writePartial(
+        var (archiveFile, archive) = try ArchiveWriter.writePartial(
             bagDirectory: bagDirectory, to: archiveURL, createdAt: createdAt, level: level, faultAfterBytes: faultAfterBytes)
-        let manifest = try makeManifest(archive)
+        var dataFiles = [archiveFile]
+        if let encryption {
+            let encryptedFile = try PartialFile(finalURL: encryptedURL)
+            try encryptedFile.syncAndClose()
+            try CMSEnvelope.encrypt(
+                input: archiveFile.temporaryPath, output: encryptedFile.temporaryPath, to: encryption.recipients, cipher: encryption.cipher)
+            let (sha256, size) = try SHA256Hasher.digest(ofFile: encryptedFile.temporaryPath)
+            archive.encrypted = ExportManifest.Encrypted(
+                fileName: encryptedURL.lastPathComponent, sha256: sha256, size: size, cipher: encryption.cipher.rawValue,
+                recipients: encryption.recipients.map { .init(certificateSHA256: $0.fingerprint, subject: $0.subjectName) })
+            dataFiles = encryption.keepPlaintext ? [encryptedFile, archiveFile] : [encryptedFile]
+        }
+        var manifest = try makeManifest(archive)
+        manifest.encrypted = archive.encrypted
         let partial = try signer.writePartial(manifest, forArchive: archiveURL)
         var published: [String] = []
         do {
-            for file in [partial.signature, partial.manifest, archiveFile] {
+            for file in [partial.signature, partial.manifest] + dataFiles {
                 try file.commit()
                 published.append(file.finalPath)
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CohortCrypto
 import CohortKit
 import Foundation
 
@@ -22,6 +23,15 @@ extension Cohort {
                 runs makes it publish nothing and name them. Names are unique in --out (a taken one gets -2, -3…); with --created-at \
                 the name is fixed and a taken one is refused.
 
+                --encrypt-to CERT.pem (repeatable, one per recipient key) publishes the archive as X.tar.gz.p7m, CMS encrypted to \
+                each certificate through the system OpenSSL (AuthEnvelopedData with AES-256-GCM; --cipher aes-256-cbc for \
+                EnvelopedData; RSA keys with RSA-OAEP, EC keys with ECDH), and leaves no plaintext .tar.gz unless --keep-plaintext. \
+                The manifest stays readable and names both files' SHA-256 and the certificates' fingerprints. A certificate that is \
+                expired, not yet valid, or whose key usage excludes encryption is refused before anything is written (exit 6); \
+                --ca FILE also verifies its chain. Without --recipient, the first certificate's subject (common name) is the recipient. \
+                The recipient opens it with stock OpenSSL: openssl cms -decrypt -in X.tar.gz.p7m -inform DER -inkey key.pem \
+                -recip cert.pem -out X.tar.gz.
+
                 --outputs names the files written (csv, json, fhir); --format is how this command reports what it did (table or json). \
                 On a terminal a progress bar shows participants, rate and ETA on stderr (--quiet: none).
 
@@ -36,10 +46,12 @@ extension Cohort {
                     --out exports -w my-study   # reproducible
                   cohort export --recipient site-a-analysts --site site-a \\
                     --out exports -w my-study   # one site only
+                  cohort export --encrypt-to lab-cert.pem --out exports -w my-study   # encrypted to the lab
                 """)
 
         @Option(help: "The study id (checked against the workspace).") var study: String?
-        @Option(help: "Who receives the export; pseudonyms and date shifts are specific to it.") var recipient: String
+        @Option(help: "Who receives the export; pseudonyms are specific to it (default with --encrypt-to: the certificate's subject).")
+        var recipient: String?
         @Option(help: ArgumentHelp("Who the recipient is: external (default) or study-team; participants' sharing scopes must allow it.", valueName: "audience"))
         var audience: ExportAudience = .external
         @Flag(help: "Count what the export would include and leave out, by reason, and write nothing.") var dryRun = false
@@ -62,10 +74,20 @@ extension Cohort {
                 "Reviewed exceptions to the residual-PII scan: a CSV (table,column,value_sha256,reviewer,reason) or YAML list.",
                 discussion: "Build it from `cohort deid scan DIR --format csv`; each exception used is recorded in the audit trail and the signed manifest.",
                 valueName: "file")) var allow: String?
+        @Option(help: ArgumentHelp("Encrypt the archive to this recipient certificate (PEM; repeatable).", valueName: "cert.pem"))
+        var encryptTo: [String] = []
+        @Option(help: ArgumentHelp("Also verify each --encrypt-to certificate's chain against these CA certificates (PEM).", valueName: "file"))
+        var ca: String?
+        @Option(help: "Content cipher with --encrypt-to: aes-256-gcm (AuthEnvelopedData, default) or aes-256-cbc (EnvelopedData).")
+        var cipher: CMSEnvelope.ContentCipher = .aes256GCM
+        @Flag(help: "With --encrypt-to, also keep the plaintext .tar.gz in --out.") var keepPlaintext = false
         @OptionGroup var options: WorkspaceOptions
 
         func validate() throws {
             try format.refusingCSV("export (for the files it writes, use --outputs csv)")
+            if recipient == nil, encryptTo.isEmpty { throw ValidationError("give --recipient NAME (or --encrypt-to CERT.pem, whose subject names the recipient)") }
+            if encryptTo.isEmpty, keepPlaintext || ca != nil { throw ValidationError("--keep-plaintext and --ca go with --encrypt-to CERT.pem") }
+            if !encryptTo.isEmpty, noArchive { throw ValidationError("--encrypt-to encrypts the archive; it cannot go with --no-archive") }
             if outputs != nil, deprecatedFormats != nil { throw ValidationError("give --outputs only (--formats is its old name)") }
         }
 
@@ -74,6 +96,13 @@ extension Cohort {
             if let study, study != (try workspace.currentProtocol().studyProtocol.id) {
                 throw CohortError(.notFound, "this workspace does not hold study '\(study)'", hint: "pass the study's workspace with -w")
             }
+            var certificates: [RecipientCertificate] = []
+            for path in encryptTo {
+                let certificate = try RecipientCertificate(path: path)
+                try certificate.check(at: Date(), caFile: ca)
+                certificates.append(certificate)
+            }
+            let recipient = try recipient ?? Self.recipientName(from: certificates[0])
             var exportOptions = ExportOptions(
                 recipient: recipient, formats: (outputs ?? deprecatedFormats)?.formats, outDirectory: URL(fileURLWithPath: out),
                 createdAt: createdAt?.timestamp.date, archive: !noArchive, compressionLevel: compression.level)
@@ -82,8 +111,11 @@ extension Cohort {
             exportOptions.fhirTransactions = fhirTransaction
             exportOptions.site = site
             exportOptions.audience = audience
+            if !certificates.isEmpty {
+                exportOptions.encryption = ExportEncryption(recipients: certificates, cipher: cipher, keepPlaintext: keepPlaintext)
+            }
             if dryRun {
-                try printDryRun(try ExportJob(workspace: workspace, options: exportOptions).dryRun())
+                try printDryRun(try ExportJob(workspace: workspace, options: exportOptions).dryRun(), recipient: recipient)
                 return
             }
             let bar = ProgressBar("exporting", unit: "participants")
@@ -100,6 +132,7 @@ extension Cohort {
             if format == .json {
                 try printJSON([
                     "bag": outcome.bagName, "archive": outcome.archive?.url.path ?? "", "archive_sha256": outcome.archive?.sha256 ?? "",
+                    "encrypted": outcome.encryptedURL?.path ?? "", "encrypted_sha256": outcome.archive?.encrypted?.sha256 ?? "",
                     "manifest": outcome.manifestURL?.path ?? "", "signature": outcome.signatureURL?.path ?? "", "bag_directory": outcome.bagDirectory?.path ?? "",
                     "participants": String(outcome.participants), "records": String(outcome.records), "audience": audience.rawValue,
                     "left_out": Self.counts(outcome.exclusions), "records_left_out": Self.counts(outcome.recordExclusions),
@@ -110,14 +143,38 @@ extension Cohort {
                 + (outcome.exclusions.isEmpty ? "" : " (left out: " + Self.counts(outcome.exclusions) + ")"))
             if !outcome.recordExclusions.isEmpty { Console.print("  records left out by consent: " + Self.counts(outcome.recordExclusions)) }
             if let archive = outcome.archive, let manifest = outcome.manifestURL, let sig = outcome.signatureURL {
-                Console.print("  archive    \(archive.url.path)  (\(archive.size) bytes, sha256 \(archive.sha256))")
+                if let encrypted = archive.encrypted, let url = outcome.encryptedURL {
+                    let names = encrypted.recipients.map(\.subject).joined(separator: ", ")
+                    Console.print("  encrypted  \(url.path)  (\(encrypted.size) bytes, sha256 \(encrypted.sha256); \(encrypted.cipher) to \(names))")
+                    Console.print("  archive    " + (keepPlaintext ? archive.url.path + "  " : "not kept ") + "(plaintext \(archive.size) bytes, sha256 \(archive.sha256))")
+                } else {
+                    Console.print("  archive    \(archive.url.path)  (\(archive.size) bytes, sha256 \(archive.sha256))")
+                }
                 Console.print("  manifest   \(manifest.path)")
                 Console.print("  signature  \(sig.path)")
                 Console.print("  k-anonymity \(outcome.kAnonymitySummary); residual PII scan: \(outcome.residualScanSummary)")
-                Console.print("Verify: cohort verify \(ShellQuote.quote(archive.url.path)) -w \(ShellQuote.quote(options.directory.path))")
+                if let url = outcome.encryptedURL {
+                    Console.print("Deliver: cohort deliver \(ShellQuote.quote(manifest.path)) --to sftp://USER@HOST/PATH --known-hosts FILE -w \(ShellQuote.quote(options.directory.path))")
+                    Console.print("Verify (recipient): cohort verify \(ShellQuote.quote(url.path)) --decrypt-key KEY.pem --recipient-cert CERT.pem --public-key signing.pub.pem")
+                } else {
+                    Console.print("Verify: cohort verify \(ShellQuote.quote(archive.url.path)) -w \(ShellQuote.quote(options.directory.path))")
+                }
             } else if let bag = outcome.bagDirectory {
                 Console.print("  bag        \(bag.path)")
             }
+        }
+
+        /// A certificate subject as a recipient name: the characters a recipient may hold, or a
+        /// clear request for --recipient.
+        static func recipientName(from certificate: RecipientCertificate) throws -> String {
+            let name = certificate.subjectName
+            let allowed = name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || " ._-".unicodeScalars.contains($0) }
+            guard !name.isEmpty, name.count <= 64, allowed else {
+                throw CohortError(
+                    .invalidInput, "the certificate's subject cannot be used as a recipient name", at: .init(file: certificate.path),
+                    hint: "name the recipient with --recipient (letters, digits, space, . _ -; at most 64)")
+            }
+            return name
         }
 
         /// `2 no consent, 1 sharing scope`: counts by reason, in reason order.
@@ -125,7 +182,7 @@ extension Cohort {
             counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         }
 
-        func printDryRun(_ dry: ExportDryRun) throws {
+        func printDryRun(_ dry: ExportDryRun, recipient exportRecipient: String) throws {
             if format == .json {
                 try printJSON([
                     "dry_run": "true", "audience": dry.audience.rawValue, "participants": String(dry.participants), "records": String(dry.records),
@@ -134,7 +191,7 @@ extension Cohort {
                 return
             }
             Console.print(
-                "Dry run: an export for \(recipient) (\(dry.audience.rawValue)) would include \(dry.participants) participants and \(dry.records) records"
+                "Dry run: an export for \(exportRecipient) (\(dry.audience.rawValue)) would include \(dry.participants) participants and \(dry.records) records"
                     + (site.map { " (site \($0) only)" } ?? ""))
             Console.print("  participants left out: " + (dry.exclusions.isEmpty ? "none" : Self.counts(dry.exclusions)))
             Console.print("  records left out by consent: " + (dry.recordExclusions.isEmpty ? "none" : Self.counts(dry.recordExclusions)))

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import CohortCrypto
 import CohortKit
 import Foundation
 
@@ -34,6 +35,7 @@ extension ExportAudience: ExpressibleByArgument {}
 extension WithdrawalMode: ExpressibleByArgument {}
 extension ExportCompression: ExpressibleByArgument {}
 extension FHIRLayout: ExpressibleByArgument {}
+extension CMSEnvelope.ContentCipher: ExpressibleByArgument {}
 
 /// `--outputs csv,json,fhir`: the files an export writes.
 struct ExportFormatList: ExpressibleByArgument {
