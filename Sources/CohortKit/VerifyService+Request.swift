@@ -1,4 +1,4 @@
-import CohortCrypto
+public import CohortCrypto
 public import CohortPackage
 public import Foundation
 
@@ -18,14 +18,28 @@ extension VerifyService {
         if let manifest, !FileManager.default.fileExists(atPath: manifest.path) {
             throw CohortError(.notFound, "no such manifest", at: .init(file: manifest.path), hint: "omit --manifest to use the one next to the archive")
         }
-        let key: Ed25519PublicKey
-        if let publicKeyFile {
-            key = try StudyPublicKey.load(publicKeyFile)
-        } else if let workspace {
-            key = workspace.keystore.publicKey
-        } else {
-            throw CohortError.invalid("no public key to check the signature with", field: "public-key", hint: "give --public-key signing.pub.pem (or --workspace DIR)")
-        }
+        let key = try publicKey(publicKeyFile, workspace)
         return try verify(archive: archive, manifest: manifest, publicKey: key, workspace: workspace, progress: progress)
+    }
+
+    /// Verifies the encrypted `X.tar.gz.p7m` as `cohort verify --decrypt-key` does; the key comes as
+    /// in ``verify(archive:manifest:publicKeyFile:workspace:progress:)``.
+    public static func verifyEncrypted(
+        _ encrypted: URL, manifest: URL?, publicKeyFile: URL?, workspace: Workspace?, decryptKeyPEM: [UInt8],
+        recipientCertificate: RecipientCertificate, progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
+    ) throws -> VerificationReport {
+        if let manifest, !FileManager.default.fileExists(atPath: manifest.path) {
+            throw CohortError(.notFound, "no such manifest", at: .init(file: manifest.path), hint: "omit --manifest to use the one next to the archive")
+        }
+        let key = try publicKey(publicKeyFile, workspace)
+        return try verifyEncrypted(
+            encrypted, manifest: manifest, publicKey: key, workspace: workspace, decryptKeyPEM: decryptKeyPEM,
+            recipientCertificate: recipientCertificate, progress: progress)
+    }
+
+    private static func publicKey(_ publicKeyFile: URL?, _ workspace: Workspace?) throws -> Ed25519PublicKey {
+        if let publicKeyFile { return try StudyPublicKey.load(publicKeyFile) }
+        if let workspace { return workspace.keystore.publicKey }
+        throw CohortError.invalid("no public key to check the signature with", field: "public-key", hint: "give --public-key signing.pub.pem (or --workspace DIR)")
     }
 }
