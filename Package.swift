@@ -121,10 +121,17 @@ let package = Package(
             dependencies: ["CohortCore", "CohortImport", "CohortDeid"],
             swiftSettings: swiftSettings
         ),
+        // Delivery over SFTP: the system OpenSSH client carries the connection (host key pinning,
+        // authentication); this target speaks SFTP v3 over it.
+        .target(
+            name: "CohortDelivery",
+            dependencies: ["CohortCore", "CohortCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CohortKit",
             dependencies: [
-                "CohortCore", "CohortIO", "CohortCrypto", "CohortStore", "CohortImport", "CohortCompliance",
+                "CohortCore", "CohortIO", "CohortCrypto", "CohortDelivery", "CohortStore", "CohortImport", "CohortCompliance",
                 "CohortDeid", "CohortExport", "CohortPackage", "CohortDemo", "CohortStorePostgres",
                 .product(name: "Mustache", package: "swift-mustache"), .product(name: "Yams", package: "Yams"),
             ],

@@ -32,7 +32,7 @@ struct Cohort: ParsableCommand {
         version: version,
         subcommands: [
             Init.self, Keys.self, ProtocolCommand.self, ParticipantCommand.self, ConsentCommand.self, DataCommand.self, Withdraw.self, Receipt.self,
-            Compliance.self, Reminders.self, ReportCommand.self, Deid.self, Export.self, Verify.self, Audit.self, SiteCommand.self, Demo.self,
+            Compliance.self, Reminders.self, ReportCommand.self, Deid.self, Export.self, Deliver.self, Verify.self, Audit.self, SiteCommand.self, Demo.self,
         ]
     )
 
