@@ -169,7 +169,8 @@ public enum SFTPDelivery {
                 let partial = folder + "/" + partialName(file.name)
                 let remote = try check.sha256(of: partial)
                 guard remote.size == file.size, remote.sha256 == file.sha256 else {
-                    try? check.remove(partial)
+                    // Nothing of a delivery that failed its read-back is left to be trusted.
+                    for other in waiting { try? check.remove(folder + "/" + partialName(other.name)) }
                     throw DeliveryFailure(
                         reason: .readBackMismatch, hostKeyFingerprint: second.hostKeyFingerprint ?? fingerprint,
                         error: CohortError(

@@ -75,6 +75,7 @@ public enum VerifyService {
                 ExtraVerificationCheck(name: "export named in audit trail") { _ in
                     try auditTrailCheck(archive: archive, workspace: workspace)
                 })
+            extra.append(ExtraVerificationCheck(name: "deliveries") { _ in try deliveriesCheck(archive: archive, workspace: workspace) })
         }
         // With an explicit manifest, its signature is `<manifest>.sig` beside it.
         let signature = manifest.map { URL(fileURLWithPath: $0.path + ".sig") }
@@ -100,6 +101,21 @@ public enum VerifyService {
                 name: name, passed: false, detail: "event \(create.seq) names this archive, but event \(abandoned.seq) records its export as abandoned")
         }
         return VerificationCheck(name: name, passed: true, detail: "event \(create.seq) (export.create) names this archive's SHA-256 \(sha256.prefix(16))…")
+    }
+
+    /// Where the trail says this archive (by its SHA-256) was delivered: informational, it passes
+    /// whether or not there were deliveries.
+    static func deliveriesCheck(archive: URL, workspace: Workspace) throws -> VerificationCheck {
+        let hasher = SHA256Hasher()
+        try ReadableFile(path: archive.path).forEachChunk { hasher.update($0) }
+        let events = try DeliveryService.deliveries(archiveSHA256: Hex.encode(hasher.finalize()), workspace: workspace)
+        let detail = events.isEmpty
+            ? "none recorded in the audit trail"
+            : "\(events.count): " + events.map { event in
+                let d = event.details
+                return "event \(event.seq) \(d["host"] ?? "?"):\(d["path"] ?? "?") (port \(d["port"] ?? "?"), host key \(d["host_key"] ?? "?")) at \(event.at)"
+            }.joined(separator: "; ")
+        return VerificationCheck(name: "deliveries", passed: true, detail: detail)
     }
 
     /// The `residual_exceptions` of the manifest at `url` (none when absent or unreadable; the

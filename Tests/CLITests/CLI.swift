@@ -98,6 +98,9 @@ struct CLI {
     @discardableResult
     func ws(_ args: String...) throws -> Result { try run(args + ["-w", workspace]) }
 
+    /// `ws` with the arguments as an array.
+    func ws(_ args: [String]) throws -> Result { try run(args + ["-w", workspace]) }
+
     /// Runs an external tool (sqlite3, openssl…).
     @discardableResult
     static func tool(_ path: String, _ args: [String]) throws -> (Int32, String) {

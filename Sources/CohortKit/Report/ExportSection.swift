@@ -18,6 +18,7 @@ struct ExportSection {
             <h2>Export \(export.archive)</h2>
             <p class="banner \(v.passed ? "pass" : "fail")" id="export-verdict">\(v.passed ? "✔ Verified: all \(v.checks.count) checks passed" : "✘ NOT verified: \(v.failedChecks.count) of \(v.checks.count) checks failed (\(v.failedChecks.joined(separator: ", ")))")</p>
             <p id="signature-status">Signature: \(ReportPage.verdict(signed)) \(signature?.detail ?? "not checked")</p>
+            <p id="deliveries">Delivered (export.delivered events naming this archive): \(v.check(named: "deliveries")?.detail ?? "not checked")</p>
             \(export.manifest.map { Self.manifestFacts($0, signed: signed) } ?? "<p>The manifest could not be read: nothing it would state is shown.</p>")
             \(export.manifest.map(Self.contents) ?? "")
             \(Self.deidentification(export.deidentification, manifest: export.manifest))
