@@ -140,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "cohort",
             dependencies: [
-                "CohortKit", "CohortCrypto", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CohortKit", "CohortCrypto", "CohortDelivery", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
