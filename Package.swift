@@ -147,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "cohort-bench",
             dependencies: [
-                "CohortKit", "CohortCore", "CohortCrypto", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo", "CohortPostgres",
+                "CohortKit", "CohortCore", "CohortCrypto", "CohortDelivery", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo", "CohortPostgres",
                 "CohortTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -54,7 +54,7 @@ struct CohortBench: ParsableCommand {
 
             Exit codes: 0 measured (targets are reported, not enforced), 1 a phase failed, 64 bad usage.
             """,
-        subcommands: [Run.self, Scrub.self, AppleHealth.self, FHIR.self, HealthMetrics.self, PhaseCommand.self],
+        subcommands: [Run.self, Scrub.self, AppleHealth.self, FHIR.self, HealthMetrics.self, Delivery.self, PhaseCommand.self],
         defaultSubcommand: Run.self)
 
     struct Run: ParsableCommand {

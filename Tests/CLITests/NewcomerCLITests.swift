@@ -18,9 +18,12 @@ struct NewcomerCLITests {
         let top = try cli.run(["exprt"])
         #expect(top.status == 2 && top.stderr.contains("did you mean 'export'?"), "\(top.stderr)")
         // A real option that is missing keeps the parser's message, without a doubled "error".
-        let missing = try cli.run(["export"])
-        #expect(missing.status == 2 && missing.stderr.hasPrefix("error: Missing expected argument '--recipient"), "\(missing.stderr)")
+        let missing = try cli.run(["deliver", "x.manifest.json"])
+        #expect(missing.status == 2 && missing.stderr.hasPrefix("error: Missing expected argument '--to"), "\(missing.stderr)")
         #expect(!missing.stderr.contains("Error:"))
+        // An export names who it is for, by --recipient or by the certificate it is encrypted to.
+        let recipient = try cli.run(["export"])
+        #expect(recipient.status == 2 && recipient.stderr.hasPrefix("error: give --recipient NAME (or --encrypt-to CERT.pem"), "\(recipient.stderr)")
         // An old (hidden) name is still known: not reported as unknown.
         let old = try cli.run(["export", "--recipient", "x", "--formats", "csv", "-w", cli.path("none")])
         #expect(!old.stderr.contains("unknown option"), "\(old.stderr)")

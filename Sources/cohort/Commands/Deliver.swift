@@ -29,7 +29,7 @@ extension Cohort {
                 authentication refused; 7 manifest, file or read-back mismatch; 10 network or server failure.
 
                 Examples:
-                  ssh-keyscan -p 2222 portal.example.org > portal_known_hosts   # then check the fingerprint
+                  ssh-keyscan -p 2222 portal.example.org > portal_known_hosts
                   cohort deliver exports/axspa-wearables-20261120T120000Z.manifest.json \\
                     --to sftp://coordinator@portal.example.org:2222/inbox/axspa \\
                     --known-hosts portal_known_hosts --identity ~/.ssh/id_ed25519 -w my-study

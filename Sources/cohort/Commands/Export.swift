@@ -46,7 +46,7 @@ extension Cohort {
                     --out exports -w my-study   # reproducible
                   cohort export --recipient site-a-analysts --site site-a \\
                     --out exports -w my-study   # one site only
-                  cohort export --encrypt-to lab-cert.pem --out exports -w my-study   # encrypted to the lab
+                  cohort export --encrypt-to lab-cert.pem --out exports -w my-study
                 """)
 
         @Option(help: "The study id (checked against the workspace).") var study: String?

@@ -25,7 +25,8 @@ extension Cohort {
                   cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz \\
                     --workspace my-study --format json
                   cohort verify exports/axspa-wearables-20261120T120000Z.tar.gz.p7m \\
-                    --decrypt-key lab-key.pem --recipient-cert lab-cert.pem --public-key signing.pub.pem
+                    --decrypt-key lab-key.pem --recipient-cert lab-cert.pem \\
+                    --public-key signing.pub.pem
                 """)
 
         @Argument(help: "The .tar.gz archive, or the encrypted .tar.gz.p7m.") var archive: String
