@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortCore
+import CohortDeid
 import CohortKit
 import Foundation
 
@@ -36,6 +37,8 @@ extension CohortBench {
         @Option(help: "Also score an external corpus folder (roster.csv + truth.json, e.g. ../shared/deid-corpus) as its README says.")
         var corpus: String?
         @Flag(help: "Also score the template corpus (messages in real-world styles).") var templateCorpus = false
+        @Flag(help: "Also measure the held-out forms (identifier forms composed from roster values): leaked and published per form.")
+        var heldOutForms = false
 
         func validate() throws {
             guard (1...20_000).contains(participants) else { throw ValidationError("--participants must be between 1 and 20000") }
@@ -62,18 +65,26 @@ extension CohortBench {
             try compare(lines)
         }
 
-        /// Recall per kind and per form, clean damage and medication probes on `--corpus` and the
-        /// template corpus.
+        /// The medication words the shipped protocols list (their `medication_codes`), kept as an export keeps them.
+        static let medicationWords = ["naproxen", "ibuprofen", "celecoxib", "adalimumab", "etanercept", "sumatriptan", "topiramate"]
+
+        /// Recall per kind and per form, clean damage and medication probes on `--corpus`, the
+        /// template corpus and the held-out forms; then Presidio and scrubadub on the same notes.
         func scoreOtherCorpora() throws {
-            if let path = self.corpus {
-                let external = try ExternalCorpus(directory: URL(fileURLWithPath: path))
-                let score = try ExternalCorpusScore.scoreCohortScrubber(external)
-                print("\n" + score.render(title: "cohort scrubber on \(path) (\(external.participants.count) participants, \(external.plants.count) plants)"))
-            }
-            if templateCorpus {
-                let template = TemplateCorpus.make()
-                let score = try ExternalCorpusScore.scoreCohortScrubber(template)
-                print("\n" + score.render(title: "cohort scrubber on the template corpus (\(template.plants.count) plants)"))
+            var corpora: [(String, ExternalCorpus)] = []
+            if let path = self.corpus { corpora.append((path, try ExternalCorpus(directory: URL(fileURLWithPath: path)))) }
+            if templateCorpus { corpora.append(("the template corpus", TemplateCorpus.make())) }
+            if heldOutForms { corpora.append(("the held-out forms", HeldOutForms.make())) }
+            for (name, corpus) in corpora {
+                let scrubber = try CohortDeid.Scrubber(roster: corpus.participants).keeping(Self.medicationWords)
+                let score = try ExternalCorpusScore.scoreCohortScrubber(corpus, vocabulary: Self.medicationWords)
+                print("\n" + score.render(title: "cohort scrubber on \(name) (\(corpus.participants.count) participants, \(corpus.plants.count) plants)"))
+                if name == "the held-out forms" {
+                    let scanner = ResidualScanner(roster: corpus.participants).keeping(Self.medicationWords)
+                    let m = HeldOutForms.measure(corpus, scrubber: scrubber, scanner: scanner)
+                    print("\n" + m.render(title: "held-out forms through the scrubber and the residual scan"))
+                }
+                if !noCompare, !json { try ToolComparison.run(name: name, corpus: corpus, cohort: score) }
             }
         }
 
