@@ -43,6 +43,14 @@ public struct HeldOutMeasurement: Sendable {
 }
 
 extension HeldOutForms {
+    /// ``measure(_:scrubber:scanner:)`` with cohort's scrubber and scanner for the corpus roster,
+    /// both keeping `words` (the protocol's vocabulary).
+    public static func measure(_ corpus: ExternalCorpus, keeping words: [String]) throws -> HeldOutMeasurement {
+        measure(
+            corpus, scrubber: try Scrubber(roster: corpus.participants).keeping(words),
+            scanner: ResidualScanner(roster: corpus.participants).keeping(words))
+    }
+
     /// Scrubs every note of `corpus` (with the participant's date shift), asks `scanner` about
     /// each output, and counts per form what leaks and what would be published: a leaked form
     /// the scan does not flag. The leak rule is ``ExternalCorpusScore``'s (folded cores,

@@ -190,16 +190,22 @@ public enum HeldOutForms {
             // Identifiers the roster does not hold.
             one("id", "insurance-member", "\(letters(3))\(digits(9))", "member ID {} on the insurance card")
             one("id", "insurance-group", "\(digits(3))-\(digits(5))-\(digits(2))", "group number {}")
-            let mbi = "\(number(1...9))\(letters(1))\(letters(1, from: "ACDEFGHJKMNPQRTUVWXY0123456789"))\(number(0...9))-\(letters(1))\(letters(1, from: "ACDEFGHJKMNPQRTUVWXY0123456789"))\(number(0...9))-\(letters(2))\(digits(2))"
+            // Medicare MBI: C A AN N - A AN N - A A N N.
+            let alphanumeric = "ACDEFGHJKMNPQRTUVWXY0123456789"
+            let mbi = "\(number(1...9))\(letters(1))\(letters(1, from: alphanumeric))\(number(0...9))-"
+                + "\(letters(1))\(letters(1, from: alphanumeric))\(number(0...9))-\(letters(2))\(digits(2))"
             one("id", "medicare-mbi", mbi, "Medicare number {}")
             one("id", "medicare-mbi-plain", mbi.filter { $0 != "-" }, "medicare {}")
             one("id", "epic-mrn", "E\(digits(7))", "MyChart says MRN {}")
             one("id", "epic-csn", digits(10), "CSN {} for the visit")
             one("id", "passport", "\(letters(1))\(digits(8))", "passport {} expires soon")
             one("id", "licence-us", "\(letters(1))\(digits(3)) \(digits(4)) \(digits(3))", "driver's license {}")
-            let ukLicence = String((plainFamily.uppercased().filter(\.isLetter) + "99999").prefix(5)) + String(format: "%02d%02d%02d", year % 100 / 10 * 10 + year % 10, month, day) + letters(2) + "9" + letters(2)
+            // UK driving licence: the surname's first five letters, the birth date, initials, a check digit.
+            let ukLicence = String((plainFamily.uppercased().filter(\.isLetter) + "99999").prefix(5))
+                + String(format: "%02d%02d%02d", year % 100, month, day) + letters(2) + "9" + letters(2)
             one("id", "licence-uk", ukLicence, "licence {}")
-            one("id", "vin", letters(3, from: "ABCDEFGHJKLMNPRSTUVWXYZ0123456789") + digits(2) + letters(12, from: "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"), "car VIN {} for the parking permit")
+            let vinCharacters = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"
+            one("id", "vin", letters(3, from: vinCharacters) + digits(2) + letters(12, from: vinCharacters), "car VIN {} for the parking permit")
             one("id", "plate-us", "\(number(1...9))\(letters(3))\(digits(3))", "parked in bay 4, plate {}")
             one("id", "plate-uk", "\(letters(2))\(digits(2)) \(letters(3))", "reg {} in the car park")
             let mac = (0..<6).map { _ in String(format: "%02X", number(0...255)) }
@@ -217,7 +223,8 @@ public enum HeldOutForms {
             one("zip", "zip-plus-four", "\(zip)-\(digits(4))", "postcode {}")
 
             for k in 0..<2 { clean.append(ExternalCorpus.CleanNote(participant: code, note: cleanLines[(i * 2 + k) % cleanLines.count])) }
-            probes.append(ExternalCorpus.MedicationProbe(participant: code, text: "celecoxib 200 mg, from \((given + family).filter(\.isLetter))", core: (given + family).filter(\.isLetter)))
+            let glued = (given + family).filter(\.isLetter)
+            probes.append(ExternalCorpus.MedicationProbe(participant: code, text: "celecoxib 200 mg, from \(glued)", core: glued))
         }
         return ExternalCorpus(participants: participants, identities: identities, plants: plants, clean: clean, medicationProbes: probes)
     }

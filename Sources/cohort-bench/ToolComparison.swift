@@ -1,5 +1,4 @@
 import CohortCore
-import CohortDeid
 import CohortDemo
 import Foundation
 
@@ -12,7 +11,7 @@ import Glibc
 /// (``ExternalCorpusScore``): removed per kind, full names, clean damage, medication probes.
 /// They run in `.venv-compare` (scripts/setup-compare-venv.sh) through
 /// Tests/interop/compare_presidio_scrubadub.py, which only scrubs; when the venv is missing the
-/// bench says so and measures nothing.
+/// bench says so and measures nothing. `COHORT_COMPARE_VENV` names another venv folder.
 enum ToolComparison {
     static let tools = ["presidio", "presidio+roster", "scrubadub", "scrubadub+roster"]
 
@@ -59,7 +58,10 @@ enum ToolComparison {
             print("\nnot measured: Presidio and scrubadub on \(name) (run cohort-bench from the cohort source folder)")
             return
         }
-        let python = root.appendingPathComponent(".venv-compare/bin/python")
+        // COHORT_COMPARE_VENV: another venv folder (the tests point it at none to see the line below).
+        let venv = ProcessInfo.processInfo.environment["COHORT_COMPARE_VENV"].map { URL(fileURLWithPath: $0) }
+            ?? root.appendingPathComponent(".venv-compare")
+        let python = venv.appendingPathComponent("bin/python")
         let script = root.appendingPathComponent("Tests/interop/compare_presidio_scrubadub.py")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             print("\nnot measured: Presidio and scrubadub on \(name): no .venv-compare, run scripts/setup-compare-venv.sh")
