@@ -483,6 +483,10 @@ extension ExportJob {
                     kAnonymity: written.kSummary.map(ExportManifest.KAnonymity.init))
                     .withResidualExceptions(scanned.reviewed)
                 manifest.site = plan.site
+                manifest.residualScan = ExportManifest.ResidualScan(
+                    filesScanned: scanned.scan.filesScanned, valuesScanned: scanned.scan.valuesScanned,
+                    freeTextValues: scanned.scan.freeTextValues,
+                    rules: scanned.scan.ruleCounts.map { .init(rule: $0.rule, scope: $0.scope, valuesChecked: $0.valuesChecked, findings: $0.findings) })
                 manifest.consent = ExportManifest.ConsentBasis(
                     studyProtocol: p, audience: plan.audience, recordExclusions: written.recordExclusions)
                 return manifest

@@ -12,6 +12,7 @@ public enum ResidualScanService {
         var skipped: [String] = []
         var files = 0
         var freeText = 0
+        var values = 0
         for url in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -23,14 +24,16 @@ public enum ResidualScanService {
                 skipped += result.filesSkipped
                 files += result.filesScanned
                 freeText += result.freeTextValues
+                values += result.valuesScanned
             } else {
                 let result = try scanner.scanResult(files: [url])
                 findings += result.findings
                 freeText += result.freeTextValues
+                values += result.valuesScanned
                 files += 1
             }
         }
-        return ResidualScanResult(filesScanned: files, filesSkipped: skipped, findings: findings, freeTextValues: freeText)
+        return ResidualScanResult(filesScanned: files, filesSkipped: skipped, findings: findings, freeTextValues: freeText, valuesScanned: values)
     }
 
     /// Column names of ``exceptionRows(_:)``: the exceptions file `cohort export --allow` reads.

@@ -273,6 +273,47 @@ public struct ExportManifest: Sendable, Hashable, Codable {
     /// The encrypted file the archive was delivered as (`cohort export --encrypt-to`); absent for
     /// a plaintext export (and in manifests written before this field existed).
     public var encrypted: Encrypted?
+    /// What the residual-PII scan checked before the export was published, with counts per rule
+    /// family (absent in manifests written before it, which still decode and verify).
+    public var residualScan: ResidualScan?
+
+    /// What the residual-PII scan checked: the files and values, and per rule family the values
+    /// it checked and what it found (findings the reviewed exceptions covered count here).
+    public struct ResidualScan: Sendable, Hashable, Codable {
+        /// One rule family (`roster forms`, `unknown tokens`).
+        public struct Rule: Sendable, Hashable, Codable {
+            public var rule: String
+            public var scope: String
+            public var valuesChecked: Int
+            public var findings: Int
+            public init(rule: String, scope: String, valuesChecked: Int, findings: Int) {
+                self.rule = rule
+                self.scope = scope
+                self.valuesChecked = valuesChecked
+                self.findings = findings
+            }
+            enum CodingKeys: String, CodingKey {
+                case rule, scope, findings
+                case valuesChecked = "values_checked"
+            }
+        }
+        public var filesScanned: Int
+        public var valuesScanned: Int
+        public var freeTextValues: Int
+        public var rules: [Rule]
+        public init(filesScanned: Int, valuesScanned: Int, freeTextValues: Int, rules: [Rule]) {
+            self.filesScanned = filesScanned
+            self.valuesScanned = valuesScanned
+            self.freeTextValues = freeTextValues
+            self.rules = rules
+        }
+        enum CodingKeys: String, CodingKey {
+            case rules
+            case filesScanned = "files_scanned"
+            case valuesScanned = "values_scanned"
+            case freeTextValues = "free_text_values"
+        }
+    }
 
     /// A manifest as given; `format` is ``currentFormat``.
     public init(
@@ -317,5 +358,6 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         case kAnonymity = "k_anonymity"
         case residualExceptions = "residual_exceptions"
         case encrypted
+        case residualScan = "residual_scan"
     }
 }

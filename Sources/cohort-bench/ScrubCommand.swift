@@ -15,7 +15,7 @@ extension CohortBench {
     struct Scrub: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "scrub",
-            abstract: "Measure the free-text scrubber on the adversarial corpus (and compare with scrubadub when .venv has it).",
+            abstract: "Measure the free-text scrubber on its corpora, next to Presidio and scrubadub when their venvs exist.",
             discussion: """
                 Generates the deterministic adversarial corpus (participants with hard names, notes that plant
                 identifiers in every form, clean clinical notes), scrubs every note with the participant's date
@@ -24,6 +24,17 @@ extension CohortBench {
                 estimate, the share of clean-note words altered, and the targets. With .venv (scripts/setup-venv.sh)
                 the same notes go through scrubadub 2.0.1 (Tests/interop/compare_scrubadub.py); scrubadub
                 does not know the roster, cohort does.
+
+                --corpus DIR, --template-corpus and --held-out-forms add corpora in the answer-key form of
+                ../shared/deid-corpus, each scored per kind and per form (the held-out forms also as "published":
+                leaked by the scrubber and not flagged by the residual scan). With .venv-compare
+                (scripts/setup-compare-venv.sh) the same notes go through Presidio (spaCy's small English model)
+                and scrubadub, each with and without the roster, scored by the same scorer; without it the bench
+                prints "not measured: ...". --no-compare skips both comparisons.
+
+                Examples:
+                  swift run -c release cohort-bench scrub
+                  swift run -c release cohort-bench scrub --notes 200 --corpus ../shared/deid-corpus --template-corpus --held-out-forms
                 """)
 
         @Option(help: "Seed for the corpus.") var seed: UInt64 = 13
@@ -31,11 +42,13 @@ extension CohortBench {
         @Option(help: "Notes with planted identifiers.") var notes: Int = 5_000
         @Option(help: "Clean notes.") var cleanNotes: Int = 1_200
         @Option(help: "Also write the corpus with cohort's output as JSON lines to this file.") var writeCorpus: String?
-        @Flag(help: "Skip the scrubadub comparison.") var noCompare = false
+        @Flag(help: "Skip the scrubadub and Presidio comparisons.") var noCompare = false
         @Flag(help: "Print JSON instead of tables.") var json = false
         @Option(help: "Also score an external corpus folder (roster.csv + truth.json, e.g. ../shared/deid-corpus) as its README says.")
         var corpus: String?
         @Flag(help: "Also score the template corpus (messages in real-world styles).") var templateCorpus = false
+        @Flag(help: "Also measure the held-out forms (identifier forms composed from roster values): leaked and published per form.")
+        var heldOutForms = false
 
         func validate() throws {
             guard (1...20_000).contains(participants) else { throw ValidationError("--participants must be between 1 and 20000") }
@@ -62,18 +75,24 @@ extension CohortBench {
             try compare(lines)
         }
 
-        /// Recall per kind and per form, clean damage and medication probes on `--corpus` and the
-        /// template corpus.
+        /// The medication words the shipped protocols list (their `medication_codes`), kept as an export keeps them.
+        static let medicationWords = ["naproxen", "ibuprofen", "celecoxib", "adalimumab", "etanercept", "sumatriptan", "topiramate"]
+
+        /// Recall per kind and per form, clean damage and medication probes on `--corpus`, the
+        /// template corpus and the held-out forms; then Presidio and scrubadub on the same notes.
         func scoreOtherCorpora() throws {
-            if let path = self.corpus {
-                let external = try ExternalCorpus(directory: URL(fileURLWithPath: path))
-                let score = try ExternalCorpusScore.scoreCohortScrubber(external)
-                print("\n" + score.render(title: "cohort scrubber on \(path) (\(external.participants.count) participants, \(external.plants.count) plants)"))
-            }
-            if templateCorpus {
-                let template = TemplateCorpus.make()
-                let score = try ExternalCorpusScore.scoreCohortScrubber(template)
-                print("\n" + score.render(title: "cohort scrubber on the template corpus (\(template.plants.count) plants)"))
+            var corpora: [(String, ExternalCorpus)] = []
+            if let path = self.corpus { corpora.append((path, try ExternalCorpus(directory: URL(fileURLWithPath: path)))) }
+            if templateCorpus { corpora.append(("the template corpus", TemplateCorpus.make())) }
+            if heldOutForms { corpora.append(("the held-out forms", HeldOutForms.make())) }
+            for (name, corpus) in corpora {
+                let score = try ExternalCorpusScore.scoreCohortScrubber(corpus, vocabulary: Self.medicationWords)
+                print("\n" + score.render(title: "cohort scrubber on \(name) (\(corpus.participants.count) participants, \(corpus.plants.count) plants)"))
+                if name == "the held-out forms" {
+                    let m = try HeldOutForms.measure(corpus, keeping: Self.medicationWords)
+                    print("\n" + m.render(title: "held-out forms through the scrubber and the residual scan"))
+                }
+                if !noCompare, !json { try ToolComparison.run(name: name, corpus: corpus, cohort: score) }
             }
         }
 

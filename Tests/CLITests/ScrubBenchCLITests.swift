@@ -39,3 +39,26 @@ struct ScrubBenchCLITests {
         #expect(cohort >= 99.0, "\(all)")
     }
 }
+
+extension ScrubBenchCLITests {
+    /// Without `.venv-compare` the Presidio/scrubadub comparison is not measured, and says so on a
+    /// line of its own (the bench is no CI step); the corpus is still scored.
+    @Test func theToolComparisonSaysWhenItIsNotMeasured() throws {
+        let process = Process()
+        process.executableURL = BenchCLITests.binary
+        process.arguments = ["scrub", "--participants", "10", "--notes", "20", "--clean-notes", "5", "--template-corpus"]
+        process.currentDirectoryURL = CLI.repoRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["COHORT_COMPARE_VENV"] = FileManager.default.temporaryDirectory.appendingPathComponent("no-venv-\(UUID().uuidString)").path
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("cohort scrubber on the template corpus"), "\(output)")
+        #expect(output.contains("not measured: Presidio and scrubadub on the template corpus: no .venv-compare, run scripts/setup-compare-venv.sh"), "\(output)")
+    }
+}

@@ -77,11 +77,17 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         public var freeTextValues: Int?
         /// The rules applied (``ResidualScanResult/rules``; nil in reports written before them).
         public var rules: String?
+        /// Values checked for roster forms (nil in reports written before it).
+        public var valuesScanned: Int?
+        /// Per rule family: the values it checked and its findings (nil in reports written before it).
+        public var ruleCounts: [ResidualScanResult.RuleCount]?
         enum CodingKeys: String, CodingKey {
             case findings, rules
             case filesScanned = "files_scanned"
             case findingsCount = "findings_count"
             case freeTextValues = "free_text_values"
+            case valuesScanned = "values_scanned"
+            case ruleCounts = "rule_counts"
         }
     }
 
@@ -195,7 +201,7 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         self.residualScan = residualScan.map {
             ResidualScanSummary(
                 filesScanned: $0.filesScanned, findingsCount: $0.findings.count, findings: $0.findings, freeTextValues: $0.freeTextValues,
-                rules: ResidualScanResult.rules)
+                rules: ResidualScanResult.rules, valuesScanned: $0.valuesScanned, ruleCounts: $0.ruleCounts)
         }
         warnings = Deidentifier.warnings(for: studyProtocol)
     }

@@ -99,8 +99,9 @@ public struct ResidualScanner: Sendable {
 
     /// Scans `files` with counts (paths in findings as given).
     public func scanResult(files: [URL]) throws -> ResidualScanResult {
-        let (findings, freeText) = try scan(files.map { ($0.path, $0) })
-        return ResidualScanResult(filesScanned: files.count, findings: findings, freeTextValues: freeText)
+        let counts = try scan(files.map { ($0.path, $0) })
+        return ResidualScanResult(
+            filesScanned: files.count, findings: counts.findings, freeTextValues: counts.freeTextValues, valuesScanned: counts.values)
     }
 
     /// Scans every regular file under `directory` (recursively, in path order); paths in findings
@@ -125,8 +126,10 @@ public struct ResidualScanner: Sendable {
         files.sort { $0.relative < $1.relative }
         let skipped = files.filter { Self.isFixedText($0.relative) }.map(\.relative)
         files.removeAll { Self.isFixedText($0.relative) }
-        let (findings, freeText) = try scan(files.map { ($0.relative, $0.url) })
-        return ResidualScanResult(filesScanned: files.count, filesSkipped: skipped, findings: findings, freeTextValues: freeText)
+        let counts = try scan(files.map { ($0.relative, $0.url) })
+        return ResidualScanResult(
+            filesScanned: files.count, filesSkipped: skipped, findings: counts.findings, freeTextValues: counts.freeTextValues,
+            valuesScanned: counts.values)
     }
 
     /// File names cohort writes itself from fixed text, the protocol and counts (no participant
@@ -347,9 +350,10 @@ public struct ResidualScanner: Sendable {
         var findings: [Hit] = []
         var lines = 0
         var freeTextValues = 0
+        var values = 0
     }
 
-    private func scan(_ files: [(name: String, url: URL)]) throws -> (findings: [ResidualFinding], freeTextValues: Int) {
+    private func scan(_ files: [(name: String, url: URL)]) throws -> (findings: [ResidualFinding], freeTextValues: Int, values: Int) {
         var planned: [Piece] = []
         for (number, file) in files.enumerated() {
             let size = FileFormat(path: file.url.path).splits ? pieceSize : Int.max / 2
@@ -366,6 +370,7 @@ public struct ResidualScanner: Sendable {
             }
             values.finish { result.findings.append($0) }
             result.freeTextValues = values.freeTextValues
+            result.values = values.values
             return result
         }
         var findings: [ResidualFinding] = []
@@ -385,7 +390,7 @@ public struct ResidualScanner: Sendable {
             }
             lineOffset += result.lines
         }
-        return (findings, results.reduce(0) { $0 + $1.freeTextValues })
+        return (findings, results.reduce(0) { $0 + $1.freeTextValues }, results.reduce(0) { $0 + $1.values })
     }
 
     /// Finds the participant values of one file (or piece) line by line and matches each.
@@ -407,6 +412,9 @@ public struct ResidualScanner: Sendable {
         var expectKey = false
         /// Free-text values checked against the allow-list.
         var freeTextValues = 0
+        /// Values checked for roster forms: CSV cells (not the header), JSON strings that are not
+        /// fixed vocabulary, lines of other text files.
+        var values = 0
 
         init(scanner: ResidualScanner, format: FileFormat) {
             self.scanner = scanner
@@ -416,6 +424,7 @@ public struct ResidualScanner: Sendable {
         mutating func line(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Hit) -> Void) {
             switch format {
             case .text:
+                values += 1
                 let mask = scanner.kindMask(utf8: bytes, isJSON: false, &workspace)
                 if mask != 0 { emit(Hit(line: number, mask: mask, field: nil, sha256: SHA256.hex(bytes))) }
             case .csv:
@@ -519,6 +528,7 @@ public struct ResidualScanner: Sendable {
         private mutating func check(_ value: UnsafeBufferPointer<UInt8>, line: Int, _ emit: (Hit) -> Void) {
             let name = header.flatMap { column < $0.count ? $0[column] : nil } ?? "column \(column + 1)"
             let freeText = ResidualScanner.freeTextColumns.contains(name)
+            values += 1
             if freeText { freeTextValues += 1 }
             let mask = scanner.kindMask(utf8: value, isJSON: false, freeText: freeText, &workspace)
             guard mask != 0 else { return }
@@ -562,6 +572,7 @@ public struct ResidualScanner: Sendable {
                     } else if !raw.isEmpty, !isFixedField() {
                         let path = keyPath()
                         let freeText = ResidualScanner.isFreeTextJSONPath(path)
+                        values += 1
                         if freeText { freeTextValues += 1 }
                         let mask = scanner.kindMask(utf8: raw, isJSON: true, freeText: freeText, &workspace)
                         if mask != 0 { emit(Hit(line: number, mask: mask, field: path, sha256: Self.jsonStringSHA256(raw))) }

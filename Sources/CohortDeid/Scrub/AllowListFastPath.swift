@@ -17,6 +17,8 @@ enum AllowListFastPath {
     static let names = WordTable(FirstNames.names.union(Nicknames.table.keys).union(Nicknames.formalNames.keys))
     /// Street suffixes (`lane`, `st`).
     static let streetSuffixes = WordTable(AllowListDecider.streetSuffixes)
+    /// Relation words (a capitalised word two before one may be a name in apposition: `Baker, my stepdad,`).
+    static let relations = WordTable(Scrubber.relations)
     /// ``SafeVocabulary/shortWords`` as a table.
     static let short = WordTable(SafeVocabulary.shortWords)
 
@@ -27,6 +29,7 @@ enum AllowListFastPath {
         var previousDigits = false
         var sawNumber = false
         var sawStreetSuffix = false
+        var singleLetters = 0
         return workspace.keyBytes.withUnsafeBufferPointer { keyBytes -> Bool in
             for t in 0..<n {
                 let token = workspace.tokens[t]
@@ -50,8 +53,14 @@ enum AllowListFastPath {
                     sawNumber = true
                     continue
                 }
+                // Letters glued by a dash to a number (`274-CAKE`, keypad letters) are the decider's.
+                if previousDigits, token.start > 0, s[token.start - 1] == 0x2D { return false }
                 previousDigits = false
                 if special.contains(hash: token.hash, bytes: key) { return false }
+                // Letters spelled out one by one (`o t t i l i e`).
+                singleLetters = key.count == 1 ? singleLetters + 1 : 0
+                if singleLetters >= 4 { return false }
+                if t >= 2, workspace.tokens[t - 2].isCapitalized, relations.contains(hash: token.hash, bytes: key) { return false }
                 // A house number and a street suffix (`12 Oak Lane`) is the decider's.
                 if streetSuffixes.contains(hash: token.hash, bytes: key) { sawStreetSuffix = true }
                 if sawNumber && sawStreetSuffix { return false }

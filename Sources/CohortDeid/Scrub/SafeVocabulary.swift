@@ -71,7 +71,7 @@ public struct SafeVocabulary: Sendable {
     /// A vocabulary of `words` only (no dictionary), for tests.
     init(words: Set<String>, properNouns: Set<String> = []) {
         let all = words.union(Self.shortWords).union(Self.listed).union(ClinicalVocabulary.words)
-            .union(Scrubber.deviceWords)
+            .union(Scrubber.deviceWords).union(Scrubber.relations).union(Scrubber.titles)
         self.words = WordTable(all)
         self.properNouns = WordTable(properNouns)
     }

@@ -144,6 +144,16 @@ struct AllowListDecider {
         return true
     }
 
+    /// Whether words `a` and `b` are digits spelled as words with a comma between them (`two
+    /// four eight, five four four`): a phone read out in groups.
+    func spelledDigitsGap(_ a: Int, _ b: Int) -> Bool {
+        guard !isDigits(a), !isDigits(b), Self.digitWords[keys[a]] != nil, Self.digitWords[keys[b]] != nil else { return false }
+        let from = tokens[a].end
+        let to = tokens[b].start
+        guard to - from <= 3, to > from, s[from] == 0x2C else { return false }
+        return (from + 1..<to).allSatisfy { s[$0] == 0x20 }
+    }
+
     /// Whether words `a` and `b` are in one phrase (a short gap without a line break).
     func gap(_ a: Int, _ b: Int) -> Bool { TextTokenizer.isPhraseGap(s, from: tokens[a].end, to: tokens[b].start) }
 
@@ -180,8 +190,10 @@ struct AllowListDecider {
     /// The replaced ranges, in text order.
     mutating func spans() -> [AllowListSpan] {
         let n = tokens.count
+        hexGroups()
         numbers()
         wordDates()
+        spelledLetters()
         for t in 0..<n where replaced[t] == nil && !isMarker(t) {
             if let token = decideWord(t) { replace(t, t, token) }
         }
@@ -216,7 +228,7 @@ struct AllowListDecider {
         let n = tokens.count
         var t = 0
         while t < n {
-            guard !isMarker(t), let first = digitCount(t), isDigits(t) || tokens[t].keyLength > 1 || first > 0 else {
+            guard replaced[t] == nil, !isMarker(t), let first = digitCount(t), isDigits(t) || tokens[t].keyLength > 1 || first > 0 else {
                 t += 1
                 continue
             }
@@ -224,7 +236,16 @@ struct AllowListDecider {
             var last = t
             var digits = first
             var hasRealDigits = isDigits(t) || keys[t].utf8.contains { $0 &- 0x30 < 10 }
-            while last + 1 < n, !isMarker(last + 1), numberGap(last, last + 1), let more = digitCount(last + 1) {
+            while last + 1 < n, replaced[last + 1] == nil, !isMarker(last + 1) {
+                // "a hundred and four": `and` after `hundred` joins the number words around it.
+                if keys[last] == "hundred", keys[last + 1] == "and", last + 2 < n, gap(last, last + 1), gap(last + 1, last + 2),
+                    let more = digitCount(last + 2), !isDigits(last + 2)
+                {
+                    last += 2
+                    digits += more
+                    continue
+                }
+                guard numberGap(last, last + 1) || spelledDigitsGap(last, last + 1), let more = digitCount(last + 1) else { break }
                 // `o`/`oh` continue a run only next to other digits.
                 last += 1
                 digits += more
@@ -234,6 +255,15 @@ struct AllowListDecider {
             while last > t, ["o", "oh"].contains(keys[last]) {
                 digits -= 1
                 last -= 1
+            }
+            // Keypad letters glued to the digits (`1-800-FLOWERS`, `274-382-CAKE`): a phone.
+            if hasRealDigits, digits >= 3, last + 1 < n, replaced[last + 1] == nil, !isMarker(last + 1),
+                tokens[last + 1].start == tokens[last].end + 1, s[tokens[last].end] == 0x2D, isKeypadGroup(last + 1),
+                (3...8).contains(tokens[last + 1].keyLength), digits + tokens[last + 1].keyLength >= 7
+            {
+                replace(t, last + 1, .phone)
+                t = last + 2
+                continue
             }
             decideNumberRun(t, last, digits: digits, hasRealDigits: hasRealDigits)
             t = last + 1
@@ -257,7 +287,9 @@ struct AllowListDecider {
             if digits >= 7 && last - first >= 5 {
                 replace(first, last, .phone)
             } else if keys[first] == "ninety" || keys[first] == "hundred" || (first + 1 <= last && keys[first + 1] == "hundred") {
-                if isAgeContext(first, last) { replace(first, last, .age) }
+                // "a hundred (and four)": the article is part of the number.
+                let start = keys[first] == "hundred" && first > 0 && keys[first - 1] == "a" && gap(first - 1, first) ? first - 1 : first
+                if isAgeContext(start, last) { replace(start, last, .age) }
             }
             return
         }
@@ -368,7 +400,75 @@ struct AllowListDecider {
         return sep1 == sep2 && (sep1 == 0x2D || sep1 == 0x2F || sep1 == 0x2E)
     }
 
+    // MARK: Hardware addresses and letters spelled out
+
+    /// Five or more groups of hexadecimal characters joined by one `:` or `-` with nothing
+    /// else between them, ten or more characters in all with a digit among them (a MAC or
+    /// Bluetooth address, an IPv6 address, a UUID): `[ID]`. Times and dates have three groups.
+    private mutating func hexGroups() {
+        let n = tokens.count
+        func isHex(_ k: Int) -> Bool {
+            !isMarker(k) && tokens[k].isASCII && (1...12).contains(tokens[k].keyLength)
+                && keys[k].utf8.allSatisfy { $0 &- 0x30 < 10 || $0 &- 0x61 < 6 }
+        }
+        var t = 0
+        while t < n {
+            guard isHex(t) else {
+                t += 1
+                continue
+            }
+            var last = t
+            var separator: UInt32 = 0
+            while last + 1 < n, isHex(last + 1), tokens[last + 1].start == tokens[last].end + 1 {
+                let c = s[tokens[last].end]
+                guard c == 0x3A || c == 0x2D, separator == 0 || c == separator else { break }
+                separator = c
+                last += 1
+            }
+            let characters = (t...last).reduce(0) { $0 + tokens[$1].keyLength }
+            let hasDigit = (t...last).contains { keys[$0].utf8.contains { $0 &- 0x30 < 10 } }
+            if last - t >= 4, characters >= 10, hasDigit { replace(t, last, .id) }
+            t = last + 1
+        }
+    }
+
+    /// Four or more single letters in a row, each apart by one space, dash or dot (`F-E-A-T`,
+    /// `o t t i l i e`, `K.E.Z.I`): a word spelled out letter by letter, `[REDACTED]`.
+    private mutating func spelledLetters() {
+        let n = tokens.count
+        func letter(_ k: Int) -> Bool {
+            replaced[k] == nil && !isMarker(k) && keys[k].count == 1 && keys[k].first?.isLetter == true
+        }
+        func joined(_ a: Int, _ b: Int) -> Bool {
+            let from = tokens[a].end
+            let to = tokens[b].start
+            guard to > from, to - from <= 2 else { return to == from }
+            return (from..<to).allSatisfy { s[$0] == 0x20 || s[$0] == 0x2D || s[$0] == 0x2E }
+        }
+        var t = 0
+        while t < n {
+            guard letter(t) else {
+                t += 1
+                continue
+            }
+            var last = t
+            while last + 1 < n, letter(last + 1), joined(last, last + 1) { last += 1 }
+            if last - t >= 3 { replace(t, last, .redacted) }
+            t = last + 1
+        }
+    }
+
     // MARK: Dates in words
+
+    /// The last word of an ordinal written in words at `k` (`third`, `twenty-third`), if any.
+    private func ordinalWordEnd(_ k: Int) -> Int? {
+        guard k < tokens.count else { return nil }
+        if Self.ordinalWords.contains(keys[k]) { return k }
+        if ["twenty", "thirty"].contains(keys[k]), k + 1 < tokens.count, numberGap(k, k + 1), Self.ordinalWords.contains(keys[k + 1]) {
+            return k + 1
+        }
+        return nil
+    }
 
     private mutating func wordDates() {
         let n = tokens.count
@@ -390,10 +490,14 @@ struct AllowListDecider {
                 }
                 continue
             }
-            // A month with an ordinal word after it: `July twenty-third`.
-            if Self.monthKeys.contains(key), tokens[t].isCapitalized, t + 1 < n, gap(t, t + 1), Self.ordinalWords.contains(keys[t + 1]) {
-                replace(t, yearAfter(t + 1) ?? t + 1, .date)
-                continue
+            // A month with an ordinal after it: `July twenty-third`, `May the third`, `June the 4th`.
+            if Self.monthKeys.contains(key), tokens[t].isCapitalized, t + 1 < n, gap(t, t + 1) {
+                let k = keys[t + 1] == "the" && t + 2 < n && gap(t + 1, t + 2) ? t + 2 : t + 1
+                // `March 14th` is the date detector's (shifted already); `March the 14th` is not.
+                if let end = ordinalWordEnd(k) ?? (k == t + 2 && isOrdinalNumber(keys[k]) ? k : nil) {
+                    replace(t, yearAfter(end) ?? end, .date)
+                    continue
+                }
             }
             // A holiday with its year: `Christmas 2025`.
             if Self.holidays.contains(key), let year = yearAfter(t) {
@@ -457,6 +561,7 @@ struct AllowListDecider {
         }
         if safe {
             if token.isCapitalized, key.utf8.count >= 2, isAmbiguousName(key), isPersonContext(t) { return .name }
+            if token.isCapitalized, key.utf8.count >= 2, isRelationApposition(t) { return .name }
             // A capital letter with a dot is an initial (`J.`) unless it follows a word such as
             // "vitamin" or "type".
             if key.utf8.count == 1, token.isCapitalized, (key != "i" && key != "a") || isInitialPair(t), isInitial(t) { return .name }
@@ -470,6 +575,13 @@ struct AllowListDecider {
         return .redacted
     }
 
+    /// Whether the word at `t` is capitals and digits with two capitals or more (`FLOWERS`,
+    /// `11NR`; not the `T` of an ISO date-time).
+    private func isKeypadGroup(_ t: Int) -> Bool {
+        let range = tokens[t].start..<tokens[t].coreEnd
+        return range.allSatisfy { s[$0] &- 0x41 < 26 || s[$0] &- 0x30 < 10 } && range.filter { s[$0] &- 0x41 < 26 }.count >= 2
+    }
+
     /// Whether the word at `t` is written in capitals only.
     private func isAllCapitals(_ t: Int) -> Bool {
         (tokens[t].start..<tokens[t].coreEnd).allSatisfy { s[$0] &- 0x41 < 26 }
@@ -480,6 +592,11 @@ struct AllowListDecider {
     private func isGlued(_ t: Int) -> Bool {
         func joiner(_ i: Int) -> Bool { s[i] == 0x2E || s[i] == 0x5F }
         func letters(_ k: Int) -> Bool { keys[k].utf8.count >= 2 && !isDigits(k) && !isMarker(k) }
+        // An underscore glues anything (`ignatius_p`, `_w`): no English word has one.
+        if t + 1 < tokens.count, tokens[t].end < s.count, s[tokens[t].end] == 0x5F, tokens[t + 1].start == tokens[t].end + 1, !isMarker(t + 1) {
+            return true
+        }
+        if t > 0, tokens[t].start > 0, s[tokens[t].start - 1] == 0x5F, tokens[t].start == tokens[t - 1].end + 1, !isMarker(t - 1) { return true }
         guard letters(t) else { return false }
         // A neighbour already replaced counts (`[NAME].kara`): its `]` or `[` touches the joiner.
         if t + 1 < tokens.count, tokens[t].end + 1 < s.count, joiner(tokens[t].end),
@@ -549,6 +666,25 @@ struct AllowListDecider {
             if atEnd { return true }
         }
         return false
+    }
+
+    /// Whether the capitalised word at `t` is followed by a relation in apposition, closed by
+    /// punctuation (`Baker, my stepdad, drove me`; `Hill, our neighbour.`): then it names a person.
+    private func isRelationApposition(_ t: Int) -> Bool {
+        let n = tokens.count
+        guard t + 2 < n, tokens[t + 1].start > tokens[t].end, s[tokens[t].end] == 0x2C,
+            (tokens[t].end + 1..<tokens[t + 1].start).allSatisfy({ s[$0] == 0x20 }),
+            ["my", "our", "his", "her", "their", "your"].contains(keys[t + 1]), gap(t + 1, t + 2), Scrubber.relations.contains(keys[t + 2])
+        else { return false }
+        var last = t + 2
+        // `brother-in-law`, `step-dad`.
+        while last + 1 < n, tokens[last + 1].start == tokens[last].end + 1, s[tokens[last].end] == 0x2D { last += 1 }
+        let end = tokens[last].end
+        guard end < s.count else { return true }
+        switch s[end] {
+        case 0x2C, 0x2E, 0x3B, 0x3A, 0x29, 0x0A, 0x21, 0x3F: return true
+        default: return false
+        }
     }
 
     /// A word of letters and digits: a number with a unit or a short code stays; a compact date

@@ -143,7 +143,7 @@ struct ExportSection {
     static func residual(_ report: DeidentificationReport?, verification: VerificationReport) -> Markup {
         let recorded: Markup =
             report?.residualScan.map { scan in
-                "At export: \(scan.filesScanned) files scanned, \(scan.findingsCount) finding(s)\(scan.findingsCount > 0 ? " (covered by reviewed exceptions)" : "")."
+                "At export: \(scan.filesScanned) files scanned, \(scan.findingsCount) finding(s)\(scan.findingsCount > 0 ? " (covered by reviewed exceptions)" : "")\(scan.ruleCounts.map { "; " + $0.map(\.description).joined(separator: "; ") } ?? "")."
             } ?? "At export: no scan result recorded."
         let rerun = verification.check(named: "residual PII scan")
         return """

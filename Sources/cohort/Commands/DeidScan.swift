@@ -32,7 +32,8 @@ extension Cohort.Deid {
                 for f in result.findings { Console.print(f.description) }
                 Console.print(
                     result.findings.isEmpty
-                        ? "✔ no identifiers found in \(result.filesScanned) file(s)" : "✘ \(result.findings.count) finding(s) in \(result.filesScanned) file(s)")
+                        ? "✔ no identifiers found in \(result.filesScanned) file(s) (\(result.ruleCountsSummary))"
+                        : "✘ \(result.findings.count) finding(s) in \(result.filesScanned) file(s) (\(result.ruleCountsSummary))")
             }
             if !result.findings.isEmpty { throw ExitCode(1) }
         }

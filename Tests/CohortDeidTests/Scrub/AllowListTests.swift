@@ -82,3 +82,75 @@ struct AllowListTests {
         }
     }
 }
+
+/// The rules added for forms a third generator (`HeldOutForms`) composed from roster values;
+/// each is generic (a shape of text), so each has cases the generator never wrote, and the safe
+/// look-alikes next to them stay.
+struct AllowListGenericFormTests {
+    @Test(arguments: [
+        // Letters spelled out one by one, with any of space, dash or dot between them.
+        ("surname is P-E-N-H-A-L-I-G-O-N ok", "surname is [REDACTED] ok"),
+        ("spelled r o w a n for you", "spelled [REDACTED] for you"),
+        ("code K.E.Z.I.A.H on file", "code [REDACTED] on file"),
+        // Hardware addresses and UUIDs: five or more hex groups joined by `:` or `-`.
+        ("watch 8C:47:4C:23:4E:1C again", "watch [ID] again"),
+        ("band 00-1a-2b-3c-4d-5e paired", "band [ID] paired"),
+        ("device 123e4567-e89b-12d3-a456-426614174000 synced", "device [ID] synced"),
+        // A phone read out in groups with commas, and ages of a hundred and more in words.
+        ("ring nine one two, three oh four, five five six seven please", "ring [PHONE] please"),
+        ("I'm a hundred and two this year", "I'm 90 or older this year"),
+        ("gran is a hundred and one years old", "gran is 90 or older years old"),
+        // Keypad letters glued to a number.
+        ("call 1-800-FLOWERS now", "call [PHONE] now"),
+        ("line is 274-382-AKIN today", "line is [PHONE] today"),
+        // A month, "the" and an ordinal.
+        ("back on March the twenty-first", "back on [DATE]"),
+        ("seen May the third, 2025 at noon", "seen [DATE] at noon"),
+        // Anything glued by an underscore; a capitalised word in apposition with a relation.
+        ("my tag is rowan_p lol", "my tag is [REDACTED] lol"),
+        ("Baker, my stepdad, drove me in", "[NAME], my stepdad, drove me in"),
+        ("Mason, our neighbour.", "[NAME], our neighbour."),
+    ])
+    func formsAreReplaced(note: String, expected: String) throws {
+        let scrubber = try #require(AllowListTests.scrubber)
+        #expect(scrubber.scrub(note) == expected)
+    }
+
+    /// Look-alikes that are not identifiers stay word for word.
+    @Test(arguments: [
+        "do 3 sets of 10, 12, 15 reps",
+        "COVID-19 booster went fine",
+        "the 24-hour urine test is done", "ward 555-BED is quiet",
+        "Yesterday, my brother drove me in",
+        "Later, my aunt came by with soup",
+        "a b c of pain management",
+        "stiff at 08:30:15 on the sensor",
+        "walked a hundred steps and stopped",
+        "one, two, three and stretch",
+        "I was first in the queue on March the",
+    ])
+    func lookAlikesStay(note: String) throws {
+        let scrubber = try #require(AllowListTests.scrubber)
+        #expect(scrubber.scrub(note) == note)
+    }
+}
+
+extension AllowListGenericFormTests {
+    /// The allow-list's shortcut gives the same text as the full decision on every form above and
+    /// on look-alikes made of plainly safe words (`Fisher, my cousin,`, `274-CAKE`, single letters).
+    @Test func theShortcutAgreesOnTheGenericForms() throws {
+        let scrubber = try #require(AllowListTests.scrubber)
+        let notes = [
+            "surname is P-E-N-H-A-L-I-G-O-N ok", "spelled r o w a n for you", "watch 8C:47:4C:23:4E:1C again",
+            "ring nine one two, three oh four, five five six seven please", "I'm a hundred and two this year",
+            "call 1-800-FLOWERS now", "line is 274-CAKE today", "back on March the twenty-first", "my tag is rowan_p lol",
+            "Baker, my stepdad, drove me in", "Fisher, my cousin, drove me in", "Yesterday, my brother drove me in",
+            "a i a i a", "o t t i l i e", "Mason, our neighbour.", "do 3 sets of 10, 12, 15 reps",
+        ]
+        for note in notes {
+            var fast = ScrubCounts()
+            var full = ScrubCounts()
+            #expect(scrubber.applyAllowList(note, counts: &fast, fastPath: true) == scrubber.applyAllowList(note, counts: &full, fastPath: false), "\(note)")
+        }
+    }
+}
