@@ -9,6 +9,9 @@ import CohortPostgres
 /// resident memory is its own.
 enum BenchPhase: String, CaseIterable, Sendable {
     case `import`
+    /// The export with CSV and JSON only (`cohort export --outputs csv,json`): the tables the
+    /// auditor recomputes consent from, without FHIR — the figure issue 28 compares.
+    case exportTables = "export-tables"
     case export
     case verify
     case verifyScan = "verify-scan"
@@ -16,6 +19,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
     var title: String {
         switch self {
         case .import: "import (CSV + NDJSON → store)"
+        case .exportTables: "export CSV + JSON only (→ signed tar.gz)"
         case .export: "export (CSV, JSON, FHIR → signed tar.gz)"
         case .verify: "verify (signature, digests, bag, rows)"
         case .verifyScan: "verify + residual-PII scan"
@@ -26,7 +30,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
     var progressUnit: ProgressLine.Unit {
         switch self {
         case .import: "records"
-        case .export: "participants"
+        case .exportTables, .export: "participants"
         case .verify, .verifyScan: .bytes
         }
     }
@@ -56,12 +60,14 @@ enum BenchPhase: String, CaseIterable, Sendable {
                 result.inputBytes += Self.size(file)
             }
             result.outputBytes = try Self.databaseBytes(bench)
-        case .export:
+        case .exportTables, .export:
             // Dated 200 days after the data: past the shipped protocols' embargo (max_days, 182), so
             // every record is published and both stores (and every run) export the same work.
+            // The two exports publish into their own folders (same instant, same bag name).
             let options = ExportOptions(
-                recipient: BenchWorkspace.recipient, outDirectory: bench.exportDirectory, createdAt: BenchWorkspace.now.addingTimeInterval(200 * 86_400),
-                compressionLevel: compressionLevel)
+                recipient: BenchWorkspace.recipient, formats: self == .exportTables ? [.csv, .json] : nil,
+                outDirectory: self == .exportTables ? bench.tablesExportDirectory : bench.exportDirectory,
+                createdAt: BenchWorkspace.now.addingTimeInterval(200 * 86_400), compressionLevel: compressionLevel)
             var progress: (@Sendable (Int, Int) -> Void)?
             if showingProgress { progress = { (done: Int, total: Int) in bar.update(done, total: total) } }
             let outcome = try ExportJob(workspace: workspace, options: options, progress: progress).run()
