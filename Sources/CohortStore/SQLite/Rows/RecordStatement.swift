@@ -92,7 +92,6 @@ struct RecordStatement {
     }
 
     private func kind(rowID: Int64) throws -> RecordKind {
-        let expected = "one of " + RecordKind.allCases.map(\.rawValue).joined(separator: ", ")
         switch sqlite3_column_type(stmt, 2) {
         case SQLITE_TEXT: break
         case SQLITE_NULL: throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: "text, found nothing")
@@ -103,7 +102,8 @@ struct RecordStatement {
                 if ReusedText.equal(entry.bytes, text, count) { return entry.kind }
             }
         }
-        throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: expected)
+        throw RowReader.problem(
+            table: Self.table, rowID: rowID, column: "kind", expected: "one of " + RecordKind.allCases.map(\.rawValue).joined(separator: ", "))
     }
 }
 
