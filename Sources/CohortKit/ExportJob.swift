@@ -34,6 +34,10 @@ public struct ExportOptions: Sendable {
     /// Who the export is for (`--audience`): an outside recipient (the default) or the study team.
     /// Only participants whose sharing scope allows the audience are included.
     public var audience: ExportAudience = .external
+    /// Threads that read and de-identify records, participant by participant (the rows are
+    /// written in participant order, so the output is the same for any count); 1 does it on the
+    /// writing thread itself. Default: the machine's active processors.
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {

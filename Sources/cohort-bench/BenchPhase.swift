@@ -38,7 +38,9 @@ enum BenchPhase: String, CaseIterable, Sendable {
     /// Runs the phase in this process. With `showingProgress`, a progress line for the phase is
     /// drawn on stderr (records of `expectedRecords` when known, participants, or archive bytes);
     /// without it no hook is installed at all, so the measured work is the same as before.
-    func run(in bench: BenchWorkspace, compressionLevel: Int, expectedRecords: Int? = nil, showingProgress: Bool = false) throws -> PhaseResult {
+    func run(in bench: BenchWorkspace, compressionLevel: Int, expectedRecords: Int? = nil, threads: Int? = nil, showingProgress: Bool = false) throws
+        -> PhaseResult
+    {
         let bar = ProgressBar(rawValue, unit: progressUnit, total: self == .import ? expectedRecords : nil, enabled: showingProgress)
         defer { bar.finish() }
         let clock = ContinuousClock()
@@ -64,10 +66,11 @@ enum BenchPhase: String, CaseIterable, Sendable {
             // Dated 200 days after the data: past the shipped protocols' embargo (max_days, 182), so
             // every record is published and both stores (and every run) export the same work.
             // The two exports publish into their own folders (same instant, same bag name).
-            let options = ExportOptions(
+            var options = ExportOptions(
                 recipient: BenchWorkspace.recipient, formats: self == .exportTables ? [.csv, .json] : nil,
                 outDirectory: self == .exportTables ? bench.tablesExportDirectory : bench.exportDirectory,
                 createdAt: BenchWorkspace.now.addingTimeInterval(200 * 86_400), compressionLevel: compressionLevel)
+            if let threads { options.threads = threads }
             var progress: (@Sendable (Int, Int) -> Void)?
             if showingProgress { progress = { (done: Int, total: Int) in bar.update(done, total: total) } }
             let outcome = try ExportJob(workspace: workspace, options: options, progress: progress).run()
