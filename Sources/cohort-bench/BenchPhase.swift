@@ -77,7 +77,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
             result.records = outcome.records
             result.outputBytes = Int(outcome.archive?.size ?? 0)
             result.payloadBytes = outcome.files.reduce(0) { $0 + Int($1.size) }
-            result.detail = "\(outcome.participants) participants, \(outcome.files.count) files; "
+            result.detail = "\(outcome.participants) participants, \(outcome.files.count) files; \(options.threads) record thread\(options.threads == 1 ? "" : "s"); "
                 + outcome.stages.map { "\($0.name) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ")
         case .verify, .verifyScan:
             let archive = try bench.archive()

@@ -136,7 +136,8 @@ struct CohortBench: ParsableCommand {
                 let comparisons = Dictionary(
                     runs.compactMap { run in StoreComparison(reports.filter { $0.size == run.0 }).map { (run.0, $0) } }, uniquingKeysWith: { a, _ in a })
                 let document = BenchDocument(
-                    tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness,
+                    tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount,
+                    exportThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness,
                     postgresOverSQLite: comparisons.isEmpty ? nil : comparisons, exportMemoryXLOverM: Self.exportGrowth(reports, size: "XL")?.memory,
                     exportMemoryXLDenseOverM: Self.exportGrowth(reports, size: "XL-DENSE")?.memory)
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))
@@ -214,6 +215,8 @@ struct CohortBench: ParsableCommand {
 struct BenchDocument: Encodable, Sendable {
     var tool: String
     var cores: Int
+    /// The export phases' record threads (`--threads`, default the cores).
+    var exportThreads: Int
     var sizes: [SizeReport]
     var memoryGrowthLOverM: Double?
     /// Per size run on both stores: PostgreSQL ÷ SQLite.
@@ -225,6 +228,7 @@ struct BenchDocument: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case tool, cores, sizes
+        case exportThreads = "export_threads"
         case memoryGrowthLOverM = "memory_growth_l_over_m"
         case postgresOverSQLite = "postgres_over_sqlite"
         case exportMemoryXLOverM = "export_memory_xl_over_m"
