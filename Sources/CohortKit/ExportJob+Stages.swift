@@ -294,16 +294,38 @@ extension ExportJob {
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
         var records = 0
         var recordExclusions: [String: Int] = [:]
+        // With more than one thread, records are read and de-identified by `RecordWorkers` and
+        // replayed here in participant order (the same rows, in the same order, as below).
+        let workers =
+            options.threads > 1
+            ? RecordWorkers(workspace: workspace, included: cohort.included, coverage: cohort.coverage, deid: cohort.deid, threads: options.threads)
+            : nil
+        defer { workers?.cancel() }
         for (index, stored) in cohort.included.enumerated() {
             let participant = stored.participant
             guard let coverage = cohort.coverage[participant.id] else {
                 throw CohortError(.integrity, "a participant of the export has no consent decision; nothing was published", hint: "run the export again")
             }
-            let consents = try workspace.store.consentHistory(stored.handle, participantID: participant.id).map {
-                cohort.deid.consent($0, of: participant)
-            }
+            let history = try workers?.withStore { try workspace.store.consentHistory(stored.handle, participantID: participant.id) }
+                ?? workspace.store.consentHistory(stored.handle, participantID: participant.id)
+            let consents = history.map { cohort.deid.consent($0, of: participant) }
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
+            if let workers {
+                for outcome in try workers.outcomes(of: index) {
+                    switch outcome {
+                    case .leftOut(let key):
+                        recordExclusions[key, default: 0] += 1
+                    case .covered(let record, let row):
+                        compliance.add(record)
+                        guard let row else { continue }  // dated after createdAt
+                        try writer.write(row, rankingSource: record.source)
+                        records += 1
+                    }
+                }
+                progress?(index + 1, cohort.included.count)
+                continue
+            }
             try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
                 // Consent decides first: a record it does not cover is neither published nor counted.
                 if let key = coverage.leftOutKey(for: record) {
@@ -317,6 +339,8 @@ extension ExportJob {
             }
             progress?(index + 1, cohort.included.count)
         }
+        var stats = cohort.deid.stats
+        if let workers { stats.merge(try workers.finish()) }
         _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": records])
         try compliance.finish()
         try complianceFile.close()
@@ -324,7 +348,7 @@ extension ExportJob {
             included: cohort.included.map(ExportedParticipant.init),
             withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: recordExclusions, kSummary: cohort.kSummary,
             records: records, context: context,
-            stats: cohort.deid.stats)
+            stats: stats)
     }
 
     /// README: the export's `data/README.txt` from the compiled-in template.

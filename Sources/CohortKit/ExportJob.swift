@@ -37,6 +37,10 @@ public struct ExportOptions: Sendable {
     /// Encrypt the archive to recipient certificates (`--encrypt-to`): the published file is
     /// `X.tar.gz.p7m` (CMS), and the plaintext archive is kept only when asked.
     public var encryption: ExportEncryption?
+    /// Threads that read and de-identify records, participant by participant (the rows are
+    /// written in participant order, so the output is the same for any count); 1 does it on the
+    /// writing thread itself. Default: the machine's active processors.
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {

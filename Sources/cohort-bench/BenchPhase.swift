@@ -9,6 +9,9 @@ import CohortPostgres
 /// resident memory is its own.
 enum BenchPhase: String, CaseIterable, Sendable {
     case `import`
+    /// The export with CSV and JSON only (`cohort export --outputs csv,json`): the tables the
+    /// auditor recomputes consent from, without FHIR — the figure issue 28 compares.
+    case exportTables = "export-tables"
     case export
     case verify
     case verifyScan = "verify-scan"
@@ -16,6 +19,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
     var title: String {
         switch self {
         case .import: "import (CSV + NDJSON → store)"
+        case .exportTables: "export CSV + JSON only (→ signed tar.gz)"
         case .export: "export (CSV, JSON, FHIR → signed tar.gz)"
         case .verify: "verify (signature, digests, bag, rows)"
         case .verifyScan: "verify + residual-PII scan"
@@ -26,7 +30,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
     var progressUnit: ProgressLine.Unit {
         switch self {
         case .import: "records"
-        case .export: "participants"
+        case .exportTables, .export: "participants"
         case .verify, .verifyScan: .bytes
         }
     }
@@ -34,7 +38,9 @@ enum BenchPhase: String, CaseIterable, Sendable {
     /// Runs the phase in this process. With `showingProgress`, a progress line for the phase is
     /// drawn on stderr (records of `expectedRecords` when known, participants, or archive bytes);
     /// without it no hook is installed at all, so the measured work is the same as before.
-    func run(in bench: BenchWorkspace, compressionLevel: Int, expectedRecords: Int? = nil, showingProgress: Bool = false) throws -> PhaseResult {
+    func run(in bench: BenchWorkspace, compressionLevel: Int, expectedRecords: Int? = nil, threads: Int? = nil, showingProgress: Bool = false) throws
+        -> PhaseResult
+    {
         let bar = ProgressBar(rawValue, unit: progressUnit, total: self == .import ? expectedRecords : nil, enabled: showingProgress)
         defer { bar.finish() }
         let clock = ContinuousClock()
@@ -56,19 +62,22 @@ enum BenchPhase: String, CaseIterable, Sendable {
                 result.inputBytes += Self.size(file)
             }
             result.outputBytes = try Self.databaseBytes(bench)
-        case .export:
+        case .exportTables, .export:
             // Dated 200 days after the data: past the shipped protocols' embargo (max_days, 182), so
             // every record is published and both stores (and every run) export the same work.
-            let options = ExportOptions(
-                recipient: BenchWorkspace.recipient, outDirectory: bench.exportDirectory, createdAt: BenchWorkspace.now.addingTimeInterval(200 * 86_400),
-                compressionLevel: compressionLevel)
+            // The two exports publish into their own folders (same instant, same bag name).
+            var options = ExportOptions(
+                recipient: BenchWorkspace.recipient, formats: self == .exportTables ? [.csv, .json] : nil,
+                outDirectory: self == .exportTables ? bench.tablesExportDirectory : bench.exportDirectory,
+                createdAt: BenchWorkspace.now.addingTimeInterval(200 * 86_400), compressionLevel: compressionLevel)
+            if let threads { options.threads = threads }
             var progress: (@Sendable (Int, Int) -> Void)?
             if showingProgress { progress = { (done: Int, total: Int) in bar.update(done, total: total) } }
             let outcome = try ExportJob(workspace: workspace, options: options, progress: progress).run()
             result.records = outcome.records
             result.outputBytes = Int(outcome.archive?.size ?? 0)
             result.payloadBytes = outcome.files.reduce(0) { $0 + Int($1.size) }
-            result.detail = "\(outcome.participants) participants, \(outcome.files.count) files; "
+            result.detail = "\(outcome.participants) participants, \(outcome.files.count) files; \(options.threads) record thread\(options.threads == 1 ? "" : "s"); "
                 + outcome.stages.map { "\($0.name) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ")
         case .verify, .verifyScan:
             let archive = try bench.archive()

@@ -20,6 +20,8 @@ struct BenchRunner: Sendable {
     /// `sqlite`, or `postgres` with the run's fresh database in `databaseURL`.
     var store = "sqlite"
     var databaseURL: String?
+    /// `--threads`: the export phases' record threads (nil: every core).
+    var threads: Int?
     /// `--quiet`: the phase processes draw no progress line either.
     var quiet = false
     var log: @Sendable (String) -> Void
@@ -57,7 +59,7 @@ struct BenchRunner: Sendable {
         process.executableURL = Self.executable
         process.arguments =
             ["phase", phase.rawValue, "--dir", bench.root.path, "--compression", compression.rawValue, "--expected-records", String(expectedRecords)]
-            + (quiet ? ["--quiet"] : [])
+            + (quiet ? ["--quiet"] : []) + (threads.map { ["--threads", String($0)] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -6,7 +6,7 @@ import CohortStore
 
 /// Where one size's run lives, and the fixed clock that makes it deterministic.
 struct BenchWorkspace: Sendable {
-    /// The size's folder: `workspace/`, `import/`, `exports/`.
+    /// The size's folder: `workspace/`, `import/`, `exports/`, `exports-tables/`.
     let root: URL
 
     static let marker = ".cohort-bench"
@@ -19,6 +19,8 @@ struct BenchWorkspace: Sendable {
     var workspaceDirectory: URL { root.appendingPathComponent("workspace", isDirectory: true) }
     var importDirectory: URL { root.appendingPathComponent("import", isDirectory: true) }
     var exportDirectory: URL { root.appendingPathComponent("exports", isDirectory: true) }
+    /// The CSV + JSON only export's folder (phase `export-tables`).
+    var tablesExportDirectory: URL { root.appendingPathComponent("exports-tables", isDirectory: true) }
 
     func open() throws -> Workspace {
         try Workspace.open(at: workspaceDirectory, actor: Self.actor, now: { Self.now })

@@ -19,10 +19,11 @@ struct CohortBench: ParsableCommand {
             hourly heart rate, resting heart rate, HRV, steps, sleep, medication doses, weather and
             free-text notes with planted identifiers) as CSV and NDJSON files, enrolls the roster and
             records consent (not timed), then measures, each in its own process:
-              import       the files through `cohort data import`'s code path
-              export       CSV, JSON and FHIR R4 into the signed archive (with the residual-PII scan)
-              verify       signature, digests, gzip/tar, bag manifests, rows (no scan)
-              verify-scan  the same plus the residual-PII scan against the roster
+              import         the files through `cohort data import`'s code path
+              export-tables  CSV and JSON only into the signed archive (`cohort export --outputs csv,json`)
+              export         CSV, JSON and FHIR R4 into the signed archive (with the residual-PII scan)
+              verify         signature, digests, gzip/tar, bag manifests, rows (no scan)
+              verify-scan    the same plus the residual-PII scan against the roster
             and the references on the same files: `gzip -N` compressing the uncompressed bag payload
             (the compression-bound floor of an export) and `gzip -dc ARCHIVE | sha256sum` (the floor of
             verify). Prints records/s, MB/s, peak resident memory and sizes, the ratios, and the targets.
@@ -42,6 +43,7 @@ struct CohortBench: ParsableCommand {
               swift run -c release cohort-bench --size M
               swift run -c release cohort-bench --size M,L --json > bench.json
               swift run -c release cohort-bench --size S --compression fast --keep --dir /tmp/bench
+              swift run -c release cohort-bench --size M --threads 1     # the export's records on one thread
               swift run -c release cohort-bench --size M --store both
               swift run -c release cohort-bench --size M,XL --store postgres
               swift run -c release cohort-bench --size M,XL-dense --store postgres
@@ -69,6 +71,8 @@ struct CohortBench: ParsableCommand {
         @Option(help: "Working folder (a previous benchmark there is replaced).") var dir: String = "cohort-bench-data"
         @Option(help: "Export compression: fast, default or best (zlib 1, 6, 9); the gzip reference uses the same level.")
         var compression: ExportCompression = .default
+        @Option(help: "Threads that read and de-identify records in the export phases (default: every core).")
+        var threads: Int?
         @Flag(help: "Keep the generated workspace, files and archive (and, with --database, the databases made on that server).") var keep = false
         @Flag(help: "Print JSON instead of tables.") var json = false
         @Flag(name: [.customShort("q"), .long], help: "No progress and no notes on stderr (errors and results stay).") var quiet = false
@@ -78,6 +82,7 @@ struct CohortBench: ParsableCommand {
                 throw ValidationError("unknown size '\(name)': expected S, M, L or XL")
             }
             if database != nil, store == .sqlite { throw ValidationError("--database needs --store postgres or both") }
+            if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
             if let participants, !(1...20_000).contains(participants) {
                 throw ValidationError("--participants must be between 1 and 20000")
             }
@@ -110,6 +115,7 @@ struct CohortBench: ParsableCommand {
                     var runner = BenchRunner(
                         size: name, participants: count, seed: seed, bench: bench, compression: compression, projectRoot: root, quiet: quiet, log: log)
                     runner.store = kind
+                    runner.threads = threads
                     runner.heartRateMinutes = minutes
                     if kind == "postgres", let server { runner.databaseURL = try server.freshDatabase(label: name) }
                     let report = try runner.run()
@@ -130,7 +136,8 @@ struct CohortBench: ParsableCommand {
                 let comparisons = Dictionary(
                     runs.compactMap { run in StoreComparison(reports.filter { $0.size == run.0 }).map { (run.0, $0) } }, uniquingKeysWith: { a, _ in a })
                 let document = BenchDocument(
-                    tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness,
+                    tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount,
+                    exportThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness,
                     postgresOverSQLite: comparisons.isEmpty ? nil : comparisons, exportMemoryXLOverM: Self.exportGrowth(reports, size: "XL")?.memory,
                     exportMemoryXLDenseOverM: Self.exportGrowth(reports, size: "XL-DENSE")?.memory)
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))
@@ -180,10 +187,11 @@ struct CohortBench: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "phase", abstract: "Run one measured phase in this process (used by `run`).", shouldDisplay: false)
 
-        @Argument(help: "import, export, verify or verify-scan") var phase: String
+        @Argument(help: "import, export-tables, export, verify or verify-scan") var phase: String
         @Option(help: "The size's folder.") var dir: String
         @Option(help: "Export compression.") var compression: ExportCompression = .default
         @Option(help: "Records the import phase expects (the total of its progress line).") var expectedRecords: Int?
+        @Option(help: "Threads that read and de-identify records (export phases; default: every core).") var threads: Int?
         @Flag(name: [.customShort("q"), .long], help: "No progress line.") var quiet = false
 
         func run() throws {
@@ -191,7 +199,7 @@ struct CohortBench: ParsableCommand {
             do {
                 let result = try phase.run(
                     in: BenchWorkspace(root: URL(fileURLWithPath: dir, isDirectory: true)), compressionLevel: compression.level,
-                    expectedRecords: expectedRecords, showingProgress: isatty(2) == 1 && !quiet)
+                    expectedRecords: expectedRecords, threads: threads, showingProgress: isatty(2) == 1 && !quiet)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(result), as: UTF8.self))
@@ -207,6 +215,8 @@ struct CohortBench: ParsableCommand {
 struct BenchDocument: Encodable, Sendable {
     var tool: String
     var cores: Int
+    /// The export phases' record threads (`--threads`, default the cores).
+    var exportThreads: Int
     var sizes: [SizeReport]
     var memoryGrowthLOverM: Double?
     /// Per size run on both stores: PostgreSQL ÷ SQLite.
@@ -218,6 +228,7 @@ struct BenchDocument: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case tool, cores, sizes
+        case exportThreads = "export_threads"
         case memoryGrowthLOverM = "memory_growth_l_over_m"
         case postgresOverSQLite = "postgres_over_sqlite"
         case exportMemoryXLOverM = "export_memory_xl_over_m"

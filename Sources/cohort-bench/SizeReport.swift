@@ -90,13 +90,13 @@ struct SizeReport: Encodable, Sendable {
             alignments: [.left, .right, .right, .right, .right, .right, .left])
         for p in phases {
             guard let phase = BenchPhase(rawValue: p.phase) else { continue }
-            let records = phase == .import || phase == .export ? p.records : (self.phase(.export)?.records ?? 0)
+            let records = phase == .import || phase == .export || phase == .exportTables ? p.records : (self.phase(.export)?.records ?? 0)
             let rate = p.seconds > 0 ? Double(records) / p.seconds : 0
-            let bytes = phase == .export ? p.payloadBytes : p.inputBytes
+            let bytes = phase == .export || phase == .exportTables ? p.payloadBytes : p.inputBytes
             let output: String
             switch phase {
             case .import: output = "\(store == "postgres" ? "database" : "study.db") \(Self.megabytes(p.outputBytes)) from \(Self.megabytes(p.inputBytes)) of files"
-            case .export: output = "archive \(Self.megabytes(p.outputBytes)), payload \(Self.megabytes(p.payloadBytes)); \(p.detail)"
+            case .exportTables, .export: output = "archive \(Self.megabytes(p.outputBytes)), payload \(Self.megabytes(p.payloadBytes)); \(p.detail)"
             case .verify, .verifyScan: output = (p.passed ? "" : "FAILED: ") + p.detail
             }
             table.append([

@@ -30,8 +30,8 @@ struct StoreComparison: Encodable, Sendable {
         phases = BenchPhase.allCases.compactMap { phase in
             guard let a = sqlite.phase(phase), let b = postgres.phase(phase), a.seconds > 0, b.seconds > 0 else { return nil }
             // verify phases count the export's records, as the size table does.
-            let recordsA = phase == .import || phase == .export ? a.records : (sqlite.phase(.export)?.records ?? 0)
-            let recordsB = phase == .import || phase == .export ? b.records : (postgres.phase(.export)?.records ?? 0)
+            let recordsA = phase == .import || phase == .export || phase == .exportTables ? a.records : (sqlite.phase(.export)?.records ?? 0)
+            let recordsB = phase == .import || phase == .export || phase == .exportTables ? b.records : (postgres.phase(.export)?.records ?? 0)
             let rateA = Double(recordsA) / a.seconds, rateB = Double(recordsB) / b.seconds
             return Phase(
                 phase: phase.rawValue, sqliteRecordsPerSecond: rateA, postgresRecordsPerSecond: rateB, recordsPerSecondRatio: rateA > 0 ? rateB / rateA : 0,

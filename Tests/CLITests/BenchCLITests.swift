@@ -38,7 +38,7 @@ struct BenchCLITests {
         let size = try #require((document["sizes"] as? [[String: Any]])?.first)
         #expect(size["compression"] as? String == "fast")
         let phases = try #require(size["phases"] as? [[String: Any]])
-        #expect(phases.compactMap { $0["phase"] as? String } == ["import", "export", "verify", "verify-scan"])
+        #expect(phases.compactMap { $0["phase"] as? String } == ["import", "export-tables", "export", "verify", "verify-scan"])
         for phase in phases {
             #expect(phase["passed"] as? Bool == true, "\(phase)")
             #expect((phase["seconds"] as? Double ?? 0) > 0 && (phase["peak_rss_bytes"] as? Int ?? 0) > 0, "\(phase)")
@@ -47,8 +47,18 @@ struct BenchCLITests {
         // Hourly samples in a spring-forward gap land on the next hour and count as duplicates.
         let generated = size["records_generated"] as? Int ?? 0
         #expect(imported > 1_000 && imported <= generated && imported * 100 >= generated * 99, "the generated records are imported")
-        #expect((phases[1]["records"] as? Int ?? 0) > 0 && (phases[1]["payload_bytes"] as? Int ?? 0) > (phases[1]["output_bytes"] as? Int ?? 0))
-        #expect((phases[1]["detail"] as? String ?? "").contains("write"), "export stages are reported")
+        let tables = phases[1], export = phases[2]
+        for phase in [tables, export] {
+            #expect((phase["records"] as? Int ?? 0) > 0 && (phase["payload_bytes"] as? Int ?? 0) > (phase["output_bytes"] as? Int ?? 0))
+            #expect((phase["detail"] as? String ?? "").contains("write"), "export stages are reported")
+        }
+        // The same records either way; without FHIR the payload is smaller and has fewer files.
+        #expect(tables["records"] as? Int == export["records"] as? Int)
+        #expect((tables["payload_bytes"] as? Int ?? 0) < (export["payload_bytes"] as? Int ?? 0))
+        func files(_ phase: [String: Any]) -> Int? {
+            (phase["detail"] as? String)?.split(separator: ";").first?.split(separator: ",").last?.split(separator: " ").first.flatMap { Int($0) }
+        }
+        #expect((files(tables) ?? 0) > 0 && (files(tables) ?? 0) < (files(export) ?? 0), "no FHIR files in the CSV + JSON export")
         let references = try #require(size["references"] as? [[String: Any]])
         #expect(references.compactMap { $0["command"] as? String } == ["gzip -1 -c payload.tar > /dev/null", "gzip -dc ARCHIVE | sha256sum"])
         let ratios = try #require(size["ratios"] as? [String: Any])
@@ -65,7 +75,7 @@ struct BenchCLITests {
         let args = ["--participants", "3", "--seed", "1", "--dir", cli.path("bench"), "--compression", "fast"]
         let shown = try ProgressCLITests.onTerminal(args, binary: Self.binary)
         #expect(shown.status == 0, "\(shown.screen)")
-        for line in ["\r\u{1B}[Kimport  [", "records/s", "\r\u{1B}[Kexport  [", "participants/s", "\r\u{1B}[Kverify  [", "\r\u{1B}[Kverify-scan  [", "MB/s  ETA"] {
+        for line in ["\r\u{1B}[Kimport  [", "records/s", "\r\u{1B}[Kexport  [", "\r\u{1B}[Kexport-tables  [", "participants/s", "\r\u{1B}[Kverify  [", "\r\u{1B}[Kverify-scan  [", "MB/s  ETA"] {
             #expect(shown.screen.contains(line), "\(line.debugDescription) on the terminal: \(shown.screen)")
         }
         #expect(shown.screen.contains("/s  ETA"), "an ETA where the total is known")

@@ -346,6 +346,49 @@ struct StudyStoreTests {
         }
     }
 
+    /// The export's read path reuses one statement per connection and the previous row's text
+    /// and source when their bytes repeat: a value that changes and comes back, a read stopped
+    /// by its caller, and another participant read in between all come back exactly as stored.
+    @Test(arguments: StoreKind.tested)
+    func recordsReadBackExactlyThroughRepeatedAndInterruptedReads(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            let a = try enrollment(code: "P-0001", identity: Self.identity)
+            let b = try enrollment(code: "P-0002", identity: ParticipantIdentity(name: "Other Person"))
+            try store.enroll([a, b], actor: "coordinator", source: "test", at: fixedDate)
+            let handles = try store.participants().map(\.handle)
+            let texts: [String?] = ["ibuprofen", "ibuprofen", "naproxen", nil, "ibuprofen", "", "ibuprofène"]
+            let sources: [String?] = ["Garmin Venu", "Garmin Venu", nil, "Garmin Venu", "Apple Watch", "Apple Watch", nil]
+            func records(_ e: Enrollment, offset: Int32) -> [CohortCore.Record] {
+                (0..<14).map { i in
+                    CohortCore.Record(
+                        participantID: e.participant.id, kind: i % 2 == 0 ? .medicationDose : .heartRate,
+                        start: Timestamp(epochMilliseconds: 1_741_900_000_000 + Int64(i) * 60_000, utcOffsetSeconds: offset),
+                        end: i % 3 == 0 ? Timestamp(epochMilliseconds: 1_741_900_000_000 + Int64(i) * 60_000 + 5_000, utcOffsetSeconds: offset + 3600) : nil,
+                        value: i % 4 == 0 ? nil : (i % 4 == 1 ? 72 : 72.25 + Double(i)), text: texts[i % texts.count], source: sources[i % sources.count],
+                        note: i == 5 ? "slept badly — Ümlaut" : nil)
+                }
+            }
+            let mine = records(a, offset: -18_000), theirs = records(b, offset: 3600)
+            _ = try Self.importRecords(store, mine, pk: handles[0], file: "a.json")
+            _ = try Self.importRecords(store, theirs, pk: handles[1], file: "b.json")
+            struct Stop: Error {}
+            var first: [CohortCore.Record] = []
+            #expect(throws: (any Error).self) {  // SQLite wraps it as a read error, PostgreSQL passes it on
+                try store.forEachRecord(handles[0], participantID: a.participant.id) { record in
+                    first.append(record)
+                    if first.count == 3 { throw Stop() }
+                }
+            }
+            #expect(first == Array(mine.prefix(3)))
+            var other: [CohortCore.Record] = [], again: [CohortCore.Record] = []
+            try store.forEachRecord(handles[1], participantID: b.participant.id) { other.append($0) }
+            try store.forEachRecord(handles[0], participantID: a.participant.id) { again.append($0) }
+            #expect(other == theirs)
+            #expect(again == mine)
+        }
+    }
+
     // MARK: Protocols
 
     @Test(arguments: StoreKind.tested)

@@ -82,6 +82,20 @@ public struct Deidentifier: Sendable {
         return result
     }
 
+    /// A copy for another worker thread: the same policy, keys, shifts and scrubber, with nothing
+    /// counted yet and no participant in progress. Each record's row depends only on the record
+    /// and its participant, so workers that each de-identify other participants' records publish
+    /// what one de-identifier would, and their ``stats`` added with
+    /// ``DeidentificationStats/merge(_:)`` to this one's are what it would have counted.
+    public func workerCopy() -> Deidentifier {
+        var copy = self
+        copy.counted = DeidentificationStats()
+        copy.recordTallies = [Int](repeating: 0, count: recordTallies.count)
+        copy.lastRecordParticipant = nil
+        copy.holidayMask = nil
+        return copy
+    }
+
     /// Counts of participant and consent fields (kept as they happen), and everything but the
     /// per-field record counts, which are tallied in `recordTallies` (a record costs no string
     /// keys) and folded into ``stats`` when it is read.

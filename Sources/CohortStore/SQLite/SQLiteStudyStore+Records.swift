@@ -183,9 +183,22 @@ extension SQLiteStudyStore {
     /// notes are decrypted. A malformed row fails with its table, row and column.
     public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         try read { db in
-            let cursor = try RecordRow.fetchCursor(
-                db, sql: "SELECT \(RecordRow.columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind", arguments: [participant.rowKey])
-            while let row = try cursor.next() {
+            // One statement per connection (GRDB's cache), stepped here and read by column index.
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(RecordStatement.columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind")
+            let stmt = statement.sqliteStatement
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+            defer { sqlite3_reset(stmt) }
+            sqlite3_bind_int64(stmt, 1, participant.rowKey)
+            var columns = RecordStatement(statement)
+            while true {
+                let code = sqlite3_step(stmt)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) })
+                }
+                let row = try columns.row()
                 let note = try row.sealedNote.map { sealed in
                     try PIISealing.openStoredNote(
                         sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,

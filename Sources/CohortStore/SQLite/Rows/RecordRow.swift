@@ -20,7 +20,9 @@ struct RecordRow: FetchableRecord, TableRecord {
     var source: String
     var sealedNote: [UInt8]?
     var batchID: Int64?
+}
 
+extension RecordRow {
     init(row: Row) throws {
         let r = RowReader(row, table: Self.databaseTableName, rowIDColumn: "id")
         id = try r.int64("id")

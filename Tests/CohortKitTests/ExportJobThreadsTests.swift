@@ -1,0 +1,37 @@
+import CohortCore
+import CohortKit
+import Foundation
+import Testing
+
+/// The export's records are read and de-identified on worker threads (`ExportOptions.threads`)
+/// and written in participant order: the archive — every table, FHIR file and the
+/// de-identification report with its counts — is byte-for-byte the one a single thread makes,
+/// whatever the thread count, also when the embargo leaves records out.
+struct ExportJobThreadsTests {
+    @Test(arguments: [TimeZoneCohort.exportedAt, TimeZoneCohort.now])
+    func theArchiveIsTheSameWhateverTheThreadCount(createdAt: Date) throws {
+        let cohort = try TimeZoneCohort(participants: 31)
+        defer { cohort.cleanup() }
+        var digests: [Int: String] = [:]
+        var outcomes: [Int: ExportOutcome] = [:]
+        for threads in [1, 2, 3, 8] {
+            var options = ExportOptions(
+                recipient: "analyst", formats: [.csv, .json, .fhir], outDirectory: cohort.directory.appendingPathComponent("out-\(threads)"),
+                createdAt: createdAt)
+            options.threads = threads
+            let outcome = try ExportJob(workspace: cohort.workspace, options: options).run()
+            digests[threads] = try #require(outcome.archive?.sha256)
+            outcomes[threads] = outcome
+        }
+        let single = try #require(outcomes[1])
+        #expect(single.records > 0 && single.participants > 0)
+        if createdAt == TimeZoneCohort.now {
+            #expect(single.report.dateShift.leftOutAfterCreation["records", default: 0] > 0, "the embargo leaves records out of this export")
+        }
+        for threads in [2, 3, 8] {
+            #expect(digests[threads] == digests[1], "\(threads) threads: the same archive as one")
+            #expect(outcomes[threads]?.report == single.report, "\(threads) threads: the same report and counts as one")
+            #expect(outcomes[threads]?.records == single.records)
+        }
+    }
+}
