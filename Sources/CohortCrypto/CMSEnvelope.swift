@@ -78,8 +78,9 @@ public enum CMSEnvelope {
     /// certificate, writing the content to `output` (created 0600). Refuses (`.security`) when the
     /// key is not a recipient's or the content fails its integrity check.
     ///
-    /// OpenSSL parses the whole CMS structure before decrypting, so memory grows with the
-    /// encrypted file (about its size); the output is written as it is decrypted.
+    /// Streams: the envelope's structure (recipients, algorithm, tag) is parsed apart from its
+    /// encrypted content, which is read from the file as it is decrypted (``CMSEnvelopeReader``),
+    /// so memory does not grow with the file.
     public static func decrypt(input: String, output: String, privateKeyPEM: [UInt8], certificate: RecipientCertificate) throws {
         let keyBIO = try MemoryBIO(contents: privateKeyPEM)
         guard let key = PEM_read_bio_PrivateKey(keyBIO.pointer, nil, nil, nil) else {
@@ -93,17 +94,27 @@ public enum CMSEnvelope {
                 .security, "decryption key does not belong to the recipient certificate", at: .init(file: certificate.path),
                 hint: "give the private key that matches --recipient-cert")
         }
-        guard let source = BIO_new_file(input, "rb") else {
-            _ = OpenSSL.drainErrors()
-            throw CohortError(.notFound, "encrypted file could not be opened", at: .init(file: input))
+        let input_ = open(input, O_RDONLY | O_CLOEXEC)
+        guard input_ >= 0 else { throw CohortError(.notFound, "encrypted file could not be opened", at: .init(file: input)) }
+        defer { close(input_) }
+        var status = stat()
+        guard fstat(input_, &status) == 0 else { throw CohortError(.system, "encrypted file could not be read", at: .init(file: input)) }
+        // The envelope's structure is parsed on its own and its content streamed from the file, so
+        // memory does not grow with the archive.
+        let envelope: CMSEnvelopeReader
+        do {
+            envelope = try CMSEnvelopeReader(descriptor: input_, size: UInt64(status.st_size))
+        } catch let error as CohortError {
+            throw CohortError(error.code, error.message, at: .init(file: input), hint: error.hint)
         }
-        defer { BIO_free(source) }
-        guard let cms = d2i_CMS_bio(source, nil) else {
+        let structure = try MemoryBIO(contents: envelope.structure)
+        guard let cms = d2i_CMS_bio(structure.pointer, nil) else {
             _ = OpenSSL.drainErrors()
             throw CohortError(
                 .integrity, "file is not a CMS (DER) envelope", at: .init(file: input), hint: "give the .p7m file cohort export wrote")
         }
         defer { CMS_ContentInfo_free(cms) }
+        let content = try ContentSource(descriptor: input_, pieces: envelope.pieces)
         let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw CohortError(.system, "could not create the decrypted file", at: .init(file: output), underlying: String(cString: strerror(errno)))
@@ -113,7 +124,7 @@ public enum CMSEnvelope {
             throw OpenSSL.systemError("could not open the decrypted file for writing")
         }
         defer { BIO_free(sink) }
-        guard CMS_decrypt(cms, key, certificate.pointer, nil, sink, UInt32(CMS_BINARY)) == 1, BIO_ctrl(sink, BIO_CTRL_FLUSH, 0, nil) == 1 else {
+        guard CMS_decrypt(cms, key, certificate.pointer, content.bio, sink, UInt32(CMS_BINARY)) == 1, BIO_ctrl(sink, BIO_CTRL_FLUSH, 0, nil) == 1 else {
             let underlying = OpenSSL.drainErrors()
             unlink(output)
             throw CohortError(
