@@ -107,6 +107,9 @@ struct DeidentifiedCohort {
     var kSummary: KAnonymitySummary?
     /// What consent allows of each included participant, by id.
     let coverage: [UUID: ConsentCoverage]
+    /// Kinds whose records k-anonymity over what an acquaintance knows leaves out, by
+    /// participant id (``RecordAttributeGeneralizer``); most participants have no entry.
+    var leftOutKinds: [UUID: Set<String>] = [:]
 }
 
 /// A participant of the export's snapshot: what publishing needs to check withdrawals since the
@@ -271,9 +274,16 @@ extension ExportJob {
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
     /// could not be made k-anonymous are left out entirely (records and consents too), and counted.
     func kAnonymize(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws {
-        let attributes = try recordAttributes(cohort, policy: policy)  // issue 27: k over what an acquaintance knows
+        let attributes = try recordAttributes(&cohort, policy: policy)  // issue 27: k over what an acquaintance knows
         cohort.kSummary = try Self.applyKAnonymity(
-            policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions, recordAttributes: attributes)
+            policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions,
+            recordAttributes: attributes.map { ($0.names, $0.values) })
+        if let g = attributes?.generalization {
+            let kept = Set(cohort.included.map(\.participant.id))
+            cohort.leftOutKinds = cohort.leftOutKinds.filter { kept.contains($0.key) }
+            cohort.kSummary?.recordKindsLeftOut = cohort.leftOutKinds.values.reduce(0) { $0 + $1.count }
+            cohort.kSummary?.deviceClassPublished = g.sourcesPublished
+        }
         // A generalized `utc_offset` means every time is published in UTC, not only the column.
         if cohort.kSummary?.generalized["utc_offset"] != nil { cohort.deid.publishesTimesInUTC = true }
     }
@@ -294,6 +304,7 @@ extension ExportJob {
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
         var records = 0
         var recordExclusions: [String: Int] = [:]
+        var kindRecordsLeftOut = 0
         for (index, stored) in cohort.included.enumerated() {
             let participant = stored.participant
             guard let coverage = cohort.coverage[participant.id] else {
@@ -302,12 +313,18 @@ extension ExportJob {
             let consents = try workspace.store.consentHistory(stored.handle, participantID: participant.id).map {
                 cohort.deid.consent($0, of: participant)
             }
+            let leftOutKinds = cohort.leftOutKinds[participant.id]
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
             try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
                 // Consent decides first: a record it does not cover is neither published nor counted.
                 if let key = coverage.leftOutKey(for: record) {
                     recordExclusions[key, default: 0] += 1
+                    return
+                }
+                // k over what an acquaintance knows: a kind left out is not in compliance either.
+                if leftOutKinds?.contains(record.kind.rawValue) == true {
+                    kindRecordsLeftOut += 1
                     return
                 }
                 compliance.add(record)
@@ -317,6 +334,7 @@ extension ExportJob {
             }
             progress?(index + 1, cohort.included.count)
         }
+        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = kindRecordsLeftOut }
         _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": records])
         try compliance.finish()
         try complianceFile.close()

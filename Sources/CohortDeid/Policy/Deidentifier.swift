@@ -137,6 +137,9 @@ public struct Deidentifier: Sendable {
         get { shifter.publishesInUTC }
         set { shifter.publishesInUTC = newValue }
     }
+    /// Whether records carry their source (device class): false when k over what an
+    /// acquaintance knows needed every source left out (``RecordAttributeGeneralizer``).
+    public var publishesSources = true
     /// The scrubber built from the roster.
     public let scrubber: Scrubber
 
@@ -431,7 +434,7 @@ public struct Deidentifier: Sendable {
         }
         if contentSkipped {
             // A probe for the acquaintance profile: start and source only, no text scrubbed.
-            if let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
+            if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
             return row
         }
         let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
@@ -458,7 +461,7 @@ public struct Deidentifier: Sendable {
             row.text = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
-        if let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
+        if publishesSources, let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
             row.source = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 5, row.source == nil ? .unsupported : .applied)
         }

@@ -373,6 +373,14 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
     /// Whether the pass generalized and suppressed to reach k over them too
     /// (`k_anonymity.record_attributes: enforce`), or only states ``recordAchievedK``.
     public var recordAttributesEnforced: Bool?
+    /// Participant–kind pairs whose records were left out to reach k over the record attributes
+    /// (``RecordAttributeGeneralizer``); nil when not enforced.
+    public var recordKindsLeftOut: Int?
+    /// The records those pairs held (counted at write).
+    public var recordsLeftOut: Int?
+    /// Whether records carry their device class (`source`); false when every source was left
+    /// out to reach k; nil when not enforced.
+    public var deviceClassPublished: Bool?
 
     /// A summary as given.
     public init(
@@ -405,6 +413,9 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
         recordQuasiIdentifiers = try c.decodeIfPresent([String].self, forKey: .recordQuasiIdentifiers)
         recordAchievedK = try c.decodeIfPresent(Int.self, forKey: .recordAchievedK)
         recordAttributesEnforced = try c.decodeIfPresent(Bool.self, forKey: .recordAttributesEnforced)
+        recordKindsLeftOut = try c.decodeIfPresent(Int.self, forKey: .recordKindsLeftOut)
+        recordsLeftOut = try c.decodeIfPresent(Int.self, forKey: .recordsLeftOut)
+        deviceClassPublished = try c.decodeIfPresent(Bool.self, forKey: .deviceClassPublished)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -418,5 +429,8 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
         case recordQuasiIdentifiers = "record_quasi_identifiers"
         case recordAchievedK = "record_achieved_k"
         case recordAttributesEnforced = "record_attributes_enforced"
+        case recordKindsLeftOut = "record_kinds_left_out"
+        case recordsLeftOut = "records_left_out"
+        case deviceClassPublished = "device_class_published"
     }
 }
