@@ -191,8 +191,8 @@ struct TimeAttackTests {
             let k = report?["k_anonymity"] as? [String: Any]
             #expect(k?["record_quasi_identifiers"] as? [String] == ["device_class", "kinds", "active_days"])
             #expect(k?["record_achieved_k"] as? Int == assessment.acquaintanceK)
-            #expect(k?["record_attributes_enforced"] as? Bool == false && assessment.acquaintanceKOnlyStated)
-            #expect(assessment.holds || assessment.acquaintanceK.map { $0 < 3 } == true, "\(assessment.warnings)")
+            #expect(k?["record_attributes_enforced"] as? Bool == true && !assessment.acquaintanceKOnlyStated)
+            #expect(assessment.acquaintanceK.map { $0 >= 3 } == true && assessment.holds, "\(assessment.warnings)")
         }
     }
 }

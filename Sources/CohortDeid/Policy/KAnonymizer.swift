@@ -168,9 +168,9 @@ public struct KAnonymizer: Sendable {
                 best = (qi, values, after.small, after.classes)
             }
             guard let step = best, let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
-            // Record attributes cannot be generalized: once no step of a column takes a row out
-            // of a small class, coarser columns would cost analysts and protect nobody.
-            if extra > 0, step.small >= current.small { break }
+            // With record attributes a single step often helps nobody while several together do
+            // (the record classes are k already, RecordAttributeGeneralizer): go on to the top,
+            // and let 1b undo what was not needed.
             levels[step.qi, default: 0] += 1
             table.setColumn(index, to: step.values)
             current = (step.small, step.classes)
@@ -179,7 +179,10 @@ public struct KAnonymizer: Sendable {
         // 1b. Undo steps a later step made unnecessary (greedy steps overshoot: once a column is
         // blanked, an earlier one may go back down a level and k still holds). `utc_offset` first,
         // so local times come back whenever they can, then the other columns in reverse order.
-        if current.small <= budget {
+        // Rows generalization could not help (the record attributes alone set them apart) do not
+        // keep the columns coarse: a step is undone when it leaves no more rows in small classes.
+        let reached = max(budget, extra > 0 ? current.small : budget)
+        if current.small <= reached {
             let order = quasiIdentifiers.filter { $0 == .utcOffset } + quasiIdentifiers.filter { $0 != .utcOffset }.reversed()
             var lowered = true
             while lowered {
@@ -188,7 +191,7 @@ public struct KAnonymizer: Sendable {
                     guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > 0 else { continue }
                     let values = column(qi, at: level - 1)
                     let after = classSizes(replacing: index, with: values)
-                    guard after.small <= budget else { continue }
+                    guard after.small <= reached else { continue }
                     levels[qi] = level - 1
                     table.setColumn(index, to: values)
                     current = after
