@@ -184,7 +184,7 @@ struct TimeAttackTests {
                 #expect(outcome.recovered == 0 && outcome.narrowed == 0, "\(outcome.attack): \(outcome)")
             }
             #expect(outcomes.first { $0.attack == "holiday" }.map { $0.assessed > 0 } == true)
-            #expect(assessment.statedSignals == ["freshness"], "the consent signings the embargo does not cover")
+            #expect(assessment.statedSignals == [], "consent signings are embargoed like records")
             print("acquaintance k:", assessment.acquaintanceK.map(String.init) ?? "-", assessment.warnings)
             // The export states the same k over the acquaintance attributes as deid risk recounts.
             let report = try JSONSerialization.jsonObject(with: Data(contentsOf: bag.appendingPathComponent("data/reports/deidentification.json"))) as? [String: Any]

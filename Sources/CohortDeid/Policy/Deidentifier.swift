@@ -364,10 +364,11 @@ public struct Deidentifier: Sendable {
         if let rule = rule("consent", "signed_at", present: true) {
             var shift = shifter.shift(for: p, reference: createdAt)
             if let signed = shifted(c.signedAt, rule, shift: &shift) {
-                // The consent's signing is bounded by the creation only: `cohort verify` orders a
-                // participant's consents by it. A re-consent within the embargo narrows the shift
-                // (docs/deidentification.md, "Time": limits).
-                if signed > createdAt {
+                // Embargoed like records (issue 27): a signing published past the horizon would
+                // bound the shift. Consents are published oldest first, so `cohort verify` orders
+                // an undated one after the dated ones; it governs no published record (every
+                // record after it is past the horizon too).
+                if signed > horizon {
                     counted.leftOutAfterCreation["consent.signed_at", default: 0] += 1
                 } else {
                     row.signedAt = signed

@@ -32,12 +32,6 @@ public enum TimeSignals {
                     attack: "freshness",
                     statement: "embargo_days is below max_days: the last published record of a participant with data up to the export gives the shift away when it is earlier than the embargo horizon, and bounds it otherwise"))
         }
-        if shift.embargoDays > 0, policy.rule(table: "consent", field: "signed_at")?.transform == .shift {
-            result.append(
-                Signal(
-                    attack: "freshness",
-                    statement: "consent signing times are bounded by the export's creation only, not by the embargo (cohort verify orders consents by them): a consent signed within embargo_days of the export bounds the shift"))
-        }
         if shift.exogenous == .dated, studyProtocol.dataTypes.values.joined().contains(where: shift.isExogenous) {
             result.append(
                 Signal(
