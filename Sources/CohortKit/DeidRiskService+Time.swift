@@ -91,15 +91,16 @@ extension DeidRiskService {
         return offsets
     }
 
-    /// The time attacks on the bag folder `bag` (nil when the report states no shift range).
-    static func timeAttacks(bag: URL) throws -> TimeAttacks? {
+    /// The time attacks on the bag folder `bag` (nil when the report states no shift range),
+    /// the exogenous one aligned with `archive` when given.
+    static func timeAttacks(bag: URL, archive: WeatherArchive? = nil) throws -> TimeAttacks? {
         let report = try readReportFile(bag.appendingPathComponent(reportPath), shownAs: reportPath)
         let (header, rows) = try readCSV(bag.appendingPathComponent(participantsPath), shownAs: participantsPath)
         let timelines = try readTimelines(bag)
         guard let range = report.dateShift?.rangeDays, range.count == 2, range[0] <= range[1] else { return nil }
         return TimeAttacks(
             range: range[0]...range[1], wholeWeeks: report.dateShift?.wholeWeeks == true, createdDay: try baggingDay(bag), timelines: timelines,
-            offsets: offsets(header, rows), otherInstants: try otherInstants(bag, participants: (header, rows)))
+            offsets: offsets(header, rows), otherInstants: try otherInstants(bag, participants: (header, rows)), archive: archive)
     }
 
     /// Published instants besides records, by pseudonym: consents' `signed_at` and participants'
