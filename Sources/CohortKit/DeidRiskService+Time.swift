@@ -17,9 +17,11 @@ extension DeidRiskService {
         let keyColumn = participants.header.firstIndex(of: "pseudonym")
         let offsets = offsets(participants.header, participants.rows)
         let dateShift = report.dateShift
+        let keywords = ["holiday": "holiday", "embargo": "freshness", "exogenous": "exogenous", "daylight": "dst"]
         assessment.statedSignals = (dateShift?.recoverableSignals ?? []).compactMap { statement in
-            ["holiday": "holiday", "embargo": "freshness", "exogenous": "exogenous", "daylight": "dst"].first { statement.contains($0.key) }?.value
+            keywords.first { statement.contains($0.key) }?.value
         }
+        assessment.unattackedSignals = (dateShift?.recoverableSignals ?? []).filter { statement in !keywords.keys.contains { statement.contains($0) } }
         if let range = dateShift?.rangeDays, range.count == 2, range[0] <= range[1], !timelines.isEmpty {
             let attacks = TimeAttacks(
                 range: range[0]...range[1], wholeWeeks: dateShift?.wholeWeeks == true, createdDay: try baggingDay(bag), timelines: timelines,

@@ -10,11 +10,12 @@ extension ExportJob {
     /// in `exclusions`. Returns what was achieved, for the report and the manifest.
     static func applyKAnonymity(
         policy: DeidentificationPolicy, included: inout [StoredParticipant], rows: inout [DeidentifiedParticipant],
-        exclusions: inout [String: Int], recordAttributes: (names: [String], values: [[String]])? = nil
+        exclusions: inout [String: Int], recordAttributes: (names: [String], values: [[String]])? = nil, timesInUTC: Bool = false
     ) throws -> KAnonymitySummary? {
         guard let anonymizer = try KAnonymizer(policy: policy) else { return nil }
         let result = anonymizer.apply(
-            rows, recordAttributes: recordAttributes, enforceRecordAttributes: policy.kAnonymity?.enforceRecordAttributes ?? false)
+            rows, recordAttributes: recordAttributes, enforceRecordAttributes: policy.kAnonymity?.enforceRecordAttributes ?? false,
+            fixedLevels: timesInUTC ? [.utcOffset: QuasiIdentifier.utcOffset.maxLevel] : [:])
         // The kept rows are the input rows in input order less the suppressed ones: walk both,
         // and take the anonymizer's rows as they are once every pseudonym is where it should be.
         var keptParticipants: [StoredParticipant] = []

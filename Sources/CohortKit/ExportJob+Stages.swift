@@ -274,10 +274,22 @@ extension ExportJob {
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
     /// could not be made k-anonymous are left out entirely (records and consents too), and counted.
     func kAnonymize(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws {
-        let attributes = try recordAttributes(&cohort, policy: policy)  // issue 27: k over what an acquaintance knows
+        let before = cohort
+        var attributes = try recordAttributes(&cohort, policy: policy)  // issue 27: k over what an acquaintance knows
         cohort.kSummary = try Self.applyKAnonymity(
             policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions,
             recordAttributes: attributes.map { ($0.names, $0.values) })
+        if attributes != nil, cohort.kSummary?.generalized["utc_offset"] != nil {
+            // Every time will be written in UTC: the record attributes (active days) are counted
+            // as an acquaintance will count them, on UTC days, and the pass runs again with
+            // `utc_offset` held generalized, so what it states is what the files show.
+            cohort = before
+            cohort.deid.publishesTimesInUTC = true
+            attributes = try recordAttributes(&cohort, policy: policy)
+            cohort.kSummary = try Self.applyKAnonymity(
+                policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions,
+                recordAttributes: attributes.map { ($0.names, $0.values) }, timesInUTC: true)
+        }
         if let g = attributes?.generalization {
             let kept = Set(cohort.included.map(\.participant.id))
             cohort.leftOutKinds = cohort.leftOutKinds.filter { kept.contains($0.key) }

@@ -96,11 +96,16 @@ public struct KAnonymizer: Sendable {
     /// also reaches k over it: it cannot be generalized or emptied in `participants.csv`, so it
     /// makes the other columns coarser (while that helps) and, last, leaves rows out. `achievedK`
     /// stays the k of `participants.csv` alone.
+    ///
+    /// `fixedLevels` holds columns at least at the given level (the export's second pass, once
+    /// the record attributes were counted in UTC because a first pass generalized `utc_offset`).
     public func apply(
-        _ rows: [DeidentifiedParticipant], recordAttributes: (names: [String], values: [[String]])? = nil, enforceRecordAttributes: Bool = false
+        _ rows: [DeidentifiedParticipant], recordAttributes: (names: [String], values: [[String]])? = nil, enforceRecordAttributes: Bool = false,
+        fixedLevels: [QuasiIdentifier: Int] = [:]
     ) -> KAnonymization {
         let ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
         var levels = [QuasiIdentifier: Int]()
+        for (qi, level) in fixedLevels where quasiIdentifiers.contains(qi) { levels[qi] = min(max(level, 0), qi.maxLevel) }
         // A column's published text at `level` as codes: equal texts share a code. Codes are
         // compared only within one column at one level (the table holds each column at its
         // current level), so the map lives only while one column is coded; kept rows get their
@@ -119,7 +124,7 @@ public struct KAnonymizer: Sendable {
         let stated = recordAttributes.flatMap { $0.values.count == rows.count ? $0 : nil }
         let extra = enforceRecordAttributes ? stated?.names.count ?? 0 : 0
         var table = CodeTable(rows: rows.count, width: quasiIdentifiers.count + extra)
-        for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: 0)) }
+        for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: levels[qi, default: 0])) }
         for j in 0..<extra {
             var codes: [String: Int32] = [:]
             table.setColumn(
@@ -188,7 +193,7 @@ public struct KAnonymizer: Sendable {
             while lowered {
                 lowered = false
                 for qi in order {
-                    guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > 0 else { continue }
+                    guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > fixedLevels[qi, default: 0] else { continue }
                     let values = column(qi, at: level - 1)
                     let after = classSizes(replacing: index, with: values)
                     guard after.small <= reached else { continue }

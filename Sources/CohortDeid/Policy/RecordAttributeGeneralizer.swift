@@ -33,8 +33,9 @@ public struct RecordAttributeGeneralization: Sendable, Equatable {
 /// 3. **Device class.** If rows are left in small classes, the same is tried with every source
 ///    left out; that is taken only when it leaves fewer rows in small classes.
 ///
-/// A row never loses every kind here (that would be leaving the participant's records out: the
-/// k-anonymity pass decides that, by row suppression, counted).
+/// Leaving out every kind of a row (all of the participant's records; their row and consents
+/// stay) is what a row comes to only when no class that keeps a kind reaches k: it loses less
+/// than suppressing the participant, which the k-anonymity pass does last for rows still small.
 public enum RecordAttributeGeneralizer {
     public static func generalize(_ profiles: [AcquaintanceProfile], k: Int, weekdayKept: Bool) -> RecordAttributeGeneralization {
         let kept = trimmed(profiles, k: k, weekdayKept: weekdayKept, sources: true)
@@ -73,7 +74,7 @@ public enum RecordAttributeGeneralizer {
                 let classes = sizes.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { ($0, kinds(of: $0)) }
                 for i in smallRows() where sizes[values[i], default: 0] < k {
                     var best: (tuple: [String], kinds: Set<String>, size: Int)?
-                    for (tuple, set) in classes where !set.isEmpty && set.isStrictSubset(of: chosen[i]) {
+                    for (tuple, set) in classes where set.isStrictSubset(of: chosen[i]) {
                         let size = sizes[tuple, default: 0]
                         guard size > 0, profiles[i].values(weekdayKept: weekdayKept, kinds: set, sources: sources) == tuple else { continue }
                         if let b = best {
@@ -98,7 +99,7 @@ public enum RecordAttributeGeneralizer {
             for i in small {
                 for j in small where j != i {
                     let subset = chosen[i].intersection(chosen[j])
-                    guard !subset.isEmpty, tried.insert(subset).inserted else { continue }
+                    guard tried.insert(subset).inserted else { continue }
                     let tuple = profiles[i].values(weekdayKept: weekdayKept, kinds: subset, sources: sources)
                     let members = small.filter { m in
                         subset.isSubset(of: chosen[m]) && profiles[m].values(weekdayKept: weekdayKept, kinds: subset, sources: sources) == tuple

@@ -82,7 +82,9 @@ extension Cohort.Deid {
                     lines.append(["l-diversity \(d.field)", (d.l.map(String.init) ?? "n/a") + " (\(d.homogeneousClasses) class(es) with one value)"])
                 }
                 if let k = assessment.acquaintanceK {
-                    lines.append(["k with acquaintance attributes", "\(k) (\(assessment.acquaintanceAttributes.joined(separator: ", ")))"])
+                    // With day shifts the first record's weekday and month are not real: not counted.
+                    let weekday = assessment.acquaintanceAttributes.contains("first_record_weekday") ? "" : "; first-record weekday not counted: shifts by days"
+                    lines.append(["k with acquaintance attributes", "\(k) (\(assessment.acquaintanceAttributes.joined(separator: ", "))\(weekday))"])
                 }
                 for outcome in assessment.timeAttacks ?? [] {
                     let stated = assessment.statedSignals.contains(outcome.attack) ? "; the report names this signal" : ""
@@ -91,6 +93,7 @@ extension Cohort.Deid {
                         "\(outcome.recovered) recovered, \(outcome.narrowed) narrowed of \(outcome.assessed) participant(s)\(stated)",
                     ])
                 }
+                for signal in assessment.unattackedSignals { lines.append(["signal not attacked", signal]) }
                 Console.print(TableRenderer.table(["measure", "value"], lines))
                 let shown = risk.equivalenceClasses.prefix(20)
                 Console.print("")

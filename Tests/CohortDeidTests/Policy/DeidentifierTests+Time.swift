@@ -64,15 +64,15 @@ extension DeidentifierTests {
 
     @Test func theReportStatesWhatAPolicyLeavesRecoverable() throws {
         let old = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: true))
-        #expect(TimeSignals.recoverable(old).map(\.attack) == ["holiday", "freshness"])
+        #expect(TimeSignals.recoverable(old).map(\.attack) == ["holiday", "freshness", "study-start"])
         #expect(Deidentifier.warnings(for: old).contains { $0.hasPrefix("date_shift: whole-week shifts keep weekdays") })
         let new = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: false, embargoDays: 182, maskHolidays: true))
-        // Nothing is left: consent signings are embargoed like records.
-        #expect(TimeSignals.recoverable(new).isEmpty)
+        // Only the study start is left (consent signings are embargoed like records).
+        #expect(TimeSignals.recoverable(new).map(\.attack) == ["study-start"])
         let report = try DeidentificationReport(studyProtocol: new, recipient: "analyst", stats: DeidentificationStats())
         #expect(report.dateShift.embargoDays == 182)
         #expect(report.dateShift.scope == "participant")
-        #expect((report.dateShift.recoverableSignals ?? []).isEmpty)
+        #expect(report.dateShift.recoverableSignals?.count == 1)
     }
 }
 

@@ -63,6 +63,15 @@ struct RecordAttributeGeneralizerTests {
         #expect(h.leftOutKinds[0].isEmpty && h.stillSmall == 1)
     }
 
+    /// Four participants, k = 3, two with nothing published (the embargo): the two with records
+    /// share no class of three, so their records are left out and all four stay published.
+    @Test func recordsGoBeforeParticipantsDo() {
+        let profiles = [AcquaintanceProfile(), AcquaintanceProfile(), Self.profile(["steps", "pain"]), Self.profile(["heart_rate"], days: 3)]
+        let g = RecordAttributeGeneralizer.generalize(profiles, k: 3, weekdayKept: false)
+        #expect(g.stillSmall == 0 && Self.k(g.values) == 4)
+        #expect(g.leftOutKinds == [[], [], ["steps", "pain"], ["heart_rate"]])
+    }
+
     @Test func theSameInputGivesTheSameDecision() {
         let profiles = (0..<12).map { i in Self.profile(["steps"] + (i % 3 == 0 ? ["water_intake"] : []) + (i % 4 == 0 ? ["body_mass"] : [])) }
         let a = RecordAttributeGeneralizer.generalize(profiles, k: 3, weekdayKept: true)
