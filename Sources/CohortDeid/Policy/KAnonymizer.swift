@@ -186,7 +186,13 @@ public struct KAnonymizer: Sendable {
         // so local times come back whenever they can, then the other columns in reverse order.
         // Rows generalization could not help (the record attributes alone set them apart) do not
         // keep the columns coarse: a step is undone when it leaves no more rows in small classes.
-        let reached = max(budget, extra > 0 ? current.small : budget)
+        var recordFloor = 0
+        if extra > 0, let stated {
+            var sizes: [[String]: Int] = [:]
+            for v in stated.values { sizes[v, default: 0] += 1 }
+            recordFloor = stated.values.filter { sizes[$0, default: 0] < k }.count
+        }
+        let reached = budget + recordFloor
         if current.small <= reached {
             let order = quasiIdentifiers.filter { $0 == .utcOffset } + quasiIdentifiers.filter { $0 != .utcOffset }.reversed()
             var lowered = true
