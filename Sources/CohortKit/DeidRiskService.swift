@@ -113,10 +113,12 @@ public enum DeidRiskService {
     static let participantsPath = "data/csv/participants.csv"
 
     /// Assesses the archive (`.tar.gz`) or unpacked bag folder at `path`. `extraSensitive` adds
-    /// sensitive fields (`table.column` of the CSV files) to those the report names.
+    /// sensitive fields (`table.column` of the CSV files) to those the report names; `archive`
+    /// is a public weather archive the exogenous attack aligns published series with
+    /// (``readWeatherArchive(_:)``; nil: dated weather counts as recovered).
     ///
     /// - Throws: `CohortError` naming the file (and line) that is missing or unreadable.
-    public static func assess(path: URL, extraSensitive: [String] = []) throws -> DeidRiskAssessment {
+    public static func assess(path: URL, extraSensitive: [String] = [], archive: WeatherArchive? = nil) throws -> DeidRiskAssessment {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
@@ -184,7 +186,8 @@ public enum DeidRiskService {
         }
         var assessment = DeidRiskAssessment(
             source: path.path, risk: risk, requestedK: report?.requestedK, statedK: report?.achievedK, warnings: warnings)
-        try assessTime(&assessment, bag: bag, report: reportFile, participants: (header, table), quasiIdentifiers: quasiIdentifiers)
+        try assessTime(
+            &assessment, bag: bag, report: reportFile, participants: (header, table), quasiIdentifiers: quasiIdentifiers, archive: archive)
         return assessment
     }
 

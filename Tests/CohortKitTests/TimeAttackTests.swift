@@ -210,6 +210,20 @@ struct TimeAttackTests {
         print("weather archive, old policy: recovered \(outcome?.recovered ?? 0) of \(outcome?.assessed ?? 0), correct \(correct), wrong \(wrong)")
         // Everyone published (k over what an acquaintance knows leaves some out) is recovered.
         #expect((outcome?.assessed ?? 0) >= 10 && outcome?.recovered == outcome?.assessed && correct == outcome?.assessed && wrong == 0)
+        // `cohort deid risk --weather-archive`: the same attack from an archive file.
+        var archiveCSV = "station,kind,date,value\n"
+        for (station, kinds) in TimeAttackCohort.archive.series {
+            for (day, value) in kinds["barometric_pressure"] ?? [:] {
+                archiveCSV += "\(station),barometric_pressure,\(CivilDate(daysSinceEpoch: day)),\(value)\n"
+            }
+        }
+        let archiveURL = old.directory.appendingPathComponent("archive.csv")
+        try Data(archiveCSV.utf8).write(to: archiveURL)
+        let assessed = try DeidRiskService.assess(path: bag, archive: try DeidRiskService.readWeatherArchive(archiveURL))
+        #expect(assessed.timeAttacks?.first { $0.attack == "exogenous" } == outcome)
+        try Data("station,kind,date,value\nNY,barometric_pressure,2025-13-01,1000\n".utf8).write(to: archiveURL)
+        let bad = #expect(throws: CohortError.self) { try DeidRiskService.readWeatherArchive(archiveURL) }
+        #expect(bad?.location?.line == 2 && bad?.location?.field == "date")
 
         // Undated deltas: the old export's pressure values in time order, without their dates.
         let timelines = try DeidRiskService.readTimelines(bag)
