@@ -161,35 +161,42 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         /// Sensitive fields (`consent.<field>` or `<data type>.<field>`) whose l-diversity the
         /// export's risk report states; nil when the protocol names none.
         public var sensitive: [String]?
+        /// `record_attributes` as the protocol gives it (`enforce` or `state`), nil when it does
+        /// not: kept so a protocol's canonical JSON is what it says.
+        public var recordAttributes: String?
         /// Whether the export also reaches k over what an acquaintance can know from the records
-        /// (`record_attributes: enforce`: coarser columns, then participants left out), or only
-        /// states the k it has over them (`state`, the default).
-        public var enforceRecordAttributes: Bool
+        /// (`record_attributes: enforce`, the default since issue 27: records generalized, then
+        /// coarser columns, then participants left out), or only states the k it has over them
+        /// (`state`).
+        public var enforceRecordAttributes: Bool {
+            get { recordAttributes != "state" }
+            set { recordAttributes = newValue ? "enforce" : "state" }
+        }
 
-        /// Settings as given.
-        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil, enforceRecordAttributes: Bool = false) {
+        /// Settings as given (`enforceRecordAttributes` nil: not given, which enforces).
+        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil, enforceRecordAttributes: Bool? = nil) {
             self.k = k
             self.quasiIdentifiers = quasiIdentifiers
             self.sensitive = sensitive
-            self.enforceRecordAttributes = enforceRecordAttributes
+            self.recordAttributes = enforceRecordAttributes.map { $0 ? "enforce" : "state" }
         }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 k: try c.decode(Int.self, forKey: .k), quasiIdentifiers: try c.decode([String].self, forKey: .quasiIdentifiers),
-                sensitive: try c.decodeIfPresent([String].self, forKey: .sensitive),
-                enforceRecordAttributes: try c.decodeIfPresent(String.self, forKey: .recordAttributes) == "enforce")
+                sensitive: try c.decodeIfPresent([String].self, forKey: .sensitive))
+            recordAttributes = try c.decodeIfPresent(String.self, forKey: .recordAttributes)
         }
 
-        /// `record_attributes` is encoded only when enforced, so older policies keep their
-        /// canonical JSON.
+        /// `record_attributes` is encoded only when the protocol gives it, so policies that do
+        /// not keep their canonical JSON.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(k, forKey: .k)
             try c.encode(quasiIdentifiers, forKey: .quasiIdentifiers)
             try c.encodeIfPresent(sensitive, forKey: .sensitive)
-            if enforceRecordAttributes { try c.encode("enforce", forKey: .recordAttributes) }
+            try c.encodeIfPresent(recordAttributes, forKey: .recordAttributes)
         }
 
         enum CodingKeys: String, CodingKey {

@@ -328,12 +328,12 @@ extension NodeReader {
                 }
                 sensitive = names
             }
-            var enforce = false
+            var enforce: Bool?
             if let node = k["record_attributes"], let text = string(node, "deidentification.k_anonymity.record_attributes") {
                 if text == "enforce" || text == "state" {
                     enforce = text == "enforce"
                 } else {
-                    error(node, "deidentification.k_anonymity.record_attributes", "expected enforce or state", hint: "enforce also reaches k over what an acquaintance knows from the records")
+                    error(node, "deidentification.k_anonymity.record_attributes", "expected enforce or state", hint: "enforce (the default) also reaches k over what an acquaintance knows from the records; state only states it")
                 }
             }
             if let value { kAnonymity = .init(k: value, quasiIdentifiers: qids, sensitive: sensitive, enforceRecordAttributes: enforce) }

@@ -138,7 +138,9 @@ public final class ExportWriter {
         }
         try writeDailyTotals()
         current = p.pseudonym
-        let ordered = consents.sorted { ($0.signedAt?.epochMilliseconds ?? .min) < ($1.signedAt?.epochMilliseconds ?? .min) }
+        // Oldest first; a consent without a published signing (past the embargo horizon) is later
+        // than every dated one (`cohort verify` relies on it).
+        let ordered = consents.sorted { ($0.signedAt?.epochMilliseconds ?? .max) < ($1.signedAt?.epochMilliseconds ?? .max) }
         try enqueue(.participant(p, ordered))
     }
 

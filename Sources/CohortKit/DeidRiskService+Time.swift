@@ -1,7 +1,7 @@
 import CohortCore
-import CohortDeid
+public import CohortDeid
 import CohortIO
-import Foundation
+public import Foundation
 
 extension DeidRiskService {
     /// Tables of a bag's `data/csv` that hold no records.
@@ -11,19 +11,21 @@ extension DeidRiskService {
     /// (issue 27), adding their outcomes to `assessment`.
     static func assessTime(
         _ assessment: inout DeidRiskAssessment, bag: URL, report: ReportFile, participants: (header: [String], rows: [[String]]),
-        quasiIdentifiers: [String]
+        quasiIdentifiers: [String], archive: WeatherArchive? = nil
     ) throws {
         let timelines = try readTimelines(bag)
         let keyColumn = participants.header.firstIndex(of: "pseudonym")
         let offsets = offsets(participants.header, participants.rows)
         let dateShift = report.dateShift
+        let keywords = ["holiday": "holiday", "embargo": "freshness", "exogenous": "exogenous", "daylight": "dst"]
         assessment.statedSignals = (dateShift?.recoverableSignals ?? []).compactMap { statement in
-            ["holiday": "holiday", "embargo": "freshness", "exogenous": "exogenous", "daylight": "dst"].first { statement.contains($0.key) }?.value
+            keywords.first { statement.contains($0.key) }?.value
         }
+        assessment.unattackedSignals = (dateShift?.recoverableSignals ?? []).filter { statement in !keywords.keys.contains { statement.contains($0) } }
         if let range = dateShift?.rangeDays, range.count == 2, range[0] <= range[1], !timelines.isEmpty {
             let attacks = TimeAttacks(
                 range: range[0]...range[1], wholeWeeks: dateShift?.wholeWeeks == true, createdDay: try baggingDay(bag), timelines: timelines,
-                offsets: offsets, otherInstants: try otherInstants(bag, participants: participants))
+                offsets: offsets, otherInstants: try otherInstants(bag, participants: participants), archive: archive)
             assessment.timeAttacks = attacks.outcomes
         }
         // k over the participant columns plus what an acquaintance knows from the records.
@@ -91,15 +93,16 @@ extension DeidRiskService {
         return offsets
     }
 
-    /// The time attacks on the bag folder `bag` (nil when the report states no shift range).
-    static func timeAttacks(bag: URL) throws -> TimeAttacks? {
+    /// The time attacks on the bag folder `bag` (nil when the report states no shift range),
+    /// the exogenous one aligned with `archive` when given.
+    static func timeAttacks(bag: URL, archive: WeatherArchive? = nil) throws -> TimeAttacks? {
         let report = try readReportFile(bag.appendingPathComponent(reportPath), shownAs: reportPath)
         let (header, rows) = try readCSV(bag.appendingPathComponent(participantsPath), shownAs: participantsPath)
         let timelines = try readTimelines(bag)
         guard let range = report.dateShift?.rangeDays, range.count == 2, range[0] <= range[1] else { return nil }
         return TimeAttacks(
             range: range[0]...range[1], wholeWeeks: report.dateShift?.wholeWeeks == true, createdDay: try baggingDay(bag), timelines: timelines,
-            offsets: offsets(header, rows), otherInstants: try otherInstants(bag, participants: (header, rows)))
+            offsets: offsets(header, rows), otherInstants: try otherInstants(bag, participants: (header, rows)), archive: archive)
     }
 
     /// Published instants besides records, by pseudonym: consents' `signed_at` and participants'
@@ -122,6 +125,42 @@ extension DeidRiskService {
             result[row.fields[key], default: []].append(instant.epochMilliseconds)
         }
         return result
+    }
+
+    /// A public weather archive from a CSV file with the columns `station`, `kind` (an
+    /// environment kind, e.g. `barometric_pressure`), `date` (YYYY-MM-DD) and `value`: one row
+    /// per station, kind and day.
+    ///
+    /// - Throws: `CohortError` naming the file, line and column of a row it cannot read (never
+    ///   the value).
+    public static func readWeatherArchive(_ url: URL) throws -> WeatherArchive {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CohortError(.notFound, "no such weather archive", at: .init(file: url.path), hint: "give a CSV file with station,kind,date,value")
+        }
+        let reader = try CSVReader(url: url)
+        let header = try reader.next()?.fields ?? []
+        let columns = ["station", "kind", "date", "value"].map { header.firstIndex(of: $0) }
+        guard let s = columns[0], let k = columns[1], let d = columns[2], let v = columns[3] else {
+            throw CohortError(
+                .invalidInput, "the weather archive's header lacks a column", at: .init(file: url.path, line: 1),
+                hint: "expected the columns station, kind, date and value")
+        }
+        var series: [String: [String: [Int: Double]]] = [:]
+        while let row = try reader.next() {
+            let f = row.fields
+            guard f.count == header.count else {
+                throw CohortError(.invalidInput, "expected \(header.count) fields, found \(f.count)", at: .init(file: url.path, line: row.line))
+            }
+            let parts = f[d].split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 3, let date = CivilDate(year: parts[0], month: parts[1], day: parts[2]) else {
+                throw CohortError(.invalidInput, "expected a date (YYYY-MM-DD)", at: .init(file: url.path, line: row.line, field: "date"))
+            }
+            guard let value = Double(f[v]), value.isFinite else {
+                throw CohortError(.invalidInput, "expected a number", at: .init(file: url.path, line: row.line, field: "value"))
+            }
+            series[f[s], default: [:]][f[k], default: [:]][date.daysSinceEpoch] = value
+        }
+        return WeatherArchive(series: series)
     }
 
     /// `+05:30` → 19800; nil for anything else.

@@ -22,6 +22,9 @@ public struct DeidRiskAssessment: Sendable, Codable {
     public var timeAttacks: [TimeAttacks.Outcome]?
     /// The attacks whose signal the export's report states as recoverable (`recoverable_signals`).
     public var statedSignals: [String] = []
+    /// Signals the report states that no attack here runs (e.g. the study start, which is not in
+    /// the files), as the report words them.
+    public var unattackedSignals: [String] = []
     /// Record-derived attributes an acquaintance can know, added to the quasi-identifiers for
     /// ``acquaintanceK``.
     public var acquaintanceAttributes: [String] = []
@@ -53,6 +56,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         case statedK = "stated_k"
         case timeAttacks = "time_attacks"
         case statedSignals = "stated_signals"
+        case unattackedSignals = "unattacked_signals"
         case acquaintanceAttributes = "acquaintance_attributes"
         case acquaintanceK = "acquaintance_k"
         case acquaintanceKOnlyStated = "acquaintance_k_only_stated"
@@ -68,6 +72,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         try c.encode(warnings, forKey: .warnings)
         try c.encodeIfPresent(timeAttacks, forKey: .timeAttacks)
         try c.encode(statedSignals, forKey: .statedSignals)
+        try c.encode(unattackedSignals, forKey: .unattackedSignals)
         try c.encode(acquaintanceAttributes, forKey: .acquaintanceAttributes)
         try c.encodeIfPresent(acquaintanceK, forKey: .acquaintanceK)
         try c.encode(acquaintanceKOnlyStated, forKey: .acquaintanceKOnlyStated)
@@ -84,6 +89,7 @@ public struct DeidRiskAssessment: Sendable, Codable {
         warnings = try c.decode([String].self, forKey: .warnings)
         timeAttacks = try c.decodeIfPresent([TimeAttacks.Outcome].self, forKey: .timeAttacks)
         statedSignals = try c.decodeIfPresent([String].self, forKey: .statedSignals) ?? []
+        unattackedSignals = try c.decodeIfPresent([String].self, forKey: .unattackedSignals) ?? []
         acquaintanceAttributes = try c.decodeIfPresent([String].self, forKey: .acquaintanceAttributes) ?? []
         acquaintanceK = try c.decodeIfPresent(Int.self, forKey: .acquaintanceK)
         acquaintanceKOnlyStated = try c.decodeIfPresent(Bool.self, forKey: .acquaintanceKOnlyStated) ?? false
@@ -107,10 +113,12 @@ public enum DeidRiskService {
     static let participantsPath = "data/csv/participants.csv"
 
     /// Assesses the archive (`.tar.gz`) or unpacked bag folder at `path`. `extraSensitive` adds
-    /// sensitive fields (`table.column` of the CSV files) to those the report names.
+    /// sensitive fields (`table.column` of the CSV files) to those the report names; `archive`
+    /// is a public weather archive the exogenous attack aligns published series with
+    /// (``readWeatherArchive(_:)``; nil: dated weather counts as recovered).
     ///
     /// - Throws: `CohortError` naming the file (and line) that is missing or unreadable.
-    public static func assess(path: URL, extraSensitive: [String] = []) throws -> DeidRiskAssessment {
+    public static func assess(path: URL, extraSensitive: [String] = [], archive: WeatherArchive? = nil) throws -> DeidRiskAssessment {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
@@ -178,7 +186,8 @@ public enum DeidRiskService {
         }
         var assessment = DeidRiskAssessment(
             source: path.path, risk: risk, requestedK: report?.requestedK, statedK: report?.achievedK, warnings: warnings)
-        try assessTime(&assessment, bag: bag, report: reportFile, participants: (header, table), quasiIdentifiers: quasiIdentifiers)
+        try assessTime(
+            &assessment, bag: bag, report: reportFile, participants: (header, table), quasiIdentifiers: quasiIdentifiers, archive: archive)
         return assessment
     }
 

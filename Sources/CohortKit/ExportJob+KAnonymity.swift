@@ -10,11 +10,12 @@ extension ExportJob {
     /// in `exclusions`. Returns what was achieved, for the report and the manifest.
     static func applyKAnonymity(
         policy: DeidentificationPolicy, included: inout [StoredParticipant], rows: inout [DeidentifiedParticipant],
-        exclusions: inout [String: Int], recordAttributes: (names: [String], values: [[String]])? = nil
+        exclusions: inout [String: Int], recordAttributes: (names: [String], values: [[String]])? = nil, timesInUTC: Bool = false
     ) throws -> KAnonymitySummary? {
         guard let anonymizer = try KAnonymizer(policy: policy) else { return nil }
         let result = anonymizer.apply(
-            rows, recordAttributes: recordAttributes, enforceRecordAttributes: policy.kAnonymity?.enforceRecordAttributes ?? false)
+            rows, recordAttributes: recordAttributes, enforceRecordAttributes: policy.kAnonymity?.enforceRecordAttributes ?? false,
+            fixedLevels: timesInUTC ? [.utcOffset: QuasiIdentifier.utcOffset.maxLevel] : [:])
         // The kept rows are the input rows in input order less the suppressed ones: walk both,
         // and take the anonymizer's rows as they are once every pseudonym is where it should be.
         var keptParticipants: [StoredParticipant] = []
@@ -42,12 +43,11 @@ extension ExportJob {
     /// for no k. Reads every included participant's records once more, through a copy of the
     /// de-identifier (its counts are discarded; no text is scrubbed) and the same consent
     /// decisions as the write.
-    func recordAttributes(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> (names: [String], values: [[String]])? {
+    func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> [AcquaintanceProfile]? {
         guard policy.kAnonymity != nil else { return nil }
-        let weekdayKept = policy.dateShift.maxDays == 0 || policy.dateShift.wholeWeeks
         var probe = cohort.deid
-        var values: [[String]] = []
-        values.reserveCapacity(cohort.included.count)
+        var profiles: [AcquaintanceProfile] = []
+        profiles.reserveCapacity(cohort.included.count)
         for stored in cohort.included {
             let participant = stored.participant
             var profile = AcquaintanceProfile()
@@ -57,9 +57,29 @@ extension ExportJob {
                 guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { return }
                 profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
             }
-            values.append(profile.values(weekdayKept: weekdayKept))
+            profiles.append(profile)
         }
-        return (AcquaintanceProfile.attributes(weekdayKept: weekdayKept), values)
+        return profiles
+    }
+
+    /// The record attributes k-anonymity counts (names, one value list per included participant),
+    /// nil when the policy asks for no k. With `record_attributes: enforce` (the default) the
+    /// records are generalized first (``RecordAttributeGeneralizer``): the kinds each participant
+    /// loses go into `cohort.leftOutKinds` (left out at write) and, when every source must go,
+    /// the de-identifier publishes none.
+    func recordAttributes(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws
+        -> (names: [String], values: [[String]], generalization: RecordAttributeGeneralization?)?
+    {
+        guard let settings = policy.kAnonymity, let profiles = try recordProfiles(cohort, policy: policy) else { return nil }
+        let weekdayKept = policy.dateShift.maxDays == 0 || policy.dateShift.wholeWeeks
+        let names = AcquaintanceProfile.attributes(weekdayKept: weekdayKept)
+        guard settings.enforceRecordAttributes else { return (names, profiles.map { $0.values(weekdayKept: weekdayKept) }, nil) }
+        let generalization = RecordAttributeGeneralizer.generalize(profiles, k: settings.k, weekdayKept: weekdayKept)
+        for (stored, kinds) in zip(cohort.included, generalization.leftOutKinds) where !kinds.isEmpty {
+            cohort.leftOutKinds[stored.participant.id] = kinds
+        }
+        if !generalization.sourcesPublished { cohort.deid.publishesSources = false }
+        return (names, generalization.values, generalization)
     }
 
     /// k-anonymization returned rows that are not the input rows in order (less the suppressed).

@@ -107,6 +107,9 @@ struct DeidentifiedCohort {
     var kSummary: KAnonymitySummary?
     /// What consent allows of each included participant, by id.
     let coverage: [UUID: ConsentCoverage]
+    /// Kinds whose records k-anonymity over what an acquaintance knows leaves out, by
+    /// participant id (``RecordAttributeGeneralizer``); most participants have no entry.
+    var leftOutKinds: [UUID: Set<String>] = [:]
 }
 
 /// A participant of the export's snapshot: what publishing needs to check withdrawals since the
@@ -271,9 +274,28 @@ extension ExportJob {
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
     /// could not be made k-anonymous are left out entirely (records and consents too), and counted.
     func kAnonymize(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws {
-        let attributes = try recordAttributes(cohort, policy: policy)  // issue 27: k over what an acquaintance knows
+        let before = cohort
+        var attributes = try recordAttributes(&cohort, policy: policy)  // issue 27: k over what an acquaintance knows
         cohort.kSummary = try Self.applyKAnonymity(
-            policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions, recordAttributes: attributes)
+            policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions,
+            recordAttributes: attributes.map { ($0.names, $0.values) })
+        if attributes != nil, cohort.kSummary?.generalized["utc_offset"] != nil {
+            // Every time will be written in UTC: the record attributes (active days) are counted
+            // as an acquaintance will count them, on UTC days, and the pass runs again with
+            // `utc_offset` held generalized, so what it states is what the files show.
+            cohort = before
+            cohort.deid.publishesTimesInUTC = true
+            attributes = try recordAttributes(&cohort, policy: policy)
+            cohort.kSummary = try Self.applyKAnonymity(
+                policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions,
+                recordAttributes: attributes.map { ($0.names, $0.values) }, timesInUTC: true)
+        }
+        if let g = attributes?.generalization {
+            let kept = Set(cohort.included.map(\.participant.id))
+            cohort.leftOutKinds = cohort.leftOutKinds.filter { kept.contains($0.key) }
+            cohort.kSummary?.recordKindsLeftOut = cohort.leftOutKinds.values.reduce(0) { $0 + $1.count }
+            cohort.kSummary?.deviceClassPublished = g.sourcesPublished
+        }
         // A generalized `utc_offset` means every time is published in UTC, not only the column.
         if cohort.kSummary?.generalized["utc_offset"] != nil { cohort.deid.publishesTimesInUTC = true }
     }
@@ -298,9 +320,12 @@ extension ExportJob {
         // replayed here in participant order (the same rows, in the same order, as below).
         let workers =
             options.threads > 1
-            ? RecordWorkers(workspace: workspace, included: cohort.included, coverage: cohort.coverage, deid: cohort.deid, threads: options.threads)
+            ? RecordWorkers(
+                workspace: workspace, included: cohort.included, coverage: cohort.coverage, leftOutKinds: cohort.leftOutKinds, deid: cohort.deid,
+                threads: options.threads)
             : nil
         defer { workers?.cancel() }
+        var kindRecordsLeftOut = 0
         for (index, stored) in cohort.included.enumerated() {
             let participant = stored.participant
             guard let coverage = cohort.coverage[participant.id] else {
@@ -309,6 +334,7 @@ extension ExportJob {
             let history = try workers?.withStore { try workspace.store.consentHistory(stored.handle, participantID: participant.id) }
                 ?? workspace.store.consentHistory(stored.handle, participantID: participant.id)
             let consents = history.map { cohort.deid.consent($0, of: participant) }
+            let leftOutKinds = cohort.leftOutKinds[participant.id]
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
             if let workers {
@@ -316,6 +342,8 @@ extension ExportJob {
                     switch outcome {
                     case .leftOut(let key):
                         recordExclusions[key, default: 0] += 1
+                    case .leftOutKind:
+                        kindRecordsLeftOut += 1
                     case .covered(let record, let row):
                         compliance.add(record)
                         guard let row else { continue }  // dated after createdAt
@@ -332,6 +360,11 @@ extension ExportJob {
                     recordExclusions[key, default: 0] += 1
                     return
                 }
+                // k over what an acquaintance knows: a kind left out is not in compliance either.
+                if leftOutKinds?.contains(record.kind.rawValue) == true {
+                    kindRecordsLeftOut += 1
+                    return
+                }
                 compliance.add(record)
                 guard let row = cohort.deid.record(record, of: participant) else { return }  // dated after createdAt
                 try writer.write(row, rankingSource: record.source)
@@ -341,6 +374,7 @@ extension ExportJob {
         }
         var stats = cohort.deid.stats
         if let workers { stats.merge(try workers.finish()) }
+        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = kindRecordsLeftOut }
         _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": records])
         try compliance.finish()
         try complianceFile.close()

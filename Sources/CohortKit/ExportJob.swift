@@ -184,10 +184,11 @@ extension ExportJob {
         var recordExclusions: [String: Int] = [:]
         for stored in cohort.included {
             guard let coverage = cohort.coverage[stored.participant.id] else { continue }
+            let leftOutKinds = cohort.leftOutKinds[stored.participant.id]
             try workspace.store.forEachRecord(stored.handle, participantID: stored.participant.id) { record in
                 if let key = coverage.leftOutKey(for: record) {
                     recordExclusions[key, default: 0] += 1
-                } else {
+                } else if leftOutKinds?.contains(record.kind.rawValue) != true {  // left out for k (in the report's k-anonymity section)
                     records += 1
                 }
             }

@@ -10,6 +10,9 @@ enum RecordOutcome: Sendable {
     /// Consent does not cover it: neither published nor counted by compliance; counted under
     /// this `data type: reason` key.
     case leftOut(String)
+    /// Covered by consent but of a kind left out for k over what an acquaintance knows: neither
+    /// published nor counted by compliance (nor de-identified).
+    case leftOutKind
     /// Covered by consent (compliance counts it), with its de-identified row — nil when it is
     /// dated after the publication horizon.
     case covered(Record, DeidentifiedRecord?)
@@ -38,7 +41,10 @@ final class RecordWorkers: Sendable {
     private let storeLock = NSLock()
 
     /// Starts `threads` workers (at least 1) over `included`.
-    init(workspace: Workspace, included: [StoredParticipant], coverage: [UUID: ConsentCoverage], deid: Deidentifier, threads: Int) {
+    init(
+        workspace: Workspace, included: [StoredParticipant], coverage: [UUID: ConsentCoverage], leftOutKinds: [UUID: Set<String>], deid: Deidentifier,
+        threads: Int
+    ) {
         let count = max(1, threads)
         queues = (0..<count).map { _ in BoundedQueue(limit: 1) }
         for worker in 0..<count {
@@ -58,11 +64,14 @@ final class RecordWorkers: Sendable {
                             try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
                         }
                         let covers = coverage[participant.id]
+                        let kindsLeftOut = leftOutKinds[participant.id]
                         var outcomes: [RecordOutcome] = []
                         outcomes.reserveCapacity(records.count)
                         for record in records {
                             if let key = covers?.leftOutKey(for: record) {
                                 outcomes.append(.leftOut(key))
+                            } else if kindsLeftOut?.contains(record.kind.rawValue) == true {
+                                outcomes.append(.leftOutKind)
                             } else {
                                 outcomes.append(.covered(record, deid.record(record, of: participant)))
                             }

@@ -16,7 +16,10 @@ public import Foundation
 /// - that consent's version is listed and accepted, and its scope allows the audience;
 /// - a record's governing consent is the last one signed at or before its `start` (the first
 ///   consent for earlier records), or the latest later version marked retroactive; its version
-///   must be accepted and cover the record's data type.
+///   must be accepted and cover the record's data type;
+/// - consents are published oldest first; one without `signed_at` (signed past the export's
+///   embargo horizon, or a policy that drops the field) comes after every dated one of its
+///   participant and starts no segment a published record falls in.
 public enum ConsentCheck {
     /// The check's name in the report.
     public static let name = "consent"
@@ -196,8 +199,10 @@ public enum ConsentCheck {
                     problems.append("\(what) is published with status \(status), which no export may include")
                     continue
                 }
+                // Undated after dated, each in published order (packages made before the embargo
+                // covered signings date every consent and order the same as before).
                 let ordered = rows.enumerated().sorted { a, b in
-                    (a.element.signedAt ?? 0, a.offset) < (b.element.signedAt ?? 0, b.offset)
+                    (a.element.signedAt ?? .max, a.offset) < (b.element.signedAt ?? .max, b.offset)
                 }.map(\.element)
                 let inForce =
                     status == "stopped"
@@ -215,8 +220,9 @@ public enum ConsentCheck {
                     problems.append("\(what)'s consent in force (line \(inForce.line)) has a sharing scope that does not allow \(audience)")
                     continue
                 }
-                guard ordered.count == 1 || ordered.allSatisfy({ $0.signedAt != nil }) else {
-                    problems.append("\(what) has more than one consent and consents has no signed_at to order them")
+                if let undated = rows.firstIndex(where: { $0.signedAt == nil }), let dated = rows.lastIndex(where: { $0.signedAt != nil }), dated > undated {
+                    problems.append(
+                        "\(what)'s consent without signed_at (line \(rows[undated].line)) is listed before a dated one (line \(rows[dated].line)): consents are published oldest first")
                     continue
                 }
                 var starts: [Int64] = []
@@ -224,7 +230,7 @@ public enum ConsentCheck {
                 for (index, row) in ordered.enumerated() {
                     let governing = ordered[(index + 1)...].last { versions[$0.version]?.retroactive == true } ?? row
                     let version = versions[governing.version]
-                    if index > 0, let at = row.signedAt { starts.append(at) }
+                    if index > 0 { starts.append(row.signedAt ?? .max) }
                     types.append(version?.accepted == true ? Set(version?.covers ?? []) : [])
                 }
                 segments[pseudonym] = (starts, types)

@@ -175,6 +175,33 @@ struct ExportConsentCLITests {
         #expect(try verify(cli, published).status == 0)
     }
 
+    /// Issue 27: under the shipped embargo a re-consent 10 days before the export is published
+    /// without its signing time (a time past the embargo horizon would bound the date shift);
+    /// consents stay oldest first and `cohort verify` still orders them and passes.
+    @Test func aReconsentInsideTheEmbargoIsPublishedUndatedAndVerifies() throws {
+        var text = try Self.studyProtocol(documents: Self.wearableDocuments.replacingOccurrences(of: "%RETRO%", with: ""))
+        #expect(text.contains("    max_days: 182\n"))
+        text = text.replacingOccurrences(of: "    max_days: 182\n", with: "    max_days: 182\n    embargo_days: 182\n")
+        let cli = try Self.workspace(text, count: 1)
+        defer { cli.cleanup() }
+        #expect(try cli.ws("consent", "record", "--participant", "P-0001", "--consent-version", "1.0", "--signed-at", "\(CLI.day(-20))T12:00:00Z", "--sharing", "broad").status == 0)
+        #expect(try cli.ws("consent", "record", "--participant", "P-0001", "--consent-version", "1.1", "--signed-at", "\(CLI.day(-10))T12:00:00Z", "--sharing", "broad").status == 0)
+        try Self.importRecords(cli, ["P-0001"])
+        let published = try export.exported(cli)
+        let bag = try export.extract(published.archive, into: cli.path("x"))
+        let text2 = try String(contentsOf: bag.appendingPathComponent("data/csv/consents.csv"), encoding: .utf8)
+        let lines = text2.components(separatedBy: "\r\n").filter { !$0.isEmpty }.map { $0.components(separatedBy: ",") }
+        let signed = try #require(lines.first?.firstIndex(of: "signed_at"))
+        let version = try #require(lines.first?.firstIndex(of: "version"))
+        #expect(lines.dropFirst().map { $0[version] } == ["1.0", "1.1"], "oldest first")
+        // The 1.1 signing is past the horizon for every shift but the deepest ten; nothing dated is past it.
+        let dated = lines.dropFirst().map { $0[signed] }.filter { !$0.isEmpty }
+        #expect(dated.allSatisfy { String($0.prefix(10)) <= CLI.day(-182) }, "\(dated)")
+        #expect(dated.count < 2 || lines.dropFirst().allSatisfy { !$0[signed].isEmpty })
+        let verified = try verify(cli, published)
+        #expect(verified.status == 0, "\(verified.output)")
+    }
+
     /// An attacker with the study key adds a participant who never consented and re-signs: every
     /// other check passes (the control re-packs the same way without the edit), consent fails.
     @Test func aPackageWithAnAddedParticipantFailsTheConsentCheck() throws {

@@ -436,15 +436,19 @@ struct ProtocolLoaderTests {
         #expect(bad.contains { $0.keyPath == "deidentification.date_shift.exogenous_kinds[0]" })
     }
 
-    /// Issue 27: `k_anonymity.record_attributes: enforce` loads; `state` is the default and is not
-    /// encoded; anything else is refused.
+    /// Issue 27: `k_anonymity.record_attributes` loads; `enforce` is the default and is encoded
+    /// only when given (older protocols keep their canonical JSON); anything else is refused.
     @Test func recordAttributesLoad() throws {
         let text = ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4\n    record_attributes: enforce"])
         let loaded = try ProtocolLoader.parse(text, file: "test.yaml", templateRoot: nil)
         #expect(loaded.studyProtocol.deidentification.kAnonymity?.enforceRecordAttributes == true)
-        let stated = try ProtocolLoader.parse(ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4"]), file: "test.yaml", templateRoot: nil)
+        #expect(String(decoding: try loaded.canonicalJSON(), as: UTF8.self).contains("record_attributes"))
+        let absent = try ProtocolLoader.parse(ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4"]), file: "test.yaml", templateRoot: nil)
+        #expect(absent.studyProtocol.deidentification.kAnonymity?.enforceRecordAttributes == true)
+        #expect(!String(decoding: try absent.canonicalJSON(), as: UTF8.self).contains("record_attributes"))
+        let stated = try ProtocolLoader.parse(
+            ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4\n    record_attributes: state"]), file: "test.yaml", templateRoot: nil)
         #expect(stated.studyProtocol.deidentification.kAnonymity?.enforceRecordAttributes == false)
-        #expect(!String(decoding: try stated.canonicalJSON(), as: UTF8.self).contains("record_attributes"))
         let bad = ProtocolFixture.problems(ProtocolFixture.text([28: "    max_days: 30\n  k_anonymity:\n    k: 4\n    record_attributes: always"]))
         #expect(bad.contains { $0.keyPath == "deidentification.k_anonymity.record_attributes" })
     }

@@ -189,6 +189,26 @@ struct ExportWriterTests {
         #expect(id != ResourceID.make(["Patient", "study", "PSEUDONYN"]))
     }
 
+    /// Issue 27: a consent whose signing the embargo keeps back (no `signed_at`) is written after
+    /// the participant's dated ones, whatever order they come in (`cohort verify` relies on it).
+    @Test func undatedConsentsAreWrittenAfterDatedOnes() throws {
+        let root = try ExportFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let writer = try ExportWriter(dataDirectory: root.appendingPathComponent("data"), context: ExportFixture.context())
+        let entry = try #require(ExportFixture.cohort.first)
+        var dated = try #require(entry.consents.first)
+        dated.version = "1.0"
+        var undated = dated
+        undated.version = "2.0"
+        undated.signedAt = nil
+        try writer.beginParticipant(entry.participant, consents: [undated, dated])
+        _ = try writer.finish(deidentificationSummary: nil)
+        let text = try String(contentsOf: root.appendingPathComponent("data/csv/consents.csv"), encoding: .utf8)
+        let lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let version = try #require(lines.first?.components(separatedBy: ",").firstIndex(of: "version"))
+        #expect(lines.dropFirst().map { $0.components(separatedBy: ",")[version] } == ["1.0", "2.0"])
+    }
+
     // MARK: - Errors
 
     @Test func recordOutsideItsParticipantIsRejected() throws {

@@ -151,6 +151,9 @@ public struct Deidentifier: Sendable {
         get { shifter.publishesInUTC }
         set { shifter.publishesInUTC = newValue }
     }
+    /// Whether records carry their source (device class): false when k over what an
+    /// acquaintance knows needed every source left out (``RecordAttributeGeneralizer``).
+    public var publishesSources = true
     /// The scrubber built from the roster.
     public let scrubber: Scrubber
 
@@ -375,10 +378,11 @@ public struct Deidentifier: Sendable {
         if let rule = rule("consent", "signed_at", present: true) {
             var shift = shifter.shift(for: p, reference: createdAt)
             if let signed = shifted(c.signedAt, rule, shift: &shift) {
-                // The consent's signing is bounded by the creation only: `cohort verify` orders a
-                // participant's consents by it. A re-consent within the embargo narrows the shift
-                // (docs/deidentification.md, "Time": limits).
-                if signed > createdAt {
+                // Embargoed like records (issue 27): a signing published past the horizon would
+                // bound the shift. Consents are published oldest first, so `cohort verify` orders
+                // an undated one after the dated ones; it governs no published record (every
+                // record after it is past the horizon too).
+                if signed > horizon {
                     counted.leftOutAfterCreation["consent.signed_at", default: 0] += 1
                 } else {
                     row.signedAt = signed
@@ -445,7 +449,7 @@ public struct Deidentifier: Sendable {
         }
         if contentSkipped {
             // A probe for the acquaintance profile: start and source only, no text scrubbed.
-            if let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
+            if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
             return row
         }
         let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
@@ -472,7 +476,7 @@ public struct Deidentifier: Sendable {
             row.text = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
-        if let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
+        if publishesSources, let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
             row.source = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 5, row.source == nil ? .unsupported : .applied)
         }

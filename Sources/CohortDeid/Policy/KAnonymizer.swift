@@ -96,11 +96,16 @@ public struct KAnonymizer: Sendable {
     /// also reaches k over it: it cannot be generalized or emptied in `participants.csv`, so it
     /// makes the other columns coarser (while that helps) and, last, leaves rows out. `achievedK`
     /// stays the k of `participants.csv` alone.
+    ///
+    /// `fixedLevels` holds columns at least at the given level (the export's second pass, once
+    /// the record attributes were counted in UTC because a first pass generalized `utc_offset`).
     public func apply(
-        _ rows: [DeidentifiedParticipant], recordAttributes: (names: [String], values: [[String]])? = nil, enforceRecordAttributes: Bool = false
+        _ rows: [DeidentifiedParticipant], recordAttributes: (names: [String], values: [[String]])? = nil, enforceRecordAttributes: Bool = false,
+        fixedLevels: [QuasiIdentifier: Int] = [:]
     ) -> KAnonymization {
         let ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
         var levels = [QuasiIdentifier: Int]()
+        for (qi, level) in fixedLevels where quasiIdentifiers.contains(qi) { levels[qi] = min(max(level, 0), qi.maxLevel) }
         // A column's published text at `level` as codes: equal texts share a code. Codes are
         // compared only within one column at one level (the table holds each column at its
         // current level), so the map lives only while one column is coded; kept rows get their
@@ -119,7 +124,7 @@ public struct KAnonymizer: Sendable {
         let stated = recordAttributes.flatMap { $0.values.count == rows.count ? $0 : nil }
         let extra = enforceRecordAttributes ? stated?.names.count ?? 0 : 0
         var table = CodeTable(rows: rows.count, width: quasiIdentifiers.count + extra)
-        for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: 0)) }
+        for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: levels[qi, default: 0])) }
         for j in 0..<extra {
             var codes: [String: Int32] = [:]
             table.setColumn(
@@ -168,9 +173,9 @@ public struct KAnonymizer: Sendable {
                 best = (qi, values, after.small, after.classes)
             }
             guard let step = best, let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
-            // Record attributes cannot be generalized: once no step of a column takes a row out
-            // of a small class, coarser columns would cost analysts and protect nobody.
-            if extra > 0, step.small >= current.small { break }
+            // With record attributes a single step often helps nobody while several together do
+            // (the record classes are k already, RecordAttributeGeneralizer): go on to the top,
+            // and let 1b undo what was not needed.
             levels[step.qi, default: 0] += 1
             table.setColumn(index, to: step.values)
             current = (step.small, step.classes)
@@ -179,16 +184,25 @@ public struct KAnonymizer: Sendable {
         // 1b. Undo steps a later step made unnecessary (greedy steps overshoot: once a column is
         // blanked, an earlier one may go back down a level and k still holds). `utc_offset` first,
         // so local times come back whenever they can, then the other columns in reverse order.
-        if current.small <= budget {
+        // Rows generalization could not help (the record attributes alone set them apart) do not
+        // keep the columns coarse: a step is undone when it leaves no more rows in small classes.
+        var recordFloor = 0
+        if extra > 0, let stated {
+            var sizes: [[String]: Int] = [:]
+            for v in stated.values { sizes[v, default: 0] += 1 }
+            recordFloor = stated.values.filter { sizes[$0, default: 0] < k }.count
+        }
+        let reached = budget + recordFloor
+        if current.small <= reached {
             let order = quasiIdentifiers.filter { $0 == .utcOffset } + quasiIdentifiers.filter { $0 != .utcOffset }.reversed()
             var lowered = true
             while lowered {
                 lowered = false
                 for qi in order {
-                    guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > 0 else { continue }
+                    guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > fixedLevels[qi, default: 0] else { continue }
                     let values = column(qi, at: level - 1)
                     let after = classSizes(replacing: index, with: values)
-                    guard after.small <= budget else { continue }
+                    guard after.small <= reached else { continue }
                     levels[qi] = level - 1
                     table.setColumn(index, to: values)
                     current = after
@@ -373,6 +387,14 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
     /// Whether the pass generalized and suppressed to reach k over them too
     /// (`k_anonymity.record_attributes: enforce`), or only states ``recordAchievedK``.
     public var recordAttributesEnforced: Bool?
+    /// Participant–kind pairs whose records were left out to reach k over the record attributes
+    /// (``RecordAttributeGeneralizer``); nil when not enforced.
+    public var recordKindsLeftOut: Int?
+    /// The records those pairs held (counted at write).
+    public var recordsLeftOut: Int?
+    /// Whether records carry their device class (`source`); false when every source was left
+    /// out to reach k; nil when not enforced.
+    public var deviceClassPublished: Bool?
 
     /// A summary as given.
     public init(
@@ -405,6 +427,9 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
         recordQuasiIdentifiers = try c.decodeIfPresent([String].self, forKey: .recordQuasiIdentifiers)
         recordAchievedK = try c.decodeIfPresent(Int.self, forKey: .recordAchievedK)
         recordAttributesEnforced = try c.decodeIfPresent(Bool.self, forKey: .recordAttributesEnforced)
+        recordKindsLeftOut = try c.decodeIfPresent(Int.self, forKey: .recordKindsLeftOut)
+        recordsLeftOut = try c.decodeIfPresent(Int.self, forKey: .recordsLeftOut)
+        deviceClassPublished = try c.decodeIfPresent(Bool.self, forKey: .deviceClassPublished)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -418,5 +443,8 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
         case recordQuasiIdentifiers = "record_quasi_identifiers"
         case recordAchievedK = "record_achieved_k"
         case recordAttributesEnforced = "record_attributes_enforced"
+        case recordKindsLeftOut = "record_kinds_left_out"
+        case recordsLeftOut = "records_left_out"
+        case deviceClassPublished = "device_class_published"
     }
 }

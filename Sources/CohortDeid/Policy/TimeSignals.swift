@@ -32,12 +32,10 @@ public enum TimeSignals {
                     attack: "freshness",
                     statement: "embargo_days is below max_days: the last published record of a participant with data up to the export gives the shift away when it is earlier than the embargo horizon, and bounds it otherwise"))
         }
-        if shift.embargoDays > 0, policy.rule(table: "consent", field: "signed_at")?.transform == .shift {
-            result.append(
-                Signal(
-                    attack: "freshness",
-                    statement: "consent signing times are bounded by the export's creation only, not by the embargo (cohort verify orders consents by them): a consent signed within embargo_days of the export bounds the shift"))
-        }
+        result.append(
+            Signal(
+                attack: "study-start",
+                statement: "the study start bounds shifts from above: a participant's real first record is on or after it, so an adversary who knows the start date narrows the shifts of early enrollees with deep shifts (not in the files; not attacked)"))
         if shift.exogenous == .dated, studyProtocol.dataTypes.values.joined().contains(where: shift.isExogenous) {
             result.append(
                 Signal(

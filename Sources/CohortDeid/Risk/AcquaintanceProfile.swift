@@ -5,11 +5,20 @@ import CohortCore
 /// days they were active, and — only where shifts keep them — the weekday and month of their
 /// first record. Built from published rows, by the export (k-anonymity reaches k over these too)
 /// and by `cohort deid risk` (which checks it), with the same texts.
+///
+/// Which of these carry a real signal: a shift by days (`whole_weeks: false`) is drawn evenly
+/// over at least a week of values, so a published weekday says nothing about the real one, and
+/// a published month says only that the real first record lies within `max_days` after it (a
+/// window, not a class: stated in the docs, not counted here). Device classes (the protocol's
+/// `records.source` map), kinds and active days are not shifted: an acquaintance who knows the
+/// participant's watch, what they log and roughly how long they took part can look for exactly
+/// these.
 public struct AcquaintanceProfile: Sendable {
-    private var sources: Set<String> = []
-    private var kinds: Set<String> = []
-    private var days: Set<Int> = []
-    private var first: (ms: Int64, offset: Int32)?
+    /// Per kind: the published local days and device classes of its records.
+    private var byKind: [String: (days: Set<Int>, sources: Set<String>, first: Int64, firstOffset: Int32)] = [:]
+
+    /// Width in days of the active-days bands (roughly the quarters someone took part).
+    public static let activeDaysBand = 90
 
     /// An empty profile.
     public init() {}
@@ -21,23 +30,36 @@ public struct AcquaintanceProfile: Sendable {
         (weekdayKept ? ["first_record_weekday", "first_record_month"] : []) + ["device_class", "kinds", "active_days"]
     }
 
+    /// The kinds with at least one record.
+    public var kinds: Set<String> { Set(byKind.keys) }
+
     /// Adds one published record: its kind, start (milliseconds, written at `offsetSeconds`)
     /// and source (nil or empty: none).
     public mutating func add(kind: String, startMs: Int64, offsetSeconds: Int32, source: String?) {
-        kinds.insert(kind)
-        if let source, !source.isEmpty { sources.insert(source) }
-        days.insert(TimeAttacks.localDay(startMs, offsetSeconds))
-        if first.map({ startMs < $0.ms }) ?? true { first = (startMs, offsetSeconds) }
+        var entry = byKind[kind] ?? ([], [], startMs, offsetSeconds)
+        if let source, !source.isEmpty { entry.sources.insert(source) }
+        entry.days.insert(TimeAttacks.localDay(startMs, offsetSeconds))
+        if startMs < entry.first { (entry.first, entry.firstOffset) = (startMs, offsetSeconds) }
+        byKind[kind] = entry
     }
 
     /// The attribute texts: device classes and kinds as sorted `;`-joined sets, active days in
-    /// bands of 90 (`0+`, `90+`, …: roughly the quarters someone took part), the first record's ISO weekday and month.
-    public func values(weekdayKept: Bool) -> [String] {
+    /// bands of ``activeDaysBand`` (`0+`, `90+`, …), the first record's ISO weekday and month —
+    /// of the records of `kinds` only (nil: every kind), with device classes left empty when
+    /// `sources` is false (the export publishes no source).
+    public func values(weekdayKept: Bool, kinds: Set<String>? = nil, sources: Bool = true) -> [String] {
+        let kept = byKind.filter { kinds?.contains($0.key) ?? true }
         var result: [String] = []
         if weekdayKept {
-            let date = first.map { CivilDate(daysSinceEpoch: TimeAttacks.localDay($0.ms, $0.offset)) }
+            let first = kept.values.min { $0.first < $1.first }
+            let date = first.map { CivilDate(daysSinceEpoch: TimeAttacks.localDay($0.first, $0.firstOffset)) }
             result += [date.map { String($0.isoWeekday) } ?? "", date.map { String($0.month) } ?? ""]
         }
-        return result + [sources.sorted().joined(separator: ";"), kinds.sorted().joined(separator: ";"), String(days.count / 90 * 90) + "+"]
+        let classes = sources ? kept.values.reduce(into: Set<String>()) { $0.formUnion($1.sources) } : []
+        let days = kept.values.reduce(into: Set<Int>()) { $0.formUnion($1.days) }
+        return result + [
+            classes.sorted().joined(separator: ";"), kept.keys.sorted().joined(separator: ";"),
+            String(days.count / Self.activeDaysBand * Self.activeDaysBand) + "+",
+        ]
     }
 }

@@ -14,9 +14,11 @@ import Foundation
 ///   holidays of the region (from the published offset; every region when it is `+00:00`)
 ///   are placed on the published days and scored against the same published weekday in nearby
 ///   weeks; shifts whose holidays show no dip are ruled out;
-/// - **exogenous**: dated weather-like series (`environment` kinds) are matched against a
-///   public archive; without the archive here, every participant with such records counts as
-///   recovered (what the archive match achieves on real weather: every shift).
+/// - **exogenous**: dated weather-like series (`environment` kinds) are aligned with a public
+///   archive (``WeatherArchive``: day-to-day changes correlated over every station and shift);
+///   a confident best alignment recovers the shift. Without an archive, every participant with
+///   such records counts as recovered (what the alignment achieves on archive-like series: see
+///   TimeAttackTests.theWeatherArchiveAttack…).
 ///
 /// Each attack leaves a set of candidate shifts per participant; **recovered** means one is left,
 /// **narrowed** fewer than half the range. `combined` intersects the sets of the first three.
@@ -65,15 +67,18 @@ public struct TimeAttacks: Sendable {
     public private(set) var candidates: [String: [String: Set<Int>]] = [:]
     /// Participants per attack that it had data for.
     private var assessed: [String: Int] = [:]
+    /// The public weather archive the exogenous attack aligns with; nil: none at hand.
+    public let archive: WeatherArchive?
 
     /// Runs every attack on `timelines` (pseudonym → its rows) with the participants' published
     /// offsets (pseudonym → seconds; nil when participants.csv has none); `otherInstants`
     /// (pseudonym → milliseconds: consent signings, withdrawals) join the freshness attack.
     public init(
         range: ClosedRange<Int>, wholeWeeks: Bool = false, createdDay: Int?, timelines: [String: [Row]], offsets: [String: Int32],
-        otherInstants: [String: [Int64]] = [:]
+        otherInstants: [String: [Int64]] = [:], archive: WeatherArchive? = nil
     ) {
         self.range = range
+        self.archive = archive
         shifts = wholeWeeks ? range.filter { $0 % 7 == 0 } : Array(range)
         self.createdDay = createdDay
         for (pseudonym, instants) in otherInstants where (timelines[pseudonym] ?? []).isEmpty {
@@ -294,8 +299,26 @@ public struct TimeAttacks: Sendable {
 
     func exogenous(_ rows: [Row]) -> (assessed: Bool, set: Set<Int>?) {
         guard rows.contains(where: { Self.exogenousKinds.contains($0.kind) }) else { return (false, nil) }
-        // Matched against the archive, a dated weather series gives the shift; the true value is
-        // unknown here, so the participant counts as recovered (a set of one unknown shift).
-        return (true, [Int.min])
+        // Without an archive: matched against one, a dated weather series gives the shift; the
+        // true value is unknown here, so the participant counts as recovered.
+        guard let archive else { return (true, [Int.min]) }
+        // Daily means per kind on the published local days; each kind aligned on its own, the
+        // most confident alignment kept.
+        var daily: [String: [Int: (sum: Double, n: Double)]] = [:]
+        for row in rows where Self.exogenousKinds.contains(row.kind) {
+            guard let value = row.value else { continue }
+            let day = Self.localDay(row.start, row.offsetSeconds)
+            let cell = daily[row.kind]?[day] ?? (0, 0)
+            daily[row.kind, default: [:]][day] = (cell.sum + value, cell.n + 1)
+        }
+        var best: (shift: Int, margin: Double)?
+        for kind in daily.keys.sorted() {
+            let means = (daily[kind] ?? [:]).mapValues { $0.sum / $0.n }
+            guard let match = archive.align(kind: kind, daily: means, shifts: shifts),
+                WeatherArchive.confident(r: match.r, runnerUp: match.runnerUp)
+            else { continue }
+            if best.map({ match.r - match.runnerUp > $0.margin }) ?? true { best = (match.shift, match.r - match.runnerUp) }
+        }
+        return (true, best.map { [$0.shift] })
     }
 }

@@ -22,7 +22,9 @@ extension Cohort.Deid {
                 Australia it ships): freshness (the last record against the bagging date), DST trace \
                 (aggregates not 24 hours long, dense series with an hour missing or doubled, daily logs \
                 stepping by an hour), holiday alignment (daily step counts against the regional \
-                calendar), exogenous series (dated weather); per attack the participants whose shift is \
+                calendar), exogenous series (dated weather: aligned with --weather-archive when given, \
+                day-to-day changes correlated over every station and shift; without it every participant \
+                with dated weather counts as recovered); per attack the participants whose shift is \
                 recovered (one candidate left) or narrowed (under half the range). k is also computed \
                 over what an acquaintance knows from the records (device class, kinds, active days \
                 banded; first-record weekday and month when shifts keep them).
@@ -38,11 +40,14 @@ extension Cohort.Deid {
                     --format json
                   cohort deid risk export.tar.gz --sensitive medications.text \\
                     --format csv > classes.csv
+                  cohort deid risk export.tar.gz --weather-archive pressure.csv
                 """)
 
         @Argument(help: "An export archive (.tar.gz) or an unpacked bag folder.") var path: String
         @Option(help: "An extra sensitive field for l-diversity, as table.column (repeatable).") var sensitive: [String] = []
         @Option(help: "How to print the assessment (csv: one row per equivalence class).") var format: OutputFormat = .table
+        @Option(help: "A public weather archive to align published exogenous series with (CSV: station,kind,date,value).")
+        var weatherArchive: String?
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -52,7 +57,8 @@ extension Cohort.Deid {
         }
 
         func run() throws {
-            let assessment = try DeidRiskService.assess(path: URL(fileURLWithPath: path), extraSensitive: sensitive)
+            let archive = try weatherArchive.map { try DeidRiskService.readWeatherArchive(URL(fileURLWithPath: $0)) }
+            let assessment = try DeidRiskService.assess(path: URL(fileURLWithPath: path), extraSensitive: sensitive, archive: archive)
             let risk = assessment.risk
             let fields = risk.lDiversity.map(\.field)
             switch format {
@@ -82,7 +88,9 @@ extension Cohort.Deid {
                     lines.append(["l-diversity \(d.field)", (d.l.map(String.init) ?? "n/a") + " (\(d.homogeneousClasses) class(es) with one value)"])
                 }
                 if let k = assessment.acquaintanceK {
-                    lines.append(["k with acquaintance attributes", "\(k) (\(assessment.acquaintanceAttributes.joined(separator: ", ")))"])
+                    // With day shifts the first record's weekday and month are not real: not counted.
+                    let weekday = assessment.acquaintanceAttributes.contains("first_record_weekday") ? "" : "; first-record weekday not counted: shifts by days"
+                    lines.append(["k with acquaintance attributes", "\(k) (\(assessment.acquaintanceAttributes.joined(separator: ", "))\(weekday))"])
                 }
                 for outcome in assessment.timeAttacks ?? [] {
                     let stated = assessment.statedSignals.contains(outcome.attack) ? "; the report names this signal" : ""
@@ -91,6 +99,7 @@ extension Cohort.Deid {
                         "\(outcome.recovered) recovered, \(outcome.narrowed) narrowed of \(outcome.assessed) participant(s)\(stated)",
                     ])
                 }
+                for signal in assessment.unattackedSignals { lines.append(["signal not attacked", signal]) }
                 Console.print(TableRenderer.table(["measure", "value"], lines))
                 let shown = risk.equivalenceClasses.prefix(20)
                 Console.print("")

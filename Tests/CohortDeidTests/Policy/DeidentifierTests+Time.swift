@@ -30,6 +30,15 @@ extension DeidentifierTests {
         #expect(kept <= deid.horizon)
         #expect(deid.record(after, of: p) == nil)
         #expect(deid.stats.leftOutAfterCreation == ["records": 1])
+        // Consent signings are embargoed the same way (a re-consent inside it would bound the shift).
+        func consent(_ at: Timestamp) -> Consent {
+            Consent(
+                id: UUID(), participantID: p.id, version: "1.0", documentSHA256: String(repeating: "a", count: 64), signedAt: at,
+                signatureKind: .typed, sharing: .broad, status: .active, recordedAt: at)
+        }
+        #expect(deid.consent(consent(before.start), of: p).signedAt != nil)
+        #expect(deid.consent(consent(after.start), of: p).signedAt == nil)
+        #expect(deid.stats.leftOutAfterCreation == ["records": 1, "consent.signed_at": 1])
         // Without an embargo the later one is published (it is before the creation).
         var open = try deidentifier(.init(maxDays: 180, wholeWeeks: false))
         #expect(open.record(after, of: p) != nil)
@@ -55,12 +64,11 @@ extension DeidentifierTests {
 
     @Test func theReportStatesWhatAPolicyLeavesRecoverable() throws {
         let old = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: true))
-        #expect(TimeSignals.recoverable(old).map(\.attack) == ["holiday", "freshness"])
+        #expect(TimeSignals.recoverable(old).map(\.attack) == ["holiday", "freshness", "study-start"])
         #expect(Deidentifier.warnings(for: old).contains { $0.hasPrefix("date_shift: whole-week shifts keep weekdays") })
         let new = Fixtures.studyProtocol(dateShift: .init(maxDays: 182, wholeWeeks: false, embargoDays: 182, maskHolidays: true))
-        // Only the consent signings, which the embargo does not cover, are left.
-        #expect(TimeSignals.recoverable(new).map(\.attack) == ["freshness"])
-        #expect(TimeSignals.recoverable(new).first?.statement.hasPrefix("consent signing times") == true)
+        // Only the study start is left (consent signings are embargoed like records).
+        #expect(TimeSignals.recoverable(new).map(\.attack) == ["study-start"])
         let report = try DeidentificationReport(studyProtocol: new, recipient: "analyst", stats: DeidentificationStats())
         #expect(report.dateShift.embargoDays == 182)
         #expect(report.dateShift.scope == "participant")
