@@ -4,17 +4,20 @@ import CohortPostgres
 public import CohortStore
 import Foundation
 
-/// The audit chain on PostgreSQL. One writer at a time appends: `appendEvent` takes the
-/// transaction-level advisory lock ``auditLockKey`` right before it reads the head, so the rest
+/// The audit chain on PostgreSQL. One writer at a time appends: the server's `cohort_append_event`
+/// takes the chain's lock (see ``lockAuditChain(_:)``) right before it reads the head, so the rest
 /// of a transaction (an import's COPY, an erase's deletes) runs in parallel with other
 /// coordinators, and the lock is released only when the transaction ends: the next appender
 /// reads a head that is committed.
 extension PostgresStudyStore {
     static let eventColumns = "seq, at, actor, action, subject, details_text, prev_hash, hash"
 
-    /// Takes the audit-chain lock for the rest of the transaction (re-entrant within it).
+    /// Takes the audit-chain lock for the rest of the transaction (re-entrant within it): a
+    /// `SHARE ROW EXCLUSIVE` lock on `audit_events`, taken by the server's function
+    /// `cohort_lock_audit_chain` (no site role can lock the table itself, or take the lock in a
+    /// way that other coordinators' appends would not also need).
     func lockAuditChain(_ conn: PostgresConnection) throws {
-        try conn.query("SELECT pg_advisory_xact_lock($1)", values: [.int(Self.auditLockKey)])
+        try conn.query("SELECT cohort_lock_audit_chain()")
     }
 
     /// The chain's head (seq, hash), or nil when empty, in `conn`'s transaction.

@@ -32,7 +32,7 @@ struct PostgresSiteAttackTests {
             let (url, name) = try SharedCluster.newDatabase()
             self.url = url
             let admin = try PostgresConnection(url: url("postgres"))
-            for (role, options) in [("study_owner", "LOGIN CREATEROLE"), ("coord_a", "LOGIN"), ("coord_b", "LOGIN"), ("monitor", "LOGIN")] {
+            for (role, options) in [("study_owner", "LOGIN CREATEROLE"), ("coord_a", "LOGIN"), ("coord_b", "LOGIN"), ("monitor", "LOGIN"), ("stranger", "LOGIN")] {
                 try admin.query("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '\(role)') THEN CREATE ROLE \(role) \(options); END IF; END $$")
             }
             try admin.query("ALTER DATABASE \(name) OWNER TO study_owner")

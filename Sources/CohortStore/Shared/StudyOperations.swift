@@ -22,8 +22,8 @@ package struct StudyOperations: Sendable {
 
     /// Appends an event inside `tx` and returns it. The actor name and every `redactable`
     /// detail are sealed as redactable texts first (the chain commits to their salted hashes;
-    /// `owner` is the participant they may concern, whose erase deletes them); then the chain's
-    /// lock, its head, and the insert — so the lock is held for as short a time as possible.
+    /// `owner` is the participant they may concern, whose erase deletes them); then the store
+    /// appends under the chain's lock — so the lock is held for as short a time as possible.
     @discardableResult
     package func appendEvent(_ tx: some StoreTransaction, _ entry: AuditEntry, at: Date) throws -> AuditEvent {
         let instant = AuditChain.instant(at)
@@ -34,11 +34,7 @@ package struct StudyOperations: Sendable {
             committed[key] = try storeRedactable(tx, text, owner: entry.owner)
             revealed["details." + key] = text
         }
-        let json = try AuditChain.detailsJSON(committed)
-        try tx.lockAuditChain()
-        var event = try AuditChain.next(
-            after: try tx.auditHead(), at: instant, actor: committedActor, action: entry.action, subject: entry.subject, details: committed)
-        try tx.insertEvent(event, detailsJSON: json)
+        var event = try tx.appendEvent(at: instant, actor: committedActor, action: entry.action, subject: entry.subject, details: committed)
         event.revealed = revealed
         return event
     }
