@@ -7,7 +7,8 @@ public import Foundation
 /// Protocol revisions and their templates on PostgreSQL, pinned by the SHA-256 of the canonical JSON.
 extension PostgresStudyStore {
 
-    /// The current protocol revision, or nil before one is loaded.
+    /// The current protocol revision, or nil before one is loaded; its JSON re-hashed against
+    /// the SHA-256 it is pinned by (``PinnedProtocol/checkPin(sha256:canonicalJSON:location:)``).
     public func currentProtocol() throws -> PinnedProtocol? {
         try reading { conn in
             let selected = "sha256, canonical_json, loaded_order"
@@ -15,10 +16,12 @@ extension PostgresStudyStore {
                 table: "protocol_revisions", rowIDColumn: "loaded_order").first
             else { return nil }
             let json = Data(try row.bytes("canonical_json"))
+            let sha256 = try row.string("sha256")
+            try PinnedProtocol.checkPin(sha256: sha256, canonicalJSON: json, location: location)
             guard let p = try? JSONDecoder().decode(StudyProtocol.self, from: json) else {
                 throw row.problem("canonical_json", expected: "a cohort/protocol@1 document this version of cohort reads")
             }
-            return PinnedProtocol(studyProtocol: p, sha256: try row.string("sha256"), canonicalJSON: json)
+            return PinnedProtocol(studyProtocol: p, sha256: sha256, canonicalJSON: json)
         }
     }
 
