@@ -45,6 +45,11 @@ public struct PostgresSiteRoles: Sendable {
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// `text` as one POSIX shell word (single-quoted), for a hint that shows a command to run.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// `text` as an SQL string literal.
     static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
@@ -105,7 +110,7 @@ public struct PostgresSiteRoles: Sendable {
         for role in requiredRoles {
             guard !(try conn.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role])).isEmpty else {
                 throw CohortError(.notFound, "the PostgreSQL role \(role) does not exist", at: .init(file: location, field: "role"),
-                    hint: "create the coordinator's login role first (createuser \(role), or CREATE ROLE … LOGIN)")
+                    hint: "create the coordinator's login role first (createuser \(shellQuoted(role)), or CREATE ROLE … LOGIN)")
             }
         }
         try conn.transaction {

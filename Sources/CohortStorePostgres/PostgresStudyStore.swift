@@ -41,9 +41,16 @@ public final class PostgresStudyStore: StudyStore {
         try conn.query("SET client_min_messages = warning")
         let lockMs = Int64(options.lockTimeout.components.seconds) * 1000 + options.lockTimeout.components.attoseconds / 1_000_000_000_000_000
         try conn.query("SET lock_timeout = \(max(lockMs, 1))")
+        // 0 is PostgreSQL's "no limit".
+        try conn.query("SET statement_timeout = \(options.statementTimeout.map { max(Self.milliseconds($0), 1) } ?? 0)")
         try Self.migrate(conn, create: create, readOnly: options.readOnly, location: location)
         if options.readOnly { try conn.query("SET default_transaction_read_only = on") }
         connection = SerializedConnection(conn)
+    }
+
+    /// `duration` in whole milliseconds.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// `url` with any password removed (`postgresql://user:secret@host/db` → `postgresql://user@host/db`).

@@ -255,3 +255,19 @@ struct PostgresSiteAttackTests {
         #expect(try b.checkpoint(signingKey: study.signingKey, at: Date())?.seq == event.seq)
     }
 }
+
+extension PostgresSiteAttackTests {
+    /// A site coordinator's `cohort protocol load` (the store's pin) is refused by the server,
+    /// and the message says it is a privilege this role lacks — not "undefined table or column".
+    @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func aSitePinningAProtocolReadsAMissingPrivilege() throws {
+        let study = try Study()
+        var loaded = try ProtocolLoader.load(contentsOf: Self.repositoryRoot.appendingPathComponent("protocols/axspa-wearables.yaml"))
+        loaded.studyProtocol.revision += 1
+        let error = #expect(throws: CohortError.self) { try study.store("coord_a").pinProtocol(loaded, templates: [:], actor: "Alice", at: Date()) }
+        #expect(error?.code == .security, "\(String(describing: error))")
+        #expect(error?.message.contains("lacks the privilege") == true)
+        #expect(error?.message.contains("undefined table") == false)
+        #expect(error?.cause == .sqlState("42501"))
+    }
+}

@@ -217,6 +217,17 @@ struct StudyStoreIntegrityTests {
         }
     }
 
+    @Test(arguments: [("", 600_000), ("abc", nil), ("-1", nil), ("2.5", 2500), ("0", 0)] as [(String, Int?)])
+    func statementTimeoutComesFromTheEnvironment(text: String, milliseconds: Int?) throws {
+        let environment = text.isEmpty ? [:] : ["COHORT_STATEMENT_TIMEOUT": text]
+        if let milliseconds {
+            #expect(try StoreOpenOptions.statementTimeout(environment: environment) == (milliseconds == 0 ? nil : .milliseconds(milliseconds)))
+        } else {
+            let error = #expect(throws: CohortError.self) { try StoreOpenOptions.statementTimeout(environment: environment) }
+            #expect(error?.location?.field == "COHORT_STATEMENT_TIMEOUT")
+        }
+    }
+
     @Test(arguments: [("", nil), ("abc", nil), ("-1", nil), ("2.5", 2500), ("0", 0)] as [(String, Int?)])
     func lockTimeoutComesFromTheEnvironment(text: String, milliseconds: Int?) throws {
         if text.isEmpty {
