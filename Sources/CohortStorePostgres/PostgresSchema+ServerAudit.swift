@@ -12,7 +12,10 @@ extension PostgresSchema {
     ///   by the route it always used. The function refuses what could make the chain unverifiable
     ///   (an instant or action in another form, a details value that is not text, a key outside
     ///   printable ASCII — key order must be byte order in both languages — or one the server owns).
-    /// - **Checkpoints** are stored only by `cohort_append_checkpoint`: the head's hash comes from
+    ///   A session holding the lock that sits idle in its transaction for 10 s is ended by the
+///   server (`idle_in_transaction_session_timeout`, set for the rest of the transaction), so a
+///   site that appends in psql and walks away stalls the others for 10 s, not for ever.
+/// - **Checkpoints** are stored only by `cohort_append_checkpoint`: the head's hash comes from
     ///   the chain, not from the caller, and `written_by` records the login role.
     /// - **Deletes** of records and of redactable texts happen only in an erase, through
     ///   `cohort_erase_records` / `cohort_erase_redactable`, for a participant whose status is
@@ -57,7 +60,14 @@ extension PostgresSchema {
 
         CREATE FUNCTION cohort_lock_audit_chain() RETURNS void
             LANGUAGE plpgsql SECURITY DEFINER
-            AS $$ BEGIN LOCK TABLE audit_events IN SHARE ROW EXCLUSIVE MODE; END $$;
+            AS $$
+            BEGIN
+                LOCK TABLE audit_events IN SHARE ROW EXCLUSIVE MODE;
+                -- Whoever holds the chain's lock and then waits on its client more than 10 s loses its session (and the lock):
+                -- cohort commits within milliseconds; a psql session left open after an append would stall every other site.
+                PERFORM set_config('idle_in_transaction_session_timeout', '10s', true);
+            END
+            $$;
 
         CREATE FUNCTION cohort_append_event(p_at text, p_actor text, p_action text, p_subject text, p_details jsonb,
             OUT o_seq bigint, OUT o_prev_hash text, OUT o_hash text, OUT o_db_role text)

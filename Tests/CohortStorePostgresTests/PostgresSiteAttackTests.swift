@@ -257,6 +257,26 @@ struct PostgresSiteAttackTests {
 }
 
 extension PostgresSiteAttackTests {
+    /// A site that appends an event in psql and leaves its transaction open holds the chain's
+    /// lock; the server ends that session after 10 s idle, and the other site's append, which
+    /// waits up to 30 s here, goes through. The hostile session's event is rolled back.
+    @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func aSiteIdlingWithTheChainsLockLosesItsSession() throws {
+        let study = try Study()
+        let a = try study.connect("coord_a")
+        let head = try #require(try study.store("study_owner").auditHead())
+        try a.query("BEGIN")
+        _ = try a.query("SELECT * FROM cohort_append_event('2026-03-01T00:00:00.000Z', 'x', 'participant.note', NULL, '{}')")
+        let started = Date()
+        let event = try study.store("coord_b", lockWait: .seconds(30)).appendEvent(
+            AuditEntry(actor: "Bob", action: "participant.note", subject: nil, details: [:]), at: Date())
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited > 5 && waited < 25, "waited \(waited) s")
+        #expect(event.seq == head.seq + 1, "the idle session's append was rolled back")
+        #expect(Self.sqlState { _ = try a.query("SELECT 1") } != nil, "the idle session was ended")
+        #expect(try study.verification().firstProblem == nil)
+    }
+
     /// A site coordinator's `cohort protocol load` (the store's pin) is refused by the server,
     /// and the message says it is a privilege this role lacks — not "undefined table or column".
     @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
