@@ -104,7 +104,7 @@ extension PostgresStudyStore {
                 conn, "SELECT seq, head_hash, signature, at FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature, at",
                 table: "audit_checkpoints", rowIDColumn: "seq")
             let checkpoints: [AuditCheckpoint?] = checkpointRows.map { try? AuditCheckpointRow($0).checkpoint }
-            return try AuditChain.verify(
+            var verification = try AuditChain.verify(
                 nextEvent: {
                     if index == buffer.count {
                         guard !exhausted else { return nil }
@@ -128,6 +128,14 @@ extension PostgresStudyStore {
                         rowIDColumn: "seq").first?.string("hash")
                 },
                 publicKey: publicKey)
+            // A checkpoint that does not verify was stored through cohort_append_checkpoint, which
+            // records the login role: name it, so the owner knows whom to ask before deleting it.
+            if let problem = verification.firstProblem, problem.hasPrefix("checkpoint at event"), let seq = verification.brokenAtSeq,
+                let writer = try conn.query("SELECT written_by FROM audit_checkpoints WHERE seq = $1", values: [.int(seq)]).first?.first ?? nil
+            {
+                verification.firstProblem = problem + " (stored by database role \(writer); the owner can delete the row after review: DELETE FROM audit_checkpoints WHERE seq = \(seq))"
+            }
+            return verification
         }
     }
 }

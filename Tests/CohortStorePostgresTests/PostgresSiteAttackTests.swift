@@ -277,6 +277,29 @@ extension PostgresSiteAttackTests {
         #expect(try study.verification().firstProblem == nil)
     }
 
+    /// A site can still store, through the server's function, a well-formed signature that does
+    /// not verify for the head (the server cannot check Ed25519). It is detected and attributed:
+    /// `audit verify` names the login role that stored it, and no workspace hands it on as the
+    /// head's checkpoint (an integrity error instead of a manifest carrying it).
+    @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func aJunkCheckpointIsDetectedAndAttributed() throws {
+        let study = try Study()
+        let b = try study.store("coord_b")
+        let event = try b.appendEvent(AuditEntry(actor: "Bob", action: "participant.note", subject: nil, details: [:]), at: Date())
+        let junk = Base64.encode(try SecureRandom.bytes(64))
+        try study.connect("coord_a").query(
+            "SELECT cohort_append_checkpoint($1, $2, '2026-03-01T00:00:00.000Z')", values: [.int(event.seq), .text(junk)])
+        #expect(try study.value("SELECT written_by FROM audit_checkpoints WHERE seq = \(event.seq)") == "coord_a")
+        let problem = try study.verification().firstProblem
+        #expect(problem?.contains("does not verify") == true && problem?.contains("coord_a") == true, "\(problem ?? "intact")")
+        let error = #expect(throws: CohortError.self) { try b.checkpoint(signingKey: study.signingKey, at: Date()) }
+        #expect(error?.code == .integrity)
+        // The owner removes it after review; the chain verifies again and B signs the head.
+        try study.connect("study_owner").query("DELETE FROM audit_checkpoints WHERE seq = $1", values: [.int(event.seq)])
+        #expect(try b.checkpoint(signingKey: study.signingKey, at: Date())?.seq == event.seq)
+        #expect(try study.verification().firstProblem == nil)
+    }
+
     /// A site coordinator's `cohort protocol load` (the store's pin) is refused by the server,
     /// and the message says it is a privilege this role lacks — not "undefined table or column".
     @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))

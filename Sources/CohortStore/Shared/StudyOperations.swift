@@ -40,11 +40,21 @@ package struct StudyOperations: Sendable {
     }
 
     /// Signs the chain's head under the chain's lock and stores the checkpoint; an already
-    /// signed head returns its stored checkpoint; nil for an empty chain.
+    /// signed head returns its stored checkpoint if `signingKey` made it (else `.integrity`);
+    /// nil for an empty chain.
     package func checkpoint(_ tx: some StoreTransaction, signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
         try tx.lockAuditChain()
         guard let (seq, hash) = try tx.auditHead() else { return nil }
-        if let existing = try tx.checkpoint(seq: seq) { return existing }
+        if let existing = try tx.checkpoint(seq: seq) {
+            // Never hand on (into a manifest) a stored signature this workspace's key does not make.
+            guard signingKey.publicKey.isValidSignature(Base64.decode(existing.signature) ?? [], for: existing.signedBytes) else {
+                throw CohortError(
+                    .integrity, "the stored checkpoint of audit event \(seq) does not verify with this workspace's signing key",
+                    at: .init(file: tx.location, field: "audit_checkpoints.signature"),
+                    hint: "run `cohort audit verify` (it names who stored the row on PostgreSQL); the owner removes a checkpoint that is not the study's after review")
+            }
+            return existing
+        }
         let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
         let checkpoint = AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
         try tx.insertCheckpoint(checkpoint, at: AuditChain.instant(at))
