@@ -133,7 +133,8 @@ extension PostgresSchema {
         CREATE FUNCTION cohort_session_acts_for(p_site text) RETURNS boolean
             LANGUAGE sql STABLE
             AS $$
-                SELECT session_user = (SELECT pg_get_userbyid(c.relowner) FROM pg_class c WHERE c.oid = 'participants'::regclass)
+                -- The owner of the tables (or a member of the owning role; superusers are members of every role) acts for every site.
+                SELECT pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = 'participants'::regclass), 'MEMBER')
                     OR EXISTS (
                         SELECT 1 FROM pg_roles r
                         WHERE (r.rolname = 'cohort_study_wide' OR (p_site IS NOT NULL AND r.rolname = 'cohort_site_' || p_site))
