@@ -314,3 +314,38 @@ extension PostgresSiteAttackTests {
         #expect(error?.cause == .sqlState("42501"))
     }
 }
+
+extension PostgresSiteAttackTests {
+    /// A study upgraded from v5 keeps no v5 privilege: the migration (and `cohort site add` run
+    /// again) revokes everything and grants the one list. Simulated here by granting a site group
+    /// v5's privileges, then applying `site add`; checked by the server's own privilege functions.
+    @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func anUpgradedSiteRoleKeepsNoOldPrivilege() throws {
+        let study = try Study()
+        let owner = try study.connect("study_owner")
+        for v5 in [
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON participants, consents, withdrawals, records, redactable_texts TO \"cohort_site_site-a\"",
+            "GRANT SELECT, INSERT, UPDATE ON protocol_revisions, import_batches TO \"cohort_site_site-a\"",
+            "GRANT SELECT, INSERT ON audit_events, audit_checkpoints, templates TO \"cohort_site_site-a\"",
+        ] {
+            try owner.query(v5)
+        }
+        try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: "site-a"), url: study.url("study_owner"))
+        let privileges = try owner.query(
+            """
+            SELECT t || ':' || p FROM unnest(ARRAY['participants', 'consents', 'withdrawals', 'records', 'redactable_texts', 'import_batches',
+                'audit_events', 'audit_checkpoints', 'protocol_revisions', 'templates', 'study']) AS t,
+              unnest(ARRAY['INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) AS p
+            WHERE has_table_privilege('coord_a', t, p)
+            ORDER BY 1
+            """
+        ).compactMap { $0.first ?? nil }
+        #expect(
+            privileges == [
+                "consents:INSERT", "import_batches:INSERT", "participants:INSERT", "records:INSERT", "redactable_texts:INSERT", "withdrawals:INSERT",
+            ], "table-level writes coord_a holds: \(privileges)")
+        let columns = try owner.query(
+            "SELECT count(*) FROM information_schema.column_privileges WHERE grantee = 'cohort_site_site-a' AND privilege_type = 'UPDATE'")
+        #expect(columns.first?.first == "21", "UPDATE on named columns only: 14 of participants, 2 of consents, 5 of import_batches")
+    }
+}
