@@ -5,8 +5,8 @@ package import Foundation
 /// typed row primitives the operations in ``StudyOperations`` are written with.
 ///
 /// Each store implements it once, as SQL in its dialect and its locking (SQLite holds the
-/// database's write lock for the whole transaction, so its locks are no-ops; PostgreSQL takes an
-/// advisory lock for the audit chain and row locks for participants). What a primitive means —
+/// database's write lock for the whole transaction, so its locks are no-ops; on PostgreSQL the
+/// server's functions lock and write the audit chain, and participants' rows are locked). What a primitive means —
 /// which rows, which columns — is the same for both; what an operation does with them (what an
 /// erase deletes, what the audit chain commits to) is decided once, in ``StudyOperations``.
 /// Errors name the table, row and column, never a value.
