@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "CohortImportTests", dependencies: ["CohortImport", "CohortCore", "CohortIO", "CohortPostgres", "CZlib", "CohortTestSupport"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CohortStorePostgresTests", dependencies: ["CohortStorePostgres", "CohortStore", "CohortPostgres", "CohortCore", "CohortTestSupport"],
+            name: "CohortStorePostgresTests", dependencies: ["CohortStorePostgres", "CohortStore", "CohortPostgres", "CohortCore", "CohortCrypto", "CohortTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CohortKitTests",

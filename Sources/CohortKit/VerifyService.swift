@@ -92,6 +92,10 @@ public enum VerifyService {
                     try auditTrailCheck(archive: archive, workspace: workspace)
                 })
             extra.append(ExtraVerificationCheck(name: "deliveries") { _ in try deliveriesCheck(archive: archive, workspace: workspace) })
+            extra.append(
+                ExtraVerificationCheck(name: policyCheckName) { _ in
+                    try policyCheck(manifest: consentManifest, workspace: workspace)
+                })
         }
         // With an explicit manifest, its signature is `<manifest>.sig` beside it.
         let signature = manifest.map { URL(fileURLWithPath: $0.path + ".sig") }
@@ -141,6 +145,28 @@ public enum VerifyService {
                 return "event \(event.seq) \(d["host"] ?? "?"):\(d["path"] ?? "?") (port \(d["port"] ?? "?"), host key \(d["host_key"] ?? "?")) at \(event.at)"
             }.joined(separator: "; ")
         return VerificationCheck(name: "deliveries", passed: true, detail: detail)
+    }
+
+    static let policyCheckName = "policy of the pinned protocol"
+
+    /// The manifest's `policy_sha256` recomputed from the protocol revision the manifest names,
+    /// as the workspace's store holds it (re-hashed against its pin on the read): an export made
+    /// under any other policy — a protocol changed in the database, a manifest re-signed with a
+    /// shared key — fails, whatever its signature says.
+    static func policyCheck(manifest: ExportManifest?, workspace: Workspace) throws -> VerificationCheck {
+        guard let manifest else { return VerificationCheck(name: policyCheckName, passed: false, detail: "the manifest could not be read") }
+        let pinned = manifest.protocolReference.sha256
+        guard let revision = try workspace.store.protocolRevision(sha256: pinned) else {
+            return VerificationCheck(
+                name: policyCheckName, passed: false, detail: "the manifest's protocol \(pinned.prefix(16))… is not pinned in this workspace's study database")
+        }
+        let recomputed = try DeidentificationReport.policySHA256(revision.studyProtocol.deidentification)
+        let passed = recomputed == manifest.policySHA256
+        return VerificationCheck(
+            name: policyCheckName, passed: passed,
+            detail: passed
+                ? "policy \(recomputed.prefix(16))… recomputed from pinned revision \(revision.studyProtocol.revision)"
+                : "the manifest's policy \(manifest.policySHA256.prefix(16))… is not the policy of pinned revision \(revision.studyProtocol.revision) (\(recomputed.prefix(16))…)")
     }
 
     /// The `residual_exceptions` of the manifest at `url` (none when absent or unreadable; the

@@ -12,16 +12,41 @@ import CohortCore
 public final class PostgresConnection {
     private let conn: OpaquePointer
 
+    /// What every connection gets unless its URL says otherwise: a server that accepts the TCP
+    /// connection but never answers fails the connect after `connect_timeout` seconds instead of
+    /// hanging cohort, and TCP keepalives notice a peer that vanished mid-command (a statement
+    /// waiting on a dead server otherwise waits for ever; `statement_timeout` runs on the server
+    /// and cannot help then). Unix-socket connections ignore the keepalive settings.
+    public static let connectionDefaults: [(key: String, value: String)] = [
+        ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+    ]
+
     /// Connects to `url` (`postgresql://user@host:port/db?host=/socket/dir`, or a libpq keyword
-    /// string such as `host=/tmp port=5433 dbname=study`).
+    /// string such as `host=/tmp port=5433 dbname=study`), with ``connectionDefaults`` for what
+    /// the URL does not set (`?connect_timeout=30` in the URL wins).
     public init(url: String) throws {
-        guard let conn = PQconnectdb(url) else {
+        // The defaults come before the URL: libpq lets a later keyword (the expanded URL's) override an earlier one.
+        let keys = Self.connectionDefaults.map(\.key) + ["dbname"]
+        let values = Self.connectionDefaults.map(\.value) + [url]
+        let cKeys: [UnsafeMutablePointer<CChar>?] = keys.map { strdup($0) } + [nil]
+        let cValues: [UnsafeMutablePointer<CChar>?] = values.map { strdup($0) } + [nil]
+        defer { for p in cKeys + cValues { free(p) } }
+        let connected = cKeys.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
+            cValues.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in PQconnectdbParams(k.baseAddress, v.baseAddress, 1) }
+        }
+        guard let conn = connected else {
             throw CohortError(.system, "cannot allocate a PostgreSQL connection", hint: "the machine may be out of memory")
         }
         guard PQstatus(conn) == CONNECTION_OK else {
             // The connection failure message names host, port and user (no password, no row data).
             let reason = Self.firstLine(PQerrorMessage(conn))
             PQfinish(conn)
+            if reason.contains("timeout expired") {
+                throw CohortError(
+                    .notFound, "the PostgreSQL server did not answer within the connect timeout",
+                    hint: "check that the server runs and is reachable (host, port, firewall); allow longer with ?connect_timeout=<seconds> in the URL (default 10)",
+                    underlying: reason, cause: .sqlState("08001"))
+            }
             throw CohortError(
                 .notFound, "cannot connect to the PostgreSQL server", hint: "check the connection URL (host, port, database, user) and that the server runs",
                 underlying: reason)
@@ -258,12 +283,27 @@ public final class PostgresConnection {
     private func failure(_ what: String, _ result: OpaquePointer?) -> CohortError {
         var state = "unknown"
         if let result, let field = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: field) }
-        let meaning = Self.sqlStateClasses[String(state.prefix(2))] ?? "server error"
+        if state == "unknown", PQstatus(conn) != CONNECTION_OK {
+            // No SQLSTATE because no server answered: the connection is gone.
+            return CohortError(
+                .system, "the connection to the PostgreSQL server was lost during the \(what)",
+                hint: "check that the server runs and the network; what the command had not committed was rolled back by the server — run it again",
+                underlying: Self.firstLine(PQerrorMessage(conn)), cause: .sqlState("08006"))
+        }
+        let meaning = Self.sqlStates[state] ?? Self.sqlStateClasses[String(state.prefix(2))] ?? "server error"
         return CohortError(
             .system, "the PostgreSQL \(what) failed: \(meaning) (SQLSTATE \(state))",
-            hint: state.hasPrefix("42") ? "check the table and column names (see the docs for the expected columns)" : "see the server log for details",
+            hint: state == "42501"
+                ? "this database role lacks the privilege: connect with a role that has it (site roles cannot change the protocol, the study or the audit trail; see docs/multi-site.md)"
+                : state.hasPrefix("42") ? "check the table and column names (see the docs for the expected columns)" : "see the server log for details",
             cause: state == "unknown" ? nil : .sqlState(state))
     }
+
+    /// SQLSTATEs whose meaning is more precise than their class's.
+    static let sqlStates = [
+        "42501": "permission denied (the database role lacks the privilege)", "57014": "statement cancelled (statement_timeout or a cancel request)",
+        "55P03": "lock not available (lock_timeout)", "42P01": "undefined table", "42703": "undefined column",
+    ]
 
     static let sqlStateClasses = [
         "08": "connection exception", "22": "data exception", "23": "integrity constraint violation", "28": "invalid authorization",

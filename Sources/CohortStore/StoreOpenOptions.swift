@@ -12,16 +12,39 @@ public struct StoreOpenOptions: Sendable {
     /// "waiting for another cohort command…").
     public var onWaiting: (@Sendable () -> Void)?
 
-    /// Options for a command; `lockTimeout` defaults to 60 s.
-    public init(readOnly: Bool = false, lockTimeout: Duration = .seconds(60), onWaiting: (@Sendable () -> Void)? = nil) {
+    /// How long one statement may run on a database server before the server cancels it
+    /// (PostgreSQL's `statement_timeout`; nil: no limit). SQLite has no server and ignores it.
+    public var statementTimeout: Duration?
+
+    /// Options for a command; `lockTimeout` defaults to 60 s, `statementTimeout` to 600 s.
+    public init(
+        readOnly: Bool = false, lockTimeout: Duration = .seconds(60), statementTimeout: Duration? = .seconds(600),
+        onWaiting: (@Sendable () -> Void)? = nil
+    ) {
         self.readOnly = readOnly
         self.lockTimeout = lockTimeout
+        self.statementTimeout = statementTimeout
         self.onWaiting = onWaiting
     }
 
-    /// Options for a command run from a shell: the lock timeout from `COHORT_LOCK_TIMEOUT`.
+    /// Options for a command run from a shell: the lock timeout from `COHORT_LOCK_TIMEOUT`, the
+    /// statement timeout from `COHORT_STATEMENT_TIMEOUT`.
     public static func command(readOnly: Bool, environment: [String: String], onWaiting: (@Sendable () -> Void)?) throws -> StoreOpenOptions {
-        StoreOpenOptions(readOnly: readOnly, lockTimeout: try lockTimeout(environment: environment), onWaiting: onWaiting)
+        StoreOpenOptions(
+            readOnly: readOnly, lockTimeout: try lockTimeout(environment: environment), statementTimeout: try statementTimeout(environment: environment),
+            onWaiting: onWaiting)
+    }
+
+    /// The statement timeout from `COHORT_STATEMENT_TIMEOUT` (seconds, a number > 0; 0 means
+    /// none), else 600 s.
+    public static func statementTimeout(environment: [String: String]) throws -> Duration? {
+        guard let text = environment["COHORT_STATEMENT_TIMEOUT"] else { return .seconds(600) }
+        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds >= 0, seconds.isFinite else {
+            throw CohortError.invalid(
+                "COHORT_STATEMENT_TIMEOUT must be a number of seconds (0 for no limit)", field: "COHORT_STATEMENT_TIMEOUT",
+                hint: "for example COHORT_STATEMENT_TIMEOUT=1800, or unset it for the default of 600")
+        }
+        return seconds == 0 ? nil : .milliseconds(max(Int64(seconds * 1000), 1))
     }
 
     /// The lock timeout from `COHORT_LOCK_TIMEOUT` (seconds, a number ≥ 0), else 60 s.

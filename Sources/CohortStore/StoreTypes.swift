@@ -1,4 +1,5 @@
 public import CohortCore
+import CohortCrypto
 public import Foundation
 
 /// What a withdrawal affected, by count.
@@ -101,6 +102,20 @@ public struct PinnedProtocol: Sendable {
         self.studyProtocol = studyProtocol
         self.sha256 = sha256
         self.canonicalJSON = canonicalJSON
+    }
+
+    /// Checks that `canonicalJSON`, as a store read it, still has the SHA-256 it is pinned by:
+    /// every read of the protocol re-hashes it, so a stored policy changed behind cohort's back
+    /// (an UPDATE by whoever may write the table, a restored or edited database file) stops
+    /// every command instead of silently governing exports that name the pinned digest.
+    /// Throws `.integrity` naming the table and column, never the content.
+    package static func checkPin(sha256: String, canonicalJSON: Data, location: String) throws {
+        guard SHA256.hex(canonicalJSON) == sha256 else {
+            throw CohortError(
+                .integrity, "the stored protocol no longer matches the SHA-256 it was pinned by (protocol_revisions.canonical_json was changed)",
+                at: .init(file: location, field: "protocol_revisions.canonical_json"),
+                hint: "do not use this database until the change is explained; the owner reloads the approved protocol file as a new revision, or restores the database")
+        }
     }
 }
 

@@ -38,6 +38,9 @@ public protocol StudyStore: AnyObject, Sendable {
 
     /// The current protocol revision, if one is pinned.
     func currentProtocol() throws -> PinnedProtocol?
+    /// The protocol revision pinned with SHA-256 `sha256` (current or not), if this store has it;
+    /// its stored JSON re-hashed against that digest.
+    func protocolRevision(sha256: String) throws -> PinnedProtocol?
     /// A template pinned with the protocol revision `protocolSHA256`.
     func template(path: String, protocolSHA256: String) throws -> Data?
 

@@ -119,8 +119,31 @@ extension PostgresStudyStore {
                     hint: "wait for the other command to finish and run this again; allow a longer wait with COHORT_LOCK_TIMEOUT=<seconds>",
                     underlying: error.message, cause: error.cause)
             default:
-                throw located(error)
+                throw located(Self.explained(error, options: options, location: location))
             }
+        }
+    }
+
+    /// `error` with a message a coordinator can act on when the server refused for a reason
+    /// every command can meet: a missing privilege (42501) or a statement that ran past
+    /// `statement_timeout` (57014). The SQLSTATE stays in the cause; other errors pass unchanged.
+    static func explained(_ error: CohortError, options: StoreOpenOptions, location: String) -> CohortError {
+        switch PostgresConnection.sqlState(of: error) {
+        case "42501":
+            return CohortError(
+                .security,
+                "the study database refused this command: this workspace's database role lacks the privilege (a site coordinator's role cannot change the protocol, the study, the audit trail directly, or another site's participants)",
+                at: .init(file: location),
+                hint: "run it from a workspace whose role may (the study owner's for the protocol and site roles); `cohort site add` again re-grants what a site needs",
+                underlying: error.message, cause: error.cause)
+        case "57014":
+            let limit = options.statementTimeout.map { "\($0.seconds) s" } ?? "its limit"
+            return CohortError(
+                .system, "a statement on the study database ran longer than \(limit) and the server cancelled it; nothing of this command was stored",
+                at: .init(file: location), hint: "run it again when the server is less busy, or allow longer with COHORT_STATEMENT_TIMEOUT=<seconds> (0: no limit)",
+                underlying: error.message, cause: error.cause)
+        default:
+            return error
         }
     }
 
@@ -130,7 +153,7 @@ extension PostgresStudyStore {
         do {
             return try connection.withConnection { conn in try conn.transaction(isolation: "REPEATABLE READ READ ONLY") { try body(conn) } }
         } catch let error as CohortError {
-            throw located(error)
+            throw located(Self.explained(error, options: options, location: location))
         }
     }
 

@@ -20,14 +20,8 @@ public struct PostgresSiteRoles: Sendable {
     /// The longest site name that fits a role name (PostgreSQL names have at most 63 bytes).
     public static let maximumSiteLength = 63 - "cohort_site_".utf8.count
 
-    /// Tables a coordinator reads and changes (rows limited by row-level security where the table has a policy).
-    static let readWrite = ["participants", "consents", "withdrawals", "records", "redactable_texts"]
-    /// Tables a coordinator reads and appends to; rows are never changed or deleted by a coordinator.
-    static let appendOnly = ["audit_events", "audit_checkpoints", "templates"]
-    /// Tables a coordinator reads, adds to and updates (the current protocol flag, an import batch's counts).
-    static let readAppendUpdate = ["protocol_revisions", "import_batches"]
-    /// Tables a coordinator only reads.
-    static let readOnly = ["study", "cohort_migrations"]
+    /// The migration whose privilege function (`cohort_grant_site_privileges`) the grants use.
+    static let privilegesMigration = "v6-server-audit"
 
     /// The group role of `site` (`cohort_site_site-a`). Throws `.invalidInput` for a name that is
     /// not a ``SiteName`` or is too long for a role name.
@@ -51,20 +45,26 @@ public struct PostgresSiteRoles: Sendable {
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// `text` as one POSIX shell word (single-quoted), for a hint that shows a command to run.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// `text` as an SQL string literal.
     static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
-    /// The statements that create group role `role` (unless it exists) and grant it what the store needs.
+    /// The statements that create group role `role` (unless it exists) and grant it what the
+    /// store needs — and nothing more — through the schema's `cohort_grant_site_privileges`
+    /// (migration `v6-server-audit`; one list of privileges for the migration and for these):
+    /// SELECT on every table; INSERT on the participant tables and `import_batches`; UPDATE on
+    /// only the columns a withdrawal or an import's counts change; no write on the audit tables,
+    /// the protocol, its templates or the study; EXECUTE on the functions that append to the
+    /// audit trail and delete an erased participant's rows.
     static func groupStatements(role: String) throws -> [String] {
         let q = try quoted(role, field: "site")
         return [
             "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = \(literal(role))) THEN CREATE ROLE \(q) NOLOGIN; END IF; END $$",
-            "DO $$ BEGIN EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', current_schema(), \(literal(role))); END $$",
-            "GRANT SELECT, INSERT, UPDATE, DELETE ON \(readWrite.joined(separator: ", ")) TO \(q)",
-            "GRANT SELECT, INSERT, UPDATE ON \(readAppendUpdate.joined(separator: ", ")) TO \(q)",
-            "GRANT SELECT, INSERT ON \(appendOnly.joined(separator: ", ")) TO \(q)",
-            "GRANT SELECT ON \(readOnly.joined(separator: ", ")) TO \(q)",
-            "DO $$ BEGIN EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA %I TO %I', current_schema(), \(literal(role))); END $$",
+            "SELECT cohort_grant_site_privileges(\(literal(role)))",
         ]
     }
 
@@ -100,15 +100,17 @@ public struct PostgresSiteRoles: Sendable {
             throw CohortError(.security, "site roles are administered by the owner of the study's tables, and this connection's role is not the owner",
                 at: .init(file: location), hint: "connect with the role that ran `cohort init --database`, or have a superuser run the SQL from --dry-run")
         }
-        let migrated = try conn.query("SELECT 1 FROM cohort_migrations WHERE name = 'v3-site-security'")
+        let migrated = try conn.query("SELECT 1 FROM cohort_migrations WHERE name = $1", [privilegesMigration])
         guard !migrated.isEmpty else {
-            throw CohortError(.conflict, "the study database has no row-level security by site yet (migration v3-site-security)", at: .init(file: location),
+            throw CohortError(
+                .conflict, "the study database has not been upgraded to server-written audit trails and site privileges yet (migration \(privilegesMigration))",
+                at: .init(file: location),
                 hint: "run any cohort command on the workspace once with this version to upgrade the database")
         }
         for role in requiredRoles {
             guard !(try conn.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [role])).isEmpty else {
                 throw CohortError(.notFound, "the PostgreSQL role \(role) does not exist", at: .init(file: location, field: "role"),
-                    hint: "create the coordinator's login role first (createuser \(role), or CREATE ROLE … LOGIN)")
+                    hint: "create the coordinator's login role first (createuser \(shellQuoted(role)), or CREATE ROLE … LOGIN)")
             }
         }
         try conn.transaction {

@@ -4,17 +4,20 @@ import CohortPostgres
 public import CohortStore
 import Foundation
 
-/// The audit chain on PostgreSQL. One writer at a time appends: `appendEvent` takes the
-/// transaction-level advisory lock ``auditLockKey`` right before it reads the head, so the rest
+/// The audit chain on PostgreSQL. One writer at a time appends: the server's `cohort_append_event`
+/// takes the chain's lock (see ``lockAuditChain(_:)``) right before it reads the head, so the rest
 /// of a transaction (an import's COPY, an erase's deletes) runs in parallel with other
 /// coordinators, and the lock is released only when the transaction ends: the next appender
 /// reads a head that is committed.
 extension PostgresStudyStore {
     static let eventColumns = "seq, at, actor, action, subject, details_text, prev_hash, hash"
 
-    /// Takes the audit-chain lock for the rest of the transaction (re-entrant within it).
+    /// Takes the audit-chain lock for the rest of the transaction (re-entrant within it): a
+    /// `SHARE ROW EXCLUSIVE` lock on `audit_events`, taken by the server's function
+    /// `cohort_lock_audit_chain` (no site role can lock the table itself, or take the lock in a
+    /// way that other coordinators' appends would not also need).
     func lockAuditChain(_ conn: PostgresConnection) throws {
-        try conn.query("SELECT pg_advisory_xact_lock($1)", values: [.int(Self.auditLockKey)])
+        try conn.query("SELECT cohort_lock_audit_chain()")
     }
 
     /// The chain's head (seq, hash), or nil when empty, in `conn`'s transaction.
@@ -101,7 +104,7 @@ extension PostgresStudyStore {
                 conn, "SELECT seq, head_hash, signature, at FROM audit_checkpoints ORDER BY seq", selected: "seq, head_hash, signature, at",
                 table: "audit_checkpoints", rowIDColumn: "seq")
             let checkpoints: [AuditCheckpoint?] = checkpointRows.map { try? AuditCheckpointRow($0).checkpoint }
-            return try AuditChain.verify(
+            var verification = try AuditChain.verify(
                 nextEvent: {
                     if index == buffer.count {
                         guard !exhausted else { return nil }
@@ -125,6 +128,14 @@ extension PostgresStudyStore {
                         rowIDColumn: "seq").first?.string("hash")
                 },
                 publicKey: publicKey)
+            // A checkpoint that does not verify was stored through cohort_append_checkpoint, which
+            // records the login role: name it, so the owner knows whom to ask before deleting it.
+            if let problem = verification.firstProblem, problem.hasPrefix("checkpoint at event"), let seq = verification.brokenAtSeq,
+                let writer = try conn.query("SELECT written_by FROM audit_checkpoints WHERE seq = $1", values: [.int(seq)]).first?.first ?? nil
+            {
+                verification.firstProblem = problem + " (stored by database role \(writer); the owner can delete the row after review: DELETE FROM audit_checkpoints WHERE seq = \(seq))"
+            }
+            return verification
         }
     }
 }

@@ -9,14 +9,15 @@ import Foundation
 ///
 /// Same promises as ``SQLiteStudyStore``: identifiers, notes and redactable texts are sealed
 /// with `pii.key` before they are sent; every change appends its audit event in the same
-/// transaction. The audit chain has one writer at a time: appending takes the transaction-level
-/// advisory lock ``auditLockKey`` just before it reads the chain's head, so everything else in a
-/// transaction (an import's COPY) runs in parallel with other coordinators.
+/// transaction. The audit chain has one writer at a time: the server's `cohort_append_event`
+/// locks the chain just before it reads the head, so everything else in a transaction (an
+/// import's COPY) runs in parallel with other coordinators.
 ///
 /// One connection per store, used by one thread at a time (libpq's rule), guarded by a mutex.
 public final class PostgresStudyStore: StudyStore {
-    /// The advisory-lock key that serializes audit-chain appends (`pg_advisory_xact_lock`).
-    static let auditLockKey: Int64 = 0x636F_686F_7274_0001  // "cohort" + 1
+    /// The advisory-lock key that serializes the creation of a study's schema in an empty
+    /// database (`pg_advisory_xact_lock`; "cohort" + 0). Later migrations lock `cohort_migrations`.
+    static let migrationLockKey: Int64 = 0x636F_686F_7274_0000
 
     let connection: SerializedConnection
     let piiKey: [UInt8]
@@ -40,9 +41,16 @@ public final class PostgresStudyStore: StudyStore {
         try conn.query("SET client_min_messages = warning")
         let lockMs = Int64(options.lockTimeout.components.seconds) * 1000 + options.lockTimeout.components.attoseconds / 1_000_000_000_000_000
         try conn.query("SET lock_timeout = \(max(lockMs, 1))")
+        // 0 is PostgreSQL's "no limit".
+        try conn.query("SET statement_timeout = \(options.statementTimeout.map { max(Self.milliseconds($0), 1) } ?? 0)")
         try Self.migrate(conn, create: create, readOnly: options.readOnly, location: location)
         if options.readOnly { try conn.query("SET default_transaction_read_only = on") }
         connection = SerializedConnection(conn)
+    }
+
+    /// `duration` in whole milliseconds.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// `url` with any password removed (`postgresql://user:secret@host/db` → `postgresql://user@host/db`).
@@ -84,15 +92,30 @@ public final class PostgresStudyStore: StudyStore {
                     hint: "create an empty database for the study (createdb) and pass its URL to `cohort init --database`")
             }
         }
+        let known = PostgresSchema.migrations.map(\.name)
+        if hasTable == "t" {
+            // Up to date: no lock at all, so no coordinator waits for another to open the study.
+            let applied = Set(try conn.query("SELECT name FROM cohort_migrations").compactMap { $0.first ?? nil })
+            if applied.isSuperset(of: known) && applied.count == known.count { return }
+        }
         try conn.transaction {
-            // One migrator at a time across coordinators.
-            try conn.query("SELECT pg_advisory_xact_lock(\(auditLockKey - 1))")
-            // Only the creator creates it: CREATE … IF NOT EXISTS needs the schema's CREATE privilege, which coordinators lack.
-            if hasTable != "t" {
+            // One migrator at a time: a lock on the migration table, which only its owner can take
+            // (an advisory lock, which any role can take and hold, only while there is no table).
+            if hasTable == "t" {
+                do {
+                    try conn.query("LOCK TABLE cohort_migrations IN SHARE ROW EXCLUSIVE MODE")
+                } catch let error as CohortError where error.cause == .sqlState("42501") {
+                    throw CohortError(
+                        .conflict, "the study database has an older schema, and only the owner of its tables can upgrade it (this role is a coordinator's)",
+                        at: .init(file: location), hint: "run any cohort command once from the study owner's workspace with this version of cohort",
+                        cause: error.cause)
+                }
+            } else {
+                try conn.query("SELECT pg_advisory_xact_lock(\(migrationLockKey))")
+                // Only the creator creates it: CREATE … IF NOT EXISTS needs the schema's CREATE privilege, which coordinators lack.
                 try conn.query("CREATE TABLE IF NOT EXISTS cohort_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
             }
             let applied = Set(try conn.query("SELECT name FROM cohort_migrations").compactMap { $0.first ?? nil })
-            let known = PostgresSchema.migrations.map(\.name)
             if let unknown = applied.subtracting(known).sorted().first {
                 throw CohortError(.conflict, "the study database was written by a newer version of cohort (migration '\(unknown)')",
                     at: .init(file: location), hint: "upgrade cohort; this version knows schema migrations up to '\(known.last ?? "")'")

@@ -5,8 +5,8 @@ public import CohortStore
 import Foundation
 
 /// The ``StoreTransaction`` seam on PostgreSQL: one read-committed transaction on the store's
-/// connection. The audit chain has one appender at a time through the transaction-level
-/// advisory lock ``PostgresStudyStore/auditLockKey``; a withdrawal locks the participant's row
+/// connection. The audit trail is written by the server's functions (migration
+/// `v6-server-audit`), which take the chain's lock; a withdrawal locks the participant's row
 /// `FOR UPDATE`, so an import still writing their records (it holds `FOR KEY SHARE`) finishes
 /// first, and a second withdrawal of the same participant waits.
 struct PostgresTransaction: StoreTransaction {
@@ -19,16 +19,20 @@ struct PostgresTransaction: StoreTransaction {
 
     func auditHead() throws -> (seq: Int64, hash: String)? { try store.head(conn) }
 
-    func insertEvent(_ event: AuditEvent, detailsJSON: String) throws {
-        try conn.command(
-            """
-            INSERT INTO audit_events (seq, at, actor, action, subject, details, details_text, prev_hash, hash)
-            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)
-            """,
-            values: [
-                .int(event.seq), .text(event.at), .text(event.actor), .text(event.action), .optional(event.subject), .text(detailsJSON),
-                .text(detailsJSON), .text(event.prevHash), .text(event.hash),
-            ])
+    func appendEvent(at: String, actor: String, action: String, subject: String?, details: [String: String]) throws -> AuditEvent {
+        let selected = "o_seq, o_prev_hash, o_hash, o_db_role"
+        let appended = try store.rows(
+            conn, "SELECT \(selected) FROM cohort_append_event($1, $2, $3, $4, $5::jsonb)",
+            [.text(at), .text(actor), .text(action), .optional(subject), .text(try AuditChain.detailsJSON(details))], selected: selected,
+            table: "audit_events", rowIDColumn: nil)
+        guard let row = appended.first else {
+            throw PostgresStudyStore.problem(table: "audit_events", rowID: nil, column: "seq", expected: "the appended event", location: location)
+        }
+        var stamped = details
+        stamped["db_role"] = try row.string("o_db_role")
+        return AuditEvent(
+            seq: try row.int64("o_seq"), at: at, actor: actor, action: action, subject: subject, details: stamped, prevHash: try row.string("o_prev_hash"),
+            hash: try row.string("o_hash"))
     }
 
     func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent] {
@@ -41,9 +45,8 @@ struct PostgresTransaction: StoreTransaction {
     func checkpoint(seq: Int64) throws -> AuditCheckpoint? { try store.checkpoints(conn, "WHERE seq = $1", [.int(seq)]).first }
 
     func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws {
-        try conn.command(
-            "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES ($1, $2, $3, $4)",
-            values: [.int(checkpoint.seq), .text(checkpoint.headHash), .text(checkpoint.signature), .text(at)])
+        try conn.query(
+            "SELECT cohort_append_checkpoint($1, $2, $3)", values: [.int(checkpoint.seq), .text(checkpoint.signature), .text(at)])
     }
 
     func studyID() throws -> String? {
@@ -83,7 +86,7 @@ struct PostgresTransaction: StoreTransaction {
     }
 
     func deleteRedactable(owner: String) throws {
-        try conn.command("DELETE FROM redactable_texts WHERE participant_id = $1", values: [.text(owner)])
+        try conn.query("SELECT cohort_erase_redactable($1)", values: [.text(owner)])
     }
 
     func participantExists(code: String) throws -> Bool {
@@ -196,7 +199,7 @@ struct PostgresTransaction: StoreTransaction {
     }
 
     func deleteRecords(of participant: ParticipantHandle) throws {
-        try conn.command("DELETE FROM records WHERE participant_pk = $1", values: [.int(participant.rowKey)])
+        try conn.query("SELECT cohort_erase_records($1)", values: [.int(participant.rowKey)])
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import CohortPostgres
 import Testing
 
 /// Sites from the command line: enrollment, the roster listing, a site-scoped export, and the
@@ -95,5 +96,72 @@ struct SitesCLITests {
         #expect(add.status == 0 && add.stdout.contains("Done:"), "\(add.output)")
         let (status, roles) = try cli.sql("SELECT count(*) FROM pg_roles WHERE rolname = 'cohort_site_site-a'")
         #expect(status == 0 && roles.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(roles)")
+    }
+}
+
+extension SitesCLITests {
+    /// Issue #30's attacks through cohort and a coordinator's own SQL, on PostgreSQL: a site
+    /// coordinator's workspace (the owner's folder pointed at the coordinator's login role) cannot
+    /// load a protocol, write the audit trail or erase who did what; its events carry its login
+    /// role whatever `--actor` says; a protocol changed behind cohort's back stops its commands
+    /// with exit 7. Each verdict is recomputed by the owner's `audit verify`.
+    @Test(.enabled(if: CLI.store == .postgres, "runs in the PostgreSQL pass of scripts/test.sh (COHORT_TEST_STORE=postgres)"))
+    func aSiteCoordinatorCannotRewriteTheStudyOrTheTrail() throws {
+        let cli = try Self.workspace()
+        defer { cli.cleanup() }
+        let ownerURL = try #require(try CLI.databaseURL(of: cli.workspace))
+        let login = "alice_" + UUID().uuidString.prefix(8).lowercased()
+        let (made, out) = try cli.sql("CREATE ROLE \(login) LOGIN")
+        try #require(made == 0, "\(out)")
+        #expect(try cli.ws("site", "add", "site-a").status == 0)
+        let grant = try cli.ws("site", "grant", "site-a", "--role", login)
+        #expect(grant.status == 0, "\(grant.output)")
+        // Alice's workspace: the owner's folder with her login role in store.json (docs/multi-site.md).
+        let alice = cli.path("alice")
+        let (copied, copyOut) = try CLI.tool("/bin/cp", ["-a", cli.workspace, alice])
+        try #require(copied == 0, "\(copyOut)")
+        let store = URL(fileURLWithPath: alice).appendingPathComponent("store.json")
+        let text = try String(contentsOf: store, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "postgresql://postgres@", with: "postgresql://\(login)@").utf8).write(to: store)
+        func asAlice(_ args: String...) throws -> CLI.Result { try cli.run(args + ["-w", alice]) }
+
+        // Her enrollment is stamped with her login role, whatever --actor says.
+        let day = CLI.day(-10)
+        let enroll = try asAlice(
+            "participant", "enroll", "--code", "A-0009", "--name", "Di Qxlee", "--time-zone", "Europe/Berlin", "--enrolled-on", day, "--site", "site-a",
+            "--tokens", cli.path("tokens-a.csv"), "--actor", "Bob the owner")
+        #expect(enroll.status == 0, "\(enroll.output)")
+        let (_, role) = try cli.sql("SELECT \(CLI.detail("db_role")) FROM audit_events ORDER BY seq DESC LIMIT 1")
+        #expect(role.trimmingCharacters(in: .whitespacesAndNewlines) == login)
+
+        // A new protocol revision from her workspace is refused as a missing privilege (exit 6).
+        let protocolText = try String(contentsOf: CLI.repoRoot.appendingPathComponent("protocols/minimal.yaml"), encoding: .utf8)
+        // Templates resolve from the protocol folder's parent, as in the repository (protocols/, templates/).
+        try FileManager.default.createDirectory(atPath: cli.path("protocols"), withIntermediateDirectories: true)
+        let amended = try cli.write("protocols/minimal-2.yaml", protocolText.replacingOccurrences(of: "\nrevision: 1\n", with: "\nrevision: 2\n"))
+        try FileManager.default.createSymbolicLink(atPath: cli.path("templates"), withDestinationPath: CLI.repoRoot.appendingPathComponent("templates").path)
+        let load = try asAlice("protocol", "load", amended)
+        #expect(load.status == 6 && load.stderr.contains("lacks the privilege"), "\(load.output)")
+
+        // Her own SQL (psql's statements, through libpq as her role) cannot write the trail or erase who did what.
+        for attack in [
+            "INSERT INTO audit_events (seq, at, actor, action, subject, details, details_text, prev_hash, hash) VALUES (1000000, 'x', 'x', 'x', NULL, '{}', '{}', repeat('0', 64), repeat('0', 64))",
+            "INSERT INTO audit_checkpoints (seq, head_hash, signature, at) VALUES (1, repeat('0', 64), 'junk', 'x')",
+            "DELETE FROM redactable_texts WHERE participant_id IS NULL",
+            "UPDATE protocol_revisions SET canonical_json = canonical_json",
+            "DO $$ BEGIN LOCK TABLE participants IN ACCESS EXCLUSIVE MODE; END $$",
+        ] {
+            let (status, output) = try cli.sql(attack, workspace: alice)
+            #expect(status != 0 && output.contains("42501"), "\(attack.prefix(40)): \(output)")
+        }
+        for workspace in [cli.workspace, alice] {
+            let verify = try cli.run(["audit", "verify", "-w", workspace])
+            #expect(verify.status == 0, "\(verify.output)")
+        }
+
+        // A protocol changed behind cohort's back (the owner's SQL) stops her next command: exit 7.
+        _ = try PostgresConnection(url: ownerURL).query("UPDATE protocol_revisions SET canonical_json = canonical_json || '\\x20'::bytea WHERE is_current")
+        let list = try asAlice("participant", "list")
+        #expect(list.status == 7 && list.stderr.contains("pinned"), "\(list.output)")
     }
 }

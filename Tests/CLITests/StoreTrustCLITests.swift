@@ -284,3 +284,30 @@ struct StoreTrustCLITests {
         #expect(verify.status == 0, "\(verify.output)")
     }
 }
+
+extension StoreTrustCLITests {
+    /// Issue #30: whoever holds the study's signing key (every site, today) can re-sign a manifest
+    /// that names the pinned protocol but claims another policy. `verify -w` recomputes the policy
+    /// hash from the protocol revision the manifest names, as the store holds it (re-hashed
+    /// against its pin), so the forged claim fails whatever its signature says.
+    @Test func verifyRecomputesThePolicyFromThePinnedProtocol() throws {
+        let helper = ExportCLITests()
+        let cli = try helper.demo()
+        defer { cli.cleanup() }
+        let published = try helper.exported(cli)
+        let check = "policy of the pinned protocol"
+        let good = try cli.run(["verify", published.archive, "-w", cli.workspace])
+        #expect(good.status == 0 && helper.passed(good, check), "\(good.stdout)")
+        var text = try String(contentsOfFile: published.manifest, encoding: .utf8)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let policy = try #require(object["policy_sha256"] as? String)
+        text = text.replacingOccurrences(of: policy, with: String(repeating: "0", count: 64))
+        try Data(text.utf8).write(to: URL(fileURLWithPath: published.manifest))
+        let (signed, signOut) = try CLI.tool(
+            "/usr/bin/openssl", ["pkeyutl", "-sign", "-inkey", cli.workspace + "/keys/signing.pem", "-rawin", "-in", published.manifest, "-out", published.signature])
+        try #require(signed == 0, "openssl: \(signOut)")
+        let forged = try cli.run(["verify", published.archive, "-w", cli.workspace])
+        #expect(forged.status == 1 && helper.failed(forged, check), "\(forged.stdout)")
+        #expect(forged.stdout.contains("is not the policy of pinned revision"), "\(forged.stdout)")
+    }
+}

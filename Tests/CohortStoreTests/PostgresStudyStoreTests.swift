@@ -14,8 +14,6 @@ struct PostgresStudyStoreTests {
     static let identity = ParticipantIdentity(
         name: "Kwame Abernathy", email: "kwame.abernathy@example.org", phone: "+44 7700 900417", birthDate: CivilDate(year: 1979, month: 2, day: 11),
         address: "17 Larkspur Lane, Leeds", zip: "LS6 2QT", mrn: "MRN-55443322", devices: ["Kwame's Fitbit"])
-    /// The advisory-lock key of the audit chain (documented in docs/store.md).
-    static let auditLockKey: Int64 = 0x636F_686F_7274_0001
 
     /// Runs `body(i)` for i in 0..<count on as many threads at once, after they all started;
     /// returns the errors thrown.
@@ -44,7 +42,7 @@ struct PostgresStudyStoreTests {
     @Test func aDatabaseFromANewerCohortIsRefused() throws {
         try withStoreFixture(.postgres) { fixture in
             do { _ = try fixture.open(create: true) }
-            #expect(try fixture.postgres("SELECT name FROM cohort_migrations ORDER BY name").map { $0.first ?? nil } == ["v1-foundation", "v2-record-paths", "v3-site-security", "v4-bulk-records", "v5-sharing-scopes"])
+            #expect(try fixture.postgres("SELECT name FROM cohort_migrations ORDER BY name").map { $0.first ?? nil } == ["v1-foundation", "v2-record-paths", "v3-site-security", "v4-bulk-records", "v5-sharing-scopes", "v6-server-audit"])
             try fixture.postgres("INSERT INTO cohort_migrations (name) VALUES ('v99-future')")
             let error = #expect(throws: CohortError.self) { try fixture.open() }
             #expect(error?.code == .conflict)
@@ -378,7 +376,7 @@ struct PostgresStudyStoreTests {
             let store = try fixture.open(create: true, options: .init(lockTimeout: .milliseconds(600)))
             let holder = try PostgresConnection(url: fixture.databaseURL)
             try holder.query("BEGIN")
-            try holder.query("SELECT pg_advisory_xact_lock(\(Self.auditLockKey))")
+            try holder.query("SELECT cohort_lock_audit_chain()")
             let started = Date()
             let error = #expect(throws: CohortError.self) { try store.appendEvent(actor: "coordinator", action: "test.write", at: fixedDate) }
             let waited = Date().timeIntervalSince(started)

@@ -68,6 +68,8 @@ struct StudyOperationsTests {
             var details = event.details
             let reason = details.removeValue(forKey: "reason") ?? ""
             #expect(reason.hasPrefix("redactable:"), "the chain commits to the reason's salted hash")
+            // PostgreSQL's server stamps the login role that appended; SQLite has no roles.
+            #expect((details.removeValue(forKey: "db_role") != nil) == (kind == .postgres))
             #expect(
                 details == [
                     "mode": "erase", "by": "staff", "records": "1", "consents": "1", "receipt_id": receipt.uuidString.lowercased(),
@@ -148,7 +150,10 @@ struct StudyOperationsSeamTests {
         var events = 0
         func lockAuditChain() throws {}
         func auditHead() throws -> (seq: Int64, hash: String)? { nil }
-        func insertEvent(_ event: AuditEvent, detailsJSON: String) throws { events += 1 }
+        func appendEvent(at: String, actor: String, action: String, subject: String?, details: [String: String]) throws -> AuditEvent {
+            events += 1
+            return AuditEvent(seq: Int64(events), at: at, actor: actor, action: action, subject: subject, details: details, prevHash: "", hash: "")
+        }
         func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent] { [] }
         func checkpoint(seq: Int64) throws -> AuditCheckpoint? { nil }
         func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws {}

@@ -193,6 +193,41 @@ struct StudyStoreIntegrityTests {
         }
     }
 
+    /// A stored protocol changed behind cohort's back — one byte of its canonical JSON, still
+    /// valid JSON — is an integrity error on the next read, in both stores: the JSON is re-hashed
+    /// against the SHA-256 it is pinned by (computed here independently, with `sha256sum`'s
+    /// algorithm over the loaded file's canonical JSON).
+    @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"), arguments: StoreKind.tested)
+    func aChangedStoredProtocolIsAnIntegrityErrorOnRead(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let loaded = try ProtocolLoader.load(contentsOf: repositoryRoot.appendingPathComponent("protocols/minimal.yaml"))
+            do {
+                let store = try fixture.open(create: true)
+                let pinned = try store.pinProtocol(loaded, templates: [:], actor: "coordinator", at: fixedDate)
+                #expect(pinned.sha256 == SHA256.hex(try loaded.canonicalJSON()))
+                #expect(try store.currentProtocol()?.sha256 == pinned.sha256, "an untouched protocol reads")
+            }
+            switch kind {
+            case .sqlite: try fixture.sqlite("UPDATE protocol_revisions SET canonical_json = CAST(canonical_json || ' ' AS BLOB) WHERE is_current = 1")
+            case .postgres: try fixture.postgres("UPDATE protocol_revisions SET canonical_json = canonical_json || '\\x20'::bytea WHERE is_current")
+            }
+            let error = #expect(throws: CohortError.self) { try fixture.open().currentProtocol() }
+            #expect(error?.code == .integrity, "\(String(describing: error))")
+            #expect(error?.location?.field == "protocol_revisions.canonical_json")
+        }
+    }
+
+    @Test(arguments: [("", 600_000), ("abc", nil), ("-1", nil), ("2.5", 2500), ("0", 0)] as [(String, Int?)])
+    func statementTimeoutComesFromTheEnvironment(text: String, milliseconds: Int?) throws {
+        let environment = text.isEmpty ? [:] : ["COHORT_STATEMENT_TIMEOUT": text]
+        if let milliseconds {
+            #expect(try StoreOpenOptions.statementTimeout(environment: environment) == (milliseconds == 0 ? nil : .milliseconds(milliseconds)))
+        } else {
+            let error = #expect(throws: CohortError.self) { try StoreOpenOptions.statementTimeout(environment: environment) }
+            #expect(error?.location?.field == "COHORT_STATEMENT_TIMEOUT")
+        }
+    }
+
     @Test(arguments: [("", nil), ("abc", nil), ("-1", nil), ("2.5", 2500), ("0", 0)] as [(String, Int?)])
     func lockTimeoutComesFromTheEnvironment(text: String, milliseconds: Int?) throws {
         if text.isEmpty {

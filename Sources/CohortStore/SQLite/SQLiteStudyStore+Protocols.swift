@@ -9,7 +9,18 @@ extension SQLiteStudyStore {
     public func currentProtocol() throws -> PinnedProtocol? {
         try read { db in
             try ProtocolRevisionRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM protocol_revisions WHERE is_current = 1").map {
-                PinnedProtocol(studyProtocol: $0.studyProtocol, sha256: $0.sha256, canonicalJSON: $0.canonicalJSON)
+                try PinnedProtocol.checkPin(sha256: $0.sha256, canonicalJSON: $0.canonicalJSON, location: location)
+                return PinnedProtocol(studyProtocol: $0.studyProtocol, sha256: $0.sha256, canonicalJSON: $0.canonicalJSON)
+            }
+        }
+    }
+
+    /// The protocol revision pinned with `sha256`, re-hashed (see ``currentProtocol()``).
+    public func protocolRevision(sha256: String) throws -> PinnedProtocol? {
+        try read { db in
+            try ProtocolRevisionRow.fetchOne(db, sql: "SELECT *, rowid AS row_id FROM protocol_revisions WHERE sha256 = ?", arguments: [sha256]).map {
+                try PinnedProtocol.checkPin(sha256: $0.sha256, canonicalJSON: $0.canonicalJSON, location: location)
+                return PinnedProtocol(studyProtocol: $0.studyProtocol, sha256: $0.sha256, canonicalJSON: $0.canonicalJSON)
             }
         }
     }

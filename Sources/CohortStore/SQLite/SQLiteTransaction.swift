@@ -18,10 +18,14 @@ struct SQLiteTransaction: StoreTransaction {
         return (try r.int64("seq"), try r.string("hash"))
     }
 
-    func insertEvent(_ event: AuditEvent, detailsJSON: String) throws {
+    func appendEvent(at: String, actor: String, action: String, subject: String?, details: [String: String]) throws -> AuditEvent {
+        // The write lock is the chain's lock: the head read here stays the head until commit.
+        let event = try AuditChain.next(after: try auditHead(), at: at, actor: actor, action: action, subject: subject, details: details)
+        let detailsJSON = try AuditChain.detailsJSON(details)
         try db.execute(
             sql: "INSERT INTO audit_events (seq, at, actor, action, subject, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: [event.seq, event.at, event.actor, event.action, event.subject, detailsJSON, event.prevHash, event.hash])
+        return event
     }
 
     func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent] {

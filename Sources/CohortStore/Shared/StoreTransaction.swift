@@ -5,8 +5,8 @@ package import Foundation
 /// typed row primitives the operations in ``StudyOperations`` are written with.
 ///
 /// Each store implements it once, as SQL in its dialect and its locking (SQLite holds the
-/// database's write lock for the whole transaction, so its locks are no-ops; PostgreSQL takes an
-/// advisory lock for the audit chain and row locks for participants). What a primitive means —
+/// database's write lock for the whole transaction, so its locks are no-ops; on PostgreSQL the
+/// server's functions lock and write the audit chain, and participants' rows are locked). What a primitive means —
 /// which rows, which columns — is the same for both; what an operation does with them (what an
 /// erase deletes, what the audit chain commits to) is decided once, in ``StudyOperations``.
 /// Errors name the table, row and column, never a value.
@@ -20,18 +20,25 @@ package protocol StoreTransaction {
     func lockAuditChain() throws
     /// The newest event's seq and hash, or nil for an empty chain.
     func auditHead() throws -> (seq: Int64, hash: String)?
-    /// Inserts `event`; `detailsJSON` is the canonical JSON of its details (what the hash commits to).
-    func insertEvent(_ event: AuditEvent, detailsJSON: String) throws
+    /// Appends the event that follows the chain's head — numbered, linked and hashed under the
+    /// chain's lock — and returns it as stored. `actor` and `details` are the committed values
+    /// (redactable texts already references). SQLite computes the event here (AuditChain); on
+    /// PostgreSQL the server does (`cohort_append_event`), adding the login role that appended
+    /// as `details.db_role`, so no coordinator can write a row of the chain itself.
+    func appendEvent(at: String, actor: String, action: String, subject: String?, details: [String: String]) throws -> AuditEvent
     /// The `participant.withdraw` events after `seq` whose mode is one of `modes`, oldest first
     /// (redactable texts not revealed).
     func withdrawalEvents(after seq: Int64, modes: [WithdrawalMode]) throws -> [AuditEvent]
     /// The signed checkpoint of event `seq`, if there is one.
     func checkpoint(seq: Int64) throws -> AuditCheckpoint?
-    /// Inserts a signed checkpoint made at `at` (as events write instants).
+    /// Stores a signed checkpoint of the chain's head made at `at` (as events write instants);
+    /// on PostgreSQL through the server (`cohort_append_checkpoint`), which takes the head's hash
+    /// from the chain itself and records the login role that wrote it.
     func insertCheckpoint(_ checkpoint: AuditCheckpoint, at: String) throws
     /// Stores a sealed redactable text concerning participant `owner` (nil: nobody's).
     func insertRedactable(_ text: RedactableText, owner: String?) throws
-    /// Deletes every redactable text concerning participant `owner`.
+    /// Deletes every redactable text concerning participant `owner` (an erased participant; on
+    /// PostgreSQL through `cohort_erase_redactable`, the only way a site role deletes one).
     func deleteRedactable(owner: String) throws
 
     // MARK: Study and protocol
@@ -86,7 +93,8 @@ package protocol StoreTransaction {
     func deleteSignatureEvidence(of participant: ParticipantHandle) throws
     /// Inserts a withdrawal row.
     func insertWithdrawal(_ row: NewWithdrawalRow) throws
-    /// Deletes every record of the participant.
+    /// Deletes every record of the participant (an erased one; on PostgreSQL through
+    /// `cohort_erase_records`, the only way a site role deletes records).
     func deleteRecords(of participant: ParticipantHandle) throws
 }
 

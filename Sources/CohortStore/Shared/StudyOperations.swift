@@ -22,8 +22,8 @@ package struct StudyOperations: Sendable {
 
     /// Appends an event inside `tx` and returns it. The actor name and every `redactable`
     /// detail are sealed as redactable texts first (the chain commits to their salted hashes;
-    /// `owner` is the participant they may concern, whose erase deletes them); then the chain's
-    /// lock, its head, and the insert — so the lock is held for as short a time as possible.
+    /// `owner` is the participant they may concern, whose erase deletes them); then the store
+    /// appends under the chain's lock — so the lock is held for as short a time as possible.
     @discardableResult
     package func appendEvent(_ tx: some StoreTransaction, _ entry: AuditEntry, at: Date) throws -> AuditEvent {
         let instant = AuditChain.instant(at)
@@ -34,21 +34,27 @@ package struct StudyOperations: Sendable {
             committed[key] = try storeRedactable(tx, text, owner: entry.owner)
             revealed["details." + key] = text
         }
-        let json = try AuditChain.detailsJSON(committed)
-        try tx.lockAuditChain()
-        var event = try AuditChain.next(
-            after: try tx.auditHead(), at: instant, actor: committedActor, action: entry.action, subject: entry.subject, details: committed)
-        try tx.insertEvent(event, detailsJSON: json)
+        var event = try tx.appendEvent(at: instant, actor: committedActor, action: entry.action, subject: entry.subject, details: committed)
         event.revealed = revealed
         return event
     }
 
     /// Signs the chain's head under the chain's lock and stores the checkpoint; an already
-    /// signed head returns its stored checkpoint; nil for an empty chain.
+    /// signed head returns its stored checkpoint if `signingKey` made it (else `.integrity`);
+    /// nil for an empty chain.
     package func checkpoint(_ tx: some StoreTransaction, signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
         try tx.lockAuditChain()
         guard let (seq, hash) = try tx.auditHead() else { return nil }
-        if let existing = try tx.checkpoint(seq: seq) { return existing }
+        if let existing = try tx.checkpoint(seq: seq) {
+            // Never hand on (into a manifest) a stored signature this workspace's key does not make.
+            guard signingKey.publicKey.isValidSignature(Base64.decode(existing.signature) ?? [], for: existing.signedBytes) else {
+                throw CohortError(
+                    .integrity, "the stored checkpoint of audit event \(seq) does not verify with this workspace's signing key",
+                    at: .init(file: tx.location, field: "audit_checkpoints.signature"),
+                    hint: "run `cohort audit verify` (it names who stored the row on PostgreSQL); the owner removes a checkpoint that is not the study's after review")
+            }
+            return existing
+        }
         let signature = Base64.encode(try signingKey.signature(for: AuditCheckpoint.message(seq: seq, headHash: hash)))
         let checkpoint = AuditCheckpoint(seq: seq, headHash: hash, signature: signature)
         try tx.insertCheckpoint(checkpoint, at: AuditChain.instant(at))
