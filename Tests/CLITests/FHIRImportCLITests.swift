@@ -9,8 +9,23 @@ struct FHIRImportCLITests {
 
     /// An axspa-wearables workspace with three participants enrolled on 2026-09-01 (the same
     /// birth year, sex and ZIP3, so an export keeps them all at k = 3), MRNs as in the fixtures.
-    static func workspace(_ cli: CLI, _ dir: String) throws {
-        let r = try cli.run(["init", "--dir", dir, "--protocol", "protocols/axspa-wearables.yaml"])
+    /// `statedOnly`: the protocol only states k over what an acquaintance knows — three
+    /// participants with different kinds cannot reach k = 3 over them without publishing no
+    /// record at all (the round trip below needs every record).
+    static func workspace(_ cli: CLI, _ dir: String, statedOnly: Bool = false) throws {
+        var protocolPath = "protocols/axspa-wearables.yaml"
+        if statedOnly {
+            let text = try String(contentsOf: CLI.repoRoot.appendingPathComponent(protocolPath), encoding: .utf8)
+            try #require(text.contains("  k_anonymity:\n"))
+            try FileManager.default.createDirectory(at: cli.directory.appendingPathComponent("protocols"), withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("templates").path) {
+                try FileManager.default.createSymbolicLink(
+                    at: cli.directory.appendingPathComponent("templates"), withDestinationURL: CLI.repoRoot.appendingPathComponent("templates"))
+            }
+            protocolPath = try cli.write(
+                "protocols/stated.yaml", text.replacingOccurrences(of: "  k_anonymity:\n", with: "  k_anonymity:\n    record_attributes: state\n"))
+        }
+        let r = try cli.run(["init", "--dir", dir, "--protocol", protocolPath])
         try #require(r.status == 0, "init failed: \(r.output)")
         let roster = try cli.write(
             "roster.csv",
@@ -69,7 +84,7 @@ struct FHIRImportCLITests {
         let cli = try CLI()
         defer { cli.cleanup() }
         let original = cli.path("original"), fresh = cli.path("fresh")
-        try Self.workspace(cli, original)
+        try Self.workspace(cli, original, statedOnly: true)
         let imported = try cli.run(["data", "import", "--from", "fhir", Self.fixtures.appendingPathComponent("fhir/bulk").path, "-w", original])
         try #require(imported.status == 0, "\(imported.output)")
         // Dated 200 days from now: past the shipped embargo, so every record is exported whatever the participant's shift.
@@ -84,7 +99,7 @@ struct FHIRImportCLITests {
         let mode = try FileManager.default.attributesOfItem(atPath: map)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         // A fresh workspace: new keys, new internal ids, the same roster.
-        try Self.workspace(cli, fresh)
+        try Self.workspace(cli, fresh, statedOnly: true)
         let back = try cli.run(["data", "import", "--from", "fhir", fhirFolder, "--user-map", map, "-w", fresh])
         #expect(back.status == 0, "\(back.output)")
         let before = try Self.records(original), after = try Self.records(fresh)
