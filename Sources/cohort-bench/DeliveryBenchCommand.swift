@@ -16,7 +16,8 @@ extension CohortBench {
                 then `openssl cms -encrypt -aes-256-gcm -stream` of the same file to the same certificate; cohort's SFTP
                 delivery of the encrypted file (upload, then a second connection that reads it back and compares its
                 SHA-256, then the rename) into --to/cohort-N, then `sftp -b` putting the openssl file into --to/sftp-N
-                (upload only). Prints MB/s per step (median of --runs) and the ratios. Nothing is cleaned on the server.
+                (upload only), and the same put followed by a `get` of the file in a second session (upload + read back, like
+                cohort). Prints MB/s per step (median of --runs) and the ratios. Nothing is cleaned on the server.
 
                 Example (bench M's archive, a local test server):
                   cohort-bench delivery --archive /tmp/bench/exports/X.tar.gz --encrypt-to lab-cert.pem \\
@@ -63,11 +64,18 @@ extension CohortBench {
                 let folder = (destination.fromHome ? "" : destination.path) + (destination.fromHome && !destination.path.isEmpty ? destination.path : "") + "/sftp-\(run)"
                 try "-mkdir \(folder.hasPrefix("/") ? folder : String(folder.dropFirst()))\nput \(theirs) \(folder.hasPrefix("/") ? folder : String(folder.dropFirst()))/x.tar.gz.p7m\n"
                     .write(toFile: batch, atomically: true, encoding: .utf8)
-                try timed("deliver sftp") {
-                    try Self.tool(
-                        "sftp",
-                        ["-q", "-b", batch, "-P", String(destination.port), "-i", identity, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
-                         "-o", "UserKnownHostsFile=\(knownHosts)", "-o", "GlobalKnownHostsFile=/dev/null", "\(destination.user)@\(destination.host)"])
+                let sftp = ["-q", "-P", String(destination.port), "-i", identity, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+                    "-o", "UserKnownHostsFile=\(knownHosts)", "-o", "GlobalKnownHostsFile=/dev/null"]
+                let login = "\(destination.user)@\(destination.host)"
+                try timed("deliver sftp") { try Self.tool("sftp", sftp + ["-b", batch, login]) }
+                // The like-for-like reference: the same upload, then the file fetched back in a second session.
+                let back = work.appendingPathComponent("back-\(run)").path
+                let getBatch = work.appendingPathComponent("get-\(run)").path
+                let remote = folder.hasPrefix("/") ? folder : String(folder.dropFirst())
+                try "get \(remote)/x.tar.gz.p7m \(back)\n".write(toFile: getBatch, atomically: true, encoding: .utf8)
+                try timed("sftp put+get") {
+                    try Self.tool("sftp", sftp + ["-b", batch, login])
+                    try Self.tool("sftp", sftp + ["-b", getBatch, login])
                 }
             }
             func median(_ name: String) -> Double {
@@ -76,12 +84,14 @@ extension CohortBench {
             }
             let mb = size / 1_048_576
             print("archive \(String(format: "%.1f", mb)) MiB, \(runs) run(s), medians:")
-            for name in ["encrypt cohort", "encrypt openssl", "deliver cohort", "deliver sftp"] {
+            for name in ["encrypt cohort", "encrypt openssl", "deliver cohort", "deliver sftp", "sftp put+get"] {
                 print("  \(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(format: "%7.3f s  %7.1f MB/s", median(name), mb / median(name)))")
             }
             let ours = median("encrypt cohort") + median("deliver cohort"), theirs = median("encrypt openssl") + median("deliver sftp")
-            print(String(format: "  encrypt ratio %.2f×, deliver ratio %.2f× (cohort also reads back), encrypt+deliver %.2f× (%.1f vs %.1f MB/s)",
-                median("encrypt cohort") / median("encrypt openssl"), median("deliver cohort") / median("deliver sftp"), ours / theirs, mb / ours, mb / theirs))
+            print(String(format: "  encrypt ratio %.2f×; deliver ÷ sftp put %.2f× (cohort also reads back); deliver ÷ sftp put+get %.2f×",
+                median("encrypt cohort") / median("encrypt openssl"), median("deliver cohort") / median("deliver sftp"),
+                median("deliver cohort") / median("sftp put+get")))
+            print(String(format: "  encrypt+deliver %.2f× openssl cms + sftp put (%.1f vs %.1f MB/s)", ours / theirs, mb / ours, mb / theirs))
         }
 
         static func tool(_ name: String, _ arguments: [String]) throws {
