@@ -262,7 +262,9 @@ struct ExportCLITests {
         let mini = try miniWorkspace(from: cli)
         defer { mini.cleanup() }
         // Every FHIR shape at once: Bulk NDJSON, collection Bundles and transaction Bundles.
-        let small = try exported(mini, ["--fhir", "both", "--fhir-transaction"])
+        // Dated past the embargo: every record is published, so every participant keeps every kind
+        // (an embargo cutting each participant's data at a random day would make k leave kinds out).
+        let small = try exported(mini, ["--fhir", "both", "--fhir-transaction", "--created-at", CLI.pastTheEmbargo])
         let smallBag = try extract(small.archive, into: mini.path("extracted"))
         let (fhir, fhirOut) = try CLI.tool(Self.python, [CLI.repoRoot.appendingPathComponent("Tests/interop/check_fhir.py").path, smallBag.appendingPathComponent("data/fhir").path])
         print("check_fhir.py:\n\(fhirOut)")
@@ -309,7 +311,8 @@ struct ExportCLITests {
         }
         let data = try cli.run(["data", "import", try cli.write("migraine.csv", rows), "-w", cli.workspace])
         try #require(data.status == 0, "\(data.output)")
-        let published = try exported(cli)
+        // Past the embargo, so the six look-alikes keep the same kinds and k leaves none out.
+        let published = try exported(cli, ["--created-at", CLI.pastTheEmbargo])
         let bag = try extract(published.archive, into: cli.path("extracted"))
 
         let (bagit, bagitOut) = try CLI.tool(Self.python, ["-m", "bagit", "--validate", bag.path])
