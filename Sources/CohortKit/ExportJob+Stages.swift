@@ -416,9 +416,16 @@ extension ExportJob {
             }
         }
         if !refused.isEmpty {
-            _ = try? workspace.store.appendEvent(
-                actor: workspace.actor, action: "export.refused", details: ["reason": "residual identifiers", "findings": String(refused.count)],
-                at: workspace.now())
+            // The refusal is audited or the command says it could not be (never lost silently).
+            do {
+                try workspace.store.appendEvent(
+                    actor: workspace.actor, action: "export.refused", details: ["reason": "residual identifiers", "findings": String(refused.count)],
+                    at: workspace.now())
+            } catch let error as CohortError {
+                throw CohortError(
+                    error.code, "the residual-PII scan refused the export (nothing was published), and the refusal could not be recorded in the audit trail: \(error.message)",
+                    hint: error.hint)
+            }
             let advice = refused.prefix(10).map { ResidualScanAdvice.advice(for: $0, policy: p.deidentification) }
             // Completed with reviewer and reason, the findings file is an exceptions list for `--allow`.
             let findingsURL = options.outDirectory.appendingPathComponent(staging.bagName + ".residual-findings.csv")

@@ -232,4 +232,22 @@ struct DeidRiskCLITests {
         let badField = try cli.run(["deid", "risk", cli.directory.path, "--sensitive", "medications"])
         #expect(badField.status == 2, "\(badField.output)")
     }
+
+    /// `--weather-archive` from the command line: a missing file exits 4, a bad value exits 3
+    /// naming file, line and column (never the value); a good archive runs the aligned attack,
+    /// which finds nothing to align in an export of the shipped policy (weather dropped).
+    @Test func theWeatherArchiveFlagReadsItsFileAndRunsTheAttack() throws {
+        let cli = try Self.export.demo()
+        defer { cli.cleanup() }
+        let published = try Self.export.exported(cli, ["--created-at", CLI.pastTheEmbargo])
+        let missing = try cli.run(["deid", "risk", published.archive, "--weather-archive", cli.path("none.csv")])
+        #expect(missing.status == 4 && missing.stderr.contains("no such weather archive"), "\(missing.output)")
+        let bad = try cli.write("bad.csv", "station,kind,date,value\nNYC,barometric_pressure,2026-01-01,9x9secret\n")
+        let refused = try cli.run(["deid", "risk", published.archive, "--weather-archive", bad])
+        #expect(refused.status == 3 && refused.stderr.contains("bad.csv:2: value") && !refused.stderr.contains("9x9secret"), "\(refused.output)")
+        var rows = "station,kind,date,value\n"
+        for day in 1...28 { rows += "NYC,barometric_pressure,2026-02-\(String(format: "%02d", day)),\(1000 + (day * 7) % 23)\n" }
+        let good = try cli.run(["deid", "risk", published.archive, "--weather-archive", try cli.write("archive.csv", rows)])
+        #expect(good.status == 0 && good.stdout.contains("time attack exogenous") && good.stdout.contains("0 recovered"), "\(good.output)")
+    }
 }
