@@ -232,6 +232,23 @@ struct DeliveryCLITests {
         #expect(again.status == 0 && Self.files(server.inbox + "/second") == Self.files(second), "\(again.output)")
     }
 
+    /// ECDSA and RSA host keys and identities in OpenSSH formats work as ed25519 does; the
+    /// fingerprint recorded is the one ssh-keygen computes for the server's key.
+    @Test(.enabled(if: ScratchSSHServer.availableOrCI, ScratchSSHServer.reason), arguments: [("ecdsa", "rsa"), ("rsa", "ecdsa")])
+    func ecdsaAndRSAKeysWork(hostKey: String, userKey: String) throws {
+        let cli = try Self.exportedWorkspace()
+        defer { cli.cleanup() }
+        let server = try ScratchSSHServer(hostKey: hostKey, userKey: userKey)
+        let out = cli.path("out")
+        try #require(try cli.ws("export", "--recipient", "Lab", "--out", out).status == 0)
+        let manifestPath = out + "/" + (try #require(Self.files(out).first { $0.hasSuffix(".manifest.json") }))
+        let r = try cli.ws("deliver", manifestPath, "--to", server.url, "--known-hosts", server.knownHosts, "--identity", server.identity, "--format", "json")
+        #expect(r.status == 0, "\(r.output)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: String])
+        #expect(result["host_key"] == server.hostKeyFingerprint)
+        #expect(Self.files(server.inbox) == Self.files(out))
+    }
+
     /// The README's "Encrypted to the recipient, delivered to their portal" block, run as written
     /// in bash against the local sshd (its PORTAL_* variables point at it).
     @Test(.enabled(if: ScratchSSHServer.availableOrCI, ScratchSSHServer.reason))

@@ -32,7 +32,8 @@ final class ScratchSSHServer {
     var inbox: String { folder.appendingPathComponent("portal").path }
     private let pidFile: String
 
-    init() throws {
+    /// `hostKey` and `userKey`: `ed25519`, `ecdsa` or `rsa` (OpenSSH formats from ssh-keygen).
+    init(hostKey: String = "ed25519", userKey: String = "ed25519") throws {
         let sshd = try #require(FileManager.default.isExecutableFile(atPath: Self.sshd) ? Self.sshd : nil, "sshd is not installed (apt-get install openssh-server)")
         let sftpServer = try #require(Self.sftpServer, "sftp-server is not installed (apt-get install openssh-sftp-server)")
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-sshd-\(UUID().uuidString.prefix(8))", isDirectory: true)
@@ -41,8 +42,9 @@ final class ScratchSSHServer {
         try FileManager.default.createDirectory(atPath: folder.appendingPathComponent("portal").path, withIntermediateDirectories: true)
         if getuid() == 0 { try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true) }
         func path(_ name: String) -> String { root.appendingPathComponent(name).path }
-        for key in ["host_ed25519", "user_ed25519"] {
-            let (status, output) = try CLI.tool("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "cohort-test", "-f", path(key)])
+        for (key, type) in [("host_ed25519", hostKey), ("user_ed25519", userKey)] {
+            let size = type == "rsa" ? ["-b", "3072"] : type == "ecdsa" ? ["-b", "256"] : []
+            let (status, output) = try CLI.tool("/usr/bin/ssh-keygen", ["-q", "-t", type] + size + ["-N", "", "-C", "cohort-test", "-f", path(key)])
             try #require(status == 0, "ssh-keygen: \(output)")
         }
         try FileManager.default.copyItem(atPath: path("user_ed25519.pub"), toPath: path("authorized_keys"))
