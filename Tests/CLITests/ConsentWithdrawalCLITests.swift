@@ -103,6 +103,15 @@ struct ConsentWithdrawalCLITests {
         try receipt.write(toFile: cli.path("r1-forged.txt"), atomically: true, encoding: .utf8)
         let forged = try cli.ws("receipt", "verify", cli.path("r1-forged.txt"))
         #expect(forged.status == 1 && forged.stdout.contains("does not verify"))
+        // Re-signed with the study key (as a site holding the shared key could): the signature
+        // holds, but -w finds that the trail never issued a withdrawal for P-0002.
+        let resigned = try Self.resign(try String(contentsOfFile: cli.path("r1.txt"), encoding: .utf8), code: "P-0002", key: cli.workspace + "/keys/signing.pem", in: cli)
+        try resigned.write(toFile: cli.path("r1-resigned.txt"), atomically: true, encoding: .utf8)
+        let signatureOnly = try cli.run(["receipt", "verify", cli.path("r1-resigned.txt"), "--public-key", cli.path("pub.pem")])
+        #expect(signatureOnly.status == 0 && signatureOnly.stdout.contains("not checked"), "\(signatureOnly.output)")
+        let crossChecked = try cli.ws("receipt", "verify", cli.path("r1-resigned.txt"))
+        #expect(crossChecked.status == 1 && crossChecked.stdout.contains("another participant's withdrawal"), "\(crossChecked.output)")
+        #expect(try cli.ws("receipt", "verify", cli.path("r1.txt")).stdout.contains("of the audit trail issued it"))
         // Data after the withdrawal is refused; twice reports the existing withdrawal.
         let late = try cli.write("late.csv", "participant,kind,start,value\nP-0001,pain,\(CLI.day(1))T00:30:00Z,3\n")
         #expect(try cli.ws("data", "import", late).status != 0)
@@ -154,5 +163,37 @@ struct ConsentWithdrawalCLITests {
         #expect(files.contains("P-0001.txt"))
         let text = try String(contentsOfFile: cli.path("rem") + "/P-0001.txt", encoding: .utf8)
         #expect(text.contains("AxSpA-Wear"))
+    }
+    /// `receipt` with its participant code changed in the signed JSON block and signed again
+    /// with the Ed25519 key at `key` (`openssl pkeyutl -sign -rawin`), as a holder of the key could.
+    static func resign(_ receipt: String, code: String, key: String, in cli: CLI) throws -> String {
+        let begin = try #require(receipt.range(of: "-----BEGIN COHORT RECEIPT-----\n") ?? receipt.range(of: "RECEIPT-----\n"))
+        let signatureStart = try #require(receipt.range(of: "-----BEGIN COHORT SIGNATURE-----") ?? receipt.range(of: "-----BEGIN", range: begin.upperBound..<receipt.endIndex))
+        let blockEnd = try #require(receipt.range(of: "-----END", range: begin.upperBound..<signatureStart.lowerBound))
+        let encoded = receipt[begin.upperBound..<blockEnd.lowerBound].split(separator: "\n").joined()
+        let data = try #require(Data(base64Encoded: encoded))
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        object["participant_code"] = code
+        let json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).base64EncodedString()
+        var wrapped = ""
+        var line = ""
+        for ch in json {
+            line.append(ch)
+            if line.count == 64 {
+                wrapped += line + "\n"
+                line = ""
+            }
+        }
+        if !line.isEmpty { wrapped += line + "\n" }
+        let signed = String(receipt[..<begin.upperBound]) + wrapped + String(receipt[blockEnd.lowerBound..<signatureStart.lowerBound])
+        try signed.write(toFile: cli.path("to-sign.txt"), atomically: true, encoding: .utf8)
+        let (status, output) = try CLI.tool("/usr/bin/openssl", ["pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", cli.path("to-sign.txt"), "-out", cli.path("sig.bin")])
+        try #require(status == 0, "\(output)")
+        let signature = try Data(contentsOf: URL(fileURLWithPath: cli.path("sig.bin"))).base64EncodedString()
+        let tail = receipt[signatureStart.lowerBound...]
+        let keyLine = try #require(tail.split(separator: "\n").first { $0.hasPrefix("key:") })
+        let header = try #require(tail.split(separator: "\n").first)
+        let footer = try #require(tail.split(separator: "\n").last)
+        return signed + header + "\n" + keyLine + "\n" + signature + "\n" + footer + "\n"
     }
 }
