@@ -24,7 +24,7 @@ struct AppleHealthCLITests {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("workout-routes"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("electrocardiograms"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: fixture, to: root.appendingPathComponent("export.xml"))
-        try Data("<gpx><trkpt lat=\"52.52\" lon=\"13.40\"/></gpx>".utf8).write(to: root.appendingPathComponent("workout-routes/route_1.gpx"))
+        try Data("<gpx><trkpt lat=\"52.520817\" lon=\"13.409419\"/></gpx>".utf8).write(to: root.appendingPathComponent("workout-routes/route_1.gpx"))
         try Data("Name,Simon Tester\n".utf8).write(to: root.appendingPathComponent("electrocardiograms/ecg_1.csv"))
         return root.path
     }
@@ -50,7 +50,8 @@ struct AppleHealthCLITests {
         #expect(try cli.count("records") == 9)
         // The route's coordinates, the ECG and the device's name never reach the database.
         let database = try cli.databaseBytes()
-        for text in ["52.52", "Simon", "58213377"] { #expect(database.range(of: Data(text.utf8)) == nil, "\(text)") }
+        // (A coordinate with six decimals: "52.52" alone turns up in timestamps such as 00:52:52.52….)
+        for text in ["52.520817", "13.409419", "Simon", "58213377"] { #expect(database.range(of: Data(text.utf8)) == nil, "\(text)") }
 
         // Again, as a table, with --from: nothing new.
         let again = try cli.ws("data", "import", folder, "--from", "apple-health", "--participant", "P-0001")
