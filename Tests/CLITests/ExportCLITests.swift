@@ -263,6 +263,7 @@ struct ExportCLITests {
     func pythonValidatorsAcceptTheExport() throws {
         let cli = try demo()
         defer { cli.cleanup() }
+        try statingAcquaintanceK(cli)
         let published = try exported(cli)
         let bag = try extract(published.archive, into: cli.path("extracted"))
         #expect(bag.lastPathComponent == published.name)
@@ -364,6 +365,7 @@ struct ExportCLITests {
     @Test func sameRecipientAndInstantGiveIdenticalArchives() throws {
         let cli = try demo()
         defer { cli.cleanup() }
+        try statingAcquaintanceK(cli)
         let at = ["--created-at", "2026-11-01T00:00:00Z"]
         let first = try exported(cli, recipient: "Lab A", out: "one", at)
         let second = try exported(cli, recipient: "Lab A", out: "two", at)
