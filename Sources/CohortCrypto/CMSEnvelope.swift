@@ -38,7 +38,9 @@ public enum CMSEnvelope {
         }
         defer { CMS_ContentInfo_free(cms) }
         for recipient in recipients {
-            guard let info = CMS_add1_recipient_cert(cms, recipient.pointer, UInt32(CMS_KEY_PARAM)) else {
+            // The envelope takes its own reference to the certificate.
+            let certificate = try X509Certificate(recipient)
+            guard let info = CMS_add1_recipient_cert(cms, certificate.pointer, UInt32(CMS_KEY_PARAM)) else {
                 throw CohortError(
                     .security, "recipient certificate cannot receive a CMS envelope", at: .init(file: recipient.path),
                     underlying: OpenSSL.drainErrors())
@@ -88,7 +90,8 @@ public enum CMSEnvelope {
             throw CohortError(.invalidInput, "decryption key is not a PEM private key", hint: "give the recipient's private key (PEM, unencrypted)")
         }
         defer { EVP_PKEY_free(key) }
-        guard X509_check_private_key(certificate.pointer, key) == 1 else {
+        let x509 = try X509Certificate(certificate)
+        guard X509_check_private_key(x509.pointer, key) == 1 else {
             _ = OpenSSL.drainErrors()
             throw CohortError(
                 .security, "decryption key does not belong to the recipient certificate", at: .init(file: certificate.path),
@@ -124,7 +127,7 @@ public enum CMSEnvelope {
             throw OpenSSL.systemError("could not open the decrypted file for writing")
         }
         defer { BIO_free(sink) }
-        guard CMS_decrypt(cms, key, certificate.pointer, content.bio, sink, UInt32(CMS_BINARY)) == 1, BIO_ctrl(sink, BIO_CTRL_FLUSH, 0, nil) == 1 else {
+        guard CMS_decrypt(cms, key, x509.pointer, content.bio, sink, UInt32(CMS_BINARY)) == 1, BIO_ctrl(sink, BIO_CTRL_FLUSH, 0, nil) == 1 else {
             let underlying = OpenSSL.drainErrors()
             unlink(output)
             throw CohortError(

@@ -8,7 +8,11 @@ import CohortCore
 /// valid, whose key cannot encrypt (RSA without `keyEncipherment`, EC without `keyAgreement`,
 /// or another key type), or — with a CA file — whose chain does not verify. A certificate with
 /// no key-usage extension may be used for any purpose (RFC 5280 §4.2.1.3).
-public final class RecipientCertificate: @unchecked Sendable {
+///
+/// A value: it keeps the certificate's DER bytes and what was read from them, and makes an
+/// OpenSSL `X509` only for the operation that needs one (``X509Certificate``), as the key
+/// structs do with `EVPKey`.
+public struct RecipientCertificate: Sendable {
     /// The kind of key the certificate carries, which decides the CMS recipient type.
     public enum KeyKind: String, Sendable {
         /// RSA: key transport with RSA-OAEP (SHA-256).
@@ -17,7 +21,10 @@ public final class RecipientCertificate: @unchecked Sendable {
         case ec
     }
 
-    let pointer: OpaquePointer
+    /// The certificate, DER.
+    let der: [UInt8]
+    /// The key-usage bits, or nil when the certificate has no key-usage extension.
+    let keyUsage: UInt32?
     /// The file it was read from (for messages).
     public let path: String
     /// SHA-256 of the DER certificate, lowercase hex.
@@ -45,12 +52,14 @@ public final class RecipientCertificate: @unchecked Sendable {
                 .invalidInput, "file is not a PEM certificate", at: .init(file: path),
                 hint: "expected an X.509 certificate in PEM (\"-----BEGIN CERTIFICATE-----\"), e.g. from `openssl req -x509`")
         }
-        pointer = certificate
-        var der: UnsafeMutablePointer<UInt8>?
-        let length = i2d_X509(certificate, &der)
-        guard length > 0, let der else { throw OpenSSL.systemError("could not encode the certificate") }
-        fingerprint = SHA256.hex(Array(UnsafeBufferPointer(start: der, count: Int(length))))
-        CRYPTO_free(der, #file, #line)
+        defer { X509_free(certificate) }
+        var encoded: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509(certificate, &encoded)
+        guard length > 0, let encoded else { throw OpenSSL.systemError("could not encode the certificate") }
+        der = Array(UnsafeBufferPointer(start: encoded, count: Int(length)))
+        CRYPTO_free(encoded, #file, #line)
+        fingerprint = SHA256.hex(der)
+        keyUsage = X509_get_extension_flags(certificate) & UInt32(EXFLAG_KUSAGE) != 0 ? X509_get_key_usage(certificate) : nil
         subjectName = Self.subject(of: certificate)
         switch EVP_PKEY_get_base_id(X509_get0_pubkey(certificate)) {
         case EVP_PKEY_RSA: keyKind = .rsa
@@ -59,10 +68,6 @@ public final class RecipientCertificate: @unchecked Sendable {
         }
         notBefore = Self.date(X509_get0_notBefore(certificate))
         notAfter = Self.date(X509_get0_notAfter(certificate))
-    }
-
-    deinit {
-        X509_free(pointer)
     }
 
     /// Refuses a certificate that cannot receive an export at `now` (`.security`, exit 6): expired,
@@ -86,8 +91,7 @@ public final class RecipientCertificate: @unchecked Sendable {
                 .security, "recipient certificate's key is neither RSA nor EC, so it cannot receive an encrypted export", at: location,
                 hint: "ask the recipient for an RSA (2048 bits or more) or EC certificate for encryption")
         }
-        if X509_get_extension_flags(pointer) & UInt32(EXFLAG_KUSAGE) != 0 {
-            let usage = X509_get_key_usage(pointer)
+        if let usage = keyUsage {
             let needed = keyKind == .rsa ? UInt32(KU_KEY_ENCIPHERMENT) : UInt32(KU_KEY_AGREEMENT)
             if usage & needed == 0 {
                 let name = keyKind == .rsa ? "keyEncipherment" : "keyAgreement"
@@ -110,7 +114,8 @@ public final class RecipientCertificate: @unchecked Sendable {
         }
         guard let context = X509_STORE_CTX_new() else { throw OpenSSL.systemError("could not create a verification context") }
         defer { X509_STORE_CTX_free(context) }
-        guard X509_STORE_CTX_init(context, store, pointer, nil) == 1 else { throw OpenSSL.systemError("could not start chain verification") }
+        let certificate = try X509Certificate(self)
+        guard X509_STORE_CTX_init(context, store, certificate.pointer, nil) == 1 else { throw OpenSSL.systemError("could not start chain verification") }
         X509_STORE_CTX_set_time(context, 0, time_t(now.timeIntervalSince1970))
         if X509_verify_cert(context) != 1 {
             let reason = String(cString: X509_verify_cert_error_string(Int(X509_STORE_CTX_get_error(context))))
@@ -141,5 +146,23 @@ public final class RecipientCertificate: @unchecked Sendable {
         var parts = tm()
         guard let time, ASN1_TIME_to_tm(time, &parts) == 1 else { return .distantPast }
         return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+    }
+}
+
+/// An OpenSSL `X509` made from a ``RecipientCertificate``'s DER for one operation, freed with it.
+final class X509Certificate {
+    let pointer: OpaquePointer
+
+    init(_ certificate: RecipientCertificate) throws {
+        let parsed = certificate.der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var start = buffer.baseAddress
+            return d2i_X509(nil, &start, buffer.count)
+        }
+        guard let parsed else { throw OpenSSL.systemError("could not read the certificate back") }
+        pointer = parsed
+    }
+
+    deinit {
+        X509_free(pointer)
     }
 }
