@@ -55,15 +55,16 @@ public final class SHA256Hasher {
 }
 
 extension SHA256Hasher {
-    /// The lowercase hex SHA-256 and the size of the file at `path`, read in 1 MiB chunks.
-    public static func digest(ofFile path: String) throws -> (sha256: String, size: UInt64) {
+    /// The lowercase hex SHA-256 and the size of the file at `path` — of its first `length` bytes
+    /// when given — read in 1 MiB chunks.
+    public static func digest(ofFile path: String, length: UInt64? = nil) throws -> (sha256: String, size: UInt64) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CohortError(.notFound, "cannot read the file", at: .init(file: path))
         }
         defer { try? handle.close() }
         let hasher = SHA256Hasher()
         var size: UInt64 = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        while size < length ?? .max, let chunk = try handle.read(upToCount: Int(min(1 << 20, (length ?? .max) - size))), !chunk.isEmpty {
             hasher.update(chunk)
             size += UInt64(chunk.count)
         }

@@ -142,7 +142,7 @@ public enum SFTPDelivery {
                 let partial = folder + "/" + partialName(file.name)
                 var offset: UInt64 = 0
                 if let size = try session.size(partial) {
-                    if size > 0, size <= file.size, try session.sha256(of: partial, length: size).sha256 == (try prefixSHA256(file.localPath, length: size)) {
+                    if size > 0, size <= file.size, try session.sha256(of: partial, length: size).sha256 == (try SHA256Hasher.digest(ofFile: file.localPath, length: size).sha256) {
                         offset = size
                         resumed.append(file.name)
                     } else {
@@ -199,18 +199,5 @@ public enum SFTPDelivery {
         case .authentication: .authentication
         case .network: .network
         }
-    }
-
-    /// SHA-256 of the first `length` bytes of a local file.
-    static func prefixSHA256(_ path: String, length: UInt64) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CohortError(.notFound, "cannot read the file to deliver", at: .init(file: path)) }
-        defer { try? handle.close() }
-        let hasher = SHA256Hasher()
-        var left = length
-        while left > 0, let chunk = try handle.read(upToCount: Int(min(left, 1 << 20))), !chunk.isEmpty {
-            hasher.update(chunk)
-            left -= UInt64(chunk.count)
-        }
-        return Hex.encode(hasher.finalize())
     }
 }

@@ -117,13 +117,10 @@ public struct RecordImporter: Sendable {
     }
 
     static func fileSHA256(_ url: URL) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw CohortError(.notFound, "cannot read the data file", at: .init(file: url.path))
         }
-        defer { try? handle.close() }
-        let hasher = SHA256Hasher()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
-        return Hex.encode(hasher.finalize())
+        return try SHA256Hasher.digest(ofFile: url.path).sha256
     }
 }
 

@@ -87,11 +87,13 @@ public enum VerifyService {
                         detail: ok ? "event \(seq) of the workspace's intact chain has head \(head.prefix(16))…"
                             : (chain.firstProblem ?? "event \(seq) of the workspace's chain does not have the manifest's head hash"))
                 })
+            // Both trail checks look the archive up by its SHA-256, computed from the file once.
+            let digest = ArchiveDigest(archive)
             extra.append(
                 ExtraVerificationCheck(name: "export named in audit trail") { _ in
-                    try auditTrailCheck(archive: archive, workspace: workspace)
+                    try auditTrailCheck(archiveSHA256: try digest.value(), workspace: workspace)
                 })
-            extra.append(ExtraVerificationCheck(name: "deliveries") { _ in try deliveriesCheck(archive: archive, workspace: workspace) })
+            extra.append(ExtraVerificationCheck(name: "deliveries") { _ in try deliveriesCheck(archiveSHA256: try digest.value(), workspace: workspace) })
             extra.append(
                 ExtraVerificationCheck(name: policyCheckName) { _ in
                     try policyCheck(manifest: consentManifest, workspace: workspace)
@@ -102,8 +104,6 @@ public enum VerifyService {
         return Verifier.verify(archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra, progress: progress)
     }
 
-    /// The archive's SHA-256 (computed here, not taken from the manifest) must be named by an
-    /// `export.create` of the workspace's trail, and that export must not have been abandoned.
     /// `12 files; roster forms: 9800 values, 0 findings; unknown tokens: 3400 free-text values, 0 findings`.
     static func describe(_ scan: ExportManifest.ResidualScan) -> String {
         let rules = scan.rules.map { rule -> String in
@@ -113,11 +113,10 @@ public enum VerifyService {
         return "\(scan.filesScanned) files; " + rules.joined(separator: "; ")
     }
 
-    static func auditTrailCheck(archive: URL, workspace: Workspace) throws -> VerificationCheck {
+    /// The archive's SHA-256 (computed from the file, not taken from the manifest) must be named
+    /// by an `export.create` of the workspace's trail, and that export must not have been abandoned.
+    static func auditTrailCheck(archiveSHA256 sha256: String, workspace: Workspace) throws -> VerificationCheck {
         let name = "export named in audit trail"
-        let hasher = SHA256Hasher()
-        try ReadableFile(path: archive.path).forEachChunk { hasher.update($0) }
-        let sha256 = Hex.encode(hasher.finalize())
         guard let create = try workspace.store.exportCreateEvents(archiveSHA256: sha256).last else {
             return VerificationCheck(
                 name: name, passed: false,
@@ -134,10 +133,8 @@ public enum VerifyService {
 
     /// Where the trail says this archive (by its SHA-256) was delivered: informational, it passes
     /// whether or not there were deliveries.
-    static func deliveriesCheck(archive: URL, workspace: Workspace) throws -> VerificationCheck {
-        let hasher = SHA256Hasher()
-        try ReadableFile(path: archive.path).forEachChunk { hasher.update($0) }
-        let events = try DeliveryService.deliveries(archiveSHA256: Hex.encode(hasher.finalize()), workspace: workspace)
+    static func deliveriesCheck(archiveSHA256: String, workspace: Workspace) throws -> VerificationCheck {
+        let events = try DeliveryService.deliveries(archiveSHA256: archiveSHA256, workspace: workspace)
         let detail = events.isEmpty
             ? "none recorded in the audit trail"
             : "\(events.count): " + events.map { event in
@@ -184,5 +181,20 @@ public enum VerifyService {
                 (e["findings"] as? NSNumber)?.intValue ?? 0
             )
         }
+    }
+}
+
+/// An archive's SHA-256, read from the file the first time it is asked for.
+private final class ArchiveDigest {
+    private let archive: URL
+    private var computed: String?
+
+    init(_ archive: URL) { self.archive = archive }
+
+    func value() throws -> String {
+        if let computed { return computed }
+        let digest = try SHA256Hasher.digest(ofFile: archive.path).sha256
+        computed = digest
+        return digest
     }
 }
