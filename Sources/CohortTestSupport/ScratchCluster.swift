@@ -108,9 +108,9 @@ public final class ScratchCluster {
         }
     }
 
-    /// A port no local TCP listener uses (the socket is a file in the private directory, so the
-    /// number only needs to be plausible; a free one keeps `-p` honest if TCP is turned on).
-    static func freePort() -> Int {
+    /// A loopback port no local TCP listener uses (the cluster's socket is a file in the private
+    /// directory, so for it the number only needs to be plausible; the test sshd listens on it).
+    public static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return 54_321 }
         defer { close(fd) }

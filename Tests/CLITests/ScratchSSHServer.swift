@@ -1,3 +1,4 @@
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -74,7 +75,7 @@ final class ScratchSSHServer {
             """
         try wrapper.write(toFile: path("sftp-wrapper"), atomically: true, encoding: .utf8)
         chmod(path("sftp-wrapper"), 0o755)
-        port = Self.freePort()
+        port = ScratchCluster.freePort()
         let config = """
             Port \(port)
             ListenAddress 127.0.0.1
@@ -137,19 +138,6 @@ final class ScratchSSHServer {
 
     /// The files in the portal folder, hidden ones included.
     func portalFiles() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: inbox).sorted() }
-
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
