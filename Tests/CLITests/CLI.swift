@@ -73,25 +73,12 @@ struct CLI {
         {
             args += ["--database", try Self.freshDatabaseURL()]
         }
-        let process = Process()
-        process.executableURL = binary ?? Self.binary
-        process.arguments = args
-        process.currentDirectoryURL = directory ?? Self.repoRoot
         var env = ProcessInfo.processInfo.environment
         env["COHORT_WORKSPACE"] = nil
         env["USER"] = "tester"
-        process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        let outcome = try ChildProcess.run(
+            (binary ?? Self.binary).path, args, environment: env, directory: (directory ?? Self.repoRoot).path, stdin: Array((stdin ?? "").utf8))
+        return Result(status: outcome.status, stdout: String(decoding: outcome.stdout, as: UTF8.self), stderr: String(decoding: outcome.stderr, as: UTF8.self))
     }
 
     /// `cohort args… -w <workspace>`
@@ -104,16 +91,8 @@ struct CLI {
     /// Runs an external tool (sqlite3, openssl…).
     @discardableResult
     static func tool(_ path: String, _ args: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = args
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try ChildProcess.run(path, args, mergingErrors: true)
+        return (outcome.status, String(decoding: outcome.stdout, as: UTF8.self))
     }
 
     /// An export instant 200 days from now, past the shipped protocols' embargo (max_days, at most
