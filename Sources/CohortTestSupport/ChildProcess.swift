@@ -25,12 +25,14 @@ public enum ChildProcess {
 
     /// Runs `executable` with `arguments` (without argv[0]) in `directory` with `environment`
     /// (the caller's when nil), writes `stdin` to its standard input and closes it; with
-    /// `mergingErrors` its standard error goes to the same pipe as its output (as `2>&1`).
+    /// `mergingErrors` its standard error goes to the same pipe as its output (as `2>&1`); with
+    /// `outputFile` its standard output goes to that existing file instead (as `> file`, the
+    /// file's mode kept), and ``Outcome/stdout`` is empty.
     ///
     /// - Throws: `POSIXError` when the program cannot be started.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil, stdin: [UInt8] = [],
-        mergingErrors: Bool = false
+        mergingErrors: Bool = false, outputFile: String? = nil
     ) throws -> Outcome {
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
         guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else { throw POSIXError(.EMFILE) }
@@ -40,7 +42,11 @@ public enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        if let outputFile {
+            posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_TRUNC, 0)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        }
         posix_spawn_file_actions_adddup2(&actions, mergingErrors ? output[1] : errors[1], 2)
         for fd in [input[0], output[1], errors[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
         if let directory {

@@ -1,3 +1,4 @@
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -8,30 +9,11 @@ import Testing
 @Suite(.serialized) struct FlagVocabularyCLITests {
     /// Runs the binary with extra environment and, optionally, stdout sent to a file.
     static func run(_ args: [String], environment extra: [String: String] = [:], stdoutFile: URL? = nil) throws -> CLI.Result {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = args
-        process.currentDirectoryURL = CLI.repoRoot
         var env = ProcessInfo.processInfo.environment
         env["COHORT_WORKSPACE"] = nil
         for (key, value) in extra { env[key] = value }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        var fileHandle: FileHandle?
-        if let stdoutFile {
-            fileHandle = try FileHandle(forWritingTo: stdoutFile)
-            process.standardOutput = fileHandle
-        } else {
-            process.standardOutput = out
-        }
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = stdoutFile == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try fileHandle?.close()
-        return CLI.Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        let outcome = try ChildProcess.run(CLI.binary.path, args, environment: env, directory: CLI.repoRoot.path, outputFile: stdoutFile?.path)
+        return CLI.Result(status: outcome.status, stdout: String(decoding: outcome.stdout, as: UTF8.self), stderr: String(decoding: outcome.stderr, as: UTF8.self))
     }
 
     static func mode(_ path: String) throws -> Int {

@@ -1,3 +1,4 @@
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -10,20 +11,12 @@ import Testing
     /// Installs into a fresh temporary PREFIX; returns it.
     static func install(_ cli: CLI) throws -> URL {
         let prefix = cli.directory.appendingPathComponent("prefix with space", isDirectory: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [CLI.repoRoot.appendingPathComponent("scripts/install.sh").path]
         var env = ProcessInfo.processInfo.environment
         env["PREFIX"] = prefix.path
         env["COHORT_BIN"] = CLI.binary.path
-        process.environment = env
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "install.sh failed: \(output)")
+        let outcome = try ChildProcess.run("/bin/bash", [CLI.repoRoot.appendingPathComponent("scripts/install.sh").path], environment: env, mergingErrors: true)
+        let output = String(decoding: outcome.stdout, as: UTF8.self)
+        try #require(outcome.status == 0, "install.sh failed: \(output)")
         #expect(output.contains("Installed cohort"))
         return prefix
     }

@@ -1,3 +1,4 @@
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -15,21 +16,10 @@ struct ProgressCLITests {
     static func onTerminal(_ args: [String], binary: URL = CLI.binary) throws -> (status: Int32, screen: String) {
         try #require(FileManager.default.isExecutableFile(atPath: script), "needs \(script) (Debian package bsdutils/util-linux)")
         let quoted = ([binary.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = ["-qec", quoted, "/dev/null"]
-        process.currentDirectoryURL = CLI.repoRoot
         var env = ProcessInfo.processInfo.environment
         env["COHORT_WORKSPACE"] = nil
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try ChildProcess.run(script, ["-qec", quoted, "/dev/null"], environment: env, directory: CLI.repoRoot.path, mergingErrors: true)
+        return (outcome.status, String(decoding: outcome.stdout, as: UTF8.self))
     }
 
     static func demo() throws -> (CLI, archive: String) {

@@ -1,5 +1,5 @@
+import CohortTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The README's walkthrough, run as written: its ```sh blocks are read from README.md itself and
@@ -36,40 +36,18 @@ import Testing
     /// `logFile`, standard output goes to that file, created mode 0644 as a shell's `> log` makes
     /// it (a log others may read, where a command must not print secrets), and is read back.
     static func bash(_ script: String, in directory: URL, logFile: URL? = nil) throws -> CLI.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-euo", "pipefail", "-x", "-c", script]
-        process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = CLI.binary.deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env["COHORT_WORKSPACE"] = nil
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        var log: FileHandle?
         if let logFile {
             guard FileManager.default.createFile(atPath: logFile.path, contents: nil, attributes: [.posixPermissions: 0o644]) else {
                 throw CocoaError(.fileWriteUnknown)
             }
-            log = try FileHandle(forWritingTo: logFile)
-            process.standardOutput = log
-        } else {
-            process.standardOutput = out
         }
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        if log != nil { try out.fileHandleForWriting.close() }
-        // Read both pipes concurrently: a full stderr pipe must not block the script.
-        let errData = Mutex(Data())
-        let reader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while reader.isExecuting || !reader.isFinished { usleep(1000) }
-        try log?.close()
-        let stdout = try logFile.map { try Data(contentsOf: $0) } ?? outData
-        return CLI.Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+        let outcome = try ChildProcess.run(
+            "/bin/bash", ["-euo", "pipefail", "-x", "-c", script], environment: env, directory: directory.path, outputFile: logFile?.path)
+        let stdout = try logFile.map { try Data(contentsOf: $0) } ?? Data(outcome.stdout)
+        return CLI.Result(status: outcome.status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: outcome.stderr, as: UTF8.self))
     }
 
     @Test func theWalkthroughRunsAsWritten() throws {
