@@ -18,9 +18,16 @@ extension Workspace {
             // A workspace made before audit.head existed: start keeping it, visibly in the trail.
             try store.appendEvent(actor: actor, action: "audit.head.create", details: ["file": Self.auditHeadFileName], at: now())
         }
-        // A head another site's registered key signed is the study's checkpoint too.
-        let accepting = try signingKeys().checkpointSigners(fallback: keystore.publicKey)
-        guard let checkpoint = try store.checkpoint(signingKey: keystore.signingKey, accepting: accepting, at: now()) else { return nil }
+        let signed: AuditCheckpoint?
+        do {
+            signed = try store.checkpoint(signingKey: keystore.signingKey, at: now())
+        } catch let error as CohortError where error.code == .integrity && error.location?.field == "audit_checkpoints.signature" {
+            // A head another site's registered key signed is the study's checkpoint too. Looked up
+            // only then, so a single-site workspace reads no registry per command.
+            signed = try store.checkpoint(
+                signingKey: keystore.signingKey, accepting: try signingKeys().checkpointSigners(fallback: keystore.publicKey), at: now())
+        }
+        guard let checkpoint = signed else { return nil }
         try writeAuditHead(checkpoint)
         return checkpoint
     }
