@@ -29,7 +29,7 @@ public struct SigningKeyRegistry: Sendable {
         public var description: String {
             switch self {
             case .owner: "the owner"
-            case .studyWide: "study-wide"
+            case .studyWide: "the study-wide role"
             case let .site(name): "site \(name)"
             }
         }

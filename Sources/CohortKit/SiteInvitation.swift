@@ -22,8 +22,11 @@ public enum SiteInvitation {
     /// `site.json`.
     struct Marker: Codable {
         var format = "cohort/site-invitation@1"
-        var site: String
+        /// The site; nil for a study-wide (monitor's) invitation.
+        var site: String?
         var keyFingerprint: String
+
+        var scope: SigningKeyRegistry.Scope { site.map { .site($0) } ?? .studyWide }
 
         enum CodingKeys: String, CodingKey {
             case format, site
@@ -35,24 +38,27 @@ public enum SiteInvitation {
     public struct Invited: Sendable {
         /// The folder written.
         public var folder: URL
-        /// The site it is for.
-        public var site: String
+        /// The site it is for; nil for a study-wide (monitor's) invitation.
+        public var site: String?
         /// The site's new signing key's fingerprint.
         public var keyFingerprint: String
         /// The `site.key_registered` event.
         public var registrationSeq: Int64
     }
 
-    /// Makes the invitation folder `folder` (which must not exist) for `site` from the owner's
-    /// workspace `owner`; `role` is the coordinator's login role for `store.json`'s URL (else
-    /// the URL is the owner's, and the coordinator sets `COHORT_DATABASE_URL`).
+    /// Makes the invitation folder `folder` (which must not exist) for `site` — nil: a study-wide
+    /// role's (a monitor's), whose key may sign for every site — from the owner's workspace
+    /// `owner`; `role` is the coordinator's login role for `store.json`'s URL (else the URL is the
+    /// owner's, and the coordinator sets `COHORT_DATABASE_URL`).
     ///
     /// - Throws: `.invalidInput` for a bad site name or a SQLite workspace; `.conflict` when the
     ///   folder exists; `.security` from a workspace that is not the owner's (a site's
     ///   coordinator cannot invite anyone, for any site).
-    public static func invite(from owner: Workspace, site name: String, role: String?, to folder: URL) throws -> Invited {
-        guard let site = try SiteName.parse(name, field: "site") else { throw CohortError.invalid("give the site's name", field: "site") }
-        _ = try PostgresSiteRoles.groupRole(site: site)
+    public static func invite(from owner: Workspace, site name: String?, role: String?, to folder: URL) throws -> Invited {
+        let site = try SiteName.parse(name, field: "site")
+        if let site { _ = try PostgresSiteRoles.groupRole(site: site) }
+        let scope: SigningKeyRegistry.Scope = site.map { .site($0) } ?? .studyWide
+        let scopeText = site.map { "--site \($0)" } ?? "--study-wide"
         guard let configuration = try StoreConfiguration.load(from: owner.directory) else {
             throw CohortError.invalid(
                 "site workspaces share one PostgreSQL database; this workspace's study is in its own study.db", field: "workspace",
@@ -62,7 +68,7 @@ public enum SiteInvitation {
         guard registry.owner?.fingerprint == owner.keystore.publicKey.fingerprint else {
             throw CohortError(
                 .security, "only the study owner's workspace invites a site's coordinator (this workspace signs as \(registry.entry(fingerprint: owner.keystore.publicKey.fingerprint)?.scope.description ?? "an unregistered key"))",
-                at: .init(field: "workspace"), hint: "ask the study owner to run `cohort site invite --site \(site) --out DIR`")
+                at: .init(field: "workspace"), hint: "ask the study owner to run `cohort site invite \(scopeText) --out DIR`")
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
@@ -81,7 +87,7 @@ public enum SiteInvitation {
             if let role { url = try Self.url(url, role: role) }
             try StoreConfiguration(postgresqlURL: url).write(to: folder)
             try write(Marker(site: site, keyFingerprint: siteKey.publicKey.fingerprint), to: folder.appendingPathComponent(fileName))
-            let event = try owner.registerSigningKey(siteKey.publicKey, scope: .site(site))
+            let event = try owner.registerSigningKey(siteKey.publicKey, scope: scope)
             // The owner's signed head after the registration: the coordinator's workspace starts from it.
             try SecureFile.write(try SecureFile.readPrivate(owner.auditHeadURL.path), to: folder.appendingPathComponent(Workspace.auditHeadFileName).path, replacing: false)
             try SecureFile.syncDirectory(folder.path)
@@ -96,8 +102,8 @@ public enum SiteInvitation {
     public struct Joined: Sendable {
         /// The installed workspace.
         public var workspace: URL
-        /// Its site.
-        public var site: String
+        /// Its site; nil for a study-wide workspace.
+        public var site: String?
         /// The database role it connects as.
         public var role: String
         /// Its signing key's fingerprint.
@@ -153,11 +159,11 @@ public enum SiteInvitation {
                 try SecureFile.write(try SecureFile.readPrivate(source.appendingPathComponent(name).path), to: destination.appendingPathComponent(name).path, replacing: false)
             }
             try SecureFile.syncDirectory(destination.path)
-            let workspace = try Workspace.open(at: destination, actor: actor, environment: environment)
             guard let configuration = try StoreConfiguration.load(from: destination) else {
                 throw CohortError(.invalidInput, "the invitation names no database", at: .init(file: destination.path))
             }
             let membership = try PostgresSiteRoles.membership(url: configuration.connectionURL(environment: environment), site: marker.site)
+            let scopeText = marker.site.map { "site \($0)" } ?? "every site (study-wide)"
             guard !membership.isOwner else {
                 throw CohortError(
                     .security, "this workspace connects as \(membership.role), the study owner's role (or a superuser); a site's workspace connects as its coordinator's login role",
@@ -165,12 +171,14 @@ public enum SiteInvitation {
             }
             guard membership.isSiteMember else {
                 throw CohortError(
-                    .security, "the database role \(membership.role) is not a coordinator of site \(marker.site)", at: .init(field: StoreConfiguration.environmentKey),
-                    hint: "the owner runs `cohort site grant \(marker.site) --role \(membership.role)`; then join again")
+                    .security, "the database role \(membership.role) is not a coordinator of \(scopeText)", at: .init(field: StoreConfiguration.environmentKey),
+                    hint: "the owner runs `cohort site grant \(marker.site ?? "--study-wide") --role \(membership.role)`; then join again")
             }
-            guard try workspace.signingScope() == .site(marker.site), keystore.publicKey.fingerprint == marker.keyFingerprint else {
+            // The role first (a role of no site cannot read the tables to open the workspace), then the keys and audit.head.
+            let workspace = try Workspace.open(at: destination, actor: actor, environment: environment)
+            guard try workspace.signingScope() == marker.scope, keystore.publicKey.fingerprint == marker.keyFingerprint else {
                 throw CohortError(
-                    .security, "the invitation's signing key is not the one the audit trail registers for site \(marker.site)",
+                    .security, "the invitation's signing key is not the one the audit trail registers for \(scopeText)",
                     at: .init(file: keys.appendingPathComponent(Keystore.signingKeyFileName).path), hint: "ask the study owner for a new invitation")
             }
             return Joined(workspace: destination, site: marker.site, role: membership.role, keyFingerprint: marker.keyFingerprint)

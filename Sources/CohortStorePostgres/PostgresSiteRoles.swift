@@ -132,13 +132,14 @@ extension PostgresSiteRoles {
 
     /// Connects as `url`'s role and asks the server what it is to `site` (`cohort site join`
     /// checks that a coordinator's workspace connects as a coordinator of its site, not as the
-    /// owner). Throws `.notFound` when the site's group role does not exist.
-    public static func membership(url: String, site: String) throws -> Membership {
-        let group = try groupRole(site: site)
+    /// owner); `site` nil asks about the study-wide role. Throws `.notFound` when the group role
+    /// does not exist.
+    public static func membership(url: String, site: String?) throws -> Membership {
+        let group = try site.map(groupRole(site:)) ?? studyWideRole
         let conn = try PostgresConnection(url: url)
         guard try conn.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [group]).first != nil else {
             throw CohortError(.notFound, "the site's group role \(group) does not exist in this cluster", at: .init(field: "site"),
-                hint: "the owner runs `cohort site add \(site)`")
+                hint: site.map { "the owner runs `cohort site add \($0)`" } ?? "the owner runs `cohort site grant --study-wide --role LOGIN`")
         }
         let row = try conn.query(
             """

@@ -80,6 +80,21 @@ struct SiteKeysCLITests {
                     as? [String: Any])
             #expect((manifest["signer"] as? [String: Any])?["site"] as? String == site)
         }
+        // A monitor (study-wide role, its own key registered as study-wide) exports the whole study.
+        let monitorRole = "monitor_" + UUID().uuidString.prefix(8).lowercased()
+        #expect(try cli.sql("CREATE ROLE \(monitorRole) LOGIN").0 == 0)
+        #expect(try cli.ws("site", "grant", "--study-wide", "--role", monitorRole).status == 0)
+        let monitorInvite = try cli.ws("site", "invite", "--study-wide", "--role", monitorRole, "--out", cli.path("invite-monitor"))
+        try #require(monitorInvite.status == 0, "\(monitorInvite.output)")
+        let monitor = cli.path("monitor")
+        let monitorJoin = try cli.run(["site", "join", cli.path("invite-monitor"), "-w", monitor])
+        try #require(monitorJoin.status == 0 && monitorJoin.stdout.contains("Joined every site (study-wide)"), "\(monitorJoin.output)")
+        let wideExport = try cli.run(["export", "--recipient", "lab", "--out", cli.path("out-wide"), "-w", monitor])
+        try #require(wideExport.status == 0, "\(wideExport.output)")
+        let wideArchive = try #require(try FileManager.default.contentsOfDirectory(atPath: cli.path("out-wide")).first { $0.hasSuffix(".tar.gz") })
+        let wideVerify = try cli.run(["verify", cli.path("out-wide") + "/" + wideArchive, "-w", sites.alice])
+        #expect(wideVerify.status == 0 && wideVerify.stdout.contains("the study-wide role's key (registered at event"), "\(wideVerify.output)")
+
         // Every workspace (owner, both sites) verifies both exports against the trail's registry.
         for workspace in [cli.workspace, sites.alice, sites.bob] {
             for site in ["site-a", "site-b"] {

@@ -17,21 +17,29 @@ extension Cohort.SiteCommand {
                 cannot invite anyone (exit 6).
 
                 Examples:
-                  cohort site invite --site site-a --role alice --out /secure/site-a-invitation -w study
+                  cohort site invite --site site-a --role alice \\
+                    --out /secure/site-a-invitation -w study
                   scp -rp /secure/site-a-invitation alice@site-a.example.org:
+                  cohort site invite --study-wide --role monitor --out /secure/monitor -w study
                 """)
 
-        @Option(help: "The site the coordinator works for (its group role must exist: `cohort site add`).") var site: String
+        @Option(help: "The site the coordinator works for (its group role must exist: `cohort site add`).") var site: String?
+        @Flag(help: "Invite a study-wide role (a monitor): its key signs for every site.") var studyWide = false
         @Option(help: ArgumentHelp("The folder to write (must not exist).", valueName: "dir")) var out: String
         @Option(help: ArgumentHelp("The coordinator's PostgreSQL login role, for store.json's URL (default: the owner's URL; the coordinator sets COHORT_DATABASE_URL).", valueName: "login"))
         var role: String?
         @OptionGroup var options: WorkspaceOptions
 
+        func validate() throws {
+            if (site == nil) == !studyWide { throw ValidationError("give --site NAME or --study-wide (not both)") }
+        }
+
         func run() throws {
             let owner = try options.open()
             let invited = try SiteInvitation.invite(from: owner, site: site, role: role, to: URL(fileURLWithPath: out))
-            Console.print("Invitation for site \(invited.site) written to \(invited.folder.path)")
-            Console.print("  signing key \(invited.keyFingerprint), registered for site \(invited.site) at audit event \(invited.registrationSeq)")
+            let scope = invited.site.map { "site \($0)" } ?? "every site (study-wide)"
+            Console.print("Invitation for \(scope) written to \(invited.folder.path)")
+            Console.print("  signing key \(invited.keyFingerprint), registered for \(scope) at audit event \(invited.registrationSeq)")
             Console.print("  next: copy the folder to the coordinator keeping its modes (scp -rp); they run `cohort site join \(invited.folder.lastPathComponent) -w WORKSPACE`")
         }
     }
@@ -49,7 +57,8 @@ extension Cohort.SiteCommand {
 
                 Examples:
                   cohort site join site-a-invitation -w ~/axspa-site-a
-                  COHORT_DATABASE_URL=postgresql://alice@db.example.org/axspa cohort site join site-a-invitation -w ~/axspa-site-a
+                  COHORT_DATABASE_URL=postgresql://alice@db.example.org/axspa \\
+                    cohort site join site-a-invitation -w ~/axspa-site-a
                 """)
 
         @Argument(help: ArgumentHelp("The invitation folder.", valueName: "dir")) var invitation: String
@@ -59,8 +68,9 @@ extension Cohort.SiteCommand {
             options.output.apply()
             guard let workspace = options.workspace else { throw ValidationError("give -w WORKSPACE: the folder to install the site's workspace in") }
             let joined = try SiteInvitation.join(URL(fileURLWithPath: invitation), into: URL(fileURLWithPath: workspace), actor: options.actorName)
-            Console.print("Joined site \(joined.site) as database role \(joined.role): workspace \(joined.workspace.path)")
-            Console.print("  signing key \(joined.keyFingerprint) (registered for site \(joined.site) only)")
+            let scope = joined.site.map { "site \($0)" } ?? "every site (study-wide)"
+            Console.print("Joined \(scope) as database role \(joined.role): workspace \(joined.workspace.path)")
+            Console.print("  signing key \(joined.keyFingerprint) (registered for \(scope))")
         }
     }
 }
