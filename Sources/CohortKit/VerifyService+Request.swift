@@ -40,16 +40,20 @@ extension VerifyService {
 
     /// The key given, else (with a workspace) the key the trail registers under the fingerprint the
     /// manifest names as its signer — another site's or the owner's — else the workspace's own.
+    /// The key the workspace's trail registers under the fingerprint the manifest at `manifest`
+    /// names as its signer (another site's, the owner's), else the workspace's own key.
+    static func signerKey(manifest: URL, workspace: Workspace) throws -> Ed25519PublicKey {
+        if let data = FileManager.default.contents(atPath: manifest.path), let parsed = try? JSONDecoder().decode(ExportManifest.self, from: data),
+            let key = try workspace.signingKeys().entry(fingerprint: parsed.signer.keyFingerprint)?.key
+        {
+            return key
+        }
+        return workspace.keystore.publicKey
+    }
+
     private static func publicKey(_ publicKeyFile: URL?, _ workspace: Workspace?, manifest: URL) throws -> Ed25519PublicKey {
         if let publicKeyFile { return try StudyPublicKey.load(publicKeyFile) }
-        if let workspace {
-            if let data = FileManager.default.contents(atPath: manifest.path), let parsed = try? JSONDecoder().decode(ExportManifest.self, from: data),
-                let key = try workspace.signingKeys().entry(fingerprint: parsed.signer.keyFingerprint)?.key
-            {
-                return key
-            }
-            return workspace.keystore.publicKey
-        }
+        if let workspace { return try signerKey(manifest: manifest, workspace: workspace) }
         throw CohortError.invalid("no public key to check the signature with", field: "public-key", hint: "give --public-key signing.pub.pem (or --workspace DIR)")
     }
 }

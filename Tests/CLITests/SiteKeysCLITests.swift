@@ -101,7 +101,9 @@ struct SiteKeysCLITests {
                 let verify = try cli.run(["verify", archives[site] ?? "", "-w", workspace])
                 #expect(verify.status == 0 && verify.stdout.contains("site \(site)'s key (registered at event"), "\(site) from \(workspace): \(verify.output)")
             }
-            let audit = try cli.run(["audit", "verify", "-w", workspace])
+            // Each site's manifest carries a checkpoint signed by its site's key: every workspace finds it in the trail.
+            let manifests = ["site-a", "site-b"].map { (archives[$0] ?? "").replacingOccurrences(of: ".tar.gz", with: ".manifest.json") }
+            let audit = try cli.run(["audit", "verify", "--export-manifest"] + manifests + ["-w", workspace])
             #expect(audit.status == 0, "\(audit.output)")
         }
 
