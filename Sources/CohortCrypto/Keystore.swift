@@ -125,17 +125,26 @@ public struct Keystore: Sendable, CustomStringConvertible, CustomReflectable {
         let keystore = try Keystore(
             studySecret: SecureRandom.bytes(secretByteCount), piiKey: SecureRandom.bytes(secretByteCount),
             signingKey: Ed25519PrivateKey.generate())
+        try keystore.write(to: directory, overwrite: overwrite)
+        return keystore
+    }
+
+    /// Writes these keys into `directory`, which must not hold key files (unless `overwrite`):
+    /// e.g. a site coordinator's keystore with the study's secrets and the site's own signing key
+    /// (`cohort site invite`). Same file modes and order as ``create(at:overwrite:)``.
+    public func write(to directory: URL, overwrite: Bool = false) throws {
+        try Self.createDirectory(directory)
+        let keystore = self
         let contents: [(String, [UInt8])] = [
-            (studySecretFileName, keystore.studySecret),
-            (piiKeyFileName, keystore.piiKey),
-            (signingKeyFileName, Array(keystore.signingKey.pemRepresentation.utf8)),
-            (publicKeyFileName, Array(keystore.publicKey.pemRepresentation.utf8)),
+            (Self.studySecretFileName, keystore.studySecret),
+            (Self.piiKeyFileName, keystore.piiKey),
+            (Self.signingKeyFileName, Array(keystore.signingKey.pemRepresentation.utf8)),
+            (Self.publicKeyFileName, Array(keystore.publicKey.pemRepresentation.utf8)),
         ]
         for (name, bytes) in contents {
             try SecureFile.write(bytes, to: directory.appendingPathComponent(name).path, replacing: overwrite)
         }
         try SecureFile.syncDirectory(directory.path)
-        return keystore
     }
 
     /// Reads the keystore in `directory`.

@@ -64,7 +64,7 @@ public enum DeliveryService {
         if let identity, !FileManager.default.isReadableFile(atPath: identity) {
             throw CohortError(.notFound, "identity key not found", at: .init(file: identity))
         }
-        let (manifest, files) = try Self.files(manifestURL: manifestURL, publicKey: workspace.keystore.publicKey)
+        let (manifest, files) = try Self.files(manifestURL: manifestURL, publicKey: VerifyService.signerKey(manifest: manifestURL, workspace: workspace))
         var details = [
             "archive_sha256": manifest.archive.sha256, "host": destination.host, "port": String(destination.port),
             "path": destination.fromHome ? "~/" + destination.path : destination.path,

@@ -203,7 +203,7 @@ public struct DemoRun: Sendable {
             extra.append("  export           \(export.participants) participants, \(export.records) records for \(recipient) (left out: \(excluded.isEmpty ? "none" : excluded)); k = \(export.report.kAnonymity?.achievedK.map(String.init) ?? "n/a"); residual PII scan clean")
             extra.append("    archive        \(archive.url.path) (\(archive.size / 1024) KiB)")
             extra.append("    manifest       \(export.manifestURL?.path ?? "")  (+ .sig)")
-            extra.append("  verify           \(verified ? "passed" : "FAILED"): \(report.checks.filter(\.passed).count) of \(checks) checks (signature, digests, gzip/tar, BagIt, rows, audit checkpoint, consent, residual PII, policy, deliveries)")
+            extra.append("  verify           \(verified ? "passed" : "FAILED"): \(report.checks.filter(\.passed).count) of \(checks) checks (signature, digests, gzip/tar, BagIt, rows, audit checkpoint, consent, residual PII, signer, policy, deliveries)")
             extra.append("")
             extra.append("Verify it yourself with stock tools:")
             let q = ShellQuote.quote

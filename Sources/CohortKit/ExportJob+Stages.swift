@@ -56,6 +56,7 @@ struct ExportPlan {
         site = try SiteName.parse(options.site, field: "site")
         // A site with no participant is refused before `export.begin` (the snapshot checks again).
         if site != nil { _ = try workspace.participants(site: site) }
+        try workspace.checkSigningScope(exportSite: site)
         created = options.createdAt ?? workspace.now()
         createdAt = Timestamp(epochMilliseconds: Int64(created.timeIntervalSince1970.rounded(.down)) * 1000)
     }
@@ -532,7 +533,7 @@ extension ExportJob {
         if options.archive {
             let published = try ExportPackager.publish(
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,
-                signer: ManifestSigner(key: workspace.keystore.signingKey), encryption: options.encryption
+                signer: ManifestSigner(key: workspace.keystore.signingKey, site: try workspace.signingScope()?.site), encryption: options.encryption
             ) { archive in
                 try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: createDetails(archive))
                 // The manifest's checkpoint covers the export's own `export.create`.
@@ -544,7 +545,7 @@ extension ExportJob {
                     policySHA256: written.context.policySHA256, recipient: plan.recipient, toolVersion: CohortVersion.string,
                     createdAt: plan.createdAt, archive: .init(archive), files: contents.allFiles,
                     exclusions: exclusions.keys.sorted().map { .init(reason: $0, count: exclusions[$0] ?? 0) },
-                    signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint), auditCheckpoint: checkpoint,
+                    signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint, site: try workspace.signingScope()?.site), auditCheckpoint: checkpoint,
                     kAnonymity: written.kSummary.map(ExportManifest.KAnonymity.init))
                     .withResidualExceptions(scanned.reviewed)
                 manifest.site = plan.site

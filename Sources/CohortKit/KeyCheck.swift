@@ -44,6 +44,12 @@ enum KeyCheck {
             (Keystore.signingKeyFileName, recorded["signing"], present.signing),
         ]
         for pair in pairs where pair.recorded != nil && pair.recorded != pair.present {
+            // A site's workspace signs with its own key, which the owner registered in the trail.
+            if pair.file == Keystore.signingKeyFileName,
+                try SigningKeyRegistry.load(from: store, ownKey: keystore.publicKey).registered[present.signing] != nil
+            {
+                continue
+            }
             throw CohortError(
                 .security, "\(pair.file) does not match this study (its check value differs from the one recorded when the study was created)",
                 at: .init(file: keysDirectory.appendingPathComponent(pair.file).path),
@@ -54,14 +60,19 @@ enum KeyCheck {
     /// The details of the `keys.create` event among the first events, else of the first
     /// `keys.check` event anywhere in the trail; nil when neither exists.
     static func recordedFingerprints(in store: any StudyStore) throws -> [String: String]? {
+        try recordedEvent(in: store)?.details
+    }
+
+    /// The event ``recordedFingerprints(in:)`` reads.
+    static func recordedEvent(in store: any StudyStore) throws -> AuditEvent? {
         let first = try store.auditEvents(since: 1, limit: createdWithin, revealing: false)
-        if let created = first.first(where: { $0.action == createdAction }) { return created.details }
-        if let checked = first.first(where: { $0.action == recordedAction }) { return checked.details }
+        if let created = first.first(where: { $0.action == createdAction }) { return created }
+        if let checked = first.first(where: { $0.action == recordedAction }) { return checked }
         guard first.count == createdWithin, let last = first.last else { return nil }
         var since = last.seq + 1
         while true {
             let page = try store.auditEvents(since: since, limit: pageSize, revealing: false)
-            if let checked = page.first(where: { $0.action == createdAction || $0.action == recordedAction }) { return checked.details }
+            if let checked = page.first(where: { $0.action == createdAction || $0.action == recordedAction }) { return checked }
             guard page.count == pageSize, let last = page.last else { return nil }
             since = last.seq + 1
         }

@@ -25,10 +25,19 @@ public enum ReceiptCheck {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw CohortError(.notFound, "cannot read the receipt", at: .init(file: file.path))
         }
-        let key = try publicKeyFile.map(StudyPublicKey.load) ?? workspace().keystore.publicKey
+        let text = String(decoding: data, as: UTF8.self)
+        let claims = ReceiptDocument.signerClaims(text)
+        let key: Ed25519PublicKey
+        if let publicKeyFile {
+            key = try StudyPublicKey.load(publicKeyFile)
+        } else {
+            // The key the trail registers under the fingerprint the receipt names, else this workspace's own.
+            let ws = try crossCheck ?? workspace()
+            key = try claims.keyFingerprint.flatMap { try ws.signingKeys().entry(fingerprint: $0)?.key } ?? ws.keystore.publicKey
+        }
         let receipt: WithdrawalReceipt
         do {
-            receipt = try ReceiptDocument.verify(String(decoding: data, as: UTF8.self), publicKey: key)
+            receipt = try ReceiptDocument.verify(text, publicKey: key)
         } catch let error as CohortError {
             return Outcome(authentic: false, message: error.message)
         }
@@ -44,8 +53,16 @@ public enum ReceiptCheck {
                     authentic: false,
                     message: "receipt \(id) says \(receipt.mode.rawValue), but event \(event.seq) of the trail recorded \(event.details["mode"] ?? "another mode")")
             }
+            if let problem = try signerProblem(key: key, claimedSite: claims.site, participantID: event.subject, workspace: ws) {
+                return Outcome(authentic: false, message: "receipt \(id) is signed, but \(problem)")
+            }
             if receipt.mode != .erase {
-                let named = try ws.store.participant(code: receipt.participantCode)?.participant.id.uuidString.lowercased()
+                guard let named = try ws.store.participant(code: receipt.participantCode)?.participant.id.uuidString.lowercased() else {
+                    // Row-level security hides other sites' participants from a site's role.
+                    return Outcome(
+                        authentic: false,
+                        message: "receipt \(id) names \(receipt.participantCode), whom this workspace's database role cannot see: check it from the owner's or that participant's site's workspace")
+                }
                 guard named == event.subject else {
                     return Outcome(
                         authentic: false,
@@ -53,10 +70,31 @@ public enum ReceiptCheck {
                 }
             }
             trail = "event \(event.seq) of the audit trail issued it"
+        } else if let site = claims.site {
+            trail += "; it names site \(site)'s key, whose registration was not checked"
         }
         return Outcome(
             authentic: true,
             message: "receipt \(id) is authentic: \(receipt.participantCode) withdrew (\(receipt.mode.rawValue)) at \(receipt.withdrawnAt.iso8601), signed by \(key.fingerprint); \(trail)")
+    }
+}
+
+extension ReceiptCheck {
+    /// Why the key that signed a receipt may not sign it, or nil: it must be registered in the
+    /// trail, and a site's key signs receipts of its own site's participants only (the site of
+    /// the participant's `participant.enroll` event), saying so in its signed `Signed for site:` line.
+    static func signerProblem(key: Ed25519PublicKey, claimedSite: String?, participantID: String?, workspace: Workspace) throws -> String? {
+        guard let entry = try workspace.signingKeys().entry(fingerprint: key.fingerprint) else {
+            return "by \(key.fingerprint), a key the audit trail does not register"
+        }
+        let site = try workspace.store.auditEvents(action: "participant.enroll").last { $0.subject == participantID }?.details["site"]
+        guard entry.scope.allows(site: site) else {
+            return "by \(entry.scope)'s key, and the participant is \(site.map { "site \($0)'s" } ?? "not of that site")"
+        }
+        guard claimedSite == entry.scope.site else {
+            return "it names \(claimedSite.map { "site \($0)" } ?? "no site") as its signer, and the key is \(entry.scope)'s"
+        }
+        return nil
     }
 }
 

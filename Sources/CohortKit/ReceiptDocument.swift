@@ -13,7 +13,11 @@ public enum ReceiptDocument {
 
     static let fallbackTemplate = "WITHDRAWAL RECEIPT — {{title}}\nParticipant: {{participant_code}}\nMode: {{mode}}\nWithdrawn: {{withdrawn_at}}\nReceipt id: {{receipt_id}}\n"
 
-    static func make(_ receipt: WithdrawalReceipt, studyProtocol: StudyProtocol, signingKey: Ed25519PrivateKey) throws -> String {
+    /// The signed line naming the site whose key signs (a multi-site study's site key); the
+    /// owner's receipts have none.
+    static let signerSitePrefix = "Signed for site: "
+
+    static func make(_ receipt: WithdrawalReceipt, studyProtocol: StudyProtocol, signingKey: Ed25519PrivateKey, signerSite: String? = nil) throws -> String {
         var context = Templates.studyContext(studyProtocol)
         let meaning: String =
             switch receipt.mode {
@@ -32,6 +36,7 @@ public enum ReceiptDocument {
         var text = try Templates.render(template, context, name: "withdrawal-receipt.mustache")
         if !text.hasSuffix("\n") { text += "\n" }
         text += "\n" + jsonBegin + "\n" + wrap(Base64.encode(Array(try receipt.canonicalBytes()))) + jsonEnd + "\n"
+        if let signerSite { text += signerSitePrefix + signerSite + "\n" }
         let signature = try signingKey.signature(for: Array(text.utf8))
         text += signatureBegin + "\n" + "key: \(signingKey.publicKey.fingerprint)\n" + wrap(Base64.encode(signature)) + signatureEnd + "\n"
         return text
@@ -49,6 +54,18 @@ public enum ReceiptDocument {
         }
         if !line.isEmpty { out += line + "\n" }
         return out
+    }
+
+    /// What the receipt says of its signer, unverified: the `key:` fingerprint of its signature
+    /// block and the site of its signed `Signed for site:` line (nil when absent).
+    public static func signerClaims(_ text: String) -> (keyFingerprint: String?, site: String?) {
+        guard let sigStart = text.range(of: signatureBegin + "\n"), let sigEnd = text.range(of: signatureEnd), sigStart.upperBound <= sigEnd.lowerBound,
+            let jsonEnd = text.range(of: jsonEnd), jsonEnd.upperBound <= sigStart.lowerBound
+        else { return (nil, nil) }
+        let key = text[sigStart.upperBound..<sigEnd.lowerBound].split(separator: "\n").first { $0.hasPrefix("key: ") }.map { String($0.dropFirst(5)) }
+        let site = text[jsonEnd.upperBound..<sigStart.lowerBound].split(separator: "\n").first { $0.hasPrefix(signerSitePrefix) }
+            .map { String($0.dropFirst(signerSitePrefix.count)) }
+        return (key, site)
     }
 
     /// Verifies a receipt document with `publicKey`; returns the receipt when the signature holds.

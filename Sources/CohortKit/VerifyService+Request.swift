@@ -18,7 +18,7 @@ extension VerifyService {
         if let manifest, !FileManager.default.fileExists(atPath: manifest.path) {
             throw CohortError(.notFound, "no such manifest", at: .init(file: manifest.path), hint: "omit --manifest to use the one next to the archive")
         }
-        let key = try publicKey(publicKeyFile, workspace)
+        let key = try publicKey(publicKeyFile, workspace, manifest: manifest ?? ManifestSigner.manifestURL(forArchive: archive))
         return try verify(archive: archive, manifest: manifest, publicKey: key, workspace: workspace, progress: progress)
     }
 
@@ -31,15 +31,29 @@ extension VerifyService {
         if let manifest, !FileManager.default.fileExists(atPath: manifest.path) {
             throw CohortError(.notFound, "no such manifest", at: .init(file: manifest.path), hint: "omit --manifest to use the one next to the archive")
         }
-        let key = try publicKey(publicKeyFile, workspace)
+        let key = try publicKey(
+            publicKeyFile, workspace, manifest: manifest ?? ManifestSigner.manifestURL(forArchive: encrypted.deletingPathExtension()))
         return try verifyEncrypted(
             encrypted, manifest: manifest, publicKey: key, workspace: workspace, decryptKeyPEM: decryptKeyPEM,
             recipientCertificate: recipientCertificate, progress: progress)
     }
 
-    private static func publicKey(_ publicKeyFile: URL?, _ workspace: Workspace?) throws -> Ed25519PublicKey {
+    /// The key given, else (with a workspace) the key the trail registers under the fingerprint the
+    /// manifest names as its signer — another site's or the owner's — else the workspace's own.
+    /// The key the workspace's trail registers under the fingerprint the manifest at `manifest`
+    /// names as its signer (another site's, the owner's), else the workspace's own key.
+    static func signerKey(manifest: URL, workspace: Workspace) throws -> Ed25519PublicKey {
+        if let data = FileManager.default.contents(atPath: manifest.path), let parsed = try? JSONDecoder().decode(ExportManifest.self, from: data),
+            let key = try workspace.signingKeys().entry(fingerprint: parsed.signer.keyFingerprint)?.key
+        {
+            return key
+        }
+        return workspace.keystore.publicKey
+    }
+
+    private static func publicKey(_ publicKeyFile: URL?, _ workspace: Workspace?, manifest: URL) throws -> Ed25519PublicKey {
         if let publicKeyFile { return try StudyPublicKey.load(publicKeyFile) }
-        if let workspace { return workspace.keystore.publicKey }
+        if let workspace { return try signerKey(manifest: manifest, workspace: workspace) }
         throw CohortError.invalid("no public key to check the signature with", field: "public-key", hint: "give --public-key signing.pub.pem (or --workspace DIR)")
     }
 }

@@ -55,6 +55,7 @@ public enum VerifyService {
                             + " (re-run it against the roster with --workspace)")
                 })
         }
+        extra.append(ExtraVerificationCheck(name: signerCheckName) { _ in try signerCheck(manifest: consentManifest, workspace: workspace) })
         if let workspace {
             let exceptions = ResidualExceptionList(reviewed.map(\.exception))
             extra.append(
@@ -79,7 +80,8 @@ public enum VerifyService {
                         let cp = object["audit_checkpoint"] as? [String: Any], let seq = (cp["seq"] as? NSNumber)?.int64Value,
                         let head = cp["head_hash"] as? String
                     else { return VerificationCheck(name: "audit checkpoint in chain", passed: false, detail: "the manifest has no readable audit checkpoint") }
-                    let chain = try workspace.store.verifyAudit(publicKey: workspace.keystore.publicKey)
+                    let chain = try workspace.store.verifyAudit(
+                        signers: workspace.signingKeys().checkpointSigners(fallback: workspace.keystore.publicKey))
                     let event = try workspace.store.auditEvents(since: seq, limit: 1).first
                     let ok = chain.isIntact && event?.seq == seq && event?.hash == head
                     return VerificationCheck(
@@ -142,6 +144,40 @@ public enum VerifyService {
                 return "event \(event.seq) \(d["host"] ?? "?"):\(d["path"] ?? "?") (port \(d["port"] ?? "?"), host key \(d["host_key"] ?? "?")) at \(event.at)"
             }.joined(separator: "; ")
         return VerificationCheck(name: "deliveries", passed: true, detail: detail)
+    }
+
+    static let signerCheckName = "signer allowed"
+
+    /// The manifest's signer may sign this export: a site's key signs its own site's export
+    /// only (the manifest's `site`), the owner's and study-wide keys any. With a workspace the
+    /// key's scope comes from its registration in the trail (an unregistered key fails); without
+    /// one, only the manifest's own claim (`signer.site`) can be compared, and the check says so.
+    static func signerCheck(manifest: ExportManifest?, workspace: Workspace?) throws -> VerificationCheck {
+        guard let manifest else { return VerificationCheck(name: signerCheckName, passed: false, detail: "the manifest could not be read") }
+        let fingerprint = manifest.signer.keyFingerprint
+        let exportScope = manifest.site.map { "site \($0)'s export" } ?? "a study-wide export"
+        guard let workspace else {
+            let claimed = manifest.signer.site
+            let passed = claimed == nil || claimed == manifest.site
+            return VerificationCheck(
+                name: signerCheckName, passed: passed,
+                detail: (passed ? "" : "a key of site \(claimed ?? "") signed \(exportScope): ")
+                    + "the manifest names \(claimed.map { "site \($0)'s key" } ?? "an owner's or study-wide key") \(fingerprint.prefix(23))…; "
+                    + "its registration in the audit trail was not checked (give -w WORKSPACE)")
+        }
+        guard let entry = try workspace.signingKeys().entry(fingerprint: fingerprint) else {
+            return VerificationCheck(
+                name: signerCheckName, passed: false,
+                detail: "the signer \(fingerprint.prefix(23))… is no key the workspace's audit trail registered")
+        }
+        guard entry.scope.allows(site: manifest.site), manifest.signer.site == entry.scope.site else {
+            return VerificationCheck(
+                name: signerCheckName, passed: false,
+                detail: "the signer is \(entry.scope)'s key (event \(entry.seq)), which may not sign \(exportScope)"
+                    + (manifest.signer.site != entry.scope.site ? " (the manifest claims \(manifest.signer.site.map { "site \($0)" } ?? "no site"))" : ""))
+        }
+        return VerificationCheck(
+            name: signerCheckName, passed: true, detail: "\(entry.scope)'s key (registered at event \(entry.seq)) signed \(exportScope)")
     }
 
     static let policyCheckName = "policy of the pinned protocol"

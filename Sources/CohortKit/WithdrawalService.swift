@@ -96,7 +96,7 @@ public struct WithdrawalService: Sendable {
                 counts: .init(
                     recordsDeleted: mode == .erase ? counts.records : 0, recordsRetained: mode == .erase ? 0 : counts.records,
                     identifiersDeleted: mode == .erase ? 1 : 0, consentsRetained: counts.consents))
-            let text = try ReceiptDocument.make(receipt, studyProtocol: pinned.studyProtocol, signingKey: workspace.keystore.signingKey)
+            let text = try ReceiptDocument.make(receipt, studyProtocol: pinned.studyProtocol, signingKey: workspace.keystore.signingKey, signerSite: try workspace.signingScope()?.site)
             return WithdrawalOutcome(receipt: receipt, receiptText: text, dryRun: false, records: records, consents: history.count, mode: mode)
         }
     }

@@ -18,7 +18,16 @@ extension Workspace {
             // A workspace made before audit.head existed: start keeping it, visibly in the trail.
             try store.appendEvent(actor: actor, action: "audit.head.create", details: ["file": Self.auditHeadFileName], at: now())
         }
-        guard let checkpoint = try store.checkpoint(signingKey: keystore.signingKey, at: now()) else { return nil }
+        let signed: AuditCheckpoint?
+        do {
+            signed = try store.checkpoint(signingKey: keystore.signingKey, at: now())
+        } catch let error as CohortError where error.code == .integrity && error.location?.field == "audit_checkpoints.signature" {
+            // A head another site's registered key signed is the study's checkpoint too. Looked up
+            // only then, so a single-site workspace reads no registry per command.
+            signed = try store.checkpoint(
+                signingKey: keystore.signingKey, accepting: try signingKeys().checkpointSigners(fallback: keystore.publicKey), at: now())
+        }
+        guard let checkpoint = signed else { return nil }
         try writeAuditHead(checkpoint)
         return checkpoint
     }
@@ -94,7 +103,10 @@ extension Workspace {
                 hint: "restore it and study.db from a backup")
         }
         let checkpoint = head.checkpoint
-        guard let signature = Base64.decode(checkpoint.signature), keystore.publicKey.isValidSignature(signature, for: checkpoint.signedBytes) else {
+        guard let signature = Base64.decode(checkpoint.signature),
+            try keystore.publicKey.isValidSignature(signature, for: checkpoint.signedBytes)
+                || signingKeys().checkpointSigners(fallback: keystore.publicKey).signer(of: checkpoint) != nil
+        else {
             throw CohortError(.integrity, "audit.head's signature does not verify with this study's key (edited, or from another study)",
                 at: .init(file: auditHeadURL.path), hint: "restore it and study.db from a backup")
         }
@@ -127,10 +139,15 @@ extension Workspace {
         return nil
     }
 
-    /// `cohort audit verify`: the chain recomputed (``StudyStore/verifyAudit(publicKey:)``) and
-    /// compared with `audit.head`.
+    /// `cohort audit verify`: the chain recomputed (``StudyStore/verifyAudit(signers:)``, each
+    /// checkpoint signed by a key the trail registered before it), the registrations checked,
+    /// and the chain compared with `audit.head`.
     public func verifyAudit() throws -> AuditVerification {
-        var result = try store.verifyAudit(publicKey: keystore.publicKey)
+        let registry = try signingKeys()
+        var result = try store.verifyAudit(signers: registry.checkpointSigners(fallback: keystore.publicKey))
+        if result.isIntact, let problem = registry.problems.first {
+            result.firstProblem = problem
+        }
         let head = try? auditHeadCheckpoint()
         result.auditHeadSeq = head.flatMap { $0 }?.seq
         if result.isIntact, let problem = try auditHeadProblem() {

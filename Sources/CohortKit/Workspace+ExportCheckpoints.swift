@@ -16,12 +16,14 @@ extension Workspace {
     }
 
     /// Compares the audit trail with the checkpoint each export manifest carries: the manifest's
-    /// signature (`<manifest>.sig`) must verify with the study key, and the database must still
+    /// signature (`<manifest>.sig`) must verify with the study key (or the key the trail registers for the site that signed it), and the database must still
     /// hold the event the checkpoint names with the same hash. An export made after the newest
     /// `audit.head` therefore also catches a trail cut back behind it (issue: "the checkpoint in
     /// the newest export").
     public func checkExportCheckpoints(_ manifests: [URL]) -> [ExportCheckpointCheck] {
-        manifests.map { url in
+        // A site's export is signed by its own key, which the trail registers.
+        let registry = try? signingKeys()
+        return manifests.map { url in
             var check = ExportCheckpointCheck(manifest: url.path)
             guard let bytes = try? Data(contentsOf: url), bytes.count <= 16 << 20,
                 let manifest = try? JSONDecoder().decode(ExportManifest.self, from: bytes)
@@ -32,7 +34,7 @@ extension Workspace {
             check.seq = manifest.auditCheckpoint.seq
             let signatureURL = URL(fileURLWithPath: url.path + ".sig")
             guard let signature = try? Data(contentsOf: signatureURL), signature.count <= 1024,
-                keystore.publicKey.isValidSignature(Array(signature), for: Array(bytes))
+                (registry?.entry(fingerprint: manifest.signer.keyFingerprint)?.key ?? keystore.publicKey).isValidSignature(Array(signature), for: Array(bytes))
             else {
                 check.problem = "the manifest's signature (\(signatureURL.lastPathComponent)) is missing or does not verify with this study's key"
                 return check

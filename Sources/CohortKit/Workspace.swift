@@ -59,7 +59,7 @@ public final class Workspace: Sendable {
     /// `protocolURL` when given. The database is `study.db` in the folder, or, with
     /// `databaseURL`, an empty PostgreSQL database, named in `store.json` (without password).
     /// Refuses a directory that already holds a workspace, and a database that already holds a
-    /// study (a second coordinator copies the first one's workspace folder instead).
+    /// study (a site coordinator joins with `cohort site invite` / `cohort site join` instead).
     public static func create(
         at directory: URL, protocolURL: URL? = nil, actor: String, databaseURL: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> Workspace {
@@ -96,7 +96,7 @@ public final class Workspace: Sendable {
                 // none of its data, and a second workspace.init would fork the story.
                 if (try postgres.counts()["audit_events"] ?? 0) > 0 {
                     throw CohortError(.conflict, "this PostgreSQL database already holds a cohort study", at: .init(file: postgres.location),
-                        hint: "to join it, copy the first coordinator's workspace folder (keys/, store.json, audit.head); to start a new study, create an empty database (createdb)")
+                        hint: "to join it, ask the study owner for an invitation (`cohort site invite`) and run `cohort site join DIR -w WORKSPACE`; to start a new study, create an empty database (createdb)")
                 }
                 try StoreConfiguration(postgresqlURL: databaseURL).write(to: directory)
                 store = postgres

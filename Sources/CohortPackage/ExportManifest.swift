@@ -85,15 +85,19 @@ public struct ExportManifest: Sendable, Hashable, Codable {
         public var algorithm: String
         /// `SHA256:` + hex SHA-256 of the raw public key (``Ed25519PublicKey/fingerprint``).
         public var keyFingerprint: String
+        /// The site whose key signed (a multi-site study's site key); absent for the owner's
+        /// and study-wide keys. `cohort verify -w` checks it against the key's registration.
+        public var site: String?
 
         /// A signer as given.
-        public init(algorithm: String = "Ed25519", keyFingerprint: String) {
+        public init(algorithm: String = "Ed25519", keyFingerprint: String, site: String? = nil) {
             self.algorithm = algorithm
             self.keyFingerprint = keyFingerprint
+            self.site = site
         }
 
         enum CodingKeys: String, CodingKey {
-            case algorithm
+            case algorithm, site
             case keyFingerprint = "key_fingerprint"
         }
     }

@@ -12,10 +12,13 @@ import CohortIO
 public struct ManifestSigner: Sendable {
     /// The study's signing key.
     public let key: Ed25519PrivateKey
+    /// The site `key` belongs to (a site's key in a multi-site study); nil for the owner's.
+    public let site: String?
 
-    /// A signer using `key`.
-    public init(key: Ed25519PrivateKey) {
+    /// A signer using `key`, a key of `site` when given.
+    public init(key: Ed25519PrivateKey, site: String? = nil) {
         self.key = key
+        self.site = site
     }
 
     /// `X` for `X.tar.gz` (or `X.tgz`); otherwise the name without its last extension.
@@ -40,7 +43,7 @@ public struct ManifestSigner: Sendable {
     /// `manifest` with its `signer` set to this key.
     public func stamped(_ manifest: ExportManifest) -> ExportManifest {
         var manifest = manifest
-        manifest.signer = ExportManifest.Signer(keyFingerprint: key.publicKey.fingerprint)
+        manifest.signer = ExportManifest.Signer(keyFingerprint: key.publicKey.fingerprint, site: site)
         return manifest
     }
 

@@ -77,8 +77,8 @@ extension StudyStore {
 
     /// Signs the chain's head, unless it is already signed; nil for an empty chain.
     @discardableResult
-    public func checkpoint(signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
-        try writeTransaction { t in try t.operations.checkpoint(t.seam, signingKey: signingKey, at: at) }
+    public func checkpoint(signingKey: Ed25519PrivateKey, accepting: CheckpointSigners? = nil, at: Date) throws -> AuditCheckpoint? {
+        try writeTransaction { t in try t.operations.checkpoint(t.seam, signingKey: signingKey, accepting: accepting, at: at) }
     }
 
     /// Appends `export.create` unless a participant in `participantIDs` withdrew (exclude or

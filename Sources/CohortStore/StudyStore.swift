@@ -88,8 +88,10 @@ public protocol StudyStore: AnyObject, Sendable {
     func auditHeadFileEstablished() throws -> Bool
     /// Events from `since`, oldest first; redactable texts revealed when asked and still stored.
     func auditEvents(since: Int64, limit: Int?, revealing: Bool) throws -> [AuditEvent]
-    /// Recomputes the chain and checks the checkpoints' signatures.
-    func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification
+    /// Recomputes the chain and checks that each checkpoint is signed by one of `signers`.
+    func verifyAudit(signers: CheckpointSigners) throws -> AuditVerification
+    /// The events with this action, oldest first, not revealed (e.g. `site.key_registered`).
+    func auditEvents(action: String) throws -> [AuditEvent]
 
     // MARK: Exports
 
@@ -106,6 +108,10 @@ extension StudyStore {
     public func participant(code: String) throws -> StoredParticipant? { try participant(code: code, withIdentity: false) }
     /// The number of records of all participants.
     public func recordCount() throws -> Int { try recordCount(nil) }
+    /// Recomputes the chain and checks every checkpoint's signature with `publicKey`.
+    public func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification {
+        try verifyAudit(signers: CheckpointSigners(only: publicKey))
+    }
     /// Every event from `since` (default the first), revealed.
     public func auditEvents(since: Int64 = 1, limit: Int? = nil) throws -> [AuditEvent] {
         try auditEvents(since: since, limit: limit, revealing: true)

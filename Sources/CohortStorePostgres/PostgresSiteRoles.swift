@@ -118,3 +118,34 @@ public struct PostgresSiteRoles: Sendable {
         }
     }
 }
+
+extension PostgresSiteRoles {
+    /// What the login role of `url` is to the study whose database `url` names.
+    public struct Membership: Sendable {
+        /// The login role (`session_user`).
+        public var role: String
+        /// A member of the site's group role (directly or through others).
+        public var isSiteMember: Bool
+        /// A member of the role that owns the study's tables (the owner, or a superuser).
+        public var isOwner: Bool
+    }
+
+    /// Connects as `url`'s role and asks the server what it is to `site` (`cohort site join`
+    /// checks that a coordinator's workspace connects as a coordinator of its site, not as the
+    /// owner); `site` nil asks about the study-wide role. Throws `.notFound` when the group role
+    /// does not exist.
+    public static func membership(url: String, site: String?) throws -> Membership {
+        let group = try site.map(groupRole(site:)) ?? studyWideRole
+        let conn = try PostgresConnection(url: url)
+        guard try conn.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [group]).first != nil else {
+            throw CohortError(.notFound, "the site's group role \(group) does not exist in this cluster", at: .init(field: "site"),
+                hint: site.map { "the owner runs `cohort site add \($0)`" } ?? "the owner runs `cohort site grant --study-wide --role LOGIN`")
+        }
+        let row = try conn.query(
+            """
+            SELECT session_user::text, pg_has_role(session_user, $1, 'MEMBER')::text,
+                   pg_has_role(session_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = to_regclass('audit_events')), 'MEMBER')::text
+            """, [group]).first
+        return Membership(role: (row?[0] ?? nil) ?? "", isSiteMember: (row?[1] ?? nil) == "true", isOwner: (row?[2] ?? nil) == "true")
+    }
+}

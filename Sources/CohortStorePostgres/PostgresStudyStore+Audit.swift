@@ -1,5 +1,5 @@
 public import CohortCore
-public import CohortCrypto
+import CohortCrypto
 import CohortPostgres
 public import CohortStore
 import Foundation
@@ -93,7 +93,7 @@ extension PostgresStudyStore {
     /// streaming the events through a server-side cursor in seq order, 1,000 at a time. A row
     /// whose searchable `details` (jsonb) differ from the committed `details_text` is reported
     /// as edited: the export and withdrawal look-ups read the jsonb.
-    public func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification {
+    public func verifyAudit(signers: CheckpointSigners) throws -> AuditVerification {
         try reading { conn in
             let selected = Self.eventColumns + ", details::text AS details_json"
             try conn.query("DECLARE cohort_verify NO SCROLL CURSOR FOR SELECT \(selected) FROM audit_events ORDER BY seq")
@@ -127,7 +127,7 @@ extension PostgresStudyStore {
                     try rows(conn, "SELECT seq, hash FROM audit_events WHERE seq = $1", [.int(seq)], selected: "seq, hash", table: "audit_events",
                         rowIDColumn: "seq").first?.string("hash")
                 },
-                publicKey: publicKey)
+                signers: signers)
             // A checkpoint that does not verify was stored through cohort_append_checkpoint, which
             // records the login role: name it, so the owner knows whom to ask before deleting it.
             if let problem = verification.firstProblem, problem.hasPrefix("checkpoint at event"), let seq = verification.brokenAtSeq,

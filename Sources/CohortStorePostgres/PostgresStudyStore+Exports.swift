@@ -12,6 +12,11 @@ extension PostgresStudyStore {
         }
     }
 
+    /// The events with `action`, oldest first.
+    public func auditEvents(action: String) throws -> [AuditEvent] {
+        try reading { conn in try events(conn, where: "action = $1", [.text(action)], revealing: false) }
+    }
+
     /// The `export.create` events that name `sha256` as their archive's digest, oldest first.
     public func exportCreateEvents(archiveSHA256 sha256: String) throws -> [AuditEvent] {
         try reading { conn in

@@ -159,6 +159,38 @@ struct PostgresSiteAttackTests {
         #expect(try study.verification().firstProblem == nil)
     }
 
+    /// "Site A registers its own signing key (or another site's)": the events that say which keys
+    /// are the study's (`keys.create`, `keys.check`, `site.key_registered`) are refused from every
+    /// role but the owner (migration `v7-owner-actions`), through the function, through the store
+    /// and as the study-wide role; the owner's go through.
+    @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func onlyTheOwnerRecordsTheStudysKeys() throws {
+        let study = try Study()
+        let head = try #require(try study.store("study_owner").auditHead())
+        for role in ["coord_a", "monitor"] {
+            let conn = try study.connect(role)
+            for action in ["site.key_registered", "keys.create", "keys.check", "site.key_revoked"] {
+                #expect(
+                    Self.sqlState {
+                        _ = try conn.query(
+                            "SELECT * FROM cohort_append_event('2026-03-01T00:00:00.000Z', 'x', $1, NULL, '{\"site\":\"site-a\"}'::jsonb)", [action])
+                    } == "42501", "\(role) \(action)")
+            }
+            let viaStore = #expect(throws: CohortError.self) {
+                try study.store(role).appendEvent(
+                    AuditEntry(actor: "Alice", action: "site.key_registered", subject: nil, details: ["site": "site-b"]), at: Date())
+            }
+            #expect(viaStore?.code == .security, "\(role): \(String(describing: viaStore))")
+        }
+        #expect(try study.store("study_owner").auditHead()?.seq == head.seq, "nothing was appended")
+        // A site's ordinary events still go through; the owner's registration too.
+        _ = try study.store("coord_a").appendEvent(AuditEntry(actor: "Alice", action: "participant.note", subject: nil, details: [:]), at: Date())
+        let registered = try study.store("study_owner").appendEvent(
+            AuditEntry(actor: "Owner", action: "site.key_registered", subject: nil, details: ["site": "site-a"]), at: Date())
+        #expect(registered.seq == head.seq + 2)
+        #expect(try study.verification().firstProblem == nil)
+    }
+
     /// Events are appended by the server (`cohort_append_event`): it numbers and links them and
     /// stamps the login role that appended (`details.db_role`); the actor a coordinator types is
     /// a display note. The server's hash is recomputed here by an independent route (AuditEvent's

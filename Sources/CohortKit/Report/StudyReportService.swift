@@ -195,7 +195,7 @@ public struct StudyReportService: Sendable {
         guard FileManager.default.fileExists(atPath: archive.path) else {
             throw CohortError(.notFound, "no such export archive", at: .init(file: archive.path), hint: "give the .tar.gz that `cohort export` wrote (in the workspace's exports/ folder by default)")
         }
-        let key = workspace.keystore.publicKey
+        let key = try VerifyService.signerKey(manifest: manifest ?? ManifestSigner.manifestURL(forArchive: archive), workspace: workspace)
         // Two passes over the archive, reported as one: the first half, then the second.
         var firstPass: (@Sendable (UInt64, UInt64) -> Void)?
         var secondPass: (@Sendable (UInt64, UInt64) -> Void)?

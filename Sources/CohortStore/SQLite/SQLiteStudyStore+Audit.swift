@@ -1,5 +1,5 @@
 public import CohortCore
-public import CohortCrypto
+import CohortCrypto
 import Foundation
 import GRDB
 
@@ -55,10 +55,10 @@ extension SQLiteStudyStore {
     }
 
     /// Recomputes every hash and link, and checks every checkpoint signature and head, naming the
-    /// first broken event (see ``AuditChain/verify(nextEvent:checkpoints:eventHash:publicKey:)``).
+    /// first broken event (see ``AuditChain/verify(nextEvent:checkpoints:eventHash:signers:)``).
     /// Streams the table in rowid order (flat memory), so a reordering shows. Redactable texts are
     /// not needed: the chain commits to their salted hashes, so an erase leaves it intact.
-    public func verifyAudit(publicKey: Ed25519PublicKey) throws -> AuditVerification {
+    public func verifyAudit(signers: CheckpointSigners) throws -> AuditVerification {
         try read { db in
             let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM audit_events ORDER BY rowid")
             let checkpoints = try Row.fetchAll(db, sql: "SELECT * FROM audit_checkpoints ORDER BY seq").map { try? AuditCheckpointRow(row: $0).checkpoint }
@@ -69,7 +69,7 @@ extension SQLiteStudyStore {
                 },
                 checkpoints: checkpoints,
                 eventHash: { seq in try String.fetchOne(db, sql: "SELECT hash FROM audit_events WHERE seq = ?", arguments: [seq]) },
-                publicKey: publicKey)
+                signers: signers)
         }
     }
 }

@@ -14,6 +14,13 @@ extension SQLiteStudyStore {
         }
     }
 
+    /// The events with `action`, oldest first.
+    public func auditEvents(action: String) throws -> [AuditEvent] {
+        try read { db in
+            try AuditEventRow.fetchAll(db, sql: "SELECT * FROM audit_events WHERE action = ? ORDER BY seq", arguments: [action]).map(\.event)
+        }
+    }
+
     /// The `export.create` events that name `sha256` as their archive's digest, oldest first.
     public func exportCreateEvents(archiveSHA256 sha256: String) throws -> [AuditEvent] {
         try read { db in

@@ -1,5 +1,5 @@
 package import CohortCore
-package import CohortCrypto
+import CohortCrypto
 package import Foundation
 
 /// The audit chain's rules, shared by both stores: how the next event is computed from the head,
@@ -33,7 +33,7 @@ package enum AuditChain {
         case malformed(seq: Int64?, problem: String)
     }
 
-    /// One stored event row as ``verify(nextEvent:checkpoints:eventHash:publicKey:)`` takes it,
+    /// One stored event row as ``verify(nextEvent:checkpoints:eventHash:signers:)`` takes it,
     /// read through either store's reader: the event, or what is wrong with the row (its seq
     /// when that column is readable). `detailsColumn` holds the committed details.
     package static func storedEvent(_ row: some ColumnReader, detailsColumn: String = "details") -> StoredEvent {
@@ -64,7 +64,7 @@ package enum AuditChain {
     /// at a time. Redactable texts are not needed (the chain commits to their salted hashes).
     package static func verify(
         nextEvent: () throws -> StoredEvent?, checkpoints: [StoredCheckpoint], eventHash: (Int64) throws -> String?,
-        publicKey: Ed25519PublicKey
+        signers: CheckpointSigners
     ) throws -> AuditVerification {
         var expectedSeq: Int64 = 1
         var prev = AuditEvent.genesisHash
@@ -121,9 +121,10 @@ package enum AuditChain {
                 problem = "a checkpoint row is malformed (edited?)"
                 break
             }
-            let signature = Base64.decode(cp.signature) ?? []
-            if !publicKey.isValidSignature(signature, for: cp.signedBytes) {
-                problem = "checkpoint at event \(cp.seq): its signature does not verify with the study key"
+            if signers.signer(of: cp) == nil {
+                problem = signers.signers.count == 1
+                    ? "checkpoint at event \(cp.seq): its signature does not verify with the study key"
+                    : "checkpoint at event \(cp.seq): its signature is by no key the trail registered before that event"
                 brokenAt = cp.seq
                 break
             }

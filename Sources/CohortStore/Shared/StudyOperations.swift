@@ -40,14 +40,18 @@ package struct StudyOperations: Sendable {
     }
 
     /// Signs the chain's head under the chain's lock and stores the checkpoint; an already
-    /// signed head returns its stored checkpoint if `signingKey` made it (else `.integrity`);
-    /// nil for an empty chain.
-    package func checkpoint(_ tx: some StoreTransaction, signingKey: Ed25519PrivateKey, at: Date) throws -> AuditCheckpoint? {
+    /// signed head returns its stored checkpoint if `signingKey` or one of `accepting` (the keys
+    /// the trail registered: another site's) made it (else `.integrity`); nil for an empty chain.
+    package func checkpoint(
+        _ tx: some StoreTransaction, signingKey: Ed25519PrivateKey, accepting: CheckpointSigners? = nil, at: Date
+    ) throws -> AuditCheckpoint? {
         try tx.lockAuditChain()
         guard let (seq, hash) = try tx.auditHead() else { return nil }
         if let existing = try tx.checkpoint(seq: seq) {
             // Never hand on (into a manifest) a stored signature this workspace's key does not make.
-            guard signingKey.publicKey.isValidSignature(Base64.decode(existing.signature) ?? [], for: existing.signedBytes) else {
+            guard signingKey.publicKey.isValidSignature(Base64.decode(existing.signature) ?? [], for: existing.signedBytes)
+                || accepting?.signer(of: existing) != nil
+            else {
                 throw CohortError(
                     .integrity, "the stored checkpoint of audit event \(seq) does not verify with this workspace's signing key",
                     at: .init(file: tx.location, field: "audit_checkpoints.signature"),
