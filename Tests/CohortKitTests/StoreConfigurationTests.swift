@@ -75,7 +75,7 @@ struct StoreConfigurationTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let error = #expect(throws: CohortError.self) { try Workspace.create(at: directory, actor: "second", databaseURL: url) }
         #expect(error?.message.contains("already holds a cohort study") == true)
-        #expect(error?.hint?.contains("copy the first coordinator's workspace folder") == true)
+        #expect(error?.hint?.contains("cohort site join DIR") == true)
         // No keys were left behind for a study they cannot read.
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         // A database that is not empty and not a study is refused too.
