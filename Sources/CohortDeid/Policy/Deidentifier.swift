@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 import Foundation
 
 /// Turns participants, consents and records into their de-identified rows under the protocol's
@@ -42,10 +42,10 @@ import Foundation
 /// ``DeidentificationStats/leftOutExogenous``.
 ///
 /// A value type; the row methods are `mutating` because they add to ``stats``.
-public struct Deidentifier: Sendable {
+package struct Deidentifier: Sendable {
     /// Fields that are removed whatever the policy says: the de-identified rows have no place
     /// for them.
-    public static let directIdentifiers = [
+    package static let directIdentifiers = [
         "participant.code", "participant.name", "participant.email", "participant.phone", "participant.address",
         "participant.mrn", "consent.signature",
     ]
@@ -54,15 +54,15 @@ public struct Deidentifier: Sendable {
     public let recipient: String
     /// The day ages are also checked on (the export date): nobody 90 or older then gets a birth
     /// year or an age below `90+`.
-    public let referenceDate: CivilDate
+    package let referenceDate: CivilDate
     /// The export's creation instant: no published date or instant is after it, and each
     /// participant's published offset is their zone's standard offset at this instant.
     public let createdAt: Timestamp
     /// The last instant anything published may be dated at: ``createdAt`` minus the policy's
     /// `embargo_days`, so a participant's last published record does not bound their shift.
-    public let horizon: Timestamp
+    package let horizon: Timestamp
     /// What this de-identifier has done so far.
-    public var stats: DeidentificationStats {
+    package var stats: DeidentificationStats {
         var result = counted
         for (typeIndex, plan) in recordPlans.enumerated() {
             for (fieldIndex, field) in plan.fields.enumerated() {
@@ -87,7 +87,7 @@ public struct Deidentifier: Sendable {
     /// and its participant, so workers that each de-identify other participants' records publish
     /// what one de-identifier would, and their ``stats`` added with
     /// ``DeidentificationStats/merge(_:)`` to this one's are what it would have counted.
-    public func workerCopy() -> Deidentifier {
+    package func workerCopy() -> Deidentifier {
         var copy = self
         copy.counted = DeidentificationStats()
         copy.recordTallies = [Int](repeating: 0, count: recordTallies.count)
@@ -147,26 +147,26 @@ public struct Deidentifier: Sendable {
     var shifter: DateShifter
     /// Whether every instant is written in UTC (`+00:00`) instead of each participant's standard
     /// offset: set when k-anonymity generalized the `utc_offset` column.
-    public var publishesTimesInUTC: Bool {
+    package var publishesTimesInUTC: Bool {
         get { shifter.publishesInUTC }
         set { shifter.publishesInUTC = newValue }
     }
     /// Whether records carry their source (device class): false when k over what an
     /// acquaintance knows needed every source left out (``RecordAttributeGeneralizer``).
-    public var publishesSources = true
+    package var publishesSources = true
     /// The scrubber built from the roster.
-    public let scrubber: Scrubber
+    package let scrubber: Scrubber
 
     /// Whether the rows carry instants (record start/end, consent signing, withdrawal), and so
     /// the participant's one UTC offset: the `utc_offset` column exists exactly then.
-    public let publishesInstants: Bool
+    package let publishesInstants: Bool
 
     /// Throws when the policy does not pseudonymize `participant.id`, the recipient key or the
     /// date-shift key is shorter than 16 bytes, or the date-shift settings are invalid.
     /// `recipientKey` makes the pseudonyms (per recipient); `shiftKey` (`Keystore.dateShiftKey()`)
     /// the date shifts, one per participant for every recipient. `createdAt` is the export's
     /// creation instant; nil (a preview) means the end of `referenceDate` in UTC.
-    public init(
+    package init(
         studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], roster: [Participant],
         referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
@@ -177,7 +177,7 @@ public struct Deidentifier: Sendable {
 
     /// As the roster initializer, with the roster's scrubber built by the caller (an export
     /// builds it from a roster read through a cursor, see ``RosterIdentifiers``).
-    public init(
+    package init(
         studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: Scrubber,
         referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
@@ -212,7 +212,7 @@ public struct Deidentifier: Sendable {
 
     /// The protocol's own words free text may keep: its kinds and their units, its medication
     /// names (``StudyProtocol/medicationCodes``), its title and data types.
-    public static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
+    package static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
         var words = Array(studyProtocol.medicationCodes.keys)
         // Apple Health metadata the protocol keeps arrives in the note as `Key=value`: its keys are the protocol's words.
         words += studyProtocol.importSettings.appleHealthKeepMetadata
@@ -228,7 +228,7 @@ public struct Deidentifier: Sendable {
 
     /// Whether `policy` publishes any instant: a record's `start` or `end` in any data type,
     /// `consent.signed_at`, or the withdrawal instant (`participant.enrolled_on` with `status`).
-    public static func publishesInstants(_ policy: DeidentificationPolicy) -> Bool {
+    package static func publishesInstants(_ policy: DeidentificationPolicy) -> Bool {
         func kept(_ table: String, _ field: String) -> Bool {
             guard let rule = policy.rule(table: table, field: field) else { return false }
             return rule.transform != .drop
@@ -491,7 +491,7 @@ public struct Deidentifier: Sendable {
     /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
     /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
     /// discarded.
-    public mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
+    package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
         contentSkipped = true
         defer { contentSkipped = false }
         guard let row = record(r, of: p) else { return nil }

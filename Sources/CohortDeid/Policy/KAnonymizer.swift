@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 
 /// Makes the participant table k-anonymous over every column it publishes: generalization
 /// first, suppression last.
@@ -24,7 +24,7 @@ public import CohortCore
 ///
 /// Generalized values are written as ranges or periods (`1980–1984`, `2025-Q1`), never as a
 /// made-up exact value.
-public struct KAnonymizer: Sendable {
+package struct KAnonymizer: Sendable {
     /// The smallest class size to reach.
     public let k: Int
     /// The published columns, in table order.
@@ -33,13 +33,13 @@ public struct KAnonymizer: Sendable {
     public let sensitive: [SensitiveField]
     /// The share of rows that may stay in small classes after generalization, to be fixed by
     /// suppression (default 5%).
-    public let suppressionLimit: Double
+    package let suppressionLimit: Double
 
     /// The default share of rows suppression may handle instead of generalization.
-    public static let defaultSuppressionLimit = 0.05
+    package static let defaultSuppressionLimit = 0.05
 
     /// Throws when `k` < 1 or `suppressionLimit` is not in 0...1.
-    public init(
+    package init(
         k: Int, quasiIdentifiers: [QuasiIdentifier], sensitive: [SensitiveField] = [],
         suppressionLimit: Double = KAnonymizer.defaultSuppressionLimit
     ) throws {
@@ -61,7 +61,7 @@ public struct KAnonymizer: Sendable {
     /// declares no k-anonymity.
     ///
     /// - Throws: `CohortError` when a sensitive field is not published by the policy.
-    public init?(policy: DeidentificationPolicy) throws {
+    package init?(policy: DeidentificationPolicy) throws {
         guard let settings = policy.kAnonymity else { return nil }
         var columns = policy.publishedParticipantColumns.compactMap(QuasiIdentifier.init(rawValue:))
         // Extra quasi-identifiers name participant fields; a field the export drops has no column.
@@ -324,7 +324,7 @@ public struct SensitiveField: Sendable, Hashable, Codable {
     public var column: String
 
     /// A sensitive field as given.
-    public init(field: String, table: String, column: String) {
+    package init(field: String, table: String, column: String) {
         self.field = field
         self.table = table
         self.column = column
@@ -332,7 +332,7 @@ public struct SensitiveField: Sendable, Hashable, Codable {
 
     /// Where `policy` publishes `name` (`consent.<field>` or `<data type>.<field>`), or nil when
     /// it does not publish it.
-    public init?(name: String, policy: DeidentificationPolicy) {
+    package init?(name: String, policy: DeidentificationPolicy) {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         guard parts.count == 2, let rule = policy.rule(table: parts[0], field: parts[1]), rule.transform != .drop else { return nil }
         let table: String
@@ -349,11 +349,11 @@ public struct SensitiveField: Sendable, Hashable, Codable {
 }
 
 /// The result of ``KAnonymizer/apply(_:)``.
-public struct KAnonymization: Sendable, Hashable {
+package struct KAnonymization: Sendable, Hashable {
     /// The rows to export, in input order, generalized and with suppressed values set to nil.
     public var participants: [DeidentifiedParticipant]
     /// Participants removed entirely: leave out their consents and records too.
-    public var suppressedPseudonyms: Set<String>
+    package var suppressedPseudonyms: Set<String>
     /// What was achieved and done, for the report and the manifest.
     public var summary: KAnonymitySummary
 }
@@ -363,41 +363,41 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
     /// The k the protocol asks for.
     public var requestedK: Int
     /// The smallest class size after the pass (nil when no participant is left).
-    public var achievedK: Int?
+    package var achievedK: Int?
     /// The quasi-identifier columns of `participants.csv`.
     public var quasiIdentifiers: [String]
     /// Number of equivalence classes after the pass.
     public var classes: Int
     /// Column → cells emptied in rows of small classes.
-    public var suppressedValues: [String: Int]
+    package var suppressedValues: [String: Int]
     /// Participants removed entirely.
-    public var suppressedParticipants: Int
+    package var suppressedParticipants: Int
     /// Column → the generalization applied to the whole column (`10-year range`, `quarter`,
     /// `suppressed`); columns published as de-identified are absent.
-    public var generalized: [String: String]
+    package var generalized: [String: String]
     /// The share of rows suppression was allowed to handle instead of generalization.
-    public var suppressionLimit: Double?
+    package var suppressionLimit: Double?
     /// Sensitive fields for l-diversity, with their published table and column.
     public var sensitive: [SensitiveField]?
     /// What an acquaintance can know from the records (``AcquaintanceProfile``), added to the
     /// quasi-identifiers for ``recordAchievedK``; nil when the export published no records.
-    public var recordQuasiIdentifiers: [String]?
+    package var recordQuasiIdentifiers: [String]?
     /// The smallest class over the quasi-identifiers plus ``recordQuasiIdentifiers``.
-    public var recordAchievedK: Int?
+    package var recordAchievedK: Int?
     /// Whether the pass generalized and suppressed to reach k over them too
     /// (`k_anonymity.record_attributes: enforce`), or only states ``recordAchievedK``.
-    public var recordAttributesEnforced: Bool?
+    package var recordAttributesEnforced: Bool?
     /// Participant–kind pairs whose records were left out to reach k over the record attributes
     /// (``RecordAttributeGeneralizer``); nil when not enforced.
-    public var recordKindsLeftOut: Int?
+    package var recordKindsLeftOut: Int?
     /// The records those pairs held (counted at write).
-    public var recordsLeftOut: Int?
+    package var recordsLeftOut: Int?
     /// Whether records carry their device class (`source`); false when every source was left
     /// out to reach k; nil when not enforced.
-    public var deviceClassPublished: Bool?
+    package var deviceClassPublished: Bool?
 
     /// A summary as given.
-    public init(
+    package init(
         requestedK: Int, achievedK: Int?, quasiIdentifiers: [String], classes: Int, suppressedValues: [String: Int],
         suppressedParticipants: Int, generalized: [String: String] = [:], suppressionLimit: Double? = nil, sensitive: [SensitiveField]? = nil
     ) {

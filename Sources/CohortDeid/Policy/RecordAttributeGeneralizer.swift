@@ -1,18 +1,18 @@
 /// What ``RecordAttributeGeneralizer/generalize(_:k:weekdayKept:)`` decided.
-public struct RecordAttributeGeneralization: Sendable, Equatable {
+package struct RecordAttributeGeneralization: Sendable, Equatable {
     /// Per row (participant), the kinds whose records the export leaves out; empty for most.
-    public var leftOutKinds: [Set<String>]
+    package var leftOutKinds: [Set<String>]
     /// Whether records keep their (protocol-mapped) source; false: every record is published
     /// without one, so no device class can be told apart.
-    public var sourcesPublished: Bool
+    package var sourcesPublished: Bool
     /// Per row, the ``AcquaintanceProfile`` texts of what is left.
     public var values: [[String]]
     /// Rows still in a class smaller than k over the record attributes alone (the k-anonymity
     /// pass generalizes participant columns around them, or leaves them out).
-    public var stillSmall: Int
+    package var stillSmall: Int
 
     /// Participant–kind pairs left out.
-    public var kindsLeftOut: Int { leftOutKinds.reduce(0) { $0 + $1.count } }
+    package var kindsLeftOut: Int { leftOutKinds.reduce(0) { $0 + $1.count } }
 }
 
 /// Reaches k over what an acquaintance knows from the records (``AcquaintanceProfile``) by
@@ -36,8 +36,8 @@ public struct RecordAttributeGeneralization: Sendable, Equatable {
 /// Leaving out every kind of a row (all of the participant's records; their row and consents
 /// stay) is what a row comes to only when no class that keeps a kind reaches k: it loses less
 /// than suppressing the participant, which the k-anonymity pass does last for rows still small.
-public enum RecordAttributeGeneralizer {
-    public static func generalize(_ profiles: [AcquaintanceProfile], k: Int, weekdayKept: Bool) -> RecordAttributeGeneralization {
+package enum RecordAttributeGeneralizer {
+    package static func generalize(_ profiles: [AcquaintanceProfile], k: Int, weekdayKept: Bool) -> RecordAttributeGeneralization {
         let kept = trimmed(profiles, k: k, weekdayKept: weekdayKept, sources: true)
         guard kept.stillSmall > 0 else { return kept }
         let withoutSources = trimmed(profiles, k: k, weekdayKept: weekdayKept, sources: false)

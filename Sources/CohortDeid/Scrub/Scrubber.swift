@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 import Foundation
 
 /// Replaces identifiers in free text with typed tokens (`[NAME]`, `[PHONE]`…) and shifts the
@@ -102,24 +102,24 @@ public struct Scrubber: Sendable {
     /// A scrubber for the identifiers of everyone on `roster` (participants without a
     /// decrypted identity contribute only their study code), keeping the words of
     /// ``SafeVocabulary/system()``.
-    public init(roster: [Participant]) throws {
+    package init(roster: [Participant]) throws {
         try self.init(identifiers: RosterIdentifiers(for: .scrubber, roster: roster))
     }
 
     /// A scrubber for the identifiers of everyone on `roster` that keeps the words of `vocabulary`.
-    public init(roster: [Participant], vocabulary: SafeVocabulary) throws {
+    package init(roster: [Participant], vocabulary: SafeVocabulary) throws {
         try self.init(identifiers: RosterIdentifiers(for: .scrubber, roster: roster), vocabulary: vocabulary)
     }
 
     /// A scrubber for the identifiers collected in `identifiers` (for `.scrubber`), keeping the
     /// words of ``SafeVocabulary/system()``; throws when the word lists are not installed.
-    public init(identifiers: consuming RosterIdentifiers) throws {
+    package init(identifiers: consuming RosterIdentifiers) throws {
         try self.init(identifiers: identifiers, vocabulary: SafeVocabulary.system())
     }
 
     /// A scrubber for the identifiers collected in `identifiers` that keeps the words of
     /// `vocabulary`.
-    public init(identifiers: consuming RosterIdentifiers, vocabulary: SafeVocabulary) throws {
+    package init(identifiers: consuming RosterIdentifiers, vocabulary: SafeVocabulary) throws {
         self.vocabulary = vocabulary
         do {
             detectors = try PatternDetectors.compile()
@@ -131,21 +131,21 @@ public struct Scrubber: Sendable {
     }
 
     /// This scrubber, also keeping `words` (the protocol's kinds, units, medication names).
-    public func keeping(_ words: some Sequence<String>) -> Scrubber {
+    package func keeping(_ words: some Sequence<String>) -> Scrubber {
         var copy = self
         copy.vocabulary = vocabulary.adding(words)
         return copy
     }
 
     /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`).
-    public func scrub(_ text: String) -> String {
+    package func scrub(_ text: String) -> String {
         var counts = ScrubCounts()
         return scrub(text, counts: &counts, shiftDays: nil)
     }
 
     /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`); adds
     /// the replacements to `counts`.
-    public func scrub(_ text: String, counts: inout ScrubCounts) -> String {
+    package func scrub(_ text: String, counts: inout ScrubCounts) -> String {
         scrub(text, counts: &counts, shiftDays: nil)
     }
 
@@ -153,7 +153,7 @@ public struct Scrubber: Sendable {
     /// (the participant's date-shift offset for this recipient) and written in its own format;
     /// with `shiftDays` nil, dates are replaced by `[DATE]`. Adds the replacements (shifted dates
     /// under `DATE`) to `counts`.
-    public func scrub(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
+    package func scrub(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         if text.isEmpty { return text }
         var current = text
         if PatternDetectors.needsRegex(text) { current = applyDetectors(text, counts: &counts, shiftDays: shiftDays) }
