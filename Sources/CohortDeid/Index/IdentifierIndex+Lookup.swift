@@ -473,91 +473,18 @@ extension IdentifierIndex {
         var wantPhone = !phoneSuffixNumbers.isEmpty
         var wantDate = !birthDayKeys.isEmpty
         let n = s.count
-        @inline(__always) func digit(_ k: Int) -> Bool { UInt32(s[k]) &- 0x30 < 10 }
-
-        // Phone: groups of digits joined by short separators.
+        // Phone: groups of digits joined by short separators, reported when the run of groups ends.
         var groupCount = 0
         func flush() {
             defer { groupCount = 0 }
             guard groupCount > 0, wantPhone else { return }
-            var total = 0
-            for k in 0..<groupCount { total += groups[k].end - groups[k].start }
-            guard total >= 7 else { return }  // a phone number has 7 digits or more
-            var g = 0
-            while g < groupCount {
-                var last10: UInt64 = 0
-                var digits = 0
-                var found: Int?
-                var h = g
-                while h < groupCount {
-                    for k in groups[h].start..<groups[h].end {
-                        last10 = (last10 &* 10 &+ UInt64(UInt32(s[k]) &- 0x30)) % 10_000_000_000
-                        digits += 1
-                    }
-                    if digits > 15 { break }
-                    // 7–10 digits: the phone's last as many digits; more (a country code): its last 10.
-                    if digits >= 7, phoneSuffixNumbers.contains(Self.phoneSuffixKey(digits: min(digits, 10), value: last10)) {
-                        found = h
-                        if firstOnly { break }
-                    }
-                    h += 1
-                }
-                guard let found else {
-                    g += 1
-                    continue
-                }
-                body(groups[g].start..<groups[found].end, .phone)
-                if firstOnly {
-                    wantPhone = false
-                    return
-                }
-                g = found + 1
-            }
+            if reportPhones(s, groups: groups, count: groupCount, firstOnly: firstOnly, body), firstOnly { wantPhone = false }
         }
-
-        // Birth date: `a sep b sep c` starting at a run of digits; after a complete date the
-        // search resumes at its end.
+        // Birth date: after a complete date the search resumes at its end.
         var dateResume = 0
-        func number(at i: Int) -> (value: Int, length: Int)? {
-            var j = i
-            var value = 0
-            while j < n, j - i < 5, digit(j) {
-                value = value * 10 + Int(UInt32(s[j]) &- 0x30)
-                j += 1
-            }
-            return j > i ? (value, j - i) : nil
-        }
-        func hit(year: Int, month: Int, day: Int, short: Bool) -> Bool {
-            let key = Self.dateKey(year: year, monthDay: month &* 100 &+ day)
-            return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
-        }
-        func dateAt(_ i: Int) {
-            guard let a = number(at: i), a.length <= 4, i + a.length < n else { return }
-            let sep = s[i + a.length]
-            guard sep == 0x2F || sep == 0x2D || sep == 0x2E, let b = number(at: i + a.length + 1), b.length <= 2 else { return }
-            let cStart = i + a.length + 1 + b.length
-            guard cStart < n, s[cStart] == sep, let c = number(at: cStart + 1), c.length <= 4 else { return }
-            let end = cStart + 1 + c.length
-            if end < n, digit(end) { return }
-            let shortYear = c.length == 2 && a.length != 4
-            var date = false
-            if a.length == 4 {
-                date = hit(year: a.value, month: b.value, day: c.value, short: shortYear)
-            } else if c.length == 4 || c.length == 2 {
-                date =
-                    hit(year: c.value, month: a.value, day: b.value, short: shortYear)
-                    || hit(year: c.value, month: b.value, day: a.value, short: shortYear)
-            }
-            if date {
-                body(i..<end, .birthDate)
-                if firstOnly { wantDate = false }
-            }
-            dateResume = end
-        }
-
         var i = 0
         while i < n, wantPhone || wantDate {
-            guard digit(i) else {
+            guard Self.isDigit(s[i]) else {
                 i += 1
                 if C.bitWidth == 8, let base = s.baseAddress {
                     // Skip eight bytes at a time while none is a digit (ASCII lines only come as bytes).
@@ -567,8 +494,14 @@ extension IdentifierIndex {
                 continue
             }
             let start = i
-            while i < n, digit(i) { i += 1 }
-            if wantDate, start >= dateResume { dateAt(start) }
+            while i < n, Self.isDigit(s[i]) { i += 1 }
+            if wantDate, start >= dateResume, let date = dateForm(s, at: start) {
+                if date.isBirthDate {
+                    body(date.range, .birthDate)
+                    if firstOnly { wantDate = false }
+                }
+                dateResume = date.range.upperBound
+            }
             guard wantPhone else { continue }
             if groupCount > 0, !Self.isPhoneGap(s, from: groups[groupCount - 1].end, to: start) { flush() }
             // Digits glued to letters (an MRN `A1234567`, `14T08`) are not part of a phone number.
@@ -584,5 +517,94 @@ extension IdentifierIndex {
             groupCount += 1
         }
         flush()
+    }
+
+    @inline(__always)
+    private static func isDigit<C: FixedWidthInteger & UnsignedInteger>(_ c: C) -> Bool { UInt32(c) &- 0x30 < 10 }
+
+    /// Reports the roster phones in the run of digit groups `groups[0..<count]`: from each group
+    /// on, the longest run whose digits are a roster phone (see
+    /// ``numericMatches(_:groups:firstOnly:_:)``); returns whether one was reported.
+    private func reportPhones<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, groups: [(start: Int, end: Int)], count groupCount: Int, firstOnly: Bool,
+        _ body: (Range<Int>, IdentifierKind) -> Void
+    ) -> Bool {
+        var total = 0
+        for k in 0..<groupCount { total += groups[k].end - groups[k].start }
+        guard total >= 7 else { return false }  // a phone number has 7 digits or more
+        var reported = false
+        var g = 0
+        while g < groupCount {
+            guard let found = phoneEnd(s, groups: groups, from: g, count: groupCount, firstOnly: firstOnly) else {
+                g += 1
+                continue
+            }
+            body(groups[g].start..<groups[found].end, .phone)
+            reported = true
+            if firstOnly { return true }
+            g = found + 1
+        }
+        return reported
+    }
+
+    /// The last group of the longest run of groups from `g` whose digits are a roster phone:
+    /// 7–10 digits, the phone's last as many digits; more (a country code, at most 15), its last 10.
+    private func phoneEnd<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, groups: [(start: Int, end: Int)], from g: Int, count groupCount: Int, firstOnly: Bool
+    ) -> Int? {
+        var last10: UInt64 = 0
+        var digits = 0
+        var found: Int?
+        var h = g
+        while h < groupCount {
+            for k in groups[h].start..<groups[h].end {
+                last10 = (last10 &* 10 &+ UInt64(UInt32(s[k]) &- 0x30)) % 10_000_000_000
+                digits += 1
+            }
+            if digits > 15 { break }
+            if digits >= 7, phoneSuffixNumbers.contains(Self.phoneSuffixKey(digits: min(digits, 10), value: last10)) {
+                found = h
+                if firstOnly { break }
+            }
+            h += 1
+        }
+        return found
+    }
+
+    /// The number of at most five digits at `i`, and its length.
+    private static func number<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, at i: Int) -> (value: Int, length: Int)? {
+        var j = i
+        var value = 0
+        while j < s.count, j - i < 5, isDigit(s[j]) {
+            value = value * 10 + Int(UInt32(s[j]) &- 0x30)
+            j += 1
+        }
+        return j > i ? (value, j - i) : nil
+    }
+
+    /// The date written `a sep b sep c` at `i` (sep one of `/-.`, the same twice; not followed by
+    /// a digit), and whether it is a roster birth date (two-digit years only against two-digit
+    /// years), or nil when no complete date starts there.
+    private func dateForm<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, at i: Int) -> (range: Range<Int>, isBirthDate: Bool)? {
+        let n = s.count
+        guard let a = Self.number(s, at: i), a.length <= 4, i + a.length < n else { return nil }
+        let sep = s[i + a.length]
+        guard sep == 0x2F || sep == 0x2D || sep == 0x2E, let b = Self.number(s, at: i + a.length + 1), b.length <= 2 else { return nil }
+        let cStart = i + a.length + 1 + b.length
+        guard cStart < n, s[cStart] == sep, let c = Self.number(s, at: cStart + 1), c.length <= 4 else { return nil }
+        let end = cStart + 1 + c.length
+        if end < n, Self.isDigit(s[end]) { return nil }
+        let short = c.length == 2 && a.length != 4
+        func hit(year: Int, month: Int, day: Int) -> Bool {
+            let key = Self.dateKey(year: year, monthDay: month &* 100 &+ day)
+            return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
+        }
+        var date = false
+        if a.length == 4 {
+            date = hit(year: a.value, month: b.value, day: c.value)
+        } else if c.length == 4 || c.length == 2 {
+            date = hit(year: c.value, month: a.value, day: b.value) || hit(year: c.value, month: b.value, day: a.value)
+        }
+        return (i..<end, date)
     }
 }

@@ -248,18 +248,34 @@ package struct Deidentifier: Sendable {
         var row = DeidentifiedParticipant(pseudonym: pseudonymizer.pseudonym(for: p.id))
         countApplied("participant", "id")
         var shift = shifter.shift(for: p, reference: createdAt)
-        let offset = shift.days
         let identity = p.identity
         if publishesInstants { row.utcOffset = shift.publishedOffset }
+        removeDirectIdentifiers(of: identity)
+        participantAge(p, offset: shift.days, into: &row)
+        participantZip(identity?.zip, into: &row)
+        participantSex(p.sex, into: &row)
+        participantEnrollment(p, shift: &shift, into: &row)
+        participantStatus(p.status, into: &row)
+        if let rule = rule("participant", "time_zone", present: true) {
+            row.timeZone = text(p.timeZone, rule, field: "participant.time_zone")
+        }
+        participantDevices(identity?.devices ?? [], into: &row)
+        return row
+    }
 
+    /// Counts the direct identifiers the row never carries (code, name, contact, address, MRN).
+    private mutating func removeDirectIdentifiers(of identity: ParticipantIdentity?) {
         removeDirect("participant.code", present: true)
         removeDirect("participant.name", present: identity != nil)
         removeDirect("participant.email", present: identity?.email != nil)
         removeDirect("participant.phone", present: identity?.phone != nil)
         removeDirect("participant.address", present: identity?.address != nil)
         removeDirect("participant.mrn", present: identity?.mrn != nil)
+    }
 
-        let birthDate = identity?.birthDate
+    /// Birth year and age band; anyone 90 or older (at enrolment or now) is in the top band only.
+    private mutating func participantAge(_ p: Participant, offset: Int, into row: inout DeidentifiedParticipant) {
+        let birthDate = p.identity?.birthDate
         var over89 = false
         var ageAtEnrollment: Int?
         if let birthDate {
@@ -290,75 +306,82 @@ package struct Deidentifier: Sendable {
             default: unsupported("participant.age")
             }
         }
-        let zip = identity?.zip
-        if let rule = rule("participant", "zip", present: zip != nil), let zip {
-            switch rule.transform {
-            case .zip3, .keep:
-                row.zip3 = SafeHarbor.zip3(zip)
-                countApplied("participant", "zip")
-            case .generalize:
-                row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, rule) }
-                countApplied("participant", "zip")
-            default: unsupported("participant.zip")
+    }
+
+    private mutating func participantZip(_ zip: String?, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "zip", present: zip != nil), let zip else { return }
+        switch rule.transform {
+        case .zip3, .keep:
+            row.zip3 = SafeHarbor.zip3(zip)
+            countApplied("participant", "zip")
+        case .generalize:
+            row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, rule) }
+            countApplied("participant", "zip")
+        default: unsupported("participant.zip")
+        }
+    }
+
+    private mutating func participantSex(_ sex: Sex, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "sex", present: true) else { return }
+        switch rule.transform {
+        case .keep:
+            row.sex = sex
+            countApplied("participant", "sex")
+        case .generalize:
+            row.sex = Sex(rawValue: generalize(sex.rawValue, rule)) ?? .other
+            countApplied("participant", "sex")
+        default: unsupported("participant.sex")
+        }
+    }
+
+    /// Enrolment date and withdrawal instant, shifted; either is left out when it falls after
+    /// the export's creation.
+    private mutating func participantEnrollment(_ p: Participant, shift: inout ParticipantShift, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "enrolled_on", present: true),
+            let date = civilDate(p.enrolledOn, rule, offset: shift.days, field: "participant.enrolled_on")
+        else { return }
+        if date > horizon.localDate {
+            counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
+        } else {
+            row.enrolledOn = date
+            countApplied("participant", "enrolled_on")
+        }
+        if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
+            if withdrawn > horizon {
+                counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
+            } else {
+                row.withdrawnAt = withdrawn
             }
         }
-        if let rule = rule("participant", "sex", present: true) {
-            switch rule.transform {
-            case .keep:
-                row.sex = p.sex
-                countApplied("participant", "sex")
-            case .generalize:
-                row.sex = Sex(rawValue: generalize(p.sex.rawValue, rule)) ?? .other
-                countApplied("participant", "sex")
-            default: unsupported("participant.sex")
-            }
+    }
+
+    private mutating func participantStatus(_ status: ParticipantStatus, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "status", present: true) else { return }
+        switch rule.transform {
+        case .keep:
+            row.status = status
+            countApplied("participant", "status")
+        case .generalize:
+            row.status = ParticipantStatus(rawValue: generalize(status.rawValue, rule))
+            countApplied("participant", "status")
+        default: unsupported("participant.status")
         }
-        if let rule = rule("participant", "enrolled_on", present: true) {
-            if let date = civilDate(p.enrolledOn, rule, offset: offset, field: "participant.enrolled_on") {
-                if date > horizon.localDate {
-                    counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
-                } else {
-                    row.enrolledOn = date
-                    countApplied("participant", "enrolled_on")
-                }
-                if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
-                    if withdrawn > horizon {
-                        counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
-                    } else {
-                        row.withdrawnAt = withdrawn
-                    }
-                }
-            }
+    }
+
+    /// Device names, scrubbed even under `keep` (they are identifiers), each once.
+    private mutating func participantDevices(_ devices: [String], into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "devices", present: !devices.isEmpty), !devices.isEmpty else { return }
+        var effective = rule
+        if rule.transform == .keep { effective.transform = .scrub }
+        var out: [String] = []
+        for device in devices {
+            guard let value = text(device, effective, field: nil) else { continue }
+            if !out.contains(value) { out.append(value) }
         }
-        if let rule = rule("participant", "status", present: true) {
-            switch rule.transform {
-            case .keep:
-                row.status = p.status
-                countApplied("participant", "status")
-            case .generalize:
-                row.status = ParticipantStatus(rawValue: generalize(p.status.rawValue, rule))
-                countApplied("participant", "status")
-            default: unsupported("participant.status")
-            }
+        if !out.isEmpty {
+            row.devices = out
+            countApplied("participant", "devices")
         }
-        if let rule = rule("participant", "time_zone", present: true) {
-            row.timeZone = text(p.timeZone, rule, field: "participant.time_zone")
-        }
-        let devices = identity?.devices ?? []
-        if let rule = rule("participant", "devices", present: !devices.isEmpty), !devices.isEmpty {
-            var effective = rule
-            if rule.transform == .keep { effective.transform = .scrub }  // device names are identifiers
-            var out: [String] = []
-            for device in devices {
-                guard let value = text(device, effective, field: nil) else { continue }
-                if !out.contains(value) { out.append(value) }
-            }
-            if !out.isEmpty {
-                row.devices = out
-                countApplied("participant", "devices")
-            }
-        }
-        return row
     }
 
     /// The de-identified consent row of participant `p`.
@@ -418,17 +441,7 @@ package struct Deidentifier: Sendable {
         let base = typeIndex * RecordPlan.fieldNames.count
         // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
         // The instants first: a record dated after the export's creation is left out whole.
-        let startRule = plan.fields[0].rule
-        let endRule = r.end == nil ? nil : plan.fields[1].rule
-        let start: Timestamp?
-        let end: Timestamp?
-        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
-            // Dense series continue on elapsed time across wall-clock jumps (no DST trace).
-            (start, end) = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
-        } else {
-            start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
-            end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
-        }
+        let (start, end) = recordInstants(r, plan, shift: &shift)
         if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
@@ -452,6 +465,29 @@ package struct Deidentifier: Sendable {
             if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
             return row
         }
+        recordContent(r, of: p, plan, base, shift: shift, into: &row)
+        return row
+    }
+
+    /// The record's published start and end (shifted as their rules say; dense series continue
+    /// on elapsed time across wall-clock jumps, so no DST trace).
+    private func recordInstants(_ r: Record, _ plan: RecordPlan, shift: inout ParticipantShift) -> (start: Timestamp?, end: Timestamp?) {
+        let startRule = plan.fields[0].rule
+        let endRule = r.end == nil ? nil : plan.fields[1].rule
+        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
+            let series = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
+            return (series.start, series.end)
+        }
+        let start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
+        let end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
+        return (start, end)
+    }
+
+    /// The record's value (holidays masked when asked), unit, and its free texts scrubbed.
+    private mutating func recordContent(
+        _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, shift: ParticipantShift, into row: inout DeidentifiedRecord
+    ) {
+        let startRule = plan.fields[0].rule
         let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
         if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
             switch rule.transform {
@@ -484,7 +520,6 @@ package struct Deidentifier: Sendable {
             row.note = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
-        return row
     }
 
     /// The record's published start and source (what ``AcquaintanceProfile`` needs), or nil when
