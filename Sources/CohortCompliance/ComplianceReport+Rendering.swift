@@ -94,7 +94,7 @@ extension ComplianceReport {
         return table
     }
 
-    /// Reminders for `cohort reminders --format table`.
+    /// Reminders as `cohort reminders` prints them (a table).
     package func reminderTable() -> TextTable {
         var table = TextTable(
             header: ["participant", "rule", "rate", "threshold", "days missed", "below threshold", "missed last day"],
