@@ -345,36 +345,46 @@ struct ReferenceScanner {
     ]
 
     /// Case- and diacritic-folded letters and digits of `scalars`, and how many are letters.
-    ///
-    /// Written another way than the tokenizer's fold (no ASCII fast path, no Foundation
-    /// `folding`): the transliterated text is decomposed (NFD), its non-spacing marks dropped, put
-    /// back together (NFC, so Hangul and the like stay whole) and lower-cased; what is left of
-    /// letters and decimal digits is the key. Only the transliteration table (the rule itself)
-    /// is the same.
     static func fold(_ scalars: ArraySlice<Unicode.Scalar>) -> (String, Int) {
+        var ascii = true
+        for s in scalars where s.value >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(scalars.count)
+            var letters = 0
+            for s in scalars {
+                var v = UInt8(s.value)
+                if v >= 0x41 && v <= 0x5A { v += 32 }
+                if v >= 0x61 && v <= 0x7A {
+                    letters += 1
+                    bytes.append(v)
+                } else if v >= 0x30 && v <= 0x39 {
+                    bytes.append(v)
+                }
+            }
+            return (String(decoding: bytes, as: UTF8.self), letters)
+        }
         var view = String.UnicodeScalarView()
         for s in scalars where !isApostrophe(s) {
+            // Letters diacritic folding leaves alone are written as people type them (Đặng → dang).
             if let latin = transliterations[s] { view.append(contentsOf: latin.unicodeScalars) } else { view.append(s) }
         }
-        var bare = String.UnicodeScalarView()
-        for s in String(view).decomposedStringWithCanonicalMapping.unicodeScalars {
-            switch s.properties.generalCategory {
-            case .nonspacingMark: continue
-            default: bare.append(s)
-            }
-        }
-        let lowered = String(bare).precomposedStringWithCanonicalMapping.lowercased()
-        var key = String.UnicodeScalarView()
+        let folded = String(view).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        var out = String.UnicodeScalarView()
         var letters = 0
-        for s in lowered.unicodeScalars {
-            if s.properties.isAlphabetic {
+        for s in folded.unicodeScalars {
+            let p = s.properties
+            if p.isAlphabetic {
                 letters += 1
-                key.append(s)
-            } else if s.properties.generalCategory == .decimalNumber {
-                key.append(s)
+                out.append(s)
+            } else if p.generalCategory == .decimalNumber {
+                out.append(s)
             }
         }
-        return (String(key), letters)
+        return (String(out), letters)
     }
 
     /// Whether the text between two words (`gap`) is short enough for them to be one phrase.
