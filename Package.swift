@@ -140,7 +140,9 @@ let package = Package(
         .executableTarget(
             name: "cohort",
             dependencies: [
-                "CohortKit", "CohortCrypto", "CohortDelivery", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CohortKit", "CohortCore", "CohortCompliance", "CohortCrypto", "CohortDeid", "CohortDelivery", "CohortImport", "CohortPackage",
+                "CohortStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -148,6 +150,7 @@ let package = Package(
             name: "cohort-bench",
             dependencies: [
                 "CohortKit", "CohortCore", "CohortCrypto", "CohortDelivery", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo", "CohortPostgres",
+                "CohortImport",
                 "CohortTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -171,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "CohortKitTests",
             dependencies: [
-                "CohortKit", "CohortCore", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage", "CohortPostgres", "CohortStorePostgres",
+                "CohortKit", "CohortCore", "CohortCompliance", "CohortStore", "CohortCrypto", "CohortDeid", "CohortPackage", "CohortPostgres", "CohortStorePostgres",
                 "CohortTestSupport",
             ],
             swiftSettings: swiftSettings),

@@ -10,6 +10,7 @@ fi
 
 # The module graph in Package.swift must be the one the imports build.
 python3 scripts/check-imports.py || { echo "error: Package.swift and the imports disagree (scripts/check-imports.py)" >&2; exit 1; }
+python3 scripts/check-function-length.py || { echo "error: a function over 60 lines that is not on the allow-list (scripts/check-function-length.py)" >&2; exit 1; }
 # Every public declaration of CohortKit (the library users call) has a /// doc comment.
 python3 scripts/check-docs.py || { echo "error: undocumented public declarations in CohortKit (scripts/check-docs.py)" >&2; exit 1; }
 

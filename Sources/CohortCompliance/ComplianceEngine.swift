@@ -1,5 +1,5 @@
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// Computes compliance rates from a stream of participants and records, without storing records.
 ///
@@ -18,7 +18,7 @@ public import Foundation
 /// Use: `add(participant:)` for every participant first, then `add(recordOf:kind:start:)` for
 /// every record (any order), then `report()`. Memory: one small counter per participant, rule
 /// and counted day.
-public struct ComplianceEngine: Sendable {
+package struct ComplianceEngine: Sendable {
     private let studyProtocol: StudyProtocol
     private let asOf: Date
     private let rules: [ComplianceRule]
@@ -32,7 +32,7 @@ public struct ComplianceEngine: Sendable {
     private var unmatchedRecords = 0
 
     /// Creates an engine for the rules of `studyProtocol`, judged at the instant `asOf`.
-    public init(studyProtocol: StudyProtocol, asOf: Date) {
+    package init(studyProtocol: StudyProtocol, asOf: Date) {
         self.studyProtocol = studyProtocol
         self.asOf = asOf
         self.rules = studyProtocol.compliance.rules
@@ -97,10 +97,10 @@ public struct ComplianceEngine: Sendable {
 
     /// Whether a rule counts daily totals (`min_total`): its records must come through
     /// ``add(sampleOf:kind:start:end:value:source:)``, with their values.
-    public var needsSamples: Bool { !totalRulesByKind.isEmpty }
+    package var needsSamples: Bool { !totalRulesByKind.isEmpty }
 
     /// Whether records of `kind` go to a `min_total` rule (and so need their values).
-    public func countsTotals(of kind: RecordKind) -> Bool { totalRulesByKind[kind] != nil }
+    package func countsTotals(of kind: RecordKind) -> Bool { totalRulesByKind[kind] != nil }
 
     /// Adds one record's value to the daily totals of the `min_total` rules over its kind (other
     /// rules count it through ``add(recordOf:kind:start:)``). Records of participants never added

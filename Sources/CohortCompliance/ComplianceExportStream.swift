@@ -1,5 +1,5 @@
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// The export form of a compliance report (``ComplianceReport/forExport(pseudonym:)``), computed
 /// and written one participant at a time, so that memory does not grow with the cohort: an
@@ -11,7 +11,7 @@ public import Foundation
 ///
 /// Use: ``begin(_:pseudonym:)`` for each participant, ``add(kind:start:)`` for each of their
 /// records, then ``finish()`` once. Output goes to `sink` as it is produced.
-public struct ComplianceExportStream {
+package struct ComplianceExportStream {
     private let studyProtocol: StudyProtocol
     private let asOf: Date
     private let sink: (Data) throws -> Void
@@ -35,7 +35,7 @@ public struct ComplianceExportStream {
     /// - Parameters:
     ///   - asOf: the instant compliance is judged at (as in ``ComplianceEngine/init(studyProtocol:asOf:)``).
     ///   - sink: receives the JSON bytes in order.
-    public init(studyProtocol: StudyProtocol, asOf: Date, sink: @escaping (Data) throws -> Void) throws {
+    package init(studyProtocol: StudyProtocol, asOf: Date, sink: @escaping (Data) throws -> Void) throws {
         self.studyProtocol = studyProtocol
         self.asOf = asOf
         self.sink = sink

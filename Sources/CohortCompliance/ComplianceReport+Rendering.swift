@@ -29,7 +29,7 @@ extension ComplianceReport {
     }
 
     /// Rule summaries as CSV rows: a header, then one row per rule.
-    public func summaryCSVRows() -> [[String]] {
+    package func summaryCSVRows() -> [[String]] {
         var rows = [
             [
                 "rule", "threshold", "min_per_day", "participants", "not_applicable", "compliant", "share_compliant", "mean_rate",
@@ -47,7 +47,7 @@ extension ComplianceReport {
     }
 
     /// Reminders as CSV rows: a header, then one row per participant and triggering rule.
-    public func reminderCSVRows() -> [[String]] {
+    package func reminderCSVRows() -> [[String]] {
         var rows = [["participant", "participant_id", "rule", "rate", "threshold", "days_missed", "days_expected", "below_threshold", "missed_last_closed_day"]]
         for reminder in reminders {
             for item in reminder.rules {
@@ -62,7 +62,7 @@ extension ComplianceReport {
     }
 
     /// Participant results for `--format table`.
-    public func participantTable() -> TextTable {
+    package func participantTable() -> TextTable {
         var table = TextTable(
             header: ["participant", "status", "rule", "met/expected", "rate", "compliant", "missed last day", "weeks"],
             alignments: [.left, .left, .left, .right, .right, .left, .left, .left])
@@ -80,7 +80,7 @@ extension ComplianceReport {
     }
 
     /// The cohort summary per rule for `--format table`.
-    public func summaryTable() -> TextTable {
+    package func summaryTable() -> TextTable {
         var table = TextTable(
             header: ["rule", "threshold", "participants", "N/A", "compliant", "share compliant", "mean", "median"],
             alignments: [.left, .right, .right, .right, .right, .right, .right, .right])
@@ -94,8 +94,8 @@ extension ComplianceReport {
         return table
     }
 
-    /// Reminders for `cohort reminders --format table`.
-    public func reminderTable() -> TextTable {
+    /// Reminders as `cohort reminders` prints them (a table).
+    package func reminderTable() -> TextTable {
         var table = TextTable(
             header: ["participant", "rule", "rate", "threshold", "days missed", "below threshold", "missed last day"],
             alignments: [.left, .left, .right, .right, .right, .left, .left])

@@ -9,7 +9,7 @@ public import Foundation
 /// when not applicable (no closed day to judge yet); it is never reported as 100 % then.
 public struct ComplianceReport: Sendable, Hashable, Codable {
     /// The schema identifier of this JSON shape.
-    public static let schemaID = "cohort/compliance-report@1"
+    package static let schemaID = "cohort/compliance-report@1"
 
     /// Schema identifier (`cohort/compliance-report@1`).
     public var schema: String = ComplianceReport.schemaID
@@ -30,7 +30,7 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
     public var unmatchedRecords: Int
 
     /// Creates a report from its parts (the engine makes these; tests and decoders may too).
-    public init(
+    package init(
         studyID: String, protocolRevision: Int, asOf: Timestamp, rules: [RuleSummary], participants: [ParticipantCompliance],
         reminders: [Reminder], unmatchedRecords: Int = 0
     ) {
@@ -54,7 +54,7 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
     /// One participant's results.
     public struct ParticipantCompliance: Sendable, Hashable, Codable {
         /// Internal id; nil in the export form of the report.
-        public var participantID: UUID?
+        package var participantID: UUID?
         /// Study code (`P-0007`); nil in the export form of the report.
         public var code: String?
         /// Recipient pseudonym; set only in the export form of the report.
@@ -66,17 +66,17 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
         /// Participant status when the report was made.
         public var status: ParticipantStatus
         /// The last day counted (inclusive), or nil when no day is counted yet. Nil in the export form.
-        public var lastCountedDay: CivilDate?
+        package var lastCountedDay: CivilDate?
         /// What ended the counted window.
-        public var windowEnd: WindowEnd
+        package var windowEnd: WindowEnd
         /// Whether the participant may still be reminded: active, not withdrawn, and the study
         /// runs at least through their current local day.
         public var ongoing: Bool
         /// One result per protocol rule, in protocol order.
-        public var rules: [RuleResult]
+        package var rules: [RuleResult]
 
         /// Creates a participant entry.
-        public init(
+        package init(
             participantID: UUID?, code: String?, pseudonym: String? = nil, timeZone: String?, enrolledOn: CivilDate?,
             status: ParticipantStatus, lastCountedDay: CivilDate?, windowEnd: WindowEnd, ongoing: Bool, rules: [RuleResult]
         ) {
@@ -109,7 +109,7 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
     }
 
     /// What ended a participant's counted window (the earliest of these wins).
-    public enum WindowEnd: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum WindowEnd: String, Sendable, Hashable, Codable, CaseIterable {
         /// The last study day (enrollment + duration − 1).
         case studyEnd = "study_end"
         /// The day before the withdrawal day (the withdrawal day itself is partial).
@@ -121,22 +121,22 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
     /// One participant's result for one rule.
     public struct RuleResult: Sendable, Hashable, Codable {
         /// The rule's id.
-        public var ruleID: String
+        package var ruleID: String
         /// `daysMet / daysExpected`, or nil (N/A) when `daysExpected` is 0.
         public var rate: Double?
         /// Counted days on which the rule was met.
-        public var daysMet: Int
+        package var daysMet: Int
         /// Counted days (the denominator).
-        public var daysExpected: Int
+        package var daysExpected: Int
         /// `rate >= threshold`, or nil when the rate is N/A.
-        public var compliant: Bool?
+        package var compliant: Bool?
         /// Whether the last counted day did not meet the rule (false when nothing is counted).
-        public var missedLastClosedDay: Bool
+        package var missedLastClosedDay: Bool
         /// Breakdown per study week (week 1 = enrollment day + 0…6); only weeks with counted days.
-        public var weeks: [WeekResult]
+        package var weeks: [WeekResult]
 
         /// Creates a rule result.
-        public init(
+        package init(
             ruleID: String, rate: Double?, daysMet: Int, daysExpected: Int, compliant: Bool?, missedLastClosedDay: Bool,
             weeks: [WeekResult]
         ) {
@@ -150,7 +150,7 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
         }
 
         /// Counted days on which the rule was not met.
-        public var daysMissed: Int { daysExpected - daysMet }
+        package var daysMissed: Int { daysExpected - daysMet }
 
         enum CodingKeys: String, CodingKey {
             case rate, compliant, weeks
@@ -174,18 +174,18 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
     }
 
     /// One study week of one participant and rule.
-    public struct WeekResult: Sendable, Hashable, Codable {
+    package struct WeekResult: Sendable, Hashable, Codable {
         /// 1-based study week: week 1 = enrollment day + 0…6.
         public var week: Int
         /// The week's first day; nil in the export form.
-        public var startsOn: CivilDate?
+        package var startsOn: CivilDate?
         /// Counted days of this week on which the rule was met.
-        public var daysMet: Int
+        package var daysMet: Int
         /// Counted days of this week (7, or fewer in the last counted week).
-        public var daysExpected: Int
+        package var daysExpected: Int
 
         /// Creates a week result.
-        public init(week: Int, startsOn: CivilDate?, daysMet: Int, daysExpected: Int) {
+        package init(week: Int, startsOn: CivilDate?, daysMet: Int, daysExpected: Int) {
             self.week = week
             self.startsOn = startsOn
             self.daysMet = daysMet
@@ -206,11 +206,11 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
     /// One rule across the cohort.
     public struct RuleSummary: Sendable, Hashable, Codable {
         /// The rule's id.
-        public var ruleID: String
+        package var ruleID: String
         /// The rule's description from the protocol.
         public var description: String
         /// Minimum records per day.
-        public var minPerDay: Int
+        package var minPerDay: Int
         /// Compliance threshold (0…1).
         public var threshold: Double
         /// The record kinds that count, sorted.
@@ -218,18 +218,18 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
         /// Participants in the report.
         public var participants: Int
         /// Participants whose rate is N/A (nothing counted yet).
-        public var notApplicable: Int
+        package var notApplicable: Int
         /// Participants whose rate is at or above the threshold.
-        public var compliantCount: Int
+        package var compliantCount: Int
         /// Mean rate over participants with a rate; nil when none has one.
-        public var meanRate: Double?
+        package var meanRate: Double?
         /// Median rate over participants with a rate; nil when none has one.
-        public var medianRate: Double?
+        package var medianRate: Double?
         /// `compliantCount` / participants with a rate; nil when none has one.
-        public var shareCompliant: Double?
+        package var shareCompliant: Double?
 
         /// Creates a rule summary.
-        public init(
+        package init(
             ruleID: String, description: String, minPerDay: Int, threshold: Double, kinds: [RecordKind], participants: Int,
             notApplicable: Int, compliantCount: Int, meanRate: Double?, medianRate: Double?, shareCompliant: Double?
         ) {
@@ -280,16 +280,16 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
     /// reminder to someone who withdrew or finished cannot help and may be unwelcome.
     public struct Reminder: Sendable, Hashable, Codable {
         /// Internal id.
-        public var participantID: UUID
+        package var participantID: UUID
         /// Study code (`P-0007`).
         public var code: String
         /// The participant's last fully closed day (local), the day "yesterday" refers to.
-        public var lastClosedDay: CivilDate
+        package var lastClosedDay: CivilDate
         /// The rules that triggered the reminder.
-        public var rules: [Item]
+        package var rules: [Item]
 
         /// Creates a reminder.
-        public init(participantID: UUID, code: String, lastClosedDay: CivilDate, rules: [Item]) {
+        package init(participantID: UUID, code: String, lastClosedDay: CivilDate, rules: [Item]) {
             self.participantID = participantID
             self.code = code
             self.lastClosedDay = lastClosedDay
@@ -297,9 +297,9 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
         }
 
         /// One rule that triggered a reminder.
-        public struct Item: Sendable, Hashable, Codable {
+        package struct Item: Sendable, Hashable, Codable {
             /// The rule's id.
-            public var ruleID: String
+            package var ruleID: String
             /// The rule's description from the protocol (what to do).
             public var description: String
             /// The participant's rate (never nil here: N/A participants are not reminded).
@@ -307,16 +307,16 @@ public struct ComplianceReport: Sendable, Hashable, Codable {
             /// The rule's threshold.
             public var threshold: Double
             /// Counted days not meeting the rule.
-            public var daysMissed: Int
+            package var daysMissed: Int
             /// Counted days.
-            public var daysExpected: Int
+            package var daysExpected: Int
             /// Whether the rate is below the threshold.
-            public var belowThreshold: Bool
+            package var belowThreshold: Bool
             /// Whether the last closed day did not meet the rule.
-            public var missedLastClosedDay: Bool
+            package var missedLastClosedDay: Bool
 
             /// Creates a reminder item.
-            public init(
+            package init(
                 ruleID: String, description: String, rate: Double, threshold: Double, daysMissed: Int, daysExpected: Int,
                 belowThreshold: Bool, missedLastClosedDay: Bool
             ) {
@@ -353,7 +353,7 @@ extension ComplianceReport {
     public func jsonData() throws -> Data { try CanonicalJSON.pretty(self) }
 
     /// Parses a `--below` argument: a fraction (`0.8`) or a percentage (`80%`), within 0…1.
-    public static func parseRate(_ text: String) throws -> Double {
+    package static func parseRate(_ text: String) throws -> Double {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let isPercent = trimmed.hasSuffix("%")
         let number = isPercent ? trimmed.dropLast().trimmingCharacters(in: .whitespaces) : trimmed
@@ -385,7 +385,7 @@ extension ComplianceReport {
     /// (return nil to leave a participant out, e.g. one excluded from exports); internal ids,
     /// codes, time zones and calendar dates are removed, reminders dropped, and the rule
     /// summaries recomputed over the participants left in.
-    public func forExport(pseudonym: (UUID) -> String?) -> ComplianceReport {
+    package func forExport(pseudonym: (UUID) -> String?) -> ComplianceReport {
         var copy = self
         copy.reminders = []
         copy.participants = participants.compactMap { entry in

@@ -1,12 +1,12 @@
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// The facts about one participant that compliance, consent and withdrawal rules need.
 ///
 /// A small value the store can stream without decrypting identifiers. `code` is the study code
 /// (`P-0007`): it appears in coordinator-facing reports and errors, never in exports (see
 /// `ComplianceReport.forExport(pseudonym:)`).
-public struct ComplianceSubject: Sendable, Hashable, Codable {
+package struct ComplianceSubject: Sendable, Hashable, Codable {
     /// Internal participant id (random UUID made at enrollment).
     public var id: UUID
     /// Study code, e.g. `P-0007`.
@@ -16,12 +16,12 @@ public struct ComplianceSubject: Sendable, Hashable, Codable {
     /// The enrollment day (a local calendar day in `timeZone`).
     public var enrolledOn: CivilDate
     /// When the participant withdrew (first withdrawal; escalations keep it), if they did.
-    public var withdrawnAt: Timestamp?
+    package var withdrawnAt: Timestamp?
     /// Where the participant stands.
     public var status: ParticipantStatus
 
     /// Creates a subject from its parts.
-    public init(
+    package init(
         id: UUID, code: String, timeZone: String, enrolledOn: CivilDate, withdrawnAt: Timestamp? = nil,
         status: ParticipantStatus = .active
     ) {
@@ -34,7 +34,7 @@ public struct ComplianceSubject: Sendable, Hashable, Codable {
     }
 
     /// The subject facts of a roster participant.
-    public init(_ participant: Participant) {
+    package init(_ participant: Participant) {
         self.init(
             id: participant.id, code: participant.code, timeZone: participant.timeZone, enrolledOn: participant.enrolledOn,
             withdrawnAt: participant.withdrawnAt, status: participant.status)
@@ -42,7 +42,7 @@ public struct ComplianceSubject: Sendable, Hashable, Codable {
 
     /// The participant's time zone, or an error naming the participant's code when the
     /// identifier is not a known IANA zone.
-    public func resolvedTimeZone() throws -> TimeZone {
+    package func resolvedTimeZone() throws -> TimeZone {
         guard !timeZone.isEmpty, let zone = TimeZone(identifier: timeZone) else {
             throw CohortError(
                 .invalidInput, "participant \(code) has an unknown time zone", at: .init(field: "time_zone"),
@@ -52,7 +52,7 @@ public struct ComplianceSubject: Sendable, Hashable, Codable {
     }
 
     /// The last study day (inclusive): enrollment day + `durationDays` − 1.
-    public func studyEnd(durationDays: Int) -> CivilDate { enrolledOn.adding(days: durationDays - 1) }
+    package func studyEnd(durationDays: Int) -> CivilDate { enrolledOn.adding(days: durationDays - 1) }
 
     enum CodingKeys: String, CodingKey {
         case id, code, status

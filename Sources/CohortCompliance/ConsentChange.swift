@@ -14,7 +14,7 @@ public struct ConsentChange: Sendable, Hashable {
     public var reconsentDue: Bool
 
     /// Creates a change.
-    public init(consent: Consent, supersededIDs: [UUID], reconsentDue: Bool) {
+    package init(consent: Consent, supersededIDs: [UUID], reconsentDue: Bool) {
         self.consent = consent
         self.supersededIDs = supersededIDs
         self.reconsentDue = reconsentDue

@@ -1,7 +1,7 @@
-public import CohortCore
+package import CohortCore
 
 /// A consent to record, as entered (before validation against the protocol and history).
-public struct ConsentDraft: Sendable, Hashable {
+package struct ConsentDraft: Sendable, Hashable {
     /// The document version signed; must be listed in the protocol.
     public var version: String
     /// SHA-256 (64 hex digits) of the exact document text signed.
@@ -9,12 +9,12 @@ public struct ConsentDraft: Sendable, Hashable {
     /// When it was signed.
     public var signedAt: Timestamp
     /// How it was signed.
-    public var signatureKind: SignatureKind
+    package var signatureKind: SignatureKind
     /// What the participant agreed their data may be used for.
     public var sharing: SharingScope
 
     /// Creates a draft.
-    public init(version: String, documentSHA256: String, signedAt: Timestamp, signatureKind: SignatureKind, sharing: SharingScope) {
+    package init(version: String, documentSHA256: String, signedAt: Timestamp, signatureKind: SignatureKind, sharing: SharingScope) {
         self.version = version
         self.documentSHA256 = documentSHA256
         self.signedAt = signedAt

@@ -1,21 +1,21 @@
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// The consent rules of a protocol: which consent is in force, when re-consent is due,
 /// whether data may be imported, and how a new consent changes the history.
 ///
 /// Pure: the history comes in as values, the clock and new ids are injected, and the result
 /// says what the store must write.
-public struct ConsentRules: Sendable {
+package struct ConsentRules: Sendable {
     /// The protocol's consent policy.
     public let policy: ConsentPolicy
     /// The protocol's duration in days (the last study day is enrollment + duration − 1).
-    public let durationDays: Int
+    package let durationDays: Int
     /// The data types the protocol collects.
-    public let collectedTypes: Set<DataType>
+    package let collectedTypes: Set<DataType>
 
     /// The rules of `studyProtocol`.
-    public init(studyProtocol: StudyProtocol) {
+    package init(studyProtocol: StudyProtocol) {
         self.policy = studyProtocol.consent
         self.durationDays = studyProtocol.durationDays
         self.collectedTypes = Set(studyProtocol.dataTypes.keys)
@@ -23,12 +23,12 @@ public struct ConsentRules: Sendable {
 
     /// The consent in force: the latest `active` row (by signing time, then recording time).
     /// Rows of other participants are ignored when `participantID` is given.
-    public func consentInForce(in history: [Consent], participantID: UUID? = nil) -> Consent? {
+    package func consentInForce(in history: [Consent], participantID: UUID? = nil) -> Consent? {
         latest(history, participantID: participantID) { $0 == .active }
     }
 
     /// Whether `consent` must be renewed under the protocol's re-consent policy and current version.
-    public func isReconsentDue(_ consent: Consent) -> Bool {
+    package func isReconsentDue(_ consent: Consent) -> Bool {
         policy.reconsent.requiresReconsent(signed: consent.version, current: policy.currentVersion)
     }
 
@@ -37,7 +37,7 @@ public struct ConsentRules: Sendable {
     /// A withdrawn participant's consent row may itself be marked `withdrawn`; data recorded
     /// before a stop/exclude withdrawal is judged against that last consent. Throws when the
     /// participant's time zone is unknown.
-    public func importGate(for subject: ComplianceSubject, history: [Consent]) throws -> ImportGate {
+    package func importGate(for subject: ComplianceSubject, history: [Consent]) throws -> ImportGate {
         let zone = try subject.resolvedTimeZone()
         let first = Self.startOfDay(subject.enrolledOn, in: zone)
         let end = Self.startOfDay(subject.studyEnd(durationDays: durationDays).adding(days: 1), in: zone)
@@ -66,7 +66,7 @@ public struct ConsentRules: Sendable {
     }
 
     /// Whether data for `subject` at `instant` may be imported (one-off form of `importGate`).
-    public func importEligibility(for subject: ComplianceSubject, history: [Consent], at instant: Timestamp) throws -> ImportEligibility {
+    package func importEligibility(for subject: ComplianceSubject, history: [Consent], at instant: Timestamp) throws -> ImportEligibility {
         try importGate(for: subject, history: history).check(instant)
     }
 
@@ -78,7 +78,7 @@ public struct ConsentRules: Sendable {
     /// signing before the enrollment day starts in the participant's zone or after `now`
     /// (`invalidInput`); signing before the consent in force (`conflict`). Accepted: a new
     /// `active` row with `id`, recorded at `now`, superseding every row that was active.
-    public func validateNewConsent(
+    package func validateNewConsent(
         _ draft: ConsentDraft, for subject: ComplianceSubject, history: [Consent], now: Date, id: UUID
     ) throws -> ConsentChange {
         let zone = try subject.resolvedTimeZone()
@@ -128,7 +128,7 @@ public struct ConsentRules: Sendable {
     }
 
     /// The `cohort consent status` row of `subject`. Throws when their time zone is unknown.
-    public func statusRow(for subject: ComplianceSubject, history: [Consent]) throws -> ConsentStatusRow {
+    package func statusRow(for subject: ComplianceSubject, history: [Consent]) throws -> ConsentStatusRow {
         let zone = try subject.resolvedTimeZone()
         let consent: Consent?
         let standing: ConsentStatusRow.Standing

@@ -38,7 +38,7 @@ public struct ConsentStatusRow: Sendable, Hashable, Codable {
     public var versionAccepted: Bool?
 
     /// Creates a row.
-    public init(
+    package init(
         code: String, participantID: UUID, version: String?, signedOn: CivilDate?, sharing: SharingScope?, status: Standing,
         withdrawal: WithdrawalMode?, reconsentDue: Bool
     ) {
@@ -71,7 +71,7 @@ public struct ConsentStatusRow: Sendable, Hashable, Codable {
     }
 
     /// Column names for CSV output.
-    public static let csvHeader = ["participant", "version", "signed_on", "sharing", "status", "withdrawal", "reconsent_due", "audiences", "data_types"]
+    package static let csvHeader = ["participant", "version", "signed_on", "sharing", "status", "withdrawal", "reconsent_due", "audiences", "data_types"]
 
     /// CSV rows: the header, then one row per participant.
     public static func csvRows(_ rows: [ConsentStatusRow]) -> [[String]] { [csvHeader] + rows.map(\.cells) }

@@ -1,8 +1,8 @@
-public import CohortCore
+package import CohortCore
 import Foundation
 
 /// Why consent leaves a participant out of an export (counted, never named, in what leaves the study).
-public enum ExportConsentReason: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ExportConsentReason: String, Sendable, Hashable, Codable, CaseIterable {
     /// No consent was ever in force.
     case noConsent = "no consent"
     /// The consent in force is of a version the protocol no longer accepts.
@@ -12,7 +12,7 @@ public enum ExportConsentReason: String, Sendable, Hashable, Codable, CaseIterab
 }
 
 /// Why consent leaves one record out of an export.
-public enum RecordConsentReason: String, Sendable, Hashable, Codable, CaseIterable {
+package enum RecordConsentReason: String, Sendable, Hashable, Codable, CaseIterable {
     /// The consent that governs the record's time does not cover its data type.
     case notCovered = "data type not covered by consent"
     /// The consent that governs the record's time is of a version the protocol no longer accepts.
@@ -27,9 +27,9 @@ public enum RecordConsentReason: String, Sendable, Hashable, Codable, CaseIterab
 /// before it (data recorded on the enrollment day before the signature). A version the protocol
 /// marks `retroactive` also governs every segment before its own. A record is covered when the
 /// governing version is accepted and covers the record's data type.
-public struct ConsentCoverage: Sendable {
+package struct ConsentCoverage: Sendable {
     /// The consent in force at the export's snapshot (for a participant who stopped: the last one they signed).
-    public let inForce: Consent
+    package let inForce: Consent
     /// Signing instants (ms) where each segment after the first begins.
     private let boundaries: [Int64]
     /// Per segment: the governing version and the data types it allows (empty when not accepted).
@@ -55,7 +55,7 @@ public struct ConsentCoverage: Sendable {
     }
 
     /// Nil when consent covers a record of `type` at `instant` (ms since the epoch); else why not.
-    public func refusal(for type: DataType, atMilliseconds instant: Int64) -> RecordConsentReason? {
+    package func refusal(for type: DataType, atMilliseconds instant: Int64) -> RecordConsentReason? {
         var segment = 0
         while segment < boundaries.count && boundaries[segment] <= instant { segment += 1 }
         let governing = segments[segment]
@@ -65,17 +65,17 @@ public struct ConsentCoverage: Sendable {
 
     /// Nil when consent covers `record`; else the key it is counted under in what the export states,
     /// `<data type>: <reason>` (`biometric: data type not covered by consent`).
-    public func leftOutKey(for record: Record) -> String? {
+    package func leftOutKey(for record: Record) -> String? {
         let type = record.kind.dataType
         return refusal(for: type, atMilliseconds: record.start.epochMilliseconds).map { "\(type.rawValue): \($0.rawValue)" }
     }
 
     /// Whether every segment allows `type` (a record of it is published whatever its time).
-    public func alwaysCovers(_ type: DataType) -> Bool { segments.allSatisfy { $0.types.contains(type) } }
+    package func alwaysCovers(_ type: DataType) -> Bool { segments.allSatisfy { $0.types.contains(type) } }
 }
 
 /// Whether consent lets a participant into an export for `audience`, and under which coverage.
-public enum ExportConsentDecision: Sendable {
+package enum ExportConsentDecision: Sendable {
     /// Included: records are published where `coverage` allows.
     case included(ConsentCoverage)
     /// Left out, for this reason.
@@ -88,7 +88,7 @@ extension ConsentRules {
     /// who stopped, the last one signed before stopping — their data up to then stays publishable),
     /// of a version the protocol accepts, with a sharing scope that allows `audience`.
     /// Participants who withdrew with `exclude` or `erase` are the caller's to leave out.
-    public func exportDecision(for subject: ComplianceSubject, history: [Consent], audience: ExportAudience, collected: Set<DataType>)
+    package func exportDecision(for subject: ComplianceSubject, history: [Consent], audience: ExportAudience, collected: Set<DataType>)
         -> ExportConsentDecision
     {
         let mine = history.filter { $0.participantID == subject.id }

@@ -1,8 +1,8 @@
-public import CohortCore
+package import CohortCore
 
 /// A participant's import decision, prepared once so that checking each record is a few
 /// integer comparisons. Made by `ConsentRules.importGate(for:history:)`.
-public struct ImportGate: Sendable, Hashable {
+package struct ImportGate: Sendable, Hashable {
     /// A refusal that holds whatever the instant (no consent, re-consent due, erased…).
     let standingRefusal: ImportRefusal?
     /// First instant of the enrollment day (ms since the epoch, UTC).

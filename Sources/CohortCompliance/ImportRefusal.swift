@@ -1,10 +1,10 @@
-public import CohortCore
+package import CohortCore
 
 /// Why data for a participant and instant may not be imported.
 ///
 /// Messages and hints say what to do and never contain an identifier or record value; the
 /// importer adds the location (file:line:field).
-public enum ImportRefusal: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ImportRefusal: String, Sendable, Hashable, Codable, CaseIterable {
     /// No consent is in force.
     case noConsent = "no_consent"
     /// The consent in force is of a version the protocol's re-consent policy no longer accepts.
@@ -42,7 +42,7 @@ public enum ImportRefusal: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The error category: `policy` for consent and withdrawal, `invalidInput` for times outside the study.
-    public var errorCode: CohortError.Code {
+    package var errorCode: CohortError.Code {
         switch self {
         case .beforeEnrollment, .afterStudyEnd: .invalidInput
         default: .policy
@@ -56,17 +56,17 @@ public enum ImportRefusal: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Whether data may be imported for a participant at an instant.
-public enum ImportEligibility: Sendable, Hashable {
+package enum ImportEligibility: Sendable, Hashable {
     /// The data may be imported.
     case allowed
     /// The data must be rejected, for this reason.
     case refused(ImportRefusal)
 
     /// Whether the data may be imported.
-    public var isAllowed: Bool { self == .allowed }
+    package var isAllowed: Bool { self == .allowed }
 
     /// The refusal, if any.
-    public var refusal: ImportRefusal? {
+    package var refusal: ImportRefusal? {
         if case .refused(let reason) = self { return reason }
         return nil
     }

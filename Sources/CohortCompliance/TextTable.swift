@@ -7,7 +7,7 @@
 /// ```
 public struct TextTable: Sendable, Hashable {
     /// How a column's cells line up.
-    public enum Alignment: Sendable, Hashable {
+    package enum Alignment: Sendable, Hashable {
         case left
         case right
     }
@@ -17,10 +17,10 @@ public struct TextTable: Sendable, Hashable {
     /// Cells, row by row; short rows are padded with empty cells.
     public var rows: [[String]]
     /// One alignment per column; missing entries are `.left`.
-    public var alignments: [Alignment]
+    package var alignments: [Alignment]
 
     /// Creates a table.
-    public init(header: [String], rows: [[String]] = [], alignments: [Alignment] = []) {
+    package init(header: [String], rows: [[String]] = [], alignments: [Alignment] = []) {
         self.header = header
         self.rows = rows
         self.alignments = alignments

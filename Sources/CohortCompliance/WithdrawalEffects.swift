@@ -1,19 +1,19 @@
-public import CohortCore
+package import CohortCore
 
 /// What a withdrawal mode requires of the store and the exporters. Modes are cumulative:
 /// each includes everything the milder modes require.
-public struct WithdrawalEffects: Sendable, Hashable, Codable {
+package struct WithdrawalEffects: Sendable, Hashable, Codable {
     /// Refuse every new record from the withdrawal instant on.
-    public var rejectNewData: Bool
+    package var rejectNewData: Bool
     /// Leave the participant out of every later export.
-    public var excludeFromExports: Bool
+    package var excludeFromExports: Bool
     /// Delete the participant's records.
-    public var deleteRecords: Bool
+    package var deleteRecords: Bool
     /// Delete the participant's direct identifiers (consent rows and pseudonymous audit events stay).
-    public var deleteIdentifiers: Bool
+    package var deleteIdentifiers: Bool
 
     /// Creates a set of effects.
-    public init(rejectNewData: Bool, excludeFromExports: Bool, deleteRecords: Bool, deleteIdentifiers: Bool) {
+    package init(rejectNewData: Bool, excludeFromExports: Bool, deleteRecords: Bool, deleteIdentifiers: Bool) {
         self.rejectNewData = rejectNewData
         self.excludeFromExports = excludeFromExports
         self.deleteRecords = deleteRecords
@@ -24,7 +24,7 @@ public struct WithdrawalEffects: Sendable, Hashable, Codable {
     public static let none = WithdrawalEffects(rejectNewData: false, excludeFromExports: false, deleteRecords: false, deleteIdentifiers: false)
 
     /// What `mode` requires, in total.
-    public init(_ mode: WithdrawalMode) {
+    package init(_ mode: WithdrawalMode) {
         switch mode {
         case .stop: self.init(rejectNewData: true, excludeFromExports: false, deleteRecords: false, deleteIdentifiers: false)
         case .exclude: self.init(rejectNewData: true, excludeFromExports: true, deleteRecords: false, deleteIdentifiers: false)
@@ -33,7 +33,7 @@ public struct WithdrawalEffects: Sendable, Hashable, Codable {
     }
 
     /// The effects in `self` that `previous` did not already have (what an escalation adds).
-    public func adding(over previous: WithdrawalEffects) -> WithdrawalEffects {
+    package func adding(over previous: WithdrawalEffects) -> WithdrawalEffects {
         WithdrawalEffects(
             rejectNewData: rejectNewData && !previous.rejectNewData, excludeFromExports: excludeFromExports && !previous.excludeFromExports,
             deleteRecords: deleteRecords && !previous.deleteRecords, deleteIdentifiers: deleteIdentifiers && !previous.deleteIdentifiers)

@@ -5,21 +5,21 @@ public import CohortCore
 /// Escalation stop → exclude → erase is allowed (also skipping a step); de-escalation is
 /// refused with an error; repeating the current mode is not an error but reports the
 /// existing withdrawal (`WithdrawalDecision.alreadyWithdrawn`).
-public struct WithdrawalPlan: Sendable, Hashable {
+package struct WithdrawalPlan: Sendable, Hashable {
     /// The mode the participant was already withdrawn in, if any.
-    public var previousMode: WithdrawalMode?
+    package var previousMode: WithdrawalMode?
     /// The requested mode.
     public var mode: WithdrawalMode
     /// The withdrawal instant to record. An escalation keeps the first withdrawal's instant
     /// (when known): data was already refused from then on, and compliance stops there.
-    public var withdrawnAt: Timestamp
+    package var withdrawnAt: Timestamp
     /// Everything `mode` requires, in total.
-    public var effects: WithdrawalEffects
+    package var effects: WithdrawalEffects
     /// What this step adds to what the previous mode already required (what to do now).
-    public var newEffects: WithdrawalEffects
+    package var newEffects: WithdrawalEffects
 
     /// Creates a plan (use `decide` to get one from a request).
-    public init(previousMode: WithdrawalMode?, mode: WithdrawalMode, withdrawnAt: Timestamp) {
+    package init(previousMode: WithdrawalMode?, mode: WithdrawalMode, withdrawnAt: Timestamp) {
         self.previousMode = previousMode
         self.mode = mode
         self.withdrawnAt = withdrawnAt
@@ -28,15 +28,15 @@ public struct WithdrawalPlan: Sendable, Hashable {
     }
 
     /// The participant status after the withdrawal.
-    public var newStatus: ParticipantStatus { mode.status }
+    package var newStatus: ParticipantStatus { mode.status }
 
     /// Whether the participant was already withdrawn in a milder mode.
-    public var isEscalation: Bool { previousMode != nil }
+    package var isEscalation: Bool { previousMode != nil }
 
     /// Decides what withdrawing a participant in `status` (withdrawn at `withdrawnAt`, if
     /// they are) in mode `requested` at `now` does. Throws a `conflict` error for a
     /// de-escalation.
-    public static func decide(
+    package static func decide(
         status: ParticipantStatus, withdrawnAt: Timestamp?, requested: WithdrawalMode, now: Timestamp
     ) throws -> WithdrawalDecision {
         guard let current = status.withdrawalMode else {
@@ -56,7 +56,7 @@ public struct WithdrawalPlan: Sendable, Hashable {
 }
 
 /// The outcome of a withdrawal request.
-public enum WithdrawalDecision: Sendable, Hashable {
+package enum WithdrawalDecision: Sendable, Hashable {
     /// Carry out the plan.
     case proceed(WithdrawalPlan)
     /// The participant is already withdrawn in the requested mode: nothing to do; report it.
@@ -71,7 +71,7 @@ public struct ExistingWithdrawal: Sendable, Hashable, Codable {
     public var withdrawnAt: Timestamp?
 
     /// Creates a record of an existing withdrawal.
-    public init(mode: WithdrawalMode, withdrawnAt: Timestamp?) {
+    package init(mode: WithdrawalMode, withdrawnAt: Timestamp?) {
         self.mode = mode
         self.withdrawnAt = withdrawnAt
     }

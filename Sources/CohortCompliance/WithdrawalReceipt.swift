@@ -5,7 +5,7 @@ public import Foundation
 /// text and signs `canonicalBytes()`; this type only models it.
 public struct WithdrawalReceipt: Sendable, Hashable, Codable {
     /// The schema identifier of this JSON shape.
-    public static let schemaID = "cohort/withdrawal-receipt@1"
+    package static let schemaID = "cohort/withdrawal-receipt@1"
 
     /// Who asked for the withdrawal.
     public enum Requester: String, Sendable, Hashable, Codable, CaseIterable {
@@ -18,16 +18,16 @@ public struct WithdrawalReceipt: Sendable, Hashable, Codable {
     /// What the withdrawal affected, in counts.
     public struct Counts: Sendable, Hashable, Codable {
         /// Records deleted (erase).
-        public var recordsDeleted: Int
+        package var recordsDeleted: Int
         /// Records kept (stop and exclude keep them; exclude leaves them out of exports).
-        public var recordsRetained: Int
+        package var recordsRetained: Int
         /// Identifier fields deleted (erase).
-        public var identifiersDeleted: Int
+        package var identifiersDeleted: Int
         /// Consent rows kept as evidence (always kept).
-        public var consentsRetained: Int
+        package var consentsRetained: Int
 
         /// Creates counts.
-        public init(recordsDeleted: Int, recordsRetained: Int, identifiersDeleted: Int, consentsRetained: Int) {
+        package init(recordsDeleted: Int, recordsRetained: Int, identifiersDeleted: Int, consentsRetained: Int) {
             self.recordsDeleted = recordsDeleted
             self.recordsRetained = recordsRetained
             self.identifiersDeleted = identifiersDeleted
@@ -68,7 +68,7 @@ public struct WithdrawalReceipt: Sendable, Hashable, Codable {
     public var counts: Counts
 
     /// Creates a receipt.
-    public init(
+    package init(
         receiptID: UUID, studyID: String, protocolRevision: Int, participantCode: String, mode: WithdrawalMode,
         previousMode: WithdrawalMode? = nil, withdrawnAt: Timestamp, issuedAt: Timestamp, requestedBy: Requester,
         consentVersion: String?, counts: Counts
@@ -87,7 +87,7 @@ public struct WithdrawalReceipt: Sendable, Hashable, Codable {
     }
 
     /// A receipt for carrying out `plan` under `studyProtocol`.
-    public init(
+    package init(
         plan: WithdrawalPlan, studyProtocol: StudyProtocol, participantCode: String, receiptID: UUID, issuedAt: Timestamp,
         requestedBy: Requester, consentVersion: String?, counts: Counts
     ) {
@@ -99,7 +99,7 @@ public struct WithdrawalReceipt: Sendable, Hashable, Codable {
 
     /// The bytes to sign: canonical JSON (sorted keys, no white space). Absent values are
     /// written as `null` so every receipt has the same keys.
-    public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
+    package func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
     enum CodingKeys: String, CodingKey {
         case schema, mode, counts

@@ -7,7 +7,7 @@ public struct AuditCheckpoint: Sendable, Hashable, Codable {
     /// Base64 Ed25519 signature over `signedBytes`, by the study's signing key.
     public var signature: String
 
-    public init(seq: Int64, headHash: String, signature: String) {
+    package init(seq: Int64, headHash: String, signature: String) {
         self.seq = seq
         self.headHash = headHash
         self.signature = signature

@@ -2,10 +2,10 @@
 /// intermediate `String` per value. Each function writes exactly the bytes of its `String`
 /// counterpart (`String(Int)`, `CivilDate.description`, the ISO 8601 text composed from
 /// Strings); tests pin that. `Timestamp.iso8601` is built here too.
-public enum ByteText {
+package enum ByteText {
     /// Appends the decimal digits of `value` (with `-` when negative), as `String(value)` does.
     @inline(__always)
-    public static func appendInt(_ value: Int, to bytes: inout [UInt8]) {
+    package static func appendInt(_ value: Int, to bytes: inout [UInt8]) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))
             // The magnitude of Int.min does not fit an Int; its digits come from the UInt.
@@ -35,7 +35,7 @@ public enum ByteText {
 
     /// Appends `value` with at least `width` digits, zero-padded on the left (`CivilDate.pad`).
     @inline(__always)
-    public static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+    package static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
         if value >= 0 {
             var length = 1
             var rest = value / 10
@@ -54,7 +54,7 @@ public enum ByteText {
     }
 
     /// Appends `date` as `YYYY-MM-DD` (`CivilDate.description`).
-    public static func appendDate(_ date: CivilDate, to bytes: inout [UInt8]) {
+    package static func appendDate(_ date: CivilDate, to bytes: inout [UInt8]) {
         appendPadded(date.year, width: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
         appendPadded(date.month, width: 2, to: &bytes)
@@ -63,7 +63,7 @@ public enum ByteText {
     }
 
     /// Appends `instant` as ISO 8601 with its offset (`Timestamp.iso8601`).
-    public static func appendTimestamp(_ instant: Timestamp, to bytes: inout [UInt8]) {
+    package static func appendTimestamp(_ instant: Timestamp, to bytes: inout [UInt8]) {
         let localMs = instant.epochMilliseconds + Int64(instant.utcOffsetSeconds) * 1000
         let days = Timestamp.floorDiv(localMs, 86_400_000)
         let msOfDay = Int(localMs - days * 86_400_000)

@@ -1,7 +1,7 @@
 import Foundation
 /// RFC 4180 text: fields quoted when they contain a comma, a quote, CR or LF, inner quotes
 /// doubled, records ended by CRLF.
-public enum CSVText {
+package enum CSVText {
     /// `field` as one CSV field.
     public static func field(_ field: String) -> String {
         guard needsQuotes(field) else { return field }
@@ -9,7 +9,7 @@ public enum CSVText {
     }
 
     /// Appends the bytes of `field(field)` to `bytes` (no intermediate string for plain fields).
-    public static func appendField(_ field: String, to bytes: inout [UInt8]) {
+    package static func appendField(_ field: String, to bytes: inout [UInt8]) {
         if needsQuotes(field) {
             bytes.append(contentsOf: Self.field(field).utf8)
         } else {

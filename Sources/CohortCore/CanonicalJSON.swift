@@ -1,8 +1,8 @@
-public import Foundation
+package import Foundation
 
 /// Canonical JSON: sorted keys, no insignificant white space, `/` unescaped. What cohort hashes
 /// (protocols, audit events, manifests), so a byte-for-byte recomputation is possible.
-public enum CanonicalJSON {
+package enum CanonicalJSON {
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -59,7 +59,7 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The date `days` days later (earlier when negative).
-    public func adding(days: Int) -> CivilDate { CivilDate(daysSinceEpoch: daysSinceEpoch + days) }
+    package func adding(days: Int) -> CivilDate { CivilDate(daysSinceEpoch: daysSinceEpoch + days) }
 
     /// Whole days from `self` to `other`.
     public func days(to other: CivilDate) -> Int { other.daysSinceEpoch - daysSinceEpoch }
@@ -71,7 +71,7 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Full years from `self` (a birth date) to `date`.
-    public func age(on date: CivilDate) -> Int {
+    package func age(on date: CivilDate) -> Int {
         var years = date.year - year
         if date.month < month || (date.month == month && date.day < day) { years -= 1 }
         return years

@@ -28,7 +28,7 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
         public var line: Int?
         public var field: String?
 
-        public init(file: String? = nil, line: Int? = nil, field: String? = nil) {
+        package init(file: String? = nil, line: Int? = nil, field: String? = nil) {
             self.file = file
             self.line = line
             self.field = field

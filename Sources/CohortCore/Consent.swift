@@ -29,11 +29,11 @@ public struct SharingScope: RawRepresentable, Sendable, Hashable, Codable, Compa
     /// Any qualified researcher: the study team and outside recipients.
     public static let broad = SharingScope(known: "broad")
     /// This study only: the study team, never an outside recipient.
-    public static let studyOnly = SharingScope(known: "study-only")
+    package static let studyOnly = SharingScope(known: "study-only")
     /// Nobody outside the data's custody: never exported.
-    public static let noSharing = SharingScope(known: "no-sharing")
+    package static let noSharing = SharingScope(known: "no-sharing")
     /// The scopes every protocol defines, with their default audiences.
-    public static let builtIn: [SharingScope: Set<ExportAudience>] = [
+    package static let builtIn: [SharingScope: Set<ExportAudience>] = [
         .broad: [.studyTeam, .external], .studyOnly: [.studyTeam], .noSharing: [],
     ]
 
@@ -121,7 +121,7 @@ public enum WithdrawalMode: String, Sendable, Hashable, Codable, CaseIterable, C
 
 extension ParticipantStatus {
     /// The withdrawal mode this status records, if any.
-    public var withdrawalMode: WithdrawalMode? {
+    package var withdrawalMode: WithdrawalMode? {
         switch self {
         case .active: nil
         case .stopped: .stop

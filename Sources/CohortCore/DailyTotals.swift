@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// One participant's overlap-free daily totals of one cumulative kind (steps, distance, flights,
 /// active and basal energy, exercise time).
@@ -19,26 +19,26 @@ public import Foundation
 ///   23 or 25 hours long on DST days.
 ///
 /// Memory: the samples added, 32 bytes each plus their source names.
-public struct DailyTotals: Sendable {
+package struct DailyTotals: Sendable {
     /// The kinds whose values add up over time, and so have daily totals.
-    public static let cumulativeKinds: Set<RecordKind> = [.steps, .distanceWalkingRunning, .flightsClimbed, .activeEnergy, .basalEnergy, .exerciseTime]
+    package static let cumulativeKinds: Set<RecordKind> = [.steps, .distanceWalkingRunning, .flightsClimbed, .activeEnergy, .basalEnergy, .exerciseTime]
 
     /// The code (in cohort's local code system, ``Coding/localSystem``) of a daily total's FHIR
     /// Observation is this followed by the kind (`daily_total_steps`): not the kind's own code, so
     /// a reader never takes a total for one more sample.
-    public static let fhirCodePrefix = "daily_total_"
+    package static let fhirCodePrefix = "daily_total_"
 
     /// One day's total.
-    public struct Total: Sendable, Equatable {
+    package struct Total: Sendable, Equatable {
         /// The local calendar day.
         public var day: CivilDate
         /// The overlap-free total, in the kind's canonical unit.
         public var value: Double
         /// The day's samples that contributed (some or all of their value).
-        public var samplesCounted: Int
+        package var samplesCounted: Int
 
         /// A day's total.
-        public init(day: CivilDate, value: Double, samplesCounted: Int) {
+        package init(day: CivilDate, value: Double, samplesCounted: Int) {
             self.day = day
             self.value = value
             self.samplesCounted = samplesCounted
@@ -52,12 +52,12 @@ public struct DailyTotals: Sendable {
     }
 
     /// How sources rank.
-    public let priority: SourcePriority
+    package let priority: SourcePriority
     /// Samples by source.
     private var samples: [String: [Sample]] = [:]
 
     /// An empty accumulator whose sources rank by `priority`.
-    public init(priority: SourcePriority = SourcePriority()) {
+    package init(priority: SourcePriority = SourcePriority()) {
         self.priority = priority
     }
 
@@ -72,7 +72,7 @@ public struct DailyTotals: Sendable {
     public var isEmpty: Bool { samples.isEmpty }
 
     /// The totals per local day in `timeZone`, in day order.
-    public func totals(in timeZone: TimeZone) -> [Total] {
+    package func totals(in timeZone: TimeZone) -> [Total] {
         var byDay: [Int: (value: Double, samples: Int)] = [:]
         var covered: [(Int64, Int64)] = []  // disjoint, sorted by start
         let sources = samples.keys.sorted { a, b in
@@ -181,22 +181,22 @@ public struct DailyTotals: Sendable {
 /// ``DeviceFamily``).
 public struct SourcePriority: Sendable, Hashable, Codable {
     /// The protocol's list, highest first.
-    public var order: [String]
+    package var order: [String]
 
     /// A ranking with `order` first (empty: by device class only).
-    public init(_ order: [String] = []) {
+    package init(_ order: [String] = []) {
         self.order = order
     }
 
     /// The rank of `source` (lower counts first).
-    public func rank(_ source: String) -> Int {
+    package func rank(_ source: String) -> Int {
         let family = DeviceFamily.apple(source)
         if let listed = order.firstIndex(where: { $0.caseInsensitiveCompare(source) == .orderedSame || $0 == family }) { return listed }
         return order.count + Self.deviceClass(source)
     }
 
     /// 0 for a watch, 1 for a phone, 2 for anything else.
-    public static func deviceClass(_ source: String) -> Int {
+    package static func deviceClass(_ source: String) -> Int {
         let family = DeviceFamily.apple(source)
         let lower = source.lowercased()
         if family == "Apple Watch" || lower.contains("watch") { return 0 }

@@ -1,13 +1,13 @@
 /// The protocol's de-identification section: an allow-list naming every exported field with a
 /// transform. A field no rule names is dropped and reported, never passed through.
 public struct DeidentificationPolicy: Sendable, Hashable, Codable {
-    public var dateShift: DateShift
-    public var kAnonymity: KAnonymity?
+    package var dateShift: DateShift
+    package var kAnonymity: KAnonymity?
     /// `table.field` → rule. Tables: `participant`, `consent`, a data type (`symptom_log`), or
     /// `records` for a rule every data type shares (a data type's own rule wins).
     public var fields: [String: FieldRule]
 
-    public init(dateShift: DateShift, kAnonymity: KAnonymity?, fields: [String: FieldRule]) {
+    package init(dateShift: DateShift, kAnonymity: KAnonymity?, fields: [String: FieldRule]) {
         self.dateShift = dateShift
         self.kAnonymity = kAnonymity
         self.fields = fields
@@ -24,7 +24,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
     public static var tables: [String] { ["participant", "consent", "records"] + DataType.allCases.map(\.rawValue) }
 
     /// The fields `table` has, or nil for an unknown table.
-    public static func fieldNames(of table: String) -> [String]? {
+    package static func fieldNames(of table: String) -> [String]? {
         switch table {
         case "participant": ParticipantField.allCases.map(\.rawValue)
         case "consent": ConsentField.allCases.map(\.rawValue)
@@ -35,7 +35,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
 
     /// Every `table.field` an export of `studyProtocol` can contain (participant, consent, and each
     /// collected data type's record fields).
-    public static func exportableFields(of studyProtocol: StudyProtocol) -> [String] {
+    package static func exportableFields(of studyProtocol: StudyProtocol) -> [String] {
         var result = ParticipantField.allCases.map { "participant.\($0.rawValue)" }
         result += ConsentField.allCases.map { "consent.\($0.rawValue)" }
         for type in studyProtocol.dataTypes.keys.sorted() {
@@ -45,7 +45,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
     }
 
     /// Exportable fields no rule names: these are dropped at export and listed in the report.
-    public func unruledFields(of studyProtocol: StudyProtocol) -> [String] {
+    package func unruledFields(of studyProtocol: StudyProtocol) -> [String] {
         Self.exportableFields(of: studyProtocol).filter { name in
             guard let dot = name.firstIndex(of: ".") else { return true }
             return rule(table: String(name[..<dot]), field: String(name[name.index(after: dot)...])) == nil
@@ -53,7 +53,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
     }
 
     /// The transforms that make sense for a field (`zip3` only for ZIP codes, `shift` only for dates…).
-    public static func allowedTransforms(table: String, field: String) -> Set<Transform> {
+    package static func allowedTransforms(table: String, field: String) -> Set<Transform> {
         var allowed: Set<Transform> = [.keep, .drop]
         switch (table, field) {
         case ("participant", "id"), (_, "participant"): allowed.insert(.pseudonymize)
@@ -74,25 +74,25 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
     /// (docs/deidentification.md, "Time").
     public struct DateShift: Sendable, Hashable, Codable {
         /// Offsets fall within ±`maxDays` (and are never 0 unless `maxDays` is 0).
-        public var maxDays: Int
+        package var maxDays: Int
         /// Shift by whole weeks only, so weekdays are kept. Holiday alignment recovers such
         /// shifts from a daily activity series: protocols that publish one should shift by days.
-        public var wholeWeeks: Bool
+        package var wholeWeeks: Bool
         /// Nothing is published dated after the export's creation minus this many days (0: after
         /// the creation). With `embargoDays = maxDays` every participant whose data run up to the
         /// export has their published data end at the same horizon, whatever their shift, so the
         /// last record says nothing; with less, a participant shifted further back than the
         /// embargo has their last record at the creation plus their shift.
-        public var embargoDays: Int
+        package var embargoDays: Int
         /// What happens to records of exogenous kinds (public series such as the weather, which
         /// a public archive dates): left out, or published with shifted dates.
         public var exogenous: Exogenous
         /// Kinds, besides the `environment` data type's, that the protocol marks exogenous.
-        public var exogenousKinds: [RecordKind]
+        package var exogenousKinds: [RecordKind]
         /// Whether day totals (records about a day long) on the public holidays of the
         /// participant's region are masked: their value replaced by the same weekday's a week
         /// before, give or take 10%, so holiday dips do not align with a public calendar.
-        public var maskHolidays: Bool
+        package var maskHolidays: Bool
 
         /// Records of exogenous kinds on export.
         public enum Exogenous: String, Sendable, Hashable, Codable {
@@ -104,7 +104,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         }
 
         /// Settings as given; by default no embargo, exogenous records left out.
-        public init(
+        package init(
             maxDays: Int, wholeWeeks: Bool, embargoDays: Int = 0, exogenous: Exogenous = .drop, exogenousKinds: [RecordKind] = [],
             maskHolidays: Bool = false
         ) {
@@ -117,7 +117,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         }
 
         /// Whether records of `kind` are an exogenous public series under these settings.
-        public func isExogenous(_ kind: RecordKind) -> Bool { kind.dataType == .environment || exogenousKinds.contains(kind) }
+        package func isExogenous(_ kind: RecordKind) -> Bool { kind.dataType == .environment || exogenousKinds.contains(kind) }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -163,18 +163,18 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
         public var sensitive: [String]?
         /// `record_attributes` as the protocol gives it (`enforce` or `state`), nil when it does
         /// not: kept so a protocol's canonical JSON is what it says.
-        public var recordAttributes: String?
+        package var recordAttributes: String?
         /// Whether the export also reaches k over what an acquaintance can know from the records
         /// (`record_attributes: enforce`, the default since issue 27: records generalized, then
         /// coarser columns, then participants left out), or only states the k it has over them
         /// (`state`).
-        public var enforceRecordAttributes: Bool {
+        package var enforceRecordAttributes: Bool {
             get { recordAttributes != "state" }
             set { recordAttributes = newValue ? "enforce" : "state" }
         }
 
         /// Settings as given (`enforceRecordAttributes` nil: not given, which enforces).
-        public init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil, enforceRecordAttributes: Bool? = nil) {
+        package init(k: Int, quasiIdentifiers: [String], sensitive: [String]? = nil, enforceRecordAttributes: Bool? = nil) {
             self.k = k
             self.quasiIdentifiers = quasiIdentifiers
             self.sensitive = sensitive
@@ -207,7 +207,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
     }
 
     /// The participant fields a protocol may name as extra quasi-identifiers.
-    public static let quasiIdentifierFields = [
+    package static let quasiIdentifierFields = [
         "participant.birth_date", "participant.age", "participant.sex", "participant.zip", "participant.enrolled_on",
         "participant.status", "participant.time_zone", "participant.devices",
     ]
@@ -216,7 +216,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
     /// every one is a quasi-identifier. `withdrawn_at` comes with `status` and `enrolled_on`;
     /// `utc_offset` (the one offset a participant's times are written at) whenever a time with an
     /// offset is published.
-    public var publishedParticipantColumns: [String] {
+    package var publishedParticipantColumns: [String] {
         func kept(_ table: String, _ field: String) -> Bool { rule(table: table, field: field).map { $0.transform != .drop } ?? false }
         var columns: [String] = []
         if kept("participant", "sex") { columns.append("sex") }
@@ -234,7 +234,7 @@ public struct DeidentificationPolicy: Sendable, Hashable, Codable {
 
     /// Whether the export writes any time with a UTC offset (withdrawal, consent signing, record
     /// start or end): the participant's offset is then published and is a quasi-identifier.
-    public var publishesUTCOffset: Bool {
+    package var publishesUTCOffset: Bool {
         func kept(_ table: String, _ field: String) -> Bool { rule(table: table, field: field).map { $0.transform != .drop } ?? false }
         if kept("participant", "status"), kept("participant", "enrolled_on") { return true }
         if kept("consent", "signed_at") { return true }
@@ -275,15 +275,15 @@ public enum Transform: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// A field rule: its transform and the transform's settings.
 public struct FieldRule: Sendable, Hashable, Codable {
-    public var transform: Transform
+    package var transform: Transform
     /// Bin edges for `age_band` and numeric `generalize`.
-    public var bins: [Double]?
+    package var bins: [Double]?
     /// Value map for textual `generalize`.
     public var map: [String: String]?
     /// What unmapped text becomes under `generalize` (default `other`).
     public var other: String?
 
-    public init(_ transform: Transform, bins: [Double]? = nil, map: [String: String]? = nil, other: String? = nil) {
+    package init(_ transform: Transform, bins: [Double]? = nil, map: [String: String]? = nil, other: String? = nil) {
         self.transform = transform
         self.bins = bins
         self.map = map

@@ -8,16 +8,16 @@ public struct DeidentifiedParticipant: Sendable, Hashable, Codable {
     public var pseudonym: String
     public var sex: Sex?
     /// Year of birth (`participant.birth_date: year`); nil for ages ≥ 90.
-    public var birthYear: Int?
+    package var birthYear: Int?
     /// Age band at enrollment (`participant.age: age_band`), `90+` at the top.
-    public var ageBand: String?
+    package var ageBand: String?
     /// First three ZIP digits, `000` for restricted prefixes (`participant.zip: zip3`).
-    public var zip3: String?
+    package var zip3: String?
     /// Shifted enrollment date.
     public var enrolledOn: CivilDate?
     public var status: ParticipantStatus?
     /// Shifted withdrawal instant, for `stop` participants.
-    public var withdrawnAt: Timestamp?
+    package var withdrawnAt: Timestamp?
     /// Generalized time zone or device group, when the policy keeps one.
     public var timeZone: String?
     /// Device names after `generalize` (e.g. `smartwatch`), when kept.
@@ -25,18 +25,18 @@ public struct DeidentifiedParticipant: Sendable, Hashable, Codable {
     /// The one UTC offset every published time of this participant is written at (`-05:00`):
     /// the standard offset of their time zone, so DST changes cannot reveal the date shift.
     /// Published times of day reveal it anyway, so it is a quasi-identifier.
-    public var utcOffset: String?
+    package var utcOffset: String?
     /// The birth year generalized for k-anonymity (`1980–1984`, `1980–1989`); `birthYear` is
     /// then nil.
-    public var birthYearRange: String?
+    package var birthYearRange: String?
     /// The enrollment date generalized for k-anonymity (`2025-03`, `2025-Q1`, `2025`);
     /// `enrolledOn` is then nil.
-    public var enrollmentPeriod: String?
+    package var enrollmentPeriod: String?
     /// The withdrawal instant generalized for k-anonymity, like `enrollmentPeriod`;
     /// `withdrawnAt` is then nil.
-    public var withdrawalPeriod: String?
+    package var withdrawalPeriod: String?
 
-    public init(pseudonym: String) { self.pseudonym = pseudonym }
+    package init(pseudonym: String) { self.pseudonym = pseudonym }
 
     enum CodingKeys: String, CodingKey {
         case pseudonym, sex, status, devices
@@ -65,7 +65,7 @@ public struct DeidentifiedConsent: Sendable, Hashable, Codable {
     /// `active`, `superseded` or `withdrawn`.
     public var status: String?
 
-    public init(pseudonym: String) { self.pseudonym = pseudonym }
+    package init(pseudonym: String) { self.pseudonym = pseudonym }
 
     enum CodingKeys: String, CodingKey {
         case pseudonym, version, sharing, status
@@ -84,7 +84,7 @@ public struct DeidentifiedRecord: Sendable, Hashable, Codable {
     /// The number, in `kind.canonicalUnit`, when kept as is.
     public var value: Double?
     /// The bin label when the value was generalized (`value: generalize`).
-    public var valueLabel: String?
+    package var valueLabel: String?
     public var unit: String?
     /// Medication name or trigger list, possibly scrubbed or generalized.
     public var text: String?
@@ -92,7 +92,7 @@ public struct DeidentifiedRecord: Sendable, Hashable, Codable {
     /// Scrubbed free text.
     public var note: String?
 
-    public init(pseudonym: String, kind: RecordKind) {
+    package init(pseudonym: String, kind: RecordKind) {
         self.pseudonym = pseudonym
         self.kind = kind
     }

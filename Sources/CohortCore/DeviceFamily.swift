@@ -5,7 +5,7 @@
 /// smartwatch, "iPhone": phone}`) names families. The generalize transform falls back to a
 /// value's family when the map does not name the value itself, so a watch's records export as
 /// `smartwatch`, not `other`.
-public enum DeviceFamily {
+package enum DeviceFamily {
     /// The family of a hardware model identifier (`Watch2,4` → `Apple Watch`) or a bare model
     /// (`Watch` → `Apple Watch`), nil for anything else (a product name, another vendor's model).
     public static func apple(_ source: String) -> String? {

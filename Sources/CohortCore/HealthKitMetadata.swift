@@ -5,10 +5,10 @@
 /// number — never who the participant is. Keys that carry identifiers (vendor user ids, sync and
 /// external ids, serial numbers, device names, time zones) are refused at protocol load, and so
 /// is any key not on the list, since a key cohort does not know may hold anything.
-public enum HealthKitMetadata {
+package enum HealthKitMetadata {
     /// Keys a protocol may keep, as the Health app writes them (older exports write some without
     /// the `Metadata` part, e.g. `HKIndoorWorkout`).
-    public static let keepable: Set<String> = [
+    package static let keepable: Set<String> = [
         "HKMetadataKeyHeartRateMotionContext", "HKMetadataKeyHeartRateSensorLocation", "HKMetadataKeyWasUserEntered", "HKWasUserEntered",
         "HKMetadataKeyIndoorWorkout", "HKIndoorWorkout", "HKMetadataKeyAverageMETs", "HKAverageMETs", "HKMetadataKeyElevationAscended",
         "HKElevationAscended", "HKMetadataKeyElevationDescended", "HKElevationDescended", "HKMetadataKeyWeatherTemperature", "HKWeatherTemperature",
@@ -22,7 +22,7 @@ public enum HealthKitMetadata {
     ]
 
     /// Keys known to carry identifiers or free text (refused with that reason).
-    public static let identifying: Set<String> = [
+    package static let identifying: Set<String> = [
         "HKMetadataKeyExternalUUID", "HKExternalUUID", "HKMetadataKeySyncIdentifier", "HKMetadataKeySyncVersion",
         "HKMetadataKeyDeviceSerialNumber", "HKMetadataKeyDeviceName", "HKMetadataKeyDeviceManufacturerName",
         "HKMetadataKeyUDIDeviceIdentifier", "HKMetadataKeyUDIProductionIdentifier", "HKMetadataKeyDigitalSignature",
@@ -33,7 +33,7 @@ public enum HealthKitMetadata {
     /// The other spelling of a keepable key: `HKWasUserEntered` for `HKMetadataKeyWasUserEntered`
     /// and back (older exports write keys without `Metadata`), nil when that spelling is not
     /// keepable.
-    public static func otherSpelling(of key: String) -> String? {
+    package static func otherSpelling(of key: String) -> String? {
         let modern = "HKMetadataKey", old = "HK"
         let other: String
         if key.hasPrefix(modern) {
@@ -47,7 +47,7 @@ public enum HealthKitMetadata {
     }
 
     /// Why `key` cannot be kept, nil when it can.
-    public static func refusal(_ key: String) -> String? {
+    package static func refusal(_ key: String) -> String? {
         if keepable.contains(key) { return nil }
         let lower = key.lowercased()
         if identifying.contains(key) || ["user", "identifier", "uuid", "serial", "name", "email", "account", "sync", "zone"].contains(where: lower.contains) {
@@ -58,7 +58,7 @@ public enum HealthKitMetadata {
 
     /// Whether a kept key's value is stored: at most 64 characters, no control characters, and
     /// neither `;` nor `=` (they separate kept entries in the record's note).
-    public static func acceptsValue(_ value: String) -> Bool {
+    package static func acceptsValue(_ value: String) -> Bool {
         value.utf8.count <= 64 && !value.isEmpty && !value.unicodeScalars.contains { $0.value < 0x20 || $0 == ";" || $0 == "=" || $0.value == 0x7F }
     }
 }

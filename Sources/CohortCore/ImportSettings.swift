@@ -5,17 +5,17 @@ public struct ImportSettings: Sendable, Hashable, Codable {
     /// The FHIR identifier system whose value is the participant's MRN in the roster
     /// (`Patient.identifier.system`, e.g. `http://hospital.example.org/mrn`); nil when FHIR
     /// patients are matched only through a user map or an export's pseudonyms.
-    public var patientIdentifierSystem: String?
+    package var patientIdentifierSystem: String?
     /// Codes (LOINC, SNOMED CT, …) that map to a record kind, in addition to (or instead of) the
     /// codes cohort's own exports use for each kind.
-    public var codeMap: [CodeMapping]
+    package var codeMap: [CodeMapping]
     /// The Health app `MetadataEntry` keys whose values Apple Health imports keep
     /// (`import.apple_health.keep_metadata`), each one of ``HealthKitMetadata/keepable``; every
     /// other metadata value is dropped. Kept values go into the record's note as
     /// `key=value` entries separated by `; `.
-    public var appleHealthKeepMetadata: [String]
+    package var appleHealthKeepMetadata: [String]
 
-    public init(patientIdentifierSystem: String? = nil, codeMap: [CodeMapping] = [], appleHealthKeepMetadata: [String] = []) {
+    package init(patientIdentifierSystem: String? = nil, codeMap: [CodeMapping] = [], appleHealthKeepMetadata: [String] = []) {
         self.patientIdentifierSystem = patientIdentifierSystem
         self.codeMap = codeMap
         self.appleHealthKeepMetadata = appleHealthKeepMetadata
@@ -50,13 +50,13 @@ public struct ImportSettings: Sendable, Hashable, Codable {
     }
 
     /// One code → kind rule.
-    public struct CodeMapping: Sendable, Hashable, Codable {
+    package struct CodeMapping: Sendable, Hashable, Codable {
         /// The code system URI (`http://loinc.org`, `http://snomed.info/sct`).
         public var system: String
         public var code: String
         public var kind: RecordKind
 
-        public init(system: String, code: String, kind: RecordKind) {
+        package init(system: String, code: String, kind: RecordKind) {
             self.system = system
             self.code = code
             self.kind = kind

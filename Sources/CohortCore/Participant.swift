@@ -8,7 +8,7 @@ public enum Sex: String, Sendable, Codable, CaseIterable {
     case unknown
 
     /// Parses common spellings (`F`, `female`, `M`, `male`, `other`, `unknown`, empty).
-    public init?(lenient text: String) {
+    package init?(lenient text: String) {
         switch text.lowercased().trimmingCharacters(in: .whitespaces) {
         case "f", "female", "w", "woman": self = .female
         case "m", "male", "man": self = .male
@@ -30,7 +30,7 @@ public enum ParticipantStatus: String, Sendable, Codable, CaseIterable {
     /// Withdrawn in `erase` mode: identifiers and records deleted.
     case erased
 
-    public var isWithdrawn: Bool { self != .active }
+    package var isWithdrawn: Bool { self != .active }
 }
 
 /// A participant's direct identifiers. Stored encrypted; shown only on request.
@@ -44,7 +44,7 @@ public struct ParticipantIdentity: Sendable, Hashable, Codable {
     public var mrn: String?
     public var devices: [String]
 
-    public init(
+    package init(
         name: String, email: String? = nil, phone: String? = nil, birthDate: CivilDate? = nil, address: String? = nil,
         zip: String? = nil, mrn: String? = nil, devices: [String] = []
     ) {
@@ -76,14 +76,14 @@ public struct Participant: Sendable, Hashable, Codable {
     public var enrolledOn: CivilDate
     public var status: ParticipantStatus
     /// When the participant withdrew, if they did.
-    public var withdrawnAt: Timestamp?
+    package var withdrawnAt: Timestamp?
     /// Direct identifiers; nil when not decrypted or erased.
     public var identity: ParticipantIdentity?
     /// The study site the participant belongs to (multi-site studies); nil in a single-site study.
     /// A site name is an organisational label (`site-a`, `charite`), never exported.
     public var site: String?
 
-    public init(
+    package init(
         id: UUID, code: String, sex: Sex, timeZone: String, enrolledOn: CivilDate, status: ParticipantStatus = .active,
         withdrawnAt: Timestamp? = nil, identity: ParticipantIdentity? = nil, site: String? = nil
     ) {
@@ -107,7 +107,7 @@ public struct Participant: Sendable, Hashable, Codable {
 }
 
 /// The fields of a participant as named by de-identification rules (`participant.zip`).
-public enum ParticipantField: String, Sendable, Codable, CaseIterable {
+package enum ParticipantField: String, Sendable, Codable, CaseIterable {
     case id
     case code
     case name
@@ -126,7 +126,7 @@ public enum ParticipantField: String, Sendable, Codable, CaseIterable {
 }
 
 /// The fields of a consent as named by de-identification rules (`consent.signed_at`).
-public enum ConsentField: String, Sendable, Codable, CaseIterable {
+package enum ConsentField: String, Sendable, Codable, CaseIterable {
     case version
     case documentHash = "document_sha256"
     case signedAt = "signed_at"

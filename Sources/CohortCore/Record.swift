@@ -37,7 +37,7 @@ public struct Record: Sendable, Hashable, Codable {
 }
 
 /// The fields a record has, as named by de-identification rules (`symptom_log.note`).
-public enum RecordField: String, Sendable, Codable, CaseIterable {
+package enum RecordField: String, Sendable, Codable, CaseIterable {
     case participant
     case kind
     case start

@@ -18,7 +18,7 @@ public enum DataType: String, Sendable, Codable, CaseIterable, Comparable {
     public var kinds: [RecordKind] { RecordKind.allCases.filter { $0.dataType == self } }
 
     /// The table name in exports (`symptom_logs.csv`).
-    public var tableName: String {
+    package var tableName: String {
         switch self {
         case .symptomLog: "symptom_logs"
         case .biometric: "biometrics"
@@ -39,7 +39,7 @@ public enum DataType: String, Sendable, Codable, CaseIterable, Comparable {
 }
 
 /// How a record kind carries its value.
-public enum ValueShape: String, Sendable, Codable {
+package enum ValueShape: String, Sendable, Codable {
     /// A number in the kind's canonical unit (`value`).
     case numeric
     /// A text value from a vocabulary or free text (`text`), with an optional number.
@@ -49,20 +49,20 @@ public enum ValueShape: String, Sendable, Codable {
 }
 
 /// A code from a code system (LOINC, or cohort's local system for measures LOINC lacks).
-public struct Coding: Sendable, Hashable, Codable {
+package struct Coding: Sendable, Hashable, Codable {
     public var system: String
     public var code: String
-    public var display: String
+    package var display: String
 
-    public init(system: String, code: String, display: String) {
+    package init(system: String, code: String, display: String) {
         self.system = system
         self.code = code
         self.display = display
     }
 
-    public static let loincSystem = "http://loinc.org"
+    package static let loincSystem = "http://loinc.org"
     /// cohort's own code system for measures without a LOINC code.
-    public static let localSystem = "https://cohort.example.org/fhir/CodeSystem/cohort-measures"
+    package static let localSystem = "https://cohort.example.org/fhir/CodeSystem/cohort-measures"
 }
 
 /// Every kind of record cohort accepts, with its unit, range and code.
@@ -111,7 +111,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     case waterIntake = "water_intake"
     case caffeineIntake = "caffeine_intake"
 
-    public var dataType: DataType {
+    package var dataType: DataType {
         switch self {
         case .pain, .morningStiffness, .fatigue, .basdai: .symptomLog
         case .heartRate, .restingHeartRate, .hrvSDNN, .steps, .sleepDuration, .spo2, .respiratoryRate, .bodyMass, .bodyFatPercentage, .bmi:
@@ -127,7 +127,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
         }
     }
 
-    public var shape: ValueShape {
+    package var shape: ValueShape {
         switch self {
         case .medicationDose: .numericAndText
         case .migraineAttack: .numericAndText
@@ -137,13 +137,13 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     }
 
     /// Whether a numeric value is required (a medication may be logged without a dose).
-    public var requiresValue: Bool { self != .medicationDose && self != .flare }
+    package var requiresValue: Bool { self != .medicationDose && self != .flare }
 
     /// Whether `text` is required.
-    public var requiresText: Bool { self == .medicationDose }
+    package var requiresText: Bool { self == .medicationDose }
 
     /// The UCUM unit values are stored in.
-    public var canonicalUnit: String {
+    package var canonicalUnit: String {
         switch self {
         case .pain, .fatigue, .basdai, .stress, .hydration, .flare, .migraineAttack: "{score}"
         case .morningStiffness: "min"
@@ -203,7 +203,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     }
 
     /// Whether values must be whole numbers.
-    public var isInteger: Bool {
+    package var isInteger: Bool {
         switch self {
         case .steps, .stress, .hydration, .menstrualCycleDay, .caffeine, .flightsClimbed: true
         default: false
@@ -211,7 +211,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     }
 
     /// The code exports use (LOINC where one exists, cohort's local system otherwise).
-    public var coding: Coding {
+    package var coding: Coding {
         func loinc(_ code: String, _ display: String) -> Coding { Coding(system: Coding.loincSystem, code: code, display: display) }
         func local(_ display: String) -> Coding { Coding(system: Coding.localSystem, code: rawValue, display: display) }
         switch self {
@@ -292,7 +292,7 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     }
 
     /// For kinds whose text is a controlled vocabulary, the allowed values (lower case).
-    public var textVocabulary: Set<String>? {
+    package var textVocabulary: Set<String>? {
         switch self {
         case .migraineAttack:
             ["stress", "sleep", "weather", "alcohol", "food", "caffeine", "menstruation", "light", "noise", "screen", "exercise", "dehydration", "other"]

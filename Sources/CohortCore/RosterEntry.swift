@@ -36,7 +36,7 @@ public struct RosterEntry: Sendable {
     }
 
     /// The roster CSV header, in order.
-    public static let csvHeader = ["code", "name", "email", "phone", "birth_date", "sex", "address", "zip", "mrn", "time_zone", "enrolled_on", "devices"]
+    package static let csvHeader = ["code", "name", "email", "phone", "birth_date", "sex", "address", "zip", "mrn", "time_zone", "enrolled_on", "devices"]
     /// Roster columns a file may add after ``csvHeader`` (multi-site studies: `site`).
-    public static let optionalColumns = ["site"]
+    package static let optionalColumns = ["site"]
 }

@@ -2,10 +2,10 @@ import Foundation
 
 /// SplitMix64: a small deterministic generator, so the demo, the benchmarks and the tests'
 /// generated data are reproducible from a seed. Not for anything secret.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     var state: UInt64
 
-    public init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    package init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
 
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
@@ -19,10 +19,10 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// Normally distributed (Box–Muller).
-    public mutating func normal(mean: Double, sd: Double) -> Double {
+    package mutating func normal(mean: Double, sd: Double) -> Double {
         let u1 = max(unit(), 1e-12), u2 = unit()
         return mean + sd * (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
     }
 
-    public mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+    package mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
 }

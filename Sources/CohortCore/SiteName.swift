@@ -6,12 +6,12 @@ import Foundation
 /// personal data: it may appear in messages and audit details. The name is used in PostgreSQL
 /// role names (`cohort_site_<name>`), hence the narrow alphabet. Exports never carry it per
 /// participant; a site-scoped export states its scope once (manifest, README).
-public enum SiteName {
+package enum SiteName {
     /// The longest site name.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// True when `text` is a valid site name.
-    public static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         guard (1...maximumLength).contains(text.utf8.count) else { return false }
         return text.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
     }

@@ -2,7 +2,7 @@
 /// consent, how compliance is judged and how exports are de-identified.
 public struct StudyProtocol: Sendable, Hashable, Codable {
     /// The schema identifier every protocol file names.
-    public static let schemaID = "cohort/protocol@1"
+    package static let schemaID = "cohort/protocol@1"
 
     public var schema: String = StudyProtocol.schemaID
     /// Short identifier: lower-case letters, digits and `-` (`axspa-wearables`).
@@ -30,7 +30,7 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
     /// highest first; unlisted sources rank watch, phone, other). See ``DailyTotals``.
     public var sourcePriority = SourcePriority()
 
-    public init(
+    package init(
         id: String, revision: Int, title: String, institution: String, principalInvestigator: Investigator, irb: IRB,
         durationDays: Int, consent: ConsentPolicy, dataTypes: [DataType: [RecordKind]], compliance: CompliancePolicy,
         deidentification: DeidentificationPolicy, export: ExportSettings
@@ -53,22 +53,22 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
     public var collectedKinds: Set<RecordKind> { Set(dataTypes.values.flatMap { $0 }) }
 
     /// Whether the protocol collects `kind`.
-    public func collects(_ kind: RecordKind) -> Bool { dataTypes[kind.dataType]?.contains(kind) ?? false }
+    package func collects(_ kind: RecordKind) -> Bool { dataTypes[kind.dataType]?.contains(kind) ?? false }
 
     public struct Investigator: Sendable, Hashable, Codable {
         public var name: String
         public var email: String?
-        public init(name: String, email: String? = nil) {
+        package init(name: String, email: String? = nil) {
             self.name = name
             self.email = email
         }
     }
 
     public struct IRB: Sendable, Hashable, Codable {
-        public var board: String
-        public var approvalNumber: String
-        public var expires: CivilDate
-        public init(board: String, approvalNumber: String, expires: CivilDate) {
+        package var board: String
+        package var approvalNumber: String
+        package var expires: CivilDate
+        package init(board: String, approvalNumber: String, expires: CivilDate) {
             self.board = board
             self.approvalNumber = approvalNumber
             self.expires = expires
@@ -145,16 +145,16 @@ public struct StudyProtocol: Sendable, Hashable, Codable {
 /// version and sharing scope allows an export to publish.
 public struct ConsentPolicy: Sendable, Hashable, Codable {
     /// The version new participants sign.
-    public var currentVersion: String
+    package var currentVersion: String
     /// Which change between the signed and the current version makes re-consent due.
-    public var reconsent: ReconsentPolicy
+    package var reconsent: ReconsentPolicy
     /// Every version ever used, with its Mustache template under `templates/`.
     public var documents: [Document]
     /// The audiences each sharing scope allows, beyond (or replacing) the built-in ones
     /// (``SharingScope/builtIn``); empty when the protocol keeps the defaults.
-    public var sharingScopes: [SharingScope: Set<ExportAudience>] = [:]
+    package var sharingScopes: [SharingScope: Set<ExportAudience>] = [:]
 
-    public init(currentVersion: String, reconsent: ReconsentPolicy, documents: [Document]) {
+    package init(currentVersion: String, reconsent: ReconsentPolicy, documents: [Document]) {
         self.currentVersion = currentVersion
         self.reconsent = reconsent
         self.documents = documents
@@ -163,17 +163,17 @@ public struct ConsentPolicy: Sendable, Hashable, Codable {
     public struct Document: Sendable, Hashable, Codable {
         public var version: String
         /// Path of the Mustache template, relative to the project (`templates/consent/…`).
-        public var template: String
+        package var template: String
         /// The data types this version covers; nil: every type the protocol collects.
-        public var covers: [DataType]?
+        package var covers: [DataType]?
         /// Whether the protocol still accepts this version: participants whose consent in force
         /// is of a version no longer accepted are left out of exports, and records governed by it too.
-        public var accepted = true
+        package var accepted = true
         /// Whether a re-consent to this version also governs data recorded before its signing
         /// (by default a newer version governs data from its signing onward).
-        public var retroactive = false
+        package var retroactive = false
 
-        public init(version: String, template: String, covers: [DataType]? = nil, accepted: Bool = true, retroactive: Bool = false) {
+        package init(version: String, template: String, covers: [DataType]? = nil, accepted: Bool = true, retroactive: Bool = false) {
             self.version = version
             self.template = template
             self.covers = covers
@@ -182,7 +182,7 @@ public struct ConsentPolicy: Sendable, Hashable, Codable {
         }
 
         /// Whether this version covers records of `type`.
-        public func covers(_ type: DataType) -> Bool { covers.map { $0.contains(type) } ?? true }
+        package func covers(_ type: DataType) -> Bool { covers.map { $0.contains(type) } ?? true }
 
         enum CodingKeys: String, CodingKey {
             case version, template, covers, accepted, retroactive
@@ -216,10 +216,10 @@ public struct ConsentPolicy: Sendable, Hashable, Codable {
 
     /// The audiences `scope` allows: the protocol's entry, else the built-in one; nil for a scope
     /// the protocol does not define.
-    public func audiences(for scope: SharingScope) -> Set<ExportAudience>? { sharingScopes[scope] ?? SharingScope.builtIn[scope] }
+    package func audiences(for scope: SharingScope) -> Set<ExportAudience>? { sharingScopes[scope] ?? SharingScope.builtIn[scope] }
 
     /// Every scope the protocol defines with its audiences (built-in ones included), by name.
-    public var allSharingScopes: [SharingScope: Set<ExportAudience>] { SharingScope.builtIn.merging(sharingScopes) { $1 } }
+    package var allSharingScopes: [SharingScope: Set<ExportAudience>] { SharingScope.builtIn.merging(sharingScopes) { $1 } }
 
     enum CodingKeys: String, CodingKey {
         case reconsent, documents
@@ -256,7 +256,7 @@ public struct ConsentPolicy: Sendable, Hashable, Codable {
 }
 
 /// Which consent version change requires participants to consent again.
-public enum ReconsentPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ReconsentPolicy: String, Sendable, Hashable, Codable, CaseIterable {
     /// Any change of the major number (1.x → 2.0).
     case major
     /// Any change of major or minor (1.1 → 1.2).
@@ -267,7 +267,7 @@ public enum ReconsentPolicy: String, Sendable, Hashable, Codable, CaseIterable {
     case none
 
     /// Whether a participant who signed `signed` must re-consent when `current` is in force.
-    public func requiresReconsent(signed: String, current: String) -> Bool {
+    package func requiresReconsent(signed: String, current: String) -> Bool {
         guard signed != current else { return false }
         let a = signed.split(separator: ".").map { Int($0) ?? 0 }
         let b = current.split(separator: ".").map { Int($0) ?? 0 }
@@ -283,11 +283,11 @@ public enum ReconsentPolicy: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// How compliance is judged, and the reminder sent to those below it.
 public struct CompliancePolicy: Sendable, Hashable, Codable {
-    public var rules: [ComplianceRule]
+    package var rules: [ComplianceRule]
     /// Mustache template for reminder messages.
-    public var reminderTemplate: String?
+    package var reminderTemplate: String?
 
-    public init(rules: [ComplianceRule], reminderTemplate: String? = nil) {
+    package init(rules: [ComplianceRule], reminderTemplate: String? = nil) {
         self.rules = rules
         self.reminderTemplate = reminderTemplate
     }
@@ -299,22 +299,22 @@ public struct CompliancePolicy: Sendable, Hashable, Codable {
 }
 
 /// One compliance rule: "at least `minPerDay` records of these kinds per participant-day".
-public struct ComplianceRule: Sendable, Hashable, Codable {
+package struct ComplianceRule: Sendable, Hashable, Codable {
     public var id: String
     public var description: String
     /// The family whose records count (all its collected kinds), or nil when `kinds` is given.
-    public var dataType: DataType?
+    package var dataType: DataType?
     /// Specific kinds whose records count.
     public var kinds: [RecordKind]
-    public var minPerDay: Int
+    package var minPerDay: Int
     /// A rate at or above which a participant is compliant (0…1).
     public var threshold: Double
     /// For a rule over one cumulative kind (``DailyTotals/cumulativeKinds``): a day meets the
     /// rule when the kind's overlap-free daily total (``DailyTotals``) reaches this, in the kind's
     /// canonical unit (`{steps}` for steps); nil = the day needs ``minPerDay`` records.
-    public var minTotal: Double?
+    package var minTotal: Double?
 
-    public init(id: String, description: String, dataType: DataType?, kinds: [RecordKind], minPerDay: Int, threshold: Double, minTotal: Double? = nil) {
+    package init(id: String, description: String, dataType: DataType?, kinds: [RecordKind], minPerDay: Int, threshold: Double, minTotal: Double? = nil) {
         self.id = id
         self.description = description
         self.dataType = dataType
@@ -325,7 +325,7 @@ public struct ComplianceRule: Sendable, Hashable, Codable {
     }
 
     /// The kinds whose records count towards the rule under `studyProtocol`.
-    public func countedKinds(in studyProtocol: StudyProtocol) -> Set<RecordKind> {
+    package func countedKinds(in studyProtocol: StudyProtocol) -> Set<RecordKind> {
         var result = Set(kinds)
         if let dataType { result.formUnion(studyProtocol.dataTypes[dataType] ?? dataType.kinds) }
         return result
@@ -349,5 +349,5 @@ public enum ExportFormat: String, Sendable, Hashable, Codable, CaseIterable {
 /// Export settings of a protocol.
 public struct ExportSettings: Sendable, Hashable, Codable {
     public var formats: [ExportFormat]
-    public init(formats: [ExportFormat]) { self.formats = formats }
+    package init(formats: [ExportFormat]) { self.formats = formats }
 }

@@ -28,13 +28,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// The calendar day of this instant in `timeZone` (DST-correct).
-    public func localDate(in timeZone: TimeZone) -> CivilDate {
+    package func localDate(in timeZone: TimeZone) -> CivilDate {
         let offset = Int64(timeZone.secondsFromGMT(for: date))
         return CivilDate(daysSinceEpoch: Int(Self.floorDiv(epochMilliseconds + offset * 1000, 86_400_000)))
     }
 
     /// The same local wall-clock time and offset, moved by whole days (date shifting).
-    public func adding(days: Int) -> Timestamp {
+    package func adding(days: Int) -> Timestamp {
         Timestamp(epochMilliseconds: epochMilliseconds + Int64(days) * 86_400_000, utcOffsetSeconds: utcOffsetSeconds)
     }
 
@@ -50,7 +50,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public var iso8601: String { ByteText.timestamp(self) }
 
     /// `a / b` rounded towards negative infinity (days before 1970 stay on their day).
-    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    package static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
@@ -133,13 +133,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// The UTC offset a wall-clock time has in `timeZone`. In a spring-forward gap the time is
     /// read with the offset before the change (it moves forward by the gap, as java.time does);
     /// in a fall-back overlap the earlier (daylight) instant is chosen.
-    public static func resolveOffset(localMs: Int64, in timeZone: TimeZone) -> Int {
+    package static func resolveOffset(localMs: Int64, in timeZone: TimeZone) -> Int {
         resolveOffset(localMs: localMs) { ms in timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(ms) / 1000)) }
     }
 
     /// ``resolveOffset(localMs:in:)`` with the zone given as its UTC offset (seconds) at a UTC
     /// instant (milliseconds), so callers can answer from a cache of the zone's transitions.
-    public static func resolveOffset(localMs: Int64, offset: (_ atUTCMilliseconds: Int64) -> Int) -> Int {
+    package static func resolveOffset(localMs: Int64, offset: (_ atUTCMilliseconds: Int64) -> Int) -> Int {
         // A day either side: UTC offsets reach ±14 h, so probing half a day away would land
         // after a transition for zones at +12 h or more (Auckland's gap read an hour early).
         let before = offset(localMs - 86_400_000)

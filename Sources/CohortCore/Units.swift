@@ -2,7 +2,7 @@
 public enum Units {
     /// Converts `value` in `unit` to `kind`'s canonical unit, or returns nil when the unit is not
     /// accepted for that kind. An empty unit means the canonical unit.
-    public static func toCanonical(_ value: Double, unit: String, kind: RecordKind) -> Double? {
+    package static func toCanonical(_ value: Double, unit: String, kind: RecordKind) -> Double? {
         let canonical = kind.canonicalUnit
         if unit.isEmpty || unit == canonical { return value }
         guard let convert = conversions[canonical]?[unit], allows(unit, for: kind) else { return nil }
@@ -10,7 +10,7 @@ public enum Units {
     }
 
     /// The units accepted for `kind`, canonical first.
-    public static func accepted(for kind: RecordKind) -> [String] {
+    package static func accepted(for kind: RecordKind) -> [String] {
         [kind.canonicalUnit] + (conversions[kind.canonicalUnit]?.keys.sorted().filter { allows($0, for: kind) } ?? [])
     }
 

@@ -2,7 +2,7 @@
 /// `HKWorkoutActivityType` cases in snake case (`HKWorkoutActivityTypeTraditionalStrengthTraining`
 /// → `traditional_strength_training`). A type this list does not know becomes `other`, so the
 /// vocabulary stays fixed and a study's analysis can rely on it.
-public enum WorkoutActivity: String, Sendable, Codable, CaseIterable {
+package enum WorkoutActivity: String, Sendable, Codable, CaseIterable {
     case americanFootball = "american_football"
     case archery
     case australianFootball = "australian_football"
@@ -90,13 +90,13 @@ public enum WorkoutActivity: String, Sendable, Codable, CaseIterable {
 
     /// The activity for a HealthKit name with or without its prefix
     /// (`HKWorkoutActivityTypeRunning`, `Running`); `other` when HealthKit's name is not known.
-    public init(healthKit name: String) {
+    package init(healthKit name: String) {
         let bare = name.hasPrefix(Self.prefix) ? String(name.dropFirst(Self.prefix.count)) : name
         self = Self.byHealthKitName[bare] ?? .other
     }
 
     /// The HealthKit name without its prefix (`TraditionalStrengthTraining`).
-    public var healthKitName: String {
+    package var healthKitName: String {
         rawValue.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 

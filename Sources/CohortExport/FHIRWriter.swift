@@ -193,7 +193,7 @@ final class FHIRWriter {
         }
         let manifest = BulkManifest(
             transactionTime: mapper.context.createdAt.iso8601,
-            request: "cohort export --formats fhir",
+            request: "cohort export --outputs fhir",
             requiresAccessToken: false, output: outputs, error: [])
         let data = try CanonicalJSON.pretty(manifest) + Data("\n".utf8)
         let writer = try BufferedFileWriter(url: directory.appendingPathComponent("manifest.json"), relativePath: "data/fhir/manifest.json")

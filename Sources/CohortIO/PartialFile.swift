@@ -7,21 +7,25 @@ import SystemPackage
 ///
 /// The temporary name is `.<final name>.partial-<random hex>` in the same directory (so the
 /// final move is a same-file-system rename). ``syncAndClose()`` flushes the data to disk;
-/// ``commit()`` moves it into place and refuses to replace an existing file. A partial file that
-/// is never committed is removed in `deinit`, so an error anywhere leaves nothing behind.
+/// ``commit()`` moves it into place and refuses to replace an existing file; ``replace()`` (a
+/// file made with `replacing: true`, such as the workspace's `audit.head` or a report page)
+/// takes the place of the old one atomically and syncs the folder, failing when it cannot. A
+/// partial file that is never committed is removed in `deinit`, so an error anywhere leaves
+/// nothing behind.
 package final class PartialFile {
     package let finalPath: String
     package let temporaryPath: String
     private var descriptor: FileDescriptor?
     private var committed = false
 
-    /// Creates the temporary file (mode 0644 before the umask) for `finalURL`.
+    /// Creates the temporary file (mode `permissions` before the umask, 0644 by default) for
+    /// `finalURL`; with `replacing`, a file already there is replaced by ``replace()``.
     ///
-    /// - Throws: `.conflict` when `finalURL` already exists; `.system` when the file cannot be
-    ///   created.
-    package init(finalURL: URL) throws {
+    /// - Throws: `.conflict` when `finalURL` already exists (unless `replacing`); `.system` when
+    ///   the file cannot be created.
+    package init(finalURL: URL, permissions: Int = 0o644, replacing: Bool = false) throws {
         let finalPath = finalURL.path
-        guard !FileSystem.exists(finalPath) else {
+        guard replacing || !FileSystem.exists(finalPath) else {
             throw CohortError(
                 .conflict, "output file already exists", at: CohortError.Location(file: finalPath),
                 hint: "choose another output directory or remove the old export")
@@ -32,7 +36,7 @@ package final class PartialFile {
         let temporaryPath = directory + "/." + finalURL.lastPathComponent + ".partial-" + suffix
         let descriptor = try FileSystem.open(
             temporaryPath, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
-            permissions: FilePermissions(rawValue: 0o644), "cannot create output file")
+            permissions: FilePermissions(rawValue: CModeT(permissions)), "cannot create output file")
         self.finalPath = finalPath
         self.temporaryPath = temporaryPath
         self.descriptor = descriptor
@@ -84,5 +88,19 @@ package final class PartialFile {
             }
         }
         committed = true
+    }
+
+    /// Moves the (synced) file over its final name, replacing what is there atomically, then
+    /// syncs the folder so that the new name survives a crash.
+    ///
+    /// - Throws: `.system` when the move or the folder's sync fails (the new content may then be
+    ///   in place but not yet durable).
+    package func replace() throws {
+        try syncAndClose()
+        guard rename(temporaryPath, finalPath) == 0 else {
+            throw FileSystem.error("cannot move output file into place", path: finalPath)
+        }
+        committed = true
+        try FileSystem.syncDirectory(URL(fileURLWithPath: finalPath).deletingLastPathComponent().path)
     }
 }

@@ -1,5 +1,6 @@
 public import CohortStore
 public import Foundation
+import CohortCore
 
 /// `cohort audit show`: the audit events from an event number or from an instant, and their
 /// rows for a table or CSV (the names and reasons people typed shown where not erased).

@@ -3,6 +3,7 @@ public import CohortCrypto
 public import CohortDelivery
 public import CohortPackage
 public import Foundation
+public import CohortStore
 
 /// `cohort deliver`: sends an export's files (the encrypted `.p7m`, or the archive, then the
 /// signature, then the manifest) to an SFTP server through ``SFTPDelivery``, and records the

@@ -2,6 +2,7 @@ import CohortCore
 import CohortDeid
 import CohortPackage
 import CohortStore
+import CohortCompliance
 
 extension ExportJob {
     /// Makes the export's participant rows k-anonymous under `policy` (nothing when it asks for

@@ -1,4 +1,5 @@
 import CohortCore
+import CohortIO
 import Foundation
 
 #if canImport(Glibc)
@@ -13,22 +14,11 @@ enum PosixFile {
     }
 
     static func syncDirectory(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw error("cannot open folder", path: path) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw error("cannot sync folder", path: path) }
+        try FileSystem.syncDirectory(path)
     }
 
     static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw error("cannot write file", path: path)
-            }
-            offset += written
-        }
+        try bytes.withUnsafeBytes { try FileSystem.write($0, to: descriptor, path: path) }
     }
 
     static func error(_ message: String, path: String) -> CohortError {

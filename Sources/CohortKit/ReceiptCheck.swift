@@ -1,6 +1,8 @@
 import CohortCompliance
 import CohortCrypto
 public import Foundation
+import CohortCore
+import CohortStore
 
 /// `cohort receipt verify`: checks a withdrawal receipt's Ed25519 signature.
 public enum ReceiptCheck {

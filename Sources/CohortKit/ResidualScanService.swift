@@ -1,5 +1,7 @@
 public import CohortDeid
 public import Foundation
+import CohortCore
+import CohortStore
 
 /// `cohort deid scan`: scans files and folders for any roster participant's identifiers
 /// (participant values only; cohort's own fixed-text files in folders are skipped).

@@ -1,4 +1,5 @@
 import CohortCore
+import CohortStore
 import CohortCrypto
 import CohortIO
 import CohortStorePostgres

@@ -1,6 +1,7 @@
 public import CohortCrypto
 public import CohortPackage
 public import Foundation
+import CohortCore
 
 extension VerifyService {
     /// The recipient's side of an encrypted export (`X.tar.gz.p7m`): its digest and size against

@@ -1,6 +1,7 @@
 public import CohortCrypto
 public import CohortPackage
 public import Foundation
+import CohortCore
 
 extension VerifyService {
     /// Verifies `archive` as `cohort verify` does: the key comes from `publicKeyFile`, else from

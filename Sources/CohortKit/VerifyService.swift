@@ -22,73 +22,22 @@ public enum VerifyService {
         // Large transient blocks (inflate and scan buffers, the scanner's index) go back to the
         // system when freed, as in an export.
         ProcessMemory.returnLargeBlocksWhenFreed()
-        var extra: [ExtraVerificationCheck] = []
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         // The reviewed exceptions the signed manifest records (printed whether or not a workspace is given).
         let reviewed = reviewedExceptions(manifestURL)
-        extra.append(
-            ExtraVerificationCheck(name: "reviewed exceptions") { _ in
-                VerificationCheck(
-                    name: "reviewed exceptions", passed: true,
-                    detail: reviewed.isEmpty
-                        ? "none"
-                        : "\(reviewed.count): "
-                            + reviewed.map { "\($0.exception.table).\($0.exception.column) sha256 \($0.exception.valueSHA256) (\($0.findings) finding(s)) approved by \($0.exception.reviewer): \($0.exception.reason)" }
-                            .joined(separator: "; "))
-            })
+        var extra = [reviewedExceptionsCheck(reviewed)]
         // Consent, recomputed from the published tables and the manifest's consent facts. The
         // manifest is read again here; its signature is checked by the verifier, which fails the
         // report if these bytes are not the signed ones.
         let consentManifest = (try? Data(contentsOf: manifestURL)).flatMap { try? JSONDecoder().decode(ExportManifest.self, from: $0) }
         extra.append(ExtraVerificationCheck(name: ConsentCheck.name) { bag in ConsentCheck.run(bag: bag, manifest: consentManifest) })
-        let recordedScan = consentManifest?.residualScan.map(Self.describe)
         if workspace == nil, let manifest = consentManifest, let scan = manifest.residualScan {
-            // Without the roster the scan cannot be re-run: the manifest's statement is shown, and
-            // it must be consistent (findings at export only with reviewed exceptions recorded).
-            let findings = scan.rules.reduce(0) { $0 + $1.findings }
-            let consistent = findings == 0 || !(manifest.residualExceptions ?? []).isEmpty
-            extra.append(
-                ExtraVerificationCheck(name: "residual PII scan at export") { _ in
-                    VerificationCheck(
-                        name: "residual PII scan at export", passed: consistent,
-                        detail: (consistent ? "" : "findings recorded without reviewed exceptions: ") + Self.describe(scan)
-                            + " (re-run it against the roster with --workspace)")
-                })
+            extra.append(statedScanCheck(manifest, scan))
         }
         extra.append(ExtraVerificationCheck(name: signerCheckName) { _ in try signerCheck(manifest: consentManifest, workspace: workspace) })
         if let workspace {
-            let exceptions = ResidualExceptionList(reviewed.map(\.exception))
-            extra.append(
-                ExtraVerificationCheck(name: "residual PII scan") { bag in
-                    let scanner = try workspace.residualScanner()
-                    let result = try scanner.scan(directory: bag)
-                    let open = result.findings.filter { exceptions.exception(covering: $0) == nil }
-                    let covered = result.findings.count - open.count
-                    var note = covered == 0 ? "" : "; \(covered) finding(s) covered by the manifest's reviewed exceptions"
-                    if let recordedScan { note += "; at export: " + recordedScan }
-                    let checked = "\(result.filesScanned) files; \(result.ruleCountsSummary)"
-                    return VerificationCheck(
-                        name: "residual PII scan", passed: open.isEmpty,
-                        detail: open.isEmpty
-                            ? "no unreviewed identifier of the \(scanner.participants) roster participants (\(checked))" + note
-                            : "\(open.count) finding(s): " + open.prefix(5).map(\.description).joined(separator: "; ") + " (\(checked))" + note)
-                })
-            extra.append(
-                ExtraVerificationCheck(name: "audit checkpoint in chain") { _ in
-                    guard let data = FileManager.default.contents(atPath: manifestURL.path),
-                        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                        let cp = object["audit_checkpoint"] as? [String: Any], let seq = (cp["seq"] as? NSNumber)?.int64Value,
-                        let head = cp["head_hash"] as? String
-                    else { return VerificationCheck(name: "audit checkpoint in chain", passed: false, detail: "the manifest has no readable audit checkpoint") }
-                    let chain = try workspace.store.verifyAudit(
-                        signers: workspace.signingKeys().checkpointSigners(fallback: workspace.keystore.publicKey))
-                    let event = try workspace.store.auditEvents(since: seq, limit: 1).first
-                    let ok = chain.isIntact && event?.seq == seq && event?.hash == head
-                    return VerificationCheck(
-                        name: "audit checkpoint in chain", passed: ok,
-                        detail: ok ? "event \(seq) of the workspace's intact chain has head \(head.prefix(16))…"
-                            : (chain.firstProblem ?? "event \(seq) of the workspace's chain does not have the manifest's head hash"))
-                })
+            extra.append(residualScanCheck(workspace, reviewed: reviewed, recorded: consentManifest?.residualScan.map(Self.describe)))
+            extra.append(auditCheckpointCheck(workspace, manifestURL: manifestURL))
             // Both trail checks look the archive up by its SHA-256, computed from the file once.
             let digest = ArchiveDigest(archive)
             extra.append(
@@ -104,6 +53,73 @@ public enum VerifyService {
         // With an explicit manifest, its signature is `<manifest>.sig` beside it.
         let signature = manifest.map { URL(fileURLWithPath: $0.path + ".sig") }
         return Verifier.verify(archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra, progress: progress)
+    }
+
+    /// The reviewed exceptions the signed manifest records, shown as a check that always passes.
+    private static func reviewedExceptionsCheck(_ reviewed: [(exception: ResidualException, findings: Int)]) -> ExtraVerificationCheck {
+        ExtraVerificationCheck(name: "reviewed exceptions") { _ in
+            VerificationCheck(
+                name: "reviewed exceptions", passed: true,
+                detail: reviewed.isEmpty
+                    ? "none"
+                    : "\(reviewed.count): "
+                        + reviewed.map { "\($0.exception.table).\($0.exception.column) sha256 \($0.exception.valueSHA256) (\($0.findings) finding(s)) approved by \($0.exception.reviewer): \($0.exception.reason)" }
+                        .joined(separator: "; "))
+        }
+    }
+
+    /// Without the roster the scan cannot be re-run: the manifest's statement is shown, and it
+    /// must be consistent (findings at export only with reviewed exceptions recorded).
+    private static func statedScanCheck(_ manifest: ExportManifest, _ scan: ExportManifest.ResidualScan) -> ExtraVerificationCheck {
+        let findings = scan.rules.reduce(0) { $0 + $1.findings }
+        let consistent = findings == 0 || !(manifest.residualExceptions ?? []).isEmpty
+        return ExtraVerificationCheck(name: "residual PII scan at export") { _ in
+            VerificationCheck(
+                name: "residual PII scan at export", passed: consistent,
+                detail: (consistent ? "" : "findings recorded without reviewed exceptions: ") + Self.describe(scan)
+                    + " (re-run it against the roster with --workspace)")
+        }
+    }
+
+    /// The residual-PII scan of the extracted bag against the workspace's roster; findings the
+    /// manifest's reviewed exceptions cover do not fail it.
+    private static func residualScanCheck(
+        _ workspace: Workspace, reviewed: [(exception: ResidualException, findings: Int)], recorded recordedScan: String?
+    ) -> ExtraVerificationCheck {
+        let exceptions = ResidualExceptionList(reviewed.map(\.exception))
+        return ExtraVerificationCheck(name: "residual PII scan") { bag in
+            let scanner = try workspace.residualScanner()
+            let result = try scanner.scan(directory: bag)
+            let open = result.findings.filter { exceptions.exception(covering: $0) == nil }
+            let covered = result.findings.count - open.count
+            var note = covered == 0 ? "" : "; \(covered) finding(s) covered by the manifest's reviewed exceptions"
+            if let recordedScan { note += "; at export: " + recordedScan }
+            let checked = "\(result.filesScanned) files; \(result.ruleCountsSummary)"
+            return VerificationCheck(
+                name: "residual PII scan", passed: open.isEmpty,
+                detail: open.isEmpty
+                    ? "no unreviewed identifier of the \(scanner.participants) roster participants (\(checked))" + note
+                    : "\(open.count) finding(s): " + open.prefix(5).map(\.description).joined(separator: "; ") + " (\(checked))" + note)
+        }
+    }
+
+    /// Whether the manifest's audit checkpoint is an event of the workspace's intact chain.
+    private static func auditCheckpointCheck(_ workspace: Workspace, manifestURL: URL) -> ExtraVerificationCheck {
+        ExtraVerificationCheck(name: "audit checkpoint in chain") { _ in
+            guard let data = FileManager.default.contents(atPath: manifestURL.path),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let cp = object["audit_checkpoint"] as? [String: Any], let seq = (cp["seq"] as? NSNumber)?.int64Value,
+                let head = cp["head_hash"] as? String
+            else { return VerificationCheck(name: "audit checkpoint in chain", passed: false, detail: "the manifest has no readable audit checkpoint") }
+            let chain = try workspace.store.verifyAudit(
+                signers: workspace.signingKeys().checkpointSigners(fallback: workspace.keystore.publicKey))
+            let event = try workspace.store.auditEvents(since: seq, limit: 1).first
+            let ok = chain.isIntact && event?.seq == seq && event?.hash == head
+            return VerificationCheck(
+                name: "audit checkpoint in chain", passed: ok,
+                detail: ok ? "event \(seq) of the workspace's intact chain has head \(head.prefix(16))…"
+                    : (chain.firstProblem ?? "event \(seq) of the workspace's chain does not have the manifest's head hash"))
+        }
     }
 
     /// `12 files; roster forms: 9800 values, 0 findings; unknown tokens: 3400 free-text values, 0 findings`.

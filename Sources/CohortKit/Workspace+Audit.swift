@@ -1,17 +1,15 @@
 public import CohortCore
 import CohortCrypto
+import CohortIO
 public import CohortStore
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The workspace's audit head: signed checkpoints of the audit chain kept in `audit.head`, and
 /// `cohort audit verify`.
 extension Workspace {
     /// Signs the audit chain's head (after every command that changed state) and writes it to
-    /// `audit.head` atomically (temporary file, fsync, rename, fsync of the folder).
+    /// `audit.head` atomically (CohortIO's `PartialFile`: temporary file, fsync, rename, fsync of
+    /// the folder — a folder that cannot be synced fails the command).
     @discardableResult
     public func checkpoint() throws -> AuditCheckpoint? {
         if !FileManager.default.fileExists(atPath: auditHeadURL.path), try !store.auditHeadFileEstablished(), try store.auditHead() != nil {
@@ -57,35 +55,14 @@ extension Workspace {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var bytes = Array(try encoder.encode(head))
         bytes.append(0x0A)
-        let temporary = directory.appendingPathComponent(".\(Self.auditHeadFileName).\(getpid()).tmp")
-        func fail(_ what: String) -> CohortError {
-            CohortError(.system, "cannot \(what) the audit head file", at: .init(file: auditHeadURL.path),
-                hint: "check that the workspace folder is writable and the disk is not full (errno \(errno))")
-        }
-        let fd = Glibc.open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw fail("create") }
-        var written = 0
-        let ok = bytes.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress.map { $0 + written }, buffer.count - written)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                written += n
-            }
-            return fsync(fd) == 0
-        }
-        close(fd)
-        guard ok else {
-            unlink(temporary.path)
-            throw fail("write")
-        }
-        guard rename(temporary.path, auditHeadURL.path) == 0 else {
-            unlink(temporary.path)
-            throw fail("rename")
-        }
-        let dirFD = Glibc.open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            _ = fsync(dirFD)
-            close(dirFD)
+        do {
+            let file = try PartialFile(finalURL: auditHeadURL, permissions: 0o600, replacing: true)
+            try file.write(bytes)
+            try file.replace()
+        } catch let error as CohortError {
+            throw CohortError(
+                .system, "cannot write the audit head file (\(error.message))", at: .init(file: auditHeadURL.path),
+                hint: "check that the workspace folder is writable and the disk is not full", underlying: error.underlying)
         }
     }
 

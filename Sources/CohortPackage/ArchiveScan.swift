@@ -64,72 +64,29 @@ struct ArchiveScan {
             scan.openProblem = "archive file cannot be opened"
             return scan
         }
-        let hasher = SHA256Hasher()
-        var size: UInt64 = 0
-        var readProblem: String?
-        let rawSource: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
-            do {
-                let count = try file.read(into: buffer)
-                hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                size += UInt64(count)
-                if count > 0 { progress?(size) }
-                return count
-            } catch {
-                readProblem = "archive file cannot be read"
-                throw error
-            }
-        }
-        var gzipProblem: String?
-        var inflated: UInt64 = 0
+        let reading = ArchiveReading(file: file, inflateLimit: inflateLimit, progress: progress)
         do {
-            let gzip = try GzipReader(name: archive.lastPathComponent, source: rawSource)
-            let gzipSource: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
-                do {
-                    // Never ask for more than the limit allows (plus one byte, to see it passed).
-                    let room = inflateLimit == .max ? UInt64(buffer.count) : inflateLimit - min(inflated, inflateLimit) + 1
-                    let window = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(UInt64(buffer.count), room))])
-                    let count = try gzip.read(into: window)
-                    inflated += UInt64(count)
-                    if inflated > inflateLimit {
-                        let error = CohortError(
-                            .integrity, "the archive decompresses to more than the \(inflateLimit) bytes its signed manifest accounts for; stopped there")
-                        gzipProblem = error.message
-                        throw error
-                    }
-                    return count
-                } catch let error as CohortError {
-                    gzipProblem = gzipProblem ?? error.message + (error.underlying.map { " (\($0))" } ?? "")
-                    throw error
-                }
-            }
-            let tar = TarReader(source: gzipSource)
+            let gzip = try GzipReader(name: archive.lastPathComponent, source: { try reading.read(into: $0) })
+            let inflatedSource: (UnsafeMutableRawBufferPointer) throws -> Int = { try reading.inflate(gzip, into: $0) }
             do {
-                try scan.readMembers(tar, extractTo: extractTo)
+                try scan.readMembers(TarReader(source: inflatedSource), extractTo: extractTo)
             } catch let error as CohortError {
-                if gzipProblem == nil && readProblem == nil { scan.tarProblems.append(error.message) }
+                if reading.isIntact { scan.tarProblems.append(error.message) }
             } catch {
-                if gzipProblem == nil && readProblem == nil { scan.tarProblems.append("tar could not be read") }
+                if reading.isIntact { scan.tarProblems.append("tar could not be read") }
             }
             // Drain the gzip stream so its trailer (CRC-32, length) is checked even when the tar
             // stopped early.
-            if gzipProblem == nil && readProblem == nil {
-                let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-                defer { sink.deallocate() }
-                while (try? gzipSource(sink)).map({ $0 > 0 }) ?? false {}
-            }
+            if reading.isIntact { ArchiveReading.drain(inflatedSource) }
         } catch {
-            gzipProblem = gzipProblem ?? "gzip stream cannot be started"
+            reading.gzipProblem = reading.gzipProblem ?? "gzip stream cannot be started"
         }
         // Hash whatever the decompressor did not consume, so the digest covers the whole file.
-        if readProblem == nil {
-            let sink = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-            defer { sink.deallocate() }
-            while (try? rawSource(sink)).map({ $0 > 0 }) ?? false {}
-        }
-        scan.size = size
-        scan.inflatedBytes = inflated
-        scan.sha256 = Hex.encode(hasher.finalize())
-        scan.gzipProblem = readProblem ?? gzipProblem
+        if reading.readProblem == nil { ArchiveReading.drain { try reading.read(into: $0) } }
+        scan.size = reading.size
+        scan.inflatedBytes = reading.inflated
+        scan.sha256 = Hex.encode(reading.hasher.finalize())
+        scan.gzipProblem = reading.readProblem ?? reading.gzipProblem
         if scan.gzipProblem != nil || !scan.tarProblems.isEmpty { scan.extractedBag = nil }
         return scan
     }

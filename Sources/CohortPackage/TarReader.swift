@@ -57,70 +57,90 @@ final class TarReader {
                 throw structure("archive ends without the two zero blocks that close a tar archive")
             }
             if block.allSatisfy({ $0 == 0 }) {
-                guard let second = try readBlock() else {
-                    throw structure("archive ends after a single zero block")
-                }
-                guard second.allSatisfy({ $0 == 0 }) else {
-                    throw structure("a lone zero block at byte \(headerOffset) is followed by more data")
-                }
-                guard pax.isEmpty else { throw structure("a pax header is not followed by an entry") }
-                try checkTrailer()
-                ended = true
+                try endOfArchive(at: headerOffset, pendingPax: !pax.isEmpty)
                 return nil
             }
-            guard let stored = TarHeader.octal(block, TarHeader.checksumField), stored == TarHeader.checksum(block) else {
-                throw structure("header checksum mismatch at byte \(headerOffset)")
-            }
-            let magic = Array(block[TarHeader.magicField])
-            let version = Array(block[TarHeader.versionField])
-            guard (magic == Array("ustar".utf8) + [0] && version == Array("00".utf8))
-                || (magic == Array("ustar ".utf8) && version == [32, 0])
-            else { throw structure("header at byte \(headerOffset) is not ustar") }
-            guard var size = TarHeader.octal(block, TarHeader.sizeField) else {
+            try checkHeader(block, at: headerOffset)
+            guard let size = TarHeader.octal(block, TarHeader.sizeField) else {
                 throw structure("invalid size field at byte \(headerOffset)")
             }
-            let typeflag = block[TarHeader.typeflagOffset]
-            if typeflag == UInt8(ascii: "x") {
-                guard size <= UInt64(Self.maximumPaxSize) else { throw structure("pax header too large at byte \(headerOffset)") }
-                let bytes = try readExactly(Int(size))
-                try skip(UInt64(Self.padding(for: size)))
-                guard let records = TarHeader.parsePax(bytes) else {
-                    throw structure("malformed pax header at byte \(headerOffset)")
-                }
-                pax.merge(records) { _, new in new }
+            if block[TarHeader.typeflagOffset] == UInt8(ascii: "x") {
+                pax.merge(try paxRecords(size: size, at: headerOffset)) { _, new in new }
                 continue
             }
-            let kind: Entry.Kind
-            switch typeflag {
-            case UInt8(ascii: "0"), 0: kind = .file
-            case UInt8(ascii: "5"): kind = .directory
-            default:
-                throw structure("unsupported entry type at byte \(headerOffset) (only files and directories are expected)")
-            }
-            var nameBytes: [UInt8]
-            if let path = pax["path"] {
-                nameBytes = path
-            } else {
-                nameBytes = TarHeader.text(block, TarHeader.nameField)
-                let prefix = TarHeader.text(block, TarHeader.prefixField)
-                if !prefix.isEmpty { nameBytes = prefix + [UInt8(ascii: "/")] + nameBytes }
-            }
-            if let paxSize = pax["size"] {
-                guard let value = UInt64(String(decoding: paxSize, as: UTF8.self)) else {
-                    throw structure("invalid pax size at byte \(headerOffset)")
-                }
-                size = value
-            }
-            guard let path = String(validating: nameBytes, as: UTF8.self) else {
-                throw structure("entry name at byte \(headerOffset) is not UTF-8")
-            }
-            var trimmed = Substring(path)
-            while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-            if kind == .directory { size = 0 }
-            remaining = size
-            padding = Self.padding(for: size)
-            return Entry(path: String(trimmed), kind: kind, size: size)
+            let entry = try entry(block, size: size, pax: pax, at: headerOffset)
+            remaining = entry.size
+            padding = Self.padding(for: entry.size)
+            return entry
         }
+    }
+
+    /// After a zero block: the second zero block and nothing but zeros after them.
+    private func endOfArchive(at headerOffset: UInt64, pendingPax: Bool) throws {
+        guard let second = try readBlock() else {
+            throw structure("archive ends after a single zero block")
+        }
+        guard second.allSatisfy({ $0 == 0 }) else {
+            throw structure("a lone zero block at byte \(headerOffset) is followed by more data")
+        }
+        guard !pendingPax else { throw structure("a pax header is not followed by an entry") }
+        try checkTrailer()
+        ended = true
+    }
+
+    /// The header's checksum and its ustar (POSIX or GNU) magic.
+    private func checkHeader(_ block: [UInt8], at headerOffset: UInt64) throws {
+        guard let stored = TarHeader.octal(block, TarHeader.checksumField), stored == TarHeader.checksum(block) else {
+            throw structure("header checksum mismatch at byte \(headerOffset)")
+        }
+        let magic = Array(block[TarHeader.magicField])
+        let version = Array(block[TarHeader.versionField])
+        guard (magic == Array("ustar".utf8) + [0] && version == Array("00".utf8))
+            || (magic == Array("ustar ".utf8) && version == [32, 0])
+        else { throw structure("header at byte \(headerOffset) is not ustar") }
+    }
+
+    /// The records of a pax extended header of `size` bytes (bounded by ``maximumPaxSize``).
+    private func paxRecords(size: UInt64, at headerOffset: UInt64) throws -> [String: [UInt8]] {
+        guard size <= UInt64(Self.maximumPaxSize) else { throw structure("pax header too large at byte \(headerOffset)") }
+        let bytes = try readExactly(Int(size))
+        try skip(UInt64(Self.padding(for: size)))
+        guard let records = TarHeader.parsePax(bytes) else {
+            throw structure("malformed pax header at byte \(headerOffset)")
+        }
+        return records
+    }
+
+    /// The entry the header `block` describes (its path and size from the pax records when given).
+    private func entry(_ block: [UInt8], size headerSize: UInt64, pax: [String: [UInt8]], at headerOffset: UInt64) throws -> Entry {
+        let kind: Entry.Kind
+        switch block[TarHeader.typeflagOffset] {
+        case UInt8(ascii: "0"), 0: kind = .file
+        case UInt8(ascii: "5"): kind = .directory
+        default:
+            throw structure("unsupported entry type at byte \(headerOffset) (only files and directories are expected)")
+        }
+        var nameBytes: [UInt8]
+        if let path = pax["path"] {
+            nameBytes = path
+        } else {
+            nameBytes = TarHeader.text(block, TarHeader.nameField)
+            let prefix = TarHeader.text(block, TarHeader.prefixField)
+            if !prefix.isEmpty { nameBytes = prefix + [UInt8(ascii: "/")] + nameBytes }
+        }
+        var size = headerSize
+        if let paxSize = pax["size"] {
+            guard let value = UInt64(String(decoding: paxSize, as: UTF8.self)) else {
+                throw structure("invalid pax size at byte \(headerOffset)")
+            }
+            size = value
+        }
+        guard let path = String(validating: nameBytes, as: UTF8.self) else {
+            throw structure("entry name at byte \(headerOffset) is not UTF-8")
+        }
+        var trimmed = Substring(path)
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return Entry(path: String(trimmed), kind: kind, size: kind == .directory ? 0 : size)
     }
 
     /// Reads the current entry's content; 0 at its end.

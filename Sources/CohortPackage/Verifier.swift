@@ -77,104 +77,115 @@ public enum Verifier {
         archive: URL, manifest: URL? = nil, signature: URL? = nil, publicKey: Ed25519PublicKey,
         extraChecks: [ExtraVerificationCheck] = [], progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
     ) -> VerificationReport {
-        var checks: [VerificationCheck] = []
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         let signatureURL = signature ?? ManifestSigner.signatureURL(forArchive: archive)
-
-        // Signature over the exact manifest bytes; both reads are capped.
-        var manifestBytes: [UInt8]?
-        var manifestProblem = "manifest file missing: \(manifestURL.lastPathComponent)"
-        switch read(manifestURL, cap: maxManifestBytes) {
-        case .bytes(let bytes): manifestBytes = bytes
-        case .missing: break
-        case .tooLarge: manifestProblem = "manifest file is larger than \(maxManifestBytes >> 20) MiB: not read"
-        }
-        var signatureBytes: [UInt8]?
-        var signatureProblem = "signature file missing: \(signatureURL.lastPathComponent)"
-        switch read(signatureURL, cap: maxSignatureBytes) {
-        case .bytes(let bytes): signatureBytes = bytes
-        case .missing: break
-        case .tooLarge: signatureProblem = "signature file is larger than \(maxSignatureBytes) bytes, expected 64: not read"
-        }
-        checks.append(
-            manifestBytes == nil ? fail(VerificationCheck.signature, manifestProblem)
-                : signatureBytes == nil ? fail(VerificationCheck.signature, signatureProblem)
-                : signatureCheck(manifestBytes, signatureBytes, publicKey, manifestURL, signatureURL))
-
-        // The manifest itself.
-        var parsed: ExportManifest?
-        if let manifestBytes {
-            if let value = try? JSONDecoder().decode(ExportManifest.self, from: Data(manifestBytes)) {
-                if value.format == ExportManifest.currentFormat {
-                    parsed = value
-                    checks.append(VerificationCheck(name: VerificationCheck.manifestFormat, passed: true, detail: value.format))
-                } else {
-                    checks.append(fail(VerificationCheck.manifestFormat, "unknown format \(ArchiveScan.quote(value.format))"))
-                }
-            } else {
-                checks.append(fail(VerificationCheck.manifestFormat, "manifest is not a valid export manifest"))
-            }
-        } else {
-            checks.append(fail(VerificationCheck.manifestFormat, manifestProblem))
-        }
-        if let parsed {
-            let expected = publicKey.fingerprint
-            let actual = parsed.signer.keyFingerprint
-            checks.append(
-                parsed.signer.algorithm == "Ed25519" && actual == expected
-                    ? VerificationCheck(name: VerificationCheck.signerKey, passed: true, detail: "Ed25519 \(actual)")
-                    : fail(VerificationCheck.signerKey, "manifest names \(parsed.signer.algorithm) \(actual), key is \(expected)"))
-        } else {
-            checks.append(fail(VerificationCheck.signerKey, "not checked: no readable manifest"))
-        }
+        let signed = SignedFiles(manifestURL: manifestURL, signatureURL: signatureURL)
+        var checks = [
+            signed.manifestBytes == nil ? fail(VerificationCheck.signature, signed.manifestProblem)
+                : signed.signatureBytes == nil ? fail(VerificationCheck.signature, signed.signatureProblem)
+                : signatureCheck(signed.manifestBytes, signed.signatureBytes, publicKey, manifestURL, signatureURL)
+        ]
+        let (parsed, formatCheck) = manifestFormat(signed)
+        checks.append(formatCheck)
+        checks.append(signerKeyCheck(parsed, publicKey))
 
         // One pass over the archive.
-        var extractionRoot: URL?
-        if !extraChecks.isEmpty {
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-verify-" + UUID().uuidString)
-            if (try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]))
-                != nil
-            {
-                extractionRoot = root
+        let extractionRoot = extraChecks.isEmpty ? nil : temporaryExtractionFolder()
+        defer { if let extractionRoot { try? FileManager.default.removeItem(at: extractionRoot) } }
+        let scan = scanArchive(archive, parsed: parsed, extractTo: extractionRoot, progress: progress)
+        checks += archiveChecks(scan, parsed)
+        checks += contentChecks(BagChecks.run(scan) + signedFileChecks(scan, parsed), scan: scan)
+        checks.append(checkpointCheck(parsed, publicKey))
+        checks += extraChecks.map { run($0, on: scan) }
+        return VerificationReport(archive: archive.path, checks: checks)
+    }
+
+    /// The manifest and signature files, each read up to its cap, with what to say when one is not.
+    private struct SignedFiles {
+        var manifestBytes: [UInt8]?
+        var manifestProblem: String
+        var signatureBytes: [UInt8]?
+        var signatureProblem: String
+
+        init(manifestURL: URL, signatureURL: URL) {
+            manifestProblem = "manifest file missing: \(manifestURL.lastPathComponent)"
+            switch Verifier.read(manifestURL, cap: Verifier.maxManifestBytes) {
+            case .bytes(let bytes): manifestBytes = bytes
+            case .missing: break
+            case .tooLarge: manifestProblem = "manifest file is larger than \(Verifier.maxManifestBytes >> 20) MiB: not read"
+            }
+            signatureProblem = "signature file missing: \(signatureURL.lastPathComponent)"
+            switch Verifier.read(signatureURL, cap: Verifier.maxSignatureBytes) {
+            case .bytes(let bytes): signatureBytes = bytes
+            case .missing: break
+            case .tooLarge: signatureProblem = "signature file is larger than \(Verifier.maxSignatureBytes) bytes, expected 64: not read"
             }
         }
-        defer { if let extractionRoot { try? FileManager.default.removeItem(at: extractionRoot) } }
-        let scan: ArchiveScan
+    }
+
+    /// The manifest, when it is one of this format, and the check that says so.
+    private static func manifestFormat(_ signed: SignedFiles) -> (ExportManifest?, VerificationCheck) {
+        guard let manifestBytes = signed.manifestBytes else { return (nil, fail(VerificationCheck.manifestFormat, signed.manifestProblem)) }
+        guard let value = try? JSONDecoder().decode(ExportManifest.self, from: Data(manifestBytes)) else {
+            return (nil, fail(VerificationCheck.manifestFormat, "manifest is not a valid export manifest"))
+        }
+        guard value.format == ExportManifest.currentFormat else {
+            return (nil, fail(VerificationCheck.manifestFormat, "unknown format \(ArchiveScan.quote(value.format))"))
+        }
+        return (value, VerificationCheck(name: VerificationCheck.manifestFormat, passed: true, detail: value.format))
+    }
+
+    /// Whether the manifest names the key the archive is verified with.
+    private static func signerKeyCheck(_ parsed: ExportManifest?, _ publicKey: Ed25519PublicKey) -> VerificationCheck {
+        guard let parsed else { return fail(VerificationCheck.signerKey, "not checked: no readable manifest") }
+        let expected = publicKey.fingerprint
+        let actual = parsed.signer.keyFingerprint
+        return parsed.signer.algorithm == "Ed25519" && actual == expected
+            ? VerificationCheck(name: VerificationCheck.signerKey, passed: true, detail: "Ed25519 \(actual)")
+            : fail(VerificationCheck.signerKey, "manifest names \(parsed.signer.algorithm) \(actual), key is \(expected)")
+    }
+
+    /// A new private folder for the extracted bag, or nil when none can be made (the extra
+    /// checks then say they did not run).
+    private static func temporaryExtractionFolder() -> URL? {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-verify-" + UUID().uuidString)
+        let made: Void? = try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return made == nil ? nil : root
+    }
+
+    /// The one pass over the archive, bounded by the signed manifest: an archive whose size
+    /// differs from the manifest's, or without a readable manifest, is not read or inflated.
+    private static func scanArchive(
+        _ archive: URL, parsed: ExportManifest?, extractTo extractionRoot: URL?,
+        progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)?
+    ) -> ArchiveScan {
         var onDisk = stat()
         if let parsed, stat(archive.path, &onDisk) == 0, UInt64(onDisk.st_size) != parsed.archive.size {
             // A different size fails the check anyway: nothing is read or inflated.
-            scan = ArchiveScan(
+            return ArchiveScan(
                 notRead: "the archive is \(onDisk.st_size) bytes but the signed manifest says \(parsed.archive.size): not read or inflated",
                 size: UInt64(onDisk.st_size))
         } else if let parsed {
             let total = UInt64(onDisk.st_size)
-            scan = ArchiveScan.run(
+            return ArchiveScan.run(
                 archive: archive, extractTo: extractionRoot, inflateLimit: inflateLimit(for: parsed),
                 progress: progress.map { report in { (read: UInt64) in report(read, total) } })
         } else if stat(archive.path, &onDisk) == 0 {
-            scan = ArchiveScan(notRead: "not read: without a readable manifest nothing bounds decompression", size: UInt64(onDisk.st_size))
-        } else {
-            scan = ArchiveScan.run(archive: archive, extractTo: nil, inflateLimit: 0)
+            return ArchiveScan(notRead: "not read: without a readable manifest nothing bounds decompression", size: UInt64(onDisk.st_size))
         }
+        return ArchiveScan.run(archive: archive, extractTo: nil, inflateLimit: 0)
+    }
 
-        checks += archiveChecks(scan, parsed)
-        checks += contentChecks(BagChecks.run(scan) + signedFileChecks(scan, parsed), scan: scan)
-        checks.append(checkpointCheck(parsed, publicKey))
-
-        for extra in extraChecks {
-            guard let bag = scan.extractedBag else {
-                checks.append(fail(extra.name, "not run: the archive could not be extracted completely"))
-                continue
-            }
-            do {
-                checks.append(try extra.run(bag))
-            } catch let error as CohortError {
-                checks.append(fail(extra.name, error.message))
-            } catch {
-                checks.append(fail(extra.name, "check could not run"))
-            }
+    /// An extra check on the extracted bag, or why it did not run.
+    private static func run(_ extra: ExtraVerificationCheck, on scan: ArchiveScan) -> VerificationCheck {
+        guard let bag = scan.extractedBag else { return fail(extra.name, "not run: the archive could not be extracted completely") }
+        do {
+            return try extra.run(bag)
+        } catch let error as CohortError {
+            return fail(extra.name, error.message)
+        } catch {
+            return fail(extra.name, "check could not run")
         }
-        return VerificationReport(archive: archive.path, checks: checks)
     }
 
     private static func fail(_ name: String, _ detail: String) -> VerificationCheck {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CohortCore
 import CohortKit
 import Foundation
+import CohortImport
 
 extension CohortBench {
     /// `cohort-bench fhir`: a FHIR R4 Bulk Data NDJSON folder of realistic shape for a generated

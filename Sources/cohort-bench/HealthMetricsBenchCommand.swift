@@ -4,6 +4,7 @@ import CohortKit
 import CohortPostgres
 import CohortTestSupport
 import Foundation
+import CohortImport
 
 extension CohortBench {
     /// `cohort-bench health-metrics`: the app backend's `health_metrics` table in a throwaway

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortKit
+import CohortCore
 import Foundation
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CohortKit
+import CohortStore
 
 /// Issue 27: true k ≥ the manifest's k over what an acquaintance knows, on an export of each
 /// shipped protocol with k-anonymity, recomputed from the published files by a route of its own

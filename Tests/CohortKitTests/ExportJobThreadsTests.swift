@@ -2,6 +2,8 @@ import CohortCore
 import CohortKit
 import Foundation
 import Testing
+import CohortDeid
+import CohortPackage
 
 /// The export's records are read and de-identified on worker threads (`ExportOptions.threads`)
 /// and written in participant order: the archive — every table, FHIR file and the

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import CohortKit
+import CohortStore
 
 /// Issue 27, tried as an adversary would: a cohort of 30 participants in New York, Berlin and
 /// Sydney with a daily step count (weekends and weekday public holidays lower), a pain log at

@@ -374,11 +374,17 @@ struct StudyStoreTests {
             _ = try Self.importRecords(store, theirs, pk: handles[1], file: "b.json")
             struct Stop: Error {}
             var first: [CohortCore.Record] = []
-            #expect(throws: (any Error).self) {  // SQLite wraps it as a read error, PostgreSQL passes it on
+            // The body's error ends the read: SQLite wraps it as a read error, PostgreSQL passes it on.
+            do {
                 try store.forEachRecord(handles[0], participantID: a.participant.id) { record in
                     first.append(record)
                     if first.count == 3 { throw Stop() }
                 }
+                Issue.record("the body's error did not end the read")
+            } catch is Stop {
+                #expect(kind == .postgres)
+            } catch let error as CohortError {
+                #expect(kind == .sqlite && error.code == .system)
             }
             #expect(first == Array(mine.prefix(3)))
             var other: [CohortCore.Record] = [], again: [CohortCore.Record] = []

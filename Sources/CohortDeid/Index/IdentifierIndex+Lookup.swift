@@ -104,8 +104,25 @@ extension IdentifierIndex {
         }
 
         init(_ table: PhraseTable) {
-            // Each distinct key once: its hash and ASCII bytes (or its text, when no ASCII string
-            // equals it); phrases name their keys by id.
+            addKeys(table)
+            let (groupStart, grouped) = Self.groupedByFirstKey(table, keyCount: keys.count)
+            let firstKeyIDs = (0..<keys.count).filter { groupStart[$0 + 1] > groupStart[$0] }.sorted {
+                table.keyTexts[$0].utf8.lexicographicallyPrecedes(table.keyTexts[$1].utf8)
+            }
+            entries.reserveCapacity(firstKeyIDs.count)
+            phrases.reserveCapacity(table.count)
+            phraseKeys.reserveCapacity(table.phraseKeyIDs.count)
+            var bucketLists: [(entry: Int, hash: UInt64, phrases: [Int32])] = []
+            for first in firstKeyIDs {
+                addEntry(first, phrases: Array(grouped[Int(groupStart[first])..<Int(groupStart[first + 1])]), table, &bucketLists)
+            }
+            hashEntries()
+            hashBuckets(bucketLists)
+        }
+
+        /// Each distinct key once: its hash and ASCII bytes (or its text, when no ASCII string
+        /// equals it); phrases name their keys by id.
+        private mutating func addKeys(_ table: PhraseTable) {
             keys.reserveCapacity(table.keyTexts.count)
             keyBytes.reserveCapacity(table.keyTexts.reduce(0) { $0 + $1.utf8.count })
             for (id, key) in table.keyTexts.enumerated() {
@@ -117,10 +134,14 @@ extension IdentifierIndex {
                     nonASCIIKeys[id] = key
                 }
             }
-            // The phrases grouped by first key, each group in the order added (a counting sort).
-            var groupStart = [Int32](repeating: 0, count: keys.count + 1)
+        }
+
+        /// The phrases grouped by first key, each group in the order added (a counting sort):
+        /// group `id` is `grouped[groupStart[id]..<groupStart[id + 1]]`.
+        private static func groupedByFirstKey(_ table: PhraseTable, keyCount: Int) -> (groupStart: [Int32], grouped: [Int32]) {
+            var groupStart = [Int32](repeating: 0, count: keyCount + 1)
             for p in 0..<table.count { groupStart[table.firstKeyID(p) + 1] += 1 }
-            for id in 0..<keys.count { groupStart[id + 1] += groupStart[id] }
+            for id in 0..<keyCount { groupStart[id + 1] += groupStart[id] }
             var grouped = [Int32](repeating: 0, count: table.count)
             var next = groupStart
             for p in 0..<table.count {
@@ -128,49 +149,49 @@ extension IdentifierIndex {
                 grouped[Int(next[first])] = Int32(p)
                 next[first] += 1
             }
-            next = []
-            let firstKeyIDs = (0..<keys.count).filter { groupStart[$0 + 1] > groupStart[$0] }.sorted {
-                table.keyTexts[$0].utf8.lexicographicallyPrecedes(table.keyTexts[$1].utf8)
-            }
-            entries.reserveCapacity(firstKeyIDs.count)
-            phrases.reserveCapacity(table.count)
-            phraseKeys.reserveCapacity(table.phraseKeyIDs.count)
+            return (groupStart, grouped)
+        }
 
-            var bucketLists: [(entry: Int, hash: UInt64, phrases: [Int32])] = []
-            for first in firstKeyIDs {
-                let entry = entries.count
-                let phraseStart = phrases.count
-                var singlesStart: Int?
-                var bucketOf: [UInt64: Int] = [:]
-                // Longest first, as the phrases of one first key are matched.
-                var list = Array(grouped[Int(groupStart[first])..<Int(groupStart[first + 1])])
-                list.sort { table.keyCount(Int($0)) > table.keyCount(Int($1)) }
-                for p in list.map({ Int($0) }) {
-                    let keyStart = phraseKeys.count
-                    phraseKeys += table.keyIDs(of: p)
-                    let index = Int32(phrases.count)
-                    let keyCount = table.keyCount(p)
-                    phrases.append(
-                        CompiledPhrase(keyStart: Int32(keyStart), keyCount: UInt16(keyCount), kind: table.kinds[p], requiresCapital: table.requiresCapital[p]))
-                    if keyCount == 1 {
-                        if singlesStart == nil { singlesStart = Int(index) }
-                    } else if keys[Int(phraseKeys[keyStart + 1])].isASCII {
-                        let h = keys[Int(phraseKeys[keyStart + 1])].hash
-                        if let b = bucketOf[h] {
-                            bucketLists[b].phrases.append(index)
-                        } else {
-                            bucketOf[h] = bucketLists.count
-                            bucketLists.append((entry, h, [index]))
-                        }
+        /// The entry of first key `first` and its phrases (longest first, as they are matched);
+        /// phrases of two or more words join the bucket of their second key's hash.
+        private mutating func addEntry(
+            _ first: Int, phrases list: [Int32], _ table: PhraseTable, _ bucketLists: inout [(entry: Int, hash: UInt64, phrases: [Int32])]
+        ) {
+            let entry = entries.count
+            let phraseStart = phrases.count
+            var singlesStart: Int?
+            var bucketOf: [UInt64: Int] = [:]
+            var list = list
+            list.sort { table.keyCount(Int($0)) > table.keyCount(Int($1)) }
+            for p in list.map({ Int($0) }) {
+                let keyStart = phraseKeys.count
+                phraseKeys += table.keyIDs(of: p)
+                let index = Int32(phrases.count)
+                let keyCount = table.keyCount(p)
+                phrases.append(
+                    CompiledPhrase(keyStart: Int32(keyStart), keyCount: UInt16(keyCount), kind: table.kinds[p], requiresCapital: table.requiresCapital[p]))
+                if keyCount == 1 {
+                    if singlesStart == nil { singlesStart = Int(index) }
+                } else if keys[Int(phraseKeys[keyStart + 1])].isASCII {
+                    let h = keys[Int(phraseKeys[keyStart + 1])].hash
+                    if let b = bucketOf[h] {
+                        bucketLists[b].phrases.append(index)
+                    } else {
+                        bucketOf[h] = bucketLists.count
+                        bucketLists.append((entry, h, [index]))
                     }
                 }
-                let key = keys[first]
-                if !key.isASCII { nonASCIIEntries[table.keyTexts[first]] = entry }
-                entries.append(
-                    Entry(
-                        asciiStart: key.byteStart, asciiCount: key.byteCount, phraseStart: Int32(phraseStart),
-                        singlesStart: Int32(singlesStart ?? phrases.count), phraseEnd: Int32(phrases.count)))
             }
+            let key = keys[first]
+            if !key.isASCII { nonASCIIEntries[table.keyTexts[first]] = entry }
+            entries.append(
+                Entry(
+                    asciiStart: key.byteStart, asciiCount: key.byteCount, phraseStart: Int32(phraseStart),
+                    singlesStart: Int32(singlesStart ?? phrases.count), phraseEnd: Int32(phrases.count)))
+        }
+
+        /// The ASCII first keys by hash, and their bit in the pre-filter.
+        private mutating func hashEntries() {
             firstKeys = HashSlots(capacityFor: entries.count)
             for (index, entry) in entries.enumerated() where entry.asciiCount >= 0 {
                 let bytes = keyBytes[Int(entry.asciiStart)..<Int(entry.asciiStart + entry.asciiCount)]
@@ -179,6 +200,10 @@ extension IdentifierIndex {
                 let bit = Int(truncatingIfNeeded: hash >> 16) & 0xFFFF
                 firstKeyFilter[bit >> 6] |= 1 << UInt64(bit & 63)
             }
+        }
+
+        /// The buckets by (second key's hash, entry); each bucket's phrases end at a -1.
+        private mutating func hashBuckets(_ bucketLists: [(entry: Int, hash: UInt64, phrases: [Int32])]) {
             buckets = HashSlots(capacityFor: bucketLists.count)
             bucketPhrases.reserveCapacity(bucketLists.reduce(0) { $0 + $1.phrases.count + 1 })
             for bucket in bucketLists {
@@ -278,94 +303,12 @@ extension IdentifierIndex {
         let lookup = self.lookup
         guard !lookup.entries.isEmpty else { return }
         ws.tokens.withUnsafeBufferPointer { allTokens in
-            let tokens = UnsafeBufferPointer(rebasing: allTokens[0..<ws.tokenCount])
             ws.keyBytes.withUnsafeBufferPointer { tokenBytes in
                 lookup.keyBytes.withUnsafeBufferPointer { phraseBytes in
-                    func bytes(_ t: PackedToken) -> UnsafeBufferPointer<UInt8> {
-                        UnsafeBufferPointer(rebasing: tokenBytes[t.keyStart..<(t.keyStart + t.keyLength)])
-                    }
-                    func keyEquals(_ t: PackedToken, _ k: Int) -> Bool {
-                        let key = lookup.keys[Int(lookup.phraseKeys[k])]
-                        if t.isASCII, key.isASCII {
-                            guard t.hash == key.hash, t.keyLength == Int(key.byteCount) else { return false }
-                            let start = Int(key.byteStart)
-                            return KeyLookup.equal(UnsafeBufferPointer(rebasing: phraseBytes[start..<(start + Int(key.byteCount))]), bytes(t))
-                        }
-                        if t.isASCII, !key.isASCII { return false }  // no ASCII string equals such a key
-                        return lookup.key(k, equals: ws.keyString(t))
-                    }
-                    /// How many words phrase `p` covers from word `i`, when it fits there and is accepted.
-                    func fits(_ p: Int, at i: Int) -> Int? {
-                        let phrase = lookup.phrases[p]
-                        if phrase.requiresCapital, !tokens[i].isCapitalized { return nil }
-                        let length = Int(phrase.keyCount)
-                        guard i + length <= tokens.count else { return nil }
-                        var j = 1
-                        while j < length {
-                            let previous = tokens[i + j - 1]
-                            let next = tokens[i + j]
-                            if !keyEquals(next, Int(phrase.keyStart) + j) || !TextTokenizer.isPhraseGap(s, from: previous.end, to: next.start) {
-                                return nil
-                            }
-                            j += 1
-                        }
-                        guard accept(Match(firstToken: i, lastToken: i + length - 1, kind: phrase.kind)) else { return nil }
-                        return length
-                    }
-                    let count = tokens.count
-                    var i = 0
-                    while i < count {
-                        let token = tokens[i]
-                        let found: Int?
-                        if token.isASCII {
-                            found = lookup.entry(hash: token.hash, bytes: bytes(token))
-                        } else {
-                            found = lookup.entry(forKey: ws.nonASCIIKeys[token.keyStart])
-                        }
-                        guard let found, !skip(i) else {
-                            i += 1
-                            continue
-                        }
-                        let entry = lookup.entries[found]
-                        var matched: (length: Int, kind: IdentifierKind)?
-                        if i + 1 >= count || tokens[i + 1].isASCII {
-                            // Only phrases whose second key is the next word's (or one-word
-                            // phrases, which come last) can fit.
-                            if i + 1 < count, var b = lookup.bucket(entry: found, hash: tokens[i + 1].hash) {
-                                while lookup.bucketPhrases[b] >= 0 {
-                                    let p = Int(lookup.bucketPhrases[b])
-                                    if let length = fits(p, at: i) {
-                                        matched = (length, lookup.phrases[p].kind)
-                                        break
-                                    }
-                                    b += 1
-                                }
-                            }
-                            if matched == nil {
-                                for e in Int(entry.singlesStart)..<Int(entry.phraseEnd) {
-                                    let p = e
-                                    if let length = fits(p, at: i) {
-                                        matched = (length, lookup.phrases[p].kind)
-                                        break
-                                    }
-                                }
-                            }
-                        } else {
-                            for e in Int(entry.phraseStart)..<Int(entry.phraseEnd) {
-                                let p = e
-                                if let length = fits(p, at: i) {
-                                    matched = (length, lookup.phrases[p].kind)
-                                    break
-                                }
-                            }
-                        }
-                        if let matched {
-                            body(Match(firstToken: i, lastToken: i + matched.length - 1, kind: matched.kind))
-                            i += matched.length
-                        } else {
-                            i += 1
-                        }
-                    }
+                    let matcher = PhraseMatcher(
+                        lookup: lookup, workspace: ws, text: s, tokens: UnsafeBufferPointer(rebasing: allTokens[0..<ws.tokenCount]),
+                        tokenBytes: tokenBytes, phraseBytes: phraseBytes)
+                    matcher.forEachMatch(skip: skip, accept: accept, body)
                 }
             }
         }
@@ -473,91 +416,18 @@ extension IdentifierIndex {
         var wantPhone = !phoneSuffixNumbers.isEmpty
         var wantDate = !birthDayKeys.isEmpty
         let n = s.count
-        @inline(__always) func digit(_ k: Int) -> Bool { UInt32(s[k]) &- 0x30 < 10 }
-
-        // Phone: groups of digits joined by short separators.
+        // Phone: groups of digits joined by short separators, reported when the run of groups ends.
         var groupCount = 0
         func flush() {
             defer { groupCount = 0 }
             guard groupCount > 0, wantPhone else { return }
-            var total = 0
-            for k in 0..<groupCount { total += groups[k].end - groups[k].start }
-            guard total >= 7 else { return }  // a phone number has 7 digits or more
-            var g = 0
-            while g < groupCount {
-                var last10: UInt64 = 0
-                var digits = 0
-                var found: Int?
-                var h = g
-                while h < groupCount {
-                    for k in groups[h].start..<groups[h].end {
-                        last10 = (last10 &* 10 &+ UInt64(UInt32(s[k]) &- 0x30)) % 10_000_000_000
-                        digits += 1
-                    }
-                    if digits > 15 { break }
-                    // 7–10 digits: the phone's last as many digits; more (a country code): its last 10.
-                    if digits >= 7, phoneSuffixNumbers.contains(Self.phoneSuffixKey(digits: min(digits, 10), value: last10)) {
-                        found = h
-                        if firstOnly { break }
-                    }
-                    h += 1
-                }
-                guard let found else {
-                    g += 1
-                    continue
-                }
-                body(groups[g].start..<groups[found].end, .phone)
-                if firstOnly {
-                    wantPhone = false
-                    return
-                }
-                g = found + 1
-            }
+            if reportPhones(s, groups: groups, count: groupCount, firstOnly: firstOnly, body), firstOnly { wantPhone = false }
         }
-
-        // Birth date: `a sep b sep c` starting at a run of digits; after a complete date the
-        // search resumes at its end.
+        // Birth date: after a complete date the search resumes at its end.
         var dateResume = 0
-        func number(at i: Int) -> (value: Int, length: Int)? {
-            var j = i
-            var value = 0
-            while j < n, j - i < 5, digit(j) {
-                value = value * 10 + Int(UInt32(s[j]) &- 0x30)
-                j += 1
-            }
-            return j > i ? (value, j - i) : nil
-        }
-        func hit(year: Int, month: Int, day: Int, short: Bool) -> Bool {
-            let key = Self.dateKey(year: year, monthDay: month &* 100 &+ day)
-            return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
-        }
-        func dateAt(_ i: Int) {
-            guard let a = number(at: i), a.length <= 4, i + a.length < n else { return }
-            let sep = s[i + a.length]
-            guard sep == 0x2F || sep == 0x2D || sep == 0x2E, let b = number(at: i + a.length + 1), b.length <= 2 else { return }
-            let cStart = i + a.length + 1 + b.length
-            guard cStart < n, s[cStart] == sep, let c = number(at: cStart + 1), c.length <= 4 else { return }
-            let end = cStart + 1 + c.length
-            if end < n, digit(end) { return }
-            let shortYear = c.length == 2 && a.length != 4
-            var date = false
-            if a.length == 4 {
-                date = hit(year: a.value, month: b.value, day: c.value, short: shortYear)
-            } else if c.length == 4 || c.length == 2 {
-                date =
-                    hit(year: c.value, month: a.value, day: b.value, short: shortYear)
-                    || hit(year: c.value, month: b.value, day: a.value, short: shortYear)
-            }
-            if date {
-                body(i..<end, .birthDate)
-                if firstOnly { wantDate = false }
-            }
-            dateResume = end
-        }
-
         var i = 0
         while i < n, wantPhone || wantDate {
-            guard digit(i) else {
+            guard Self.isDigit(s[i]) else {
                 i += 1
                 if C.bitWidth == 8, let base = s.baseAddress {
                     // Skip eight bytes at a time while none is a digit (ASCII lines only come as bytes).
@@ -567,8 +437,14 @@ extension IdentifierIndex {
                 continue
             }
             let start = i
-            while i < n, digit(i) { i += 1 }
-            if wantDate, start >= dateResume { dateAt(start) }
+            while i < n, Self.isDigit(s[i]) { i += 1 }
+            if wantDate, start >= dateResume, let date = dateForm(s, at: start) {
+                if date.isBirthDate {
+                    body(date.range, .birthDate)
+                    if firstOnly { wantDate = false }
+                }
+                dateResume = date.range.upperBound
+            }
             guard wantPhone else { continue }
             if groupCount > 0, !Self.isPhoneGap(s, from: groups[groupCount - 1].end, to: start) { flush() }
             // Digits glued to letters (an MRN `A1234567`, `14T08`) are not part of a phone number.
@@ -584,5 +460,94 @@ extension IdentifierIndex {
             groupCount += 1
         }
         flush()
+    }
+
+    @inline(__always)
+    private static func isDigit<C: FixedWidthInteger & UnsignedInteger>(_ c: C) -> Bool { UInt32(c) &- 0x30 < 10 }
+
+    /// Reports the roster phones in the run of digit groups `groups[0..<count]`: from each group
+    /// on, the longest run whose digits are a roster phone (see
+    /// ``numericMatches(_:groups:firstOnly:_:)``); returns whether one was reported.
+    private func reportPhones<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, groups: [(start: Int, end: Int)], count groupCount: Int, firstOnly: Bool,
+        _ body: (Range<Int>, IdentifierKind) -> Void
+    ) -> Bool {
+        var total = 0
+        for k in 0..<groupCount { total += groups[k].end - groups[k].start }
+        guard total >= 7 else { return false }  // a phone number has 7 digits or more
+        var reported = false
+        var g = 0
+        while g < groupCount {
+            guard let found = phoneEnd(s, groups: groups, from: g, count: groupCount, firstOnly: firstOnly) else {
+                g += 1
+                continue
+            }
+            body(groups[g].start..<groups[found].end, .phone)
+            reported = true
+            if firstOnly { return true }
+            g = found + 1
+        }
+        return reported
+    }
+
+    /// The last group of the longest run of groups from `g` whose digits are a roster phone:
+    /// 7–10 digits, the phone's last as many digits; more (a country code, at most 15), its last 10.
+    private func phoneEnd<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, groups: [(start: Int, end: Int)], from g: Int, count groupCount: Int, firstOnly: Bool
+    ) -> Int? {
+        var last10: UInt64 = 0
+        var digits = 0
+        var found: Int?
+        var h = g
+        while h < groupCount {
+            for k in groups[h].start..<groups[h].end {
+                last10 = (last10 &* 10 &+ UInt64(UInt32(s[k]) &- 0x30)) % 10_000_000_000
+                digits += 1
+            }
+            if digits > 15 { break }
+            if digits >= 7, phoneSuffixNumbers.contains(Self.phoneSuffixKey(digits: min(digits, 10), value: last10)) {
+                found = h
+                if firstOnly { break }
+            }
+            h += 1
+        }
+        return found
+    }
+
+    /// The number of at most five digits at `i`, and its length.
+    private static func number<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, at i: Int) -> (value: Int, length: Int)? {
+        var j = i
+        var value = 0
+        while j < s.count, j - i < 5, isDigit(s[j]) {
+            value = value * 10 + Int(UInt32(s[j]) &- 0x30)
+            j += 1
+        }
+        return j > i ? (value, j - i) : nil
+    }
+
+    /// The date written `a sep b sep c` at `i` (sep one of `/-.`, the same twice; not followed by
+    /// a digit), and whether it is a roster birth date (two-digit years only against two-digit
+    /// years), or nil when no complete date starts there.
+    private func dateForm<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, at i: Int) -> (range: Range<Int>, isBirthDate: Bool)? {
+        let n = s.count
+        guard let a = Self.number(s, at: i), a.length <= 4, i + a.length < n else { return nil }
+        let sep = s[i + a.length]
+        guard sep == 0x2F || sep == 0x2D || sep == 0x2E, let b = Self.number(s, at: i + a.length + 1), b.length <= 2 else { return nil }
+        let cStart = i + a.length + 1 + b.length
+        guard cStart < n, s[cStart] == sep, let c = Self.number(s, at: cStart + 1), c.length <= 4 else { return nil }
+        let end = cStart + 1 + c.length
+        if end < n, Self.isDigit(s[end]) { return nil }
+        let short = c.length == 2 && a.length != 4
+        func hit(year: Int, month: Int, day: Int) -> Bool {
+            let key = Self.dateKey(year: year, monthDay: month &* 100 &+ day)
+            return short ? birthDayShortKeys.contains(key) : birthDayKeys.contains(key)
+        }
+        var date = false
+        if a.length == 4 {
+            date = hit(year: a.value, month: b.value, day: c.value)
+        } else if c.length == 4 || c.length == 2 {
+            date = hit(year: c.value, month: a.value, day: b.value) || hit(year: c.value, month: b.value, day: a.value)
+        }
+        return (i..<end, date)
     }
 }

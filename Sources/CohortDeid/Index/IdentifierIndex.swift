@@ -129,87 +129,8 @@ struct IdentifierIndex: Sendable {
             let codeKeys = TextTokenizer.keys(participant.code)
             if !codeKeys.isEmpty { insert(codeKeys, .code, &phrases) }
             guard let identity = participant.identity else { return }
-
-            let nameTokens = TextTokenizer.tokens(identity.name)
-            let nameKeys = nameTokens.map(\.key)
-            if !nameKeys.isEmpty {
-                insert(nameKeys, .name, &phrases)
-                if nameKeys.count >= 2, let first = nameKeys.first, let last = nameKeys.last {
-                    insert([first, last], .name, &phrases)
-                    insert([last, first], .name, &phrases)
-                    insert(Array(nameKeys.dropFirst()) + [first], .name, &phrases)
-                }
-                for token in nameTokens {
-                    switch mode {
-                    case .scrubber:
-                        // Every name word; two-letter ones (Li, Bo) only when capitalized. Whether
-                        // a word that is also vocabulary (Hope, Field) is replaced is the
-                        // scrubber's decision (see Scrubber), made on the matched text.
-                        if token.letterCount >= 3 { insert([token.key], .name, &phrases) }
-                        if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &phrases) }
-                    case .scanner:
-                        // A word of the dictionary too (Berry, Fine, Reading) counts alone only as
-                        // the scrubber replaces it alone: after a title, or as a capitalized possessive.
-                        if ClinicalVocabulary.contains(token.key) || SafeVocabulary.systemContains(token.key) {
-                            for title in IdentifierIndex.titles { insert([title, token.key], .name, &phrases) }
-                            possessiveNames.insert(token.key)
-                            // A dictionary word (Dubois, Berry): also capitalized inside a sentence,
-                            // where the scrubber always replaces it.
-                            if !ClinicalVocabulary.contains(token.key), token.letterCount >= 3 { capitalizedNames.insert(token.key) }
-                        } else if token.letterCount >= 3 {
-                            insert([token.key], .name, &phrases)
-                        }
-                    }
-                }
-                // Names written with an apostrophe or hyphen, as typed without it: "O Hara",
-                // "D Souza", "Smith Jones", "McAllisterNg" (for the scrubber also each part of
-                // 3+ letters alone, which it decides like any name word).
-                for word in identity.name.split(whereSeparator: \.isWhitespace) {
-                    let parts = word.split(whereSeparator: { $0 == "'" || $0 == "\u{2019}" || $0 == "-" || $0 == "\u{2013}" })
-                    guard parts.count > 1 else { continue }
-                    let keys = parts.flatMap { TextTokenizer.keys(String($0)) }
-                    insert(keys, .name, &phrases)
-                    if keys.joined().count >= 4 { insert([keys.joined()], .name, &phrases) }
-                    if mode == .scrubber { for key in keys where key.count >= 3 { insert([key], .name, &phrases) } }
-                }
-                if mode == .scrubber, let first = nameKeys.first {
-                    let rest = Array(nameKeys.dropFirst())
-                    if nameKeys.count >= 2, let last = nameKeys.last, let initial = first.first {
-                        // Initials with the surname: "J. Doe", "J Doe", "J. M. Doe", "Doe, J.".
-                        let initials = nameKeys.dropLast().compactMap { $0.first.map(String.init) }
-                        insert([String(initial), last], .name, &phrases)
-                        insert(initials + [last], .name, &phrases)
-                        insert([last, String(initial)], .name, &phrases)
-                        if rest.count >= 2 { insert([String(initial)] + rest, .name, &phrases) }
-                    }
-                    for later in rest {
-                        // The given name with a later name's initial: "Dawn H.".
-                        if let initial = later.first { insert([first, String(initial)], .name, requiresCapital: true, &phrases) }
-                    }
-                    if let last = rest.last, last.count >= 3 {
-                        // The family as a plural: "the Featherstones", "the Joneses".
-                        insert([last + "s"], .name, &phrases)
-                        insert([last + "es"], .name, &phrases)
-                    }
-                    for nickname in Nicknames.diminutives(of: first) {
-                        insert([nickname], .name, requiresCapital: nickname.count < 3, &phrases)
-                        if !rest.isEmpty { insert([nickname] + rest, .name, &phrases) }
-                        if let last = rest.last, rest.count > 1 { insert([nickname, last], .name, &phrases) }
-                    }
-                }
-            }
-            if let email = identity.email {
-                let keys = TextTokenizer.keys(email)
-                if !keys.isEmpty { insert(keys, .email, &phrases) }
-                if mode == .scrubber, let at = email.firstIndex(of: "@") {
-                    // The local part alone ("jane.doe on gmail"), and run together ("janedoe").
-                    let local = TextTokenizer.keys(String(email[..<at]))
-                    if !local.isEmpty, local.joined().count >= 4 {
-                        insert(local, .email, &phrases)
-                        if local.count > 1 { insert([local.joined()], .email, &phrases) }
-                    }
-                }
-            }
+            let nameKeys = addName(identity.name, mode: mode, &phrases)
+            if let email = identity.email { addEmail(email, mode: mode, &phrases) }
             if mode == .scrubber, nameKeys.count >= 2 {
                 // Initials run together ("JD", "JMD"): matched written in capitals only (see Scrubber).
                 let letters = nameKeys.compactMap(\.first).map(String.init)
@@ -221,81 +142,182 @@ struct IdentifierIndex: Sendable {
                 let lengths = mode == .scanner ? [7, 8, 9, 10] : [7, 10]
                 for length in lengths where digits.count >= length { phoneSuffixes.insert(String(digits.suffix(length))) }
             }
-            if let birthDate = identity.birthDate {
-                let monthDay = birthDate.month * 100 + birthDate.day
-                birthDays[monthDay, default: []].insert(birthDate.year)
-                birthDaysShortYear[monthDay, default: []].insert(birthDate.year % 100)
-                let year = String(birthDate.year)
-                let day = String(birthDate.day)
-                for month in IdentifierIndex.monthNames(birthDate.month) {
-                    insert([month, day, year], .birthDate, &phrases)
-                    insert([day, month, year], .birthDate, &phrases)
-                    if mode == .scanner {
-                        // Written with an ordinal: `March 14th, 1980`, `14th March 1980`.
-                        let ordinal = day + IdentifierIndex.ordinalSuffix(birthDate.day)
-                        insert([month, ordinal, year], .birthDate, &phrases)
-                        insert([ordinal, month, year], .birthDate, &phrases)
-                    }
-                }
-            }
-            if let address = identity.address {
-                let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" }).map(String.init)
-                // "Apt 10D, 8159 Elm Blvd, Bristol": a unit before the street line.
-                var street = 0
-                if parts.count >= 2, let firstKey = TextTokenizer.keys(parts[0]).first, Self.unitWords.contains(firstKey) {
-                    let unit = TextTokenizer.keys(parts[0])
-                    if unit.count >= 2 { insert(unit, .address, &phrases) }
-                    street = 1
-                }
-                if street < parts.count {
-                    let keys = TextTokenizer.keys(parts[street])
-                    if keys.count >= 2 { insert(keys, .address, &phrases) }
-                    if mode == .scrubber { insertStreetVariants(keys, &phrases) }
-                }
-                if mode == .scrubber, street + 1 < parts.count {
-                    // The city (the part after the street) is a geographic subdivision smaller than a state.
-                    let city = TextTokenizer.tokens(parts[street + 1])
-                    if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
-                        insert(city.map(\.key), .address, &phrases)
-                    }
-                }
-            }
+            if let birthDate = identity.birthDate { addBirthDate(birthDate, mode: mode, &phrases) }
+            if let address = identity.address { addAddress(address, mode: mode, &phrases) }
             if mode == .scrubber, let zip = identity.zip {
                 let keys = TextTokenizer.keys(zip)
                 if let first = keys.first, first.count == 5 { insert([first], .address, &phrases) }
             }
-            if let mrn = identity.mrn {
-                let keys = TextTokenizer.keys(mrn)
-                if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn, &phrases) }
-                if mode == .scanner {
-                    // Without its prefix (`MRN-`, `A`): the part with digits, 5+ characters.
-                    for key in keys where key.count >= 5 && key.contains(where: \.isNumber) {
-                        if keys.count > 1 { insert([key], .mrn, &phrases) }
-                        let digits = String(key.drop(while: \.isLetter))
-                        if digits != key, digits.count >= 5 { insert([digits], .mrn, &phrases) }
-                    }
-                }
-                if mode == .scrubber, keys.count > 1 {
-                    // "MRN-55443322" also as "MRN55443322", and its number alone.
-                    insert([keys.joined()], .mrn, &phrases)
-                    if let number = keys.last, number.count >= 5, number.allSatisfy(\.isNumber) { insert([number], .mrn, &phrases) }
+            if let mrn = identity.mrn { addMRN(mrn, mode: mode, &phrases) }
+            for device in identity.devices { addDevice(device, nameKeys: nameKeys, mode: mode, &phrases) }
+        }
+
+        /// The name in any order and each of its words (as the mode decides them); returns the
+        /// name's keys.
+        private mutating func addName(_ name: String, mode: Mode, _ phrases: inout PhraseTable) -> [String] {
+            let nameTokens = TextTokenizer.tokens(name)
+            let nameKeys = nameTokens.map(\.key)
+            guard !nameKeys.isEmpty else { return nameKeys }
+            insert(nameKeys, .name, &phrases)
+            if nameKeys.count >= 2, let first = nameKeys.first, let last = nameKeys.last {
+                insert([first, last], .name, &phrases)
+                insert([last, first], .name, &phrases)
+                insert(Array(nameKeys.dropFirst()) + [first], .name, &phrases)
+            }
+            for token in nameTokens { addNameWord(token, mode: mode, &phrases) }
+            // Names written with an apostrophe or hyphen, as typed without it: "O Hara",
+            // "D Souza", "Smith Jones", "McAllisterNg" (for the scrubber also each part of
+            // 3+ letters alone, which it decides like any name word).
+            for word in name.split(whereSeparator: \.isWhitespace) {
+                let parts = word.split(whereSeparator: { $0 == "'" || $0 == "\u{2019}" || $0 == "-" || $0 == "\u{2013}" })
+                guard parts.count > 1 else { continue }
+                let keys = parts.flatMap { TextTokenizer.keys(String($0)) }
+                insert(keys, .name, &phrases)
+                if keys.joined().count >= 4 { insert([keys.joined()], .name, &phrases) }
+                if mode == .scrubber { for key in keys where key.count >= 3 { insert([key], .name, &phrases) } }
+            }
+            if mode == .scrubber { addNameForms(nameKeys, &phrases) }
+            return nameKeys
+        }
+
+        private mutating func addNameWord(_ token: TextToken, mode: Mode, _ phrases: inout PhraseTable) {
+            switch mode {
+            case .scrubber:
+                // Every name word; two-letter ones (Li, Bo) only when capitalized. Whether
+                // a word that is also vocabulary (Hope, Field) is replaced is the
+                // scrubber's decision (see Scrubber), made on the matched text.
+                if token.letterCount >= 3 { insert([token.key], .name, &phrases) }
+                if token.letterCount == 2 { insert([token.key], .name, requiresCapital: true, &phrases) }
+            case .scanner:
+                // A word of the dictionary too (Berry, Fine, Reading) counts alone only as
+                // the scrubber replaces it alone: after a title, or as a capitalized possessive.
+                if ClinicalVocabulary.contains(token.key) || SafeVocabulary.systemContains(token.key) {
+                    for title in IdentifierIndex.titles { insert([title, token.key], .name, &phrases) }
+                    possessiveNames.insert(token.key)
+                    // A dictionary word (Dubois, Berry): also capitalized inside a sentence,
+                    // where the scrubber always replaces it.
+                    if !ClinicalVocabulary.contains(token.key), token.letterCount >= 3 { capitalizedNames.insert(token.key) }
+                } else if token.letterCount >= 3 {
+                    insert([token.key], .name, &phrases)
                 }
             }
-            for device in identity.devices {
-                let tokens = TextTokenizer.tokens(device)
-                guard !tokens.isEmpty else { continue }
+        }
+
+        /// The scrubber's other forms of a name: initials with the surname, the given name with a
+        /// later initial, the family as a plural, nicknames.
+        private func addNameForms(_ nameKeys: [String], _ phrases: inout PhraseTable) {
+            guard let first = nameKeys.first else { return }
+            let rest = Array(nameKeys.dropFirst())
+            if nameKeys.count >= 2, let last = nameKeys.last, let initial = first.first {
+                // Initials with the surname: "J. Doe", "J Doe", "J. M. Doe", "Doe, J.".
+                let initials = nameKeys.dropLast().compactMap { $0.first.map(String.init) }
+                insert([String(initial), last], .name, &phrases)
+                insert(initials + [last], .name, &phrases)
+                insert([last, String(initial)], .name, &phrases)
+                if rest.count >= 2 { insert([String(initial)] + rest, .name, &phrases) }
+            }
+            for later in rest {
+                // The given name with a later name's initial: "Dawn H.".
+                if let initial = later.first { insert([first, String(initial)], .name, requiresCapital: true, &phrases) }
+            }
+            if let last = rest.last, last.count >= 3 {
+                // The family as a plural: "the Featherstones", "the Joneses".
+                insert([last + "s"], .name, &phrases)
+                insert([last + "es"], .name, &phrases)
+            }
+            for nickname in Nicknames.diminutives(of: first) {
+                insert([nickname], .name, requiresCapital: nickname.count < 3, &phrases)
+                if !rest.isEmpty { insert([nickname] + rest, .name, &phrases) }
+                if let last = rest.last, rest.count > 1 { insert([nickname, last], .name, &phrases) }
+            }
+        }
+
+        private func addEmail(_ email: String, mode: Mode, _ phrases: inout PhraseTable) {
+            let keys = TextTokenizer.keys(email)
+            if !keys.isEmpty { insert(keys, .email, &phrases) }
+            if mode == .scrubber, let at = email.firstIndex(of: "@") {
+                // The local part alone ("jane.doe on gmail"), and run together ("janedoe").
+                let local = TextTokenizer.keys(String(email[..<at]))
+                if !local.isEmpty, local.joined().count >= 4 {
+                    insert(local, .email, &phrases)
+                    if local.count > 1 { insert([local.joined()], .email, &phrases) }
+                }
+            }
+        }
+
+        private mutating func addBirthDate(_ birthDate: CivilDate, mode: Mode, _ phrases: inout PhraseTable) {
+            let monthDay = birthDate.month * 100 + birthDate.day
+            birthDays[monthDay, default: []].insert(birthDate.year)
+            birthDaysShortYear[monthDay, default: []].insert(birthDate.year % 100)
+            let year = String(birthDate.year)
+            let day = String(birthDate.day)
+            for month in IdentifierIndex.monthNames(birthDate.month) {
+                insert([month, day, year], .birthDate, &phrases)
+                insert([day, month, year], .birthDate, &phrases)
                 if mode == .scanner {
-                    // A model name ("Apple Watch Series 9") is not an identifier; a personal name or a
-                    // serial number in it is.
-                    let personal = tokens.contains { $0.isPossessive || nameKeys.contains($0.key) }
-                    let serial = tokens.contains { $0.key.count >= 6 && $0.letterCount > 0 && $0.letterCount < $0.key.count }
-                    guard personal || serial else { continue }
+                    // Written with an ordinal: `March 14th, 1980`, `14th March 1980`.
+                    let ordinal = day + IdentifierIndex.ordinalSuffix(birthDate.day)
+                    insert([month, ordinal, year], .birthDate, &phrases)
+                    insert([ordinal, month, year], .birthDate, &phrases)
                 }
-                insert(tokens.map(\.key), .device, &phrases)
-                if mode == .scrubber {
-                    // A serial number alone ("FX4K29Q7").
-                    for token in tokens where token.key.count >= 6 && token.letterCount < token.key.count { insert([token.key], .device, &phrases) }
+            }
+        }
+
+        private func addAddress(_ address: String, mode: Mode, _ phrases: inout PhraseTable) {
+            let parts = address.split(whereSeparator: { $0 == "," || $0 == "\n" }).map(String.init)
+            // "Apt 10D, 8159 Elm Blvd, Bristol": a unit before the street line.
+            var street = 0
+            if parts.count >= 2, let firstKey = TextTokenizer.keys(parts[0]).first, Self.unitWords.contains(firstKey) {
+                let unit = TextTokenizer.keys(parts[0])
+                if unit.count >= 2 { insert(unit, .address, &phrases) }
+                street = 1
+            }
+            if street < parts.count {
+                let keys = TextTokenizer.keys(parts[street])
+                if keys.count >= 2 { insert(keys, .address, &phrases) }
+                if mode == .scrubber { insertStreetVariants(keys, &phrases) }
+            }
+            if mode == .scrubber, street + 1 < parts.count {
+                // The city (the part after the street) is a geographic subdivision smaller than a state.
+                let city = TextTokenizer.tokens(parts[street + 1])
+                if !city.isEmpty, city.allSatisfy({ $0.letterCount == $0.key.count }), city.contains(where: { $0.letterCount >= 3 }) {
+                    insert(city.map(\.key), .address, &phrases)
                 }
+            }
+        }
+
+        private func addMRN(_ mrn: String, mode: Mode, _ phrases: inout PhraseTable) {
+            let keys = TextTokenizer.keys(mrn)
+            if !keys.isEmpty, keys.joined().count >= 4 { insert(keys, .mrn, &phrases) }
+            if mode == .scanner {
+                // Without its prefix (`MRN-`, `A`): the part with digits, 5+ characters.
+                for key in keys where key.count >= 5 && key.contains(where: \.isNumber) {
+                    if keys.count > 1 { insert([key], .mrn, &phrases) }
+                    let digits = String(key.drop(while: \.isLetter))
+                    if digits != key, digits.count >= 5 { insert([digits], .mrn, &phrases) }
+                }
+            }
+            if mode == .scrubber, keys.count > 1 {
+                // "MRN-55443322" also as "MRN55443322", and its number alone.
+                insert([keys.joined()], .mrn, &phrases)
+                if let number = keys.last, number.count >= 5, number.allSatisfy(\.isNumber) { insert([number], .mrn, &phrases) }
+            }
+        }
+
+        private func addDevice(_ device: String, nameKeys: [String], mode: Mode, _ phrases: inout PhraseTable) {
+            let tokens = TextTokenizer.tokens(device)
+            guard !tokens.isEmpty else { return }
+            if mode == .scanner {
+                // A model name ("Apple Watch Series 9") is not an identifier; a personal name or a
+                // serial number in it is.
+                let personal = tokens.contains { $0.isPossessive || nameKeys.contains($0.key) }
+                let serial = tokens.contains { $0.key.count >= 6 && $0.letterCount > 0 && $0.letterCount < $0.key.count }
+                guard personal || serial else { return }
+            }
+            insert(tokens.map(\.key), .device, &phrases)
+            if mode == .scrubber {
+                // A serial number alone ("FX4K29Q7").
+                for token in tokens where token.key.count >= 6 && token.letterCount < token.key.count { insert([token.key], .device, &phrases) }
             }
         }
     }

@@ -101,80 +101,87 @@ struct LineWorkspace: Sendable {
         let limit: UInt32 = Out.bitWidth == 8 ? 0x7F : UInt32.max
         return out.withUnsafeMutableBufferPointer { buffer -> Int? in
             guard let dst = buffer.baseAddress else { return nil }
-            @inline(__always) func hex4(_ at: Int) -> UInt32? {
-                guard at + 4 <= n else { return nil }
-                var value: UInt32 = 0
-                for k in at..<(at + 4) {
-                    let c = UInt32(truncatingIfNeeded: base[k])
-                    let digit: UInt32
-                    if c &- 0x30 < 10 {
-                        digit = c &- 0x30
-                    } else if (c | 0x20) &- 0x61 < 6 {
-                        digit = (c | 0x20) &- 0x61 &+ 10
-                    } else {
-                        return nil
-                    }
-                    value = value << 4 | digit
-                }
-                return value
-            }
             var i = 0
             var o = 0
             while i < n {
                 // Copy up to the next backslash in one go.
-                var slash = i
-                if In.bitWidth == 8 {
-                    let rest = n - i
-                    let raw = UnsafeRawPointer(base + i)
-                    slash = i + (memchr(raw, 0x5C, rest).map { UnsafeRawPointer($0) - raw } ?? rest)
-                } else {
-                    while slash < n, base[slash] != 0x5C { slash += 1 }
-                }
+                let slash = nextBackslash(src, from: i)
                 while i < slash {
                     dst[o] = Out(truncatingIfNeeded: base[i])
                     o += 1
                     i += 1
                 }
                 guard i < n else { break }
-                guard i + 1 < n else {  // a backslash ending the text stays
+                guard let (scalar, length) = escape(src, at: i) else {
+                    // A malformed `\u`, or a backslash ending the text, stays as it is.
                     dst[o] = 0x5C
                     o += 1
                     i += 1
-                    break
-                }
-                let next = UInt32(truncatingIfNeeded: base[i + 1])
-                var scalar: UInt32
-                switch next {
-                case 0x6E, 0x72, 0x74, 0x62, 0x66:  // n r t b f
-                    scalar = 0x20
-                    i += 2
-                case 0x75:  // u
-                    guard let high = hex4(i + 2) else {
-                        // A malformed `\u` stays as it is.
-                        dst[o] = 0x5C
-                        o += 1
-                        i += 1
-                        continue
-                    }
-                    if (0xD800..<0xDC00).contains(high), i + 12 <= n, base[i + 6] == 0x5C, base[i + 7] == 0x75, let low = hex4(i + 8),
-                        (0xDC00..<0xE000).contains(low)
-                    {
-                        scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                        i += 12
-                    } else {
-                        // A lone surrogate is no scalar: a space.
-                        scalar = (0xD800..<0xE000).contains(high) ? 0x20 : high
-                        i += 6
-                    }
-                default:
-                    scalar = next
-                    i += 2
+                    continue
                 }
                 guard scalar <= limit else { return nil }
                 dst[o] = Out(truncatingIfNeeded: scalar)
                 o += 1
+                i += length
             }
             return o
         }
+    }
+
+    /// The position of the first backslash in `src` from `i` (its count when there is none).
+    @inline(__always)
+    private static func nextBackslash<In: FixedWidthInteger & UnsignedInteger>(_ src: UnsafeBufferPointer<In>, from i: Int) -> Int {
+        let n = src.count
+        guard let base = src.baseAddress else { return n }
+        if In.bitWidth == 8 {
+            let raw = UnsafeRawPointer(base + i)
+            return i + (memchr(raw, 0x5C, n - i).map { UnsafeRawPointer($0) - raw } ?? (n - i))
+        }
+        var slash = i
+        while slash < n, base[slash] != 0x5C { slash += 1 }
+        return slash
+    }
+
+    /// The scalar the escape at `i` (a backslash) stands for and the code units it takes, or nil
+    /// when it stays as written (a malformed `\u`, a backslash ending the text).
+    @inline(__always)
+    private static func escape<In: FixedWidthInteger & UnsignedInteger>(_ src: UnsafeBufferPointer<In>, at i: Int) -> (UInt32, Int)? {
+        let n = src.count
+        guard i + 1 < n else { return nil }
+        switch UInt32(truncatingIfNeeded: src[i + 1]) {
+        case 0x6E, 0x72, 0x74, 0x62, 0x66:  // n r t b f
+            return (0x20, 2)
+        case 0x75:  // u
+            guard let high = hex4(src, at: i + 2) else { return nil }
+            if (0xD800..<0xDC00).contains(high), i + 12 <= n, src[i + 6] == 0x5C, src[i + 7] == 0x75, let low = hex4(src, at: i + 8),
+                (0xDC00..<0xE000).contains(low)
+            {
+                return (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00), 12)
+            }
+            // A lone surrogate is no scalar: a space.
+            return ((0xD800..<0xE000).contains(high) ? 0x20 : high, 6)
+        case let next:
+            return (next, 2)
+        }
+    }
+
+    /// The four hex digits at `at`, or nil.
+    @inline(__always)
+    private static func hex4<In: FixedWidthInteger & UnsignedInteger>(_ src: UnsafeBufferPointer<In>, at: Int) -> UInt32? {
+        guard at + 4 <= src.count else { return nil }
+        var value: UInt32 = 0
+        for k in at..<(at + 4) {
+            let c = UInt32(truncatingIfNeeded: src[k])
+            let digit: UInt32
+            if c &- 0x30 < 10 {
+                digit = c &- 0x30
+            } else if (c | 0x20) &- 0x61 < 6 {
+                digit = (c | 0x20) &- 0x61 &+ 10
+            } else {
+                return nil
+            }
+            value = value << 4 | digit
+        }
+        return value
     }
 }

@@ -1,12 +1,12 @@
-public import CohortCore
+package import CohortCore
 
 /// The roster's identifiers collected one participant at a time, for a ``Scrubber`` or a
 /// ``ResidualScanner``: a roster read through a store cursor never has to be held whole, and
 /// only the compiled index outlives the collection.
-public struct RosterIdentifiers: Sendable {
+package struct RosterIdentifiers: Sendable {
     /// What the identifiers are collected for (the two match differently, see ``Scrubber`` and
     /// ``ResidualScanner``).
-    public enum Purpose: Sendable {
+    package enum Purpose: Sendable {
         case scrubber
         case scanner
     }
@@ -16,12 +16,12 @@ public struct RosterIdentifiers: Sendable {
     public private(set) var count = 0
 
     /// An empty collection for `purpose`.
-    public init(for purpose: Purpose) {
+    package init(for purpose: Purpose) {
         source = IdentifierIndex.Source(mode: purpose == .scrubber ? .scrubber : .scanner)
     }
 
     /// The identifiers of everyone on `roster`, for `purpose`.
-    public init(for purpose: Purpose, roster: [Participant]) {
+    package init(for purpose: Purpose, roster: [Participant]) {
         self.init(for: purpose)
         for participant in roster { add(participant) }
     }

@@ -186,58 +186,23 @@ extension TextTokenizer {
     static func tokenize<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, into workspace: inout LineWorkspace) {
         let n = s.count
         workspace.nonASCIIKeys.removeAll(keepingCapacity: true)
-        // Words are separated, so there are at most (n + 1) / 2; keys written here take at most
-        // 3 bytes a scalar (1 for ASCII, up to 3 for a folded Latin letter); the 8 bytes of slack let
-        // `hashKeyPadded` read a key's last word in one load.
-        if workspace.tokens.count < n / 2 + 1 {
-            workspace.tokens = Array(repeating: PackedToken(), count: max(n / 2 + 1, workspace.tokens.count * 2))
-        }
-        if workspace.keyBytes.count < 3 * n + 8 {
-            workspace.keyBytes = Array(repeating: 0, count: max(3 * n + 8, workspace.keyBytes.count * 2))
-        }
+        reserveBuffers(for: n, in: &workspace)
         var tokenCount = 0
         asciiClass.withUnsafeBufferPointer { table in
             workspace.tokens.withUnsafeMutableBufferPointer { tokens in
                 workspace.keyBytes.withUnsafeMutableBufferPointer { keys in
-                    @inline(__always) func word(_ v: UInt32) -> Bool { v < 0x80 ? table[Int(v)] & 1 != 0 : isWord(v) }
                     guard let keyBase = UnsafePointer(keys.baseAddress) else { return }
                     var keyCount = 0
                     var i = 0
                     while i < n {
                         let v = UInt32(s[i])
-                        guard word(v) else {
+                        guard isWord(v, table) else {
                             i += 1
                             continue
                         }
-                        // One pass: find the word's end while folding and hashing its ASCII
-                        // letters and digits (apostrophes are not part of the key).
                         let start = i
                         let keyStart = keyCount
-                        var firstNonASCII = Int.max
-                        while i < n {
-                            let c = UInt32(s[i])
-                            if c < 0x80 {
-                                let cls = table[Int(c)]
-                                if cls & 1 != 0 {
-                                    let folded = UInt8(truncatingIfNeeded: c) | (cls & 0b0100) << 3  // letters to lower case
-                                    keys[keyCount] = folded
-                                    keyCount += 1
-                                    i += 1
-                                    continue
-                                }
-                                if c == 0x27, i + 1 < n, word(UInt32(s[i + 1])) {
-                                    i += 1
-                                    continue
-                                }
-                                break
-                            }
-                            if isWord(c) || (isApostrophe(c) && i + 1 < n && word(UInt32(s[i + 1]))) {
-                                if firstNonASCII == Int.max { firstNonASCII = i }
-                                i += 1
-                                continue
-                            }
-                            break
-                        }
+                        let firstNonASCII = scanWord(s, from: &i, table, keys, keyCount: &keyCount)
                         let end = i
                         var coreEnd = end
                         if end - start >= 3, s[end - 1] == 0x73 || s[end - 1] == 0x53, isApostrophe(UInt32(s[end - 2])) {
@@ -247,36 +212,90 @@ extension TextTokenizer {
                         if firstNonASCII >= coreEnd {
                             // Drop the possessive `s` (the apostrophe added nothing to the key).
                             if coreEnd < end { keyCount -= 1 }
-                            tokens[tokenCount] = PackedToken(
-                                start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
-                                hash: hashKeyPadded(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
-                            tokenCount += 1
                         } else if let latinEnd = foldLatin(s, start..<coreEnd, into: keys, at: keyStart) {
                             // Apostrophes and Latin letters that fold to ASCII (`’`, `é`, `ü`…).
                             keyCount = latinEnd
                             if keyCount == keyStart { continue }  // an empty key is no word
-                            tokens[tokenCount] = PackedToken(
-                                start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
-                                hash: hashKeyPadded(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
-                            tokenCount += 1
                         } else {
                             keyCount = keyStart
-                            var core: [Unicode.Scalar] = []
-                            core.reserveCapacity(coreEnd - start)
-                            for k in start..<coreEnd { core.append(Unicode.Scalar(UInt32(s[k])) ?? "\u{FFFD}") }
-                            let (key, _) = fold(core[...])
+                            let key = foldedKey(s, start..<coreEnd)
                             if key.isEmpty { continue }
                             workspace.nonASCIIKeys.append(key)
                             tokens[tokenCount] = PackedToken(
                                 start: start, coreEnd: coreEnd, end: end, keyStart: workspace.nonASCIIKeys.count - 1, keyLength: 0, hash: 0,
                                 isASCII: false, isCapitalized: capitalized)
                             tokenCount += 1
+                            continue
                         }
+                        tokens[tokenCount] = PackedToken(
+                            start: start, coreEnd: coreEnd, end: end, keyStart: keyStart, keyLength: keyCount - keyStart,
+                            hash: hashKeyPadded(keyBase + keyStart, keyCount - keyStart), isASCII: true, isCapitalized: capitalized)
+                        tokenCount += 1
                     }
                 }
             }
         }
         workspace.tokenCount = tokenCount
+    }
+
+    /// Words are separated, so there are at most (n + 1) / 2; keys written here take at most
+    /// 3 bytes a scalar (1 for ASCII, up to 3 for a folded Latin letter); the 8 bytes of slack let
+    /// `hashKeyPadded` read a key's last word in one load.
+    private static func reserveBuffers(for n: Int, in workspace: inout LineWorkspace) {
+        if workspace.tokens.count < n / 2 + 1 {
+            workspace.tokens = Array(repeating: PackedToken(), count: max(n / 2 + 1, workspace.tokens.count * 2))
+        }
+        if workspace.keyBytes.count < 3 * n + 8 {
+            workspace.keyBytes = Array(repeating: 0, count: max(3 * n + 8, workspace.keyBytes.count * 2))
+        }
+    }
+
+    @inline(__always)
+    private static func isWord(_ v: UInt32, _ table: UnsafeBufferPointer<UInt8>) -> Bool { v < 0x80 ? table[Int(v)] & 1 != 0 : isWord(v) }
+
+    /// One pass over the word at `i`: finds its end (left in `i`) while folding its ASCII letters
+    /// and digits into `keys` from `keyCount` (apostrophes are not part of the key); returns the
+    /// position of its first non-ASCII scalar (`Int.max` when none).
+    @inline(__always)
+    private static func scanWord<C: FixedWidthInteger & UnsignedInteger>(
+        _ s: UnsafeBufferPointer<C>, from i: inout Int, _ table: UnsafeBufferPointer<UInt8>, _ keys: UnsafeMutableBufferPointer<UInt8>,
+        keyCount: inout Int
+    ) -> Int {
+        let n = s.count
+        var firstNonASCII = Int.max
+        while i < n {
+            let c = UInt32(s[i])
+            if c < 0x80 {
+                let cls = table[Int(c)]
+                if cls & 1 != 0 {
+                    let folded = UInt8(truncatingIfNeeded: c) | (cls & 0b0100) << 3  // letters to lower case
+                    keys[keyCount] = folded
+                    keyCount += 1
+                    i += 1
+                    continue
+                }
+                if c == 0x27, i + 1 < n, isWord(UInt32(s[i + 1]), table) {
+                    i += 1
+                    continue
+                }
+                break
+            }
+            if isWord(c) || (isApostrophe(c) && i + 1 < n && isWord(UInt32(s[i + 1]), table)) {
+                if firstNonASCII == Int.max { firstNonASCII = i }
+                i += 1
+                continue
+            }
+            break
+        }
+        return firstNonASCII
+    }
+
+    /// The folded key of a word with scalars no ASCII string folds from (``fold(_:)``).
+    private static func foldedKey<C: FixedWidthInteger & UnsignedInteger>(_ s: UnsafeBufferPointer<C>, _ range: Range<Int>) -> String {
+        var core: [Unicode.Scalar] = []
+        core.reserveCapacity(range.count)
+        for k in range { core.append(Unicode.Scalar(UInt32(s[k])) ?? "\u{FFFD}") }
+        return fold(core[...]).0
     }
 
     /// The key ``fold(_:)`` gives each scalar U+00C0–U+024F on its own, when it is ASCII.

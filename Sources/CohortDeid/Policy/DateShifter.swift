@@ -1,5 +1,5 @@
-public import Foundation
-public import CohortCore
+package import Foundation
+package import CohortCore
 import CohortCrypto
 
 /// Derives one date-shift offset per participant — the same for every recipient — and the
@@ -16,19 +16,19 @@ import CohortCrypto
 ///
 /// Instants are shifted on the participant's wall clock, not in UTC, and written at one UTC offset
 /// per participant: see ``ParticipantShift`` and docs/deidentification.md, "Times and time zones".
-public struct DateShifter: Sendable {
+package struct DateShifter: Sendable {
     /// The configured bound, in days.
-    public let maxDays: Int
+    package let maxDays: Int
     /// Whether offsets are whole weeks.
-    public let wholeWeeks: Bool
+    package let wholeWeeks: Bool
     private let key: [UInt8]
     /// Whether every participant's instants are written at `+00:00` (the `utc_offset` column
     /// generalized for k-anonymity) instead of their zone's standard offset.
-    public var publishesInUTC = false
+    package var publishesInUTC = false
 
     /// A shifter keyed by the study's date-shift key. Throws when `maxDays` is negative, or when
     /// `wholeWeeks` is set but the range holds no whole week (`0 < maxDays < 7`).
-    public init(key: [UInt8], maxDays: Int, wholeWeeks: Bool) throws {
+    package init(key: [UInt8], maxDays: Int, wholeWeeks: Bool) throws {
         guard maxDays >= 0 else {
             throw CohortError(
                 .invalidInput, "date_shift.max_days is negative", at: .init(field: "deidentification.date_shift.max_days"),
@@ -45,7 +45,7 @@ public struct DateShifter: Sendable {
     }
 
     /// A shifter with the policy's settings.
-    public init(key: [UInt8], policy: DeidentificationPolicy.DateShift) throws {
+    package init(key: [UInt8], policy: DeidentificationPolicy.DateShift) throws {
         try self.init(key: key, maxDays: policy.maxDays, wholeWeeks: policy.wholeWeeks)
     }
 
@@ -81,7 +81,7 @@ public struct DateShifter: Sendable {
 
     /// A number in [-1, 1) for participant `id` and `day`, keyed like the offsets (the noise of a
     /// masked holiday value; nobody without the key can tell it from the participant's own).
-    public func noise(for id: UUID, day: Int) -> Double {
+    package func noise(for id: UUID, day: Int) -> Double {
         let message = Array("holiday-mask".utf8) + Array(id.uuidString.lowercased().utf8) + Array(String(day).utf8)
         let mac = HMACSHA256.authenticationCode(key: key, message: message)
         var value: UInt64 = 0

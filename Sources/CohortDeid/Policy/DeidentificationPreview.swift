@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 import FoundationEssentials
 
 /// One field before and after de-identification, for the coordinator's preview (the `before`
@@ -10,7 +10,7 @@ public struct DeidentificationPreviewRow: Sendable, Hashable, Codable {
     /// nil when the field is removed.
     public var after: String?
 
-    public init(field: String, before: String?, after: String?) {
+    package init(field: String, before: String?, after: String?) {
         self.field = field
         self.before = before
         self.after = after

@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 import CohortCrypto
 import Foundation
 
@@ -7,15 +7,15 @@ import Foundation
 /// an offset or an identifier value.
 public struct DeidentificationReport: Sendable, Hashable, Codable {
     /// Schema identifier of this report format.
-    public static let schemaID = "cohort/deidentification-report@1"
+    package static let schemaID = "cohort/deidentification-report@1"
 
     /// One policy rule and how many values it transformed.
     public struct RuleApplication: Sendable, Hashable, Codable {
         /// The policy key (`symptom_log.note`, `records.start`).
         public var field: String
-        public var transform: Transform
+        package var transform: Transform
         public var values: Int
-        public init(field: String, transform: Transform, values: Int) {
+        package init(field: String, transform: Transform, values: Int) {
             self.field = field
             self.transform = transform
             self.values = values
@@ -26,7 +26,7 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
     public struct FieldCount: Sendable, Hashable, Codable {
         public var field: String
         public var values: Int
-        public init(field: String, values: Int) {
+        package init(field: String, values: Int) {
             self.field = field
             self.values = values
         }
@@ -35,26 +35,26 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
     /// The configured date shift (the range, never an offset), what else keeps time from giving
     /// it away, and what the policy still lets an attacker learn.
     public struct DateShiftSettings: Sendable, Hashable, Codable {
-        public var maxDays: Int
-        public var wholeWeeks: Bool
+        package var maxDays: Int
+        package var wholeWeeks: Bool
         /// The offsets drawn from, in days (`[-180, -1]`; whole weeks `[-175, -7]`); nil for no shift.
-        public var rangeDays: [Int]?
+        package var rangeDays: [Int]?
         /// Nothing is published dated after the creation minus this many days (nil in reports
         /// written before it: 0).
-        public var embargoDays: Int?
+        package var embargoDays: Int?
         /// `participant`: one shift per participant, the same for every recipient (nil in
         /// reports written before it, whose shifts were per recipient).
         public var scope: String?
         /// What was not published because it is dated after the publication horizon (see
         /// ``DeidentificationStats/leftOutAfterCreation``).
-        public var leftOutAfterCreation: [String: Int]
+        package var leftOutAfterCreation: [String: Int]
         /// Exogenous records left out, by kind (see ``DeidentificationStats/leftOutExogenous``).
-        public var leftOutExogenous: [String: Int]?
+        package var leftOutExogenous: [String: Int]?
         /// Whether holiday day totals are masked, and how many were (nil in older reports).
-        public var holidaysMasked: Int?
+        package var holidaysMasked: Int?
         /// What the published times still let an attacker learn about the shift under this
         /// policy, one sentence each (``TimeSignals``); empty when none is known.
-        public var recoverableSignals: [String]?
+        package var recoverableSignals: [String]?
         enum CodingKeys: String, CodingKey {
             case scope
             case maxDays = "max_days"
@@ -71,16 +71,16 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
     /// The residual scan's outcome.
     public struct ResidualScanSummary: Sendable, Hashable, Codable {
         public var filesScanned: Int
-        public var findingsCount: Int
+        package var findingsCount: Int
         public var findings: [ResidualFinding]
         /// Free-text values checked against the allow-list (nil in reports written before it).
-        public var freeTextValues: Int?
+        package var freeTextValues: Int?
         /// The rules applied (``ResidualScanResult/rules``; nil in reports written before them).
-        public var rules: String?
+        package var rules: String?
         /// Values checked for roster forms (nil in reports written before it).
-        public var valuesScanned: Int?
+        package var valuesScanned: Int?
         /// Per rule family: the values it checked and its findings (nil in reports written before it).
-        public var ruleCounts: [ResidualScanResult.RuleCount]?
+        package var ruleCounts: [ResidualScanResult.RuleCount]?
         enum CodingKeys: String, CodingKey {
             case findings, rules
             case filesScanned = "files_scanned"
@@ -125,12 +125,12 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
         /// `study-team` or `external`.
         public var audience: String
         /// Participants left out by a consent reason (`no consent`, `consent version not accepted`, `sharing scope`) or a withdrawal.
-        public var participantsLeftOut: [String: Int]
+        package var participantsLeftOut: [String: Int]
         /// Records left out, by `data type: reason`.
-        public var recordsLeftOut: [String: Int]
+        package var recordsLeftOut: [String: Int]
 
         /// An outcome as given.
-        public init(audience: String, participantsLeftOut: [String: Int], recordsLeftOut: [String: Int]) {
+        package init(audience: String, participantsLeftOut: [String: Int], recordsLeftOut: [String: Int]) {
             self.audience = audience
             self.participantsLeftOut = participantsLeftOut
             self.recordsLeftOut = recordsLeftOut
@@ -159,13 +159,13 @@ public struct DeidentificationReport: Sendable, Hashable, Codable {
     }
 
     /// SHA-256 (hex) of `CanonicalJSON.encode(policy)`.
-    public static func policySHA256(_ policy: DeidentificationPolicy) throws -> String {
+    package static func policySHA256(_ policy: DeidentificationPolicy) throws -> String {
         SHA256.hex(Array(try CanonicalJSON.encode(policy)))
     }
 
     /// The report for an export made under `studyProtocol` for `recipient`, from the stats the
     /// de-identifier accumulated. `policySHA256` defaults to ``policySHA256(_:)`` of the policy.
-    public init(
+    package init(
         studyProtocol: StudyProtocol, recipient: String, stats: DeidentificationStats, policySHA256: String? = nil,
         keyFingerprints: [String: String] = [:], kAnonymity: KAnonymitySummary? = nil, residualScan: ResidualScanResult? = nil
     ) throws {

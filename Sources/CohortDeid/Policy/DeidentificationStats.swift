@@ -1,14 +1,14 @@
-public import CohortCore
+package import CohortCore
 
 /// Counts a ``Deidentifier`` accumulates as rows pass through it: what each rule did, what was
 /// dropped for want of a rule, which direct identifiers were removed, and scrub tokens.
 /// A value: merge the stats of several deidentifiers (one per worker) with ``merge(_:)``.
-public struct DeidentificationStats: Sendable, Hashable {
+package struct DeidentificationStats: Sendable, Hashable {
     /// A field's rule and how many values it transformed.
-    public struct Applied: Sendable, Hashable {
+    package struct Applied: Sendable, Hashable {
         /// The policy key the rule came from (`records.note` for a shared rule).
         public var rule: String
-        public var transform: Transform
+        package var transform: Transform
         public var values: Int
     }
 
@@ -35,7 +35,7 @@ public struct DeidentificationStats: Sendable, Hashable {
     public internal(set) var consents = 0
     public internal(set) var records = 0
 
-    public init() {}
+    package init() {}
 
     mutating func countApplied(_ field: String, rule: String, transform: Transform) {
         applied[field, default: Applied(rule: rule, transform: transform, values: 0)].values += 1

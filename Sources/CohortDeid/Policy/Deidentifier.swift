@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 import Foundation
 
 /// Turns participants, consents and records into their de-identified rows under the protocol's
@@ -42,10 +42,10 @@ import Foundation
 /// ``DeidentificationStats/leftOutExogenous``.
 ///
 /// A value type; the row methods are `mutating` because they add to ``stats``.
-public struct Deidentifier: Sendable {
+package struct Deidentifier: Sendable {
     /// Fields that are removed whatever the policy says: the de-identified rows have no place
     /// for them.
-    public static let directIdentifiers = [
+    package static let directIdentifiers = [
         "participant.code", "participant.name", "participant.email", "participant.phone", "participant.address",
         "participant.mrn", "consent.signature",
     ]
@@ -54,15 +54,15 @@ public struct Deidentifier: Sendable {
     public let recipient: String
     /// The day ages are also checked on (the export date): nobody 90 or older then gets a birth
     /// year or an age below `90+`.
-    public let referenceDate: CivilDate
+    package let referenceDate: CivilDate
     /// The export's creation instant: no published date or instant is after it, and each
     /// participant's published offset is their zone's standard offset at this instant.
     public let createdAt: Timestamp
     /// The last instant anything published may be dated at: ``createdAt`` minus the policy's
     /// `embargo_days`, so a participant's last published record does not bound their shift.
-    public let horizon: Timestamp
+    package let horizon: Timestamp
     /// What this de-identifier has done so far.
-    public var stats: DeidentificationStats {
+    package var stats: DeidentificationStats {
         var result = counted
         for (typeIndex, plan) in recordPlans.enumerated() {
             for (fieldIndex, field) in plan.fields.enumerated() {
@@ -87,7 +87,7 @@ public struct Deidentifier: Sendable {
     /// and its participant, so workers that each de-identify other participants' records publish
     /// what one de-identifier would, and their ``stats`` added with
     /// ``DeidentificationStats/merge(_:)`` to this one's are what it would have counted.
-    public func workerCopy() -> Deidentifier {
+    package func workerCopy() -> Deidentifier {
         var copy = self
         copy.counted = DeidentificationStats()
         copy.recordTallies = [Int](repeating: 0, count: recordTallies.count)
@@ -147,26 +147,26 @@ public struct Deidentifier: Sendable {
     var shifter: DateShifter
     /// Whether every instant is written in UTC (`+00:00`) instead of each participant's standard
     /// offset: set when k-anonymity generalized the `utc_offset` column.
-    public var publishesTimesInUTC: Bool {
+    package var publishesTimesInUTC: Bool {
         get { shifter.publishesInUTC }
         set { shifter.publishesInUTC = newValue }
     }
     /// Whether records carry their source (device class): false when k over what an
     /// acquaintance knows needed every source left out (``RecordAttributeGeneralizer``).
-    public var publishesSources = true
+    package var publishesSources = true
     /// The scrubber built from the roster.
-    public let scrubber: Scrubber
+    package let scrubber: Scrubber
 
     /// Whether the rows carry instants (record start/end, consent signing, withdrawal), and so
     /// the participant's one UTC offset: the `utc_offset` column exists exactly then.
-    public let publishesInstants: Bool
+    package let publishesInstants: Bool
 
     /// Throws when the policy does not pseudonymize `participant.id`, the recipient key or the
     /// date-shift key is shorter than 16 bytes, or the date-shift settings are invalid.
     /// `recipientKey` makes the pseudonyms (per recipient); `shiftKey` (`Keystore.dateShiftKey()`)
     /// the date shifts, one per participant for every recipient. `createdAt` is the export's
     /// creation instant; nil (a preview) means the end of `referenceDate` in UTC.
-    public init(
+    package init(
         studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], roster: [Participant],
         referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
@@ -177,7 +177,7 @@ public struct Deidentifier: Sendable {
 
     /// As the roster initializer, with the roster's scrubber built by the caller (an export
     /// builds it from a roster read through a cursor, see ``RosterIdentifiers``).
-    public init(
+    package init(
         studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: Scrubber,
         referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
@@ -212,7 +212,7 @@ public struct Deidentifier: Sendable {
 
     /// The protocol's own words free text may keep: its kinds and their units, its medication
     /// names (``StudyProtocol/medicationCodes``), its title and data types.
-    public static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
+    package static func vocabulary(of studyProtocol: StudyProtocol) -> [String] {
         var words = Array(studyProtocol.medicationCodes.keys)
         // Apple Health metadata the protocol keeps arrives in the note as `Key=value`: its keys are the protocol's words.
         words += studyProtocol.importSettings.appleHealthKeepMetadata
@@ -228,7 +228,7 @@ public struct Deidentifier: Sendable {
 
     /// Whether `policy` publishes any instant: a record's `start` or `end` in any data type,
     /// `consent.signed_at`, or the withdrawal instant (`participant.enrolled_on` with `status`).
-    public static func publishesInstants(_ policy: DeidentificationPolicy) -> Bool {
+    package static func publishesInstants(_ policy: DeidentificationPolicy) -> Bool {
         func kept(_ table: String, _ field: String) -> Bool {
             guard let rule = policy.rule(table: table, field: field) else { return false }
             return rule.transform != .drop
@@ -248,18 +248,34 @@ public struct Deidentifier: Sendable {
         var row = DeidentifiedParticipant(pseudonym: pseudonymizer.pseudonym(for: p.id))
         countApplied("participant", "id")
         var shift = shifter.shift(for: p, reference: createdAt)
-        let offset = shift.days
         let identity = p.identity
         if publishesInstants { row.utcOffset = shift.publishedOffset }
+        removeDirectIdentifiers(of: identity)
+        participantAge(p, offset: shift.days, into: &row)
+        participantZip(identity?.zip, into: &row)
+        participantSex(p.sex, into: &row)
+        participantEnrollment(p, shift: &shift, into: &row)
+        participantStatus(p.status, into: &row)
+        if let rule = rule("participant", "time_zone", present: true) {
+            row.timeZone = text(p.timeZone, rule, field: "participant.time_zone")
+        }
+        participantDevices(identity?.devices ?? [], into: &row)
+        return row
+    }
 
+    /// Counts the direct identifiers the row never carries (code, name, contact, address, MRN).
+    private mutating func removeDirectIdentifiers(of identity: ParticipantIdentity?) {
         removeDirect("participant.code", present: true)
         removeDirect("participant.name", present: identity != nil)
         removeDirect("participant.email", present: identity?.email != nil)
         removeDirect("participant.phone", present: identity?.phone != nil)
         removeDirect("participant.address", present: identity?.address != nil)
         removeDirect("participant.mrn", present: identity?.mrn != nil)
+    }
 
-        let birthDate = identity?.birthDate
+    /// Birth year and age band; anyone 90 or older (at enrolment or now) is in the top band only.
+    private mutating func participantAge(_ p: Participant, offset: Int, into row: inout DeidentifiedParticipant) {
+        let birthDate = p.identity?.birthDate
         var over89 = false
         var ageAtEnrollment: Int?
         if let birthDate {
@@ -290,75 +306,82 @@ public struct Deidentifier: Sendable {
             default: unsupported("participant.age")
             }
         }
-        let zip = identity?.zip
-        if let rule = rule("participant", "zip", present: zip != nil), let zip {
-            switch rule.transform {
-            case .zip3, .keep:
-                row.zip3 = SafeHarbor.zip3(zip)
-                countApplied("participant", "zip")
-            case .generalize:
-                row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, rule) }
-                countApplied("participant", "zip")
-            default: unsupported("participant.zip")
+    }
+
+    private mutating func participantZip(_ zip: String?, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "zip", present: zip != nil), let zip else { return }
+        switch rule.transform {
+        case .zip3, .keep:
+            row.zip3 = SafeHarbor.zip3(zip)
+            countApplied("participant", "zip")
+        case .generalize:
+            row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, rule) }
+            countApplied("participant", "zip")
+        default: unsupported("participant.zip")
+        }
+    }
+
+    private mutating func participantSex(_ sex: Sex, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "sex", present: true) else { return }
+        switch rule.transform {
+        case .keep:
+            row.sex = sex
+            countApplied("participant", "sex")
+        case .generalize:
+            row.sex = Sex(rawValue: generalize(sex.rawValue, rule)) ?? .other
+            countApplied("participant", "sex")
+        default: unsupported("participant.sex")
+        }
+    }
+
+    /// Enrolment date and withdrawal instant, shifted; either is left out when it falls after
+    /// the export's creation.
+    private mutating func participantEnrollment(_ p: Participant, shift: inout ParticipantShift, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "enrolled_on", present: true),
+            let date = civilDate(p.enrolledOn, rule, offset: shift.days, field: "participant.enrolled_on")
+        else { return }
+        if date > horizon.localDate {
+            counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
+        } else {
+            row.enrolledOn = date
+            countApplied("participant", "enrolled_on")
+        }
+        if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
+            if withdrawn > horizon {
+                counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
+            } else {
+                row.withdrawnAt = withdrawn
             }
         }
-        if let rule = rule("participant", "sex", present: true) {
-            switch rule.transform {
-            case .keep:
-                row.sex = p.sex
-                countApplied("participant", "sex")
-            case .generalize:
-                row.sex = Sex(rawValue: generalize(p.sex.rawValue, rule)) ?? .other
-                countApplied("participant", "sex")
-            default: unsupported("participant.sex")
-            }
+    }
+
+    private mutating func participantStatus(_ status: ParticipantStatus, into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "status", present: true) else { return }
+        switch rule.transform {
+        case .keep:
+            row.status = status
+            countApplied("participant", "status")
+        case .generalize:
+            row.status = ParticipantStatus(rawValue: generalize(status.rawValue, rule))
+            countApplied("participant", "status")
+        default: unsupported("participant.status")
         }
-        if let rule = rule("participant", "enrolled_on", present: true) {
-            if let date = civilDate(p.enrolledOn, rule, offset: offset, field: "participant.enrolled_on") {
-                if date > horizon.localDate {
-                    counted.leftOutAfterCreation["participant.enrolled_on", default: 0] += 1
-                } else {
-                    row.enrolledOn = date
-                    countApplied("participant", "enrolled_on")
-                }
-                if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
-                    if withdrawn > horizon {
-                        counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
-                    } else {
-                        row.withdrawnAt = withdrawn
-                    }
-                }
-            }
+    }
+
+    /// Device names, scrubbed even under `keep` (they are identifiers), each once.
+    private mutating func participantDevices(_ devices: [String], into row: inout DeidentifiedParticipant) {
+        guard let rule = rule("participant", "devices", present: !devices.isEmpty), !devices.isEmpty else { return }
+        var effective = rule
+        if rule.transform == .keep { effective.transform = .scrub }
+        var out: [String] = []
+        for device in devices {
+            guard let value = text(device, effective, field: nil) else { continue }
+            if !out.contains(value) { out.append(value) }
         }
-        if let rule = rule("participant", "status", present: true) {
-            switch rule.transform {
-            case .keep:
-                row.status = p.status
-                countApplied("participant", "status")
-            case .generalize:
-                row.status = ParticipantStatus(rawValue: generalize(p.status.rawValue, rule))
-                countApplied("participant", "status")
-            default: unsupported("participant.status")
-            }
+        if !out.isEmpty {
+            row.devices = out
+            countApplied("participant", "devices")
         }
-        if let rule = rule("participant", "time_zone", present: true) {
-            row.timeZone = text(p.timeZone, rule, field: "participant.time_zone")
-        }
-        let devices = identity?.devices ?? []
-        if let rule = rule("participant", "devices", present: !devices.isEmpty), !devices.isEmpty {
-            var effective = rule
-            if rule.transform == .keep { effective.transform = .scrub }  // device names are identifiers
-            var out: [String] = []
-            for device in devices {
-                guard let value = text(device, effective, field: nil) else { continue }
-                if !out.contains(value) { out.append(value) }
-            }
-            if !out.isEmpty {
-                row.devices = out
-                countApplied("participant", "devices")
-            }
-        }
-        return row
     }
 
     /// The de-identified consent row of participant `p`.
@@ -418,17 +441,7 @@ public struct Deidentifier: Sendable {
         let base = typeIndex * RecordPlan.fieldNames.count
         // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
         // The instants first: a record dated after the export's creation is left out whole.
-        let startRule = plan.fields[0].rule
-        let endRule = r.end == nil ? nil : plan.fields[1].rule
-        let start: Timestamp?
-        let end: Timestamp?
-        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
-            // Dense series continue on elapsed time across wall-clock jumps (no DST trace).
-            (start, end) = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
-        } else {
-            start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
-            end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
-        }
+        let (start, end) = recordInstants(r, plan, shift: &shift)
         if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
@@ -452,6 +465,29 @@ public struct Deidentifier: Sendable {
             if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
             return row
         }
+        recordContent(r, of: p, plan, base, shift: shift, into: &row)
+        return row
+    }
+
+    /// The record's published start and end (shifted as their rules say; dense series continue
+    /// on elapsed time across wall-clock jumps, so no DST trace).
+    private func recordInstants(_ r: Record, _ plan: RecordPlan, shift: inout ParticipantShift) -> (start: Timestamp?, end: Timestamp?) {
+        let startRule = plan.fields[0].rule
+        let endRule = r.end == nil ? nil : plan.fields[1].rule
+        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
+            let series = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
+            return (series.start, series.end)
+        }
+        let start = startRule.flatMap { shifted(r.start, $0, shift: &shift) }
+        let end = endRule.flatMap { rule in r.end.flatMap { shifted($0, rule, shift: &shift) } }
+        return (start, end)
+    }
+
+    /// The record's value (holidays masked when asked), unit, and its free texts scrubbed.
+    private mutating func recordContent(
+        _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, shift: ParticipantShift, into row: inout DeidentifiedRecord
+    ) {
+        let startRule = plan.fields[0].rule
         let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
         if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
             switch rule.transform {
@@ -484,14 +520,13 @@ public struct Deidentifier: Sendable {
             row.note = text(value, rule, field: nil, shiftDays: shift.days)
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
-        return row
     }
 
     /// The record's published start and source (what ``AcquaintanceProfile`` needs), or nil when
     /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
     /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
     /// discarded.
-    public mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
+    package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
         contentSkipped = true
         defer { contentSkipped = false }
         guard let row = record(r, of: p) else { return nil }

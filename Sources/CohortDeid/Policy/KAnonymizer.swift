@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 
 /// Makes the participant table k-anonymous over every column it publishes: generalization
 /// first, suppression last.
@@ -24,7 +24,7 @@ public import CohortCore
 ///
 /// Generalized values are written as ranges or periods (`1980–1984`, `2025-Q1`), never as a
 /// made-up exact value.
-public struct KAnonymizer: Sendable {
+package struct KAnonymizer: Sendable {
     /// The smallest class size to reach.
     public let k: Int
     /// The published columns, in table order.
@@ -33,13 +33,13 @@ public struct KAnonymizer: Sendable {
     public let sensitive: [SensitiveField]
     /// The share of rows that may stay in small classes after generalization, to be fixed by
     /// suppression (default 5%).
-    public let suppressionLimit: Double
+    package let suppressionLimit: Double
 
     /// The default share of rows suppression may handle instead of generalization.
-    public static let defaultSuppressionLimit = 0.05
+    package static let defaultSuppressionLimit = 0.05
 
     /// Throws when `k` < 1 or `suppressionLimit` is not in 0...1.
-    public init(
+    package init(
         k: Int, quasiIdentifiers: [QuasiIdentifier], sensitive: [SensitiveField] = [],
         suppressionLimit: Double = KAnonymizer.defaultSuppressionLimit
     ) throws {
@@ -61,7 +61,7 @@ public struct KAnonymizer: Sendable {
     /// declares no k-anonymity.
     ///
     /// - Throws: `CohortError` when a sensitive field is not published by the policy.
-    public init?(policy: DeidentificationPolicy) throws {
+    package init?(policy: DeidentificationPolicy) throws {
         guard let settings = policy.kAnonymity else { return nil }
         var columns = policy.publishedParticipantColumns.compactMap(QuasiIdentifier.init(rawValue:))
         // Extra quasi-identifiers name participant fields; a field the export drops has no column.
@@ -103,135 +103,175 @@ public struct KAnonymizer: Sendable {
         _ rows: [DeidentifiedParticipant], recordAttributes: (names: [String], values: [[String]])? = nil, enforceRecordAttributes: Bool = false,
         fixedLevels: [QuasiIdentifier: Int] = [:]
     ) -> KAnonymization {
-        let ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
-        var levels = [QuasiIdentifier: Int]()
-        for (qi, level) in fixedLevels where quasiIdentifiers.contains(qi) { levels[qi] = min(max(level, 0), qi.maxLevel) }
-        // A column's published text at `level` as codes: equal texts share a code. Codes are
-        // compared only within one column at one level (the table holds each column at its
-        // current level), so the map lives only while one column is coded; kept rows get their
-        // texts back from `QuasiIdentifier.value`, byte for byte.
-        func column(_ qi: QuasiIdentifier, at level: Int) -> [Int32] {
-            var codes: [String: Int32] = [:]
-            return rows.map { row in
-                guard let text = qi.value(row, level: level, ageEdges: ageEdges) else { return 0 }
-                if let code = codes[text] { return code }
-                let code = Int32(codes.count + 1)
-                codes[text] = code
-                return code
-            }
-        }
-        // Published codes per row and column, at the current levels.
-        let stated = recordAttributes.flatMap { $0.values.count == rows.count ? $0 : nil }
-        let extra = enforceRecordAttributes ? stated?.names.count ?? 0 : 0
-        var table = CodeTable(rows: rows.count, width: quasiIdentifiers.count + extra)
+        var run = KAnonymityRun(
+            self, rows: rows, recordAttributes: recordAttributes, enforceRecordAttributes: enforceRecordAttributes, fixedLevels: fixedLevels)
+        run.generalize()
+        run.undoUnneededSteps()
+        let emptied = run.suppress()
+        return run.published(emptied: emptied, enforceRecordAttributes: enforceRecordAttributes)
+    }
+}
+
+/// One run of ``KAnonymizer/apply(_:recordAttributes:enforceRecordAttributes:fixedLevels:)``:
+/// the rows coded column by column at the current levels (a ``CodeTable``), the levels, and
+/// the rows still alive in the order the last count left them (classes as runs). Each step of
+/// the procedure is one method, called in order.
+private struct KAnonymityRun {
+    let anonymizer: KAnonymizer
+    let rows: [DeidentifiedParticipant]
+    let ageEdges: AgeBandEdges
+    let fixedLevels: [QuasiIdentifier: Int]
+    /// The record attributes, when they hold one value list per row.
+    let stated: (names: [String], values: [[String]])?
+    /// How many record-attribute columns follow the published ones in `table` (0 unless enforced).
+    let extra: Int
+    /// Rows that may stay in small classes after generalization.
+    let budget: Int
+    var levels: [QuasiIdentifier: Int] = [:]
+    var table: CodeTable
+    var grouped: [Int32]
+    var current: (small: Int, classes: Int) = (0, 0)
+
+    var k: Int { anonymizer.k }
+    var quasiIdentifiers: [QuasiIdentifier] { anonymizer.quasiIdentifiers }
+
+    init(
+        _ anonymizer: KAnonymizer, rows: [DeidentifiedParticipant], recordAttributes: (names: [String], values: [[String]])?,
+        enforceRecordAttributes: Bool, fixedLevels: [QuasiIdentifier: Int]
+    ) {
+        self.anonymizer = anonymizer
+        self.rows = rows
+        self.fixedLevels = fixedLevels
+        ageEdges = AgeBandEdges(labels: rows.lazy.compactMap(\.ageBand))
+        for (qi, level) in fixedLevels where anonymizer.quasiIdentifiers.contains(qi) { levels[qi] = min(max(level, 0), qi.maxLevel) }
+        stated = recordAttributes.flatMap { $0.values.count == rows.count ? $0 : nil }
+        extra = enforceRecordAttributes ? stated?.names.count ?? 0 : 0
+        budget = Int((Double(rows.count) * anonymizer.suppressionLimit).rounded(.down))
+        table = CodeTable(rows: rows.count, width: anonymizer.quasiIdentifiers.count + extra)
+        grouped = (0..<rows.count).map { Int32($0) }
         for (index, qi) in quasiIdentifiers.enumerated() { table.setColumn(index, to: column(qi, at: levels[qi, default: 0])) }
         for j in 0..<extra {
-            var codes: [String: Int32] = [:]
-            table.setColumn(
-                quasiIdentifiers.count + j,
-                to: (recordAttributes?.values ?? []).map { values in
-                    let text = j < values.count ? values[j] : ""
-                    if let code = codes[text] { return code }
-                    let code = Int32(codes.count + 1)
-                    codes[text] = code
-                    return code
-                })
+            table.setColumn(quasiIdentifiers.count + j, to: Self.codes((recordAttributes?.values ?? []).map { j < $0.count ? $0[j] : "" }))
         }
-        // Every row, in the order the last count left them (classes as runs).
-        var grouped = (0..<rows.count).map { Int32($0) }
-        func classSizes(replacing index: Int? = nil, with values: [Int32] = []) -> (small: Int, classes: Int) {
-            var small = 0, classes = 0
-            table.forEachClass(of: &grouped, replacing: index, with: values) { run in
-                classes += 1
-                if run.count < k { small += run.count }
-            }
-            return (small, classes)
-        }
-        let budget = Int((Double(rows.count) * suppressionLimit).rounded(.down))
+        current = classSizes()
+    }
 
-        // 1. Generalization, one whole-column step at a time.
-        var current = classSizes()
+    /// Texts as codes: equal texts share a code (from 1; 0 is an empty cell).
+    static func codes(_ texts: [String?]) -> [Int32] {
+        var codes: [String: Int32] = [:]
+        return texts.map { text in
+            guard let text else { return 0 }
+            if let code = codes[text] { return code }
+            let code = Int32(codes.count + 1)
+            codes[text] = code
+            return code
+        }
+    }
+
+    /// A column's published text at `level` as codes. Codes are compared only within one column
+    /// at one level (the table holds each column at its current level), so the map lives only
+    /// while one column is coded; kept rows get their texts back from `QuasiIdentifier.value`,
+    /// byte for byte.
+    func column(_ qi: QuasiIdentifier, at level: Int) -> [Int32] {
+        Self.codes(rows.map { qi.value($0, level: level, ageEdges: ageEdges) })
+    }
+
+    /// Rows in classes smaller than k, and the number of classes (with column `index` replaced
+    /// by `values`, when given).
+    mutating func classSizes(replacing index: Int? = nil, with values: [Int32] = []) -> (small: Int, classes: Int) {
+        var small = 0, classes = 0
+        let k = self.k
+        table.forEachClass(of: &grouped, replacing: index, with: values) { run in
+            classes += 1
+            if run.count < k { small += run.count }
+        }
+        return (small, classes)
+    }
+
+    /// 1. Generalization, one whole-column step at a time, while more rows than the budget sit
+    /// in small classes. With record attributes a single step often helps nobody while several
+    /// together do (the record classes are k already, RecordAttributeGeneralizer): it goes on to
+    /// the top, and ``undoUnneededSteps()`` undoes what was not needed.
+    mutating func generalize() {
         while current.small > budget {
-            var best: (qi: QuasiIdentifier, values: [Int32], small: Int, classes: Int)?
-            // Writing every time in UTC costs analysts the local time of day: `utc_offset` is
-            // generalized only once no other column can be.
-            let othersLeft = quasiIdentifiers.contains { $0 != .utcOffset && levels[$0, default: 0] < $0.maxLevel }
-            for (index, qi) in quasiIdentifiers.enumerated() {
-                let level = levels[qi, default: 0]
-                guard level < qi.maxLevel, qi != .utcOffset || !othersLeft else { continue }
-                let values = column(qi, at: level + 1)
-                let after = classSizes(replacing: index, with: values)
-                if let chosen = best {
-                    // gain / merged, compared by cross-multiplication; then fewer merged classes.
-                    let gain = current.small - after.small, merged = current.classes - after.classes
-                    let bestGain = current.small - chosen.small, bestMerged = current.classes - chosen.classes
-                    let better =
-                        gain * max(bestMerged, 1) > bestGain * max(merged, 1)
-                        || (gain * max(bestMerged, 1) == bestGain * max(merged, 1) && merged < bestMerged)
-                    if !better { continue }
-                }
-                best = (qi, values, after.small, after.classes)
-            }
-            guard let step = best, let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
-            // With record attributes a single step often helps nobody while several together do
-            // (the record classes are k already, RecordAttributeGeneralizer): go on to the top,
-            // and let 1b undo what was not needed.
+            guard let step = bestStep(), let index = quasiIdentifiers.firstIndex(of: step.qi) else { break }
             levels[step.qi, default: 0] += 1
             table.setColumn(index, to: step.values)
             current = (step.small, step.classes)
         }
+    }
 
-        // 1b. Undo steps a later step made unnecessary (greedy steps overshoot: once a column is
-        // blanked, an earlier one may go back down a level and k still holds). `utc_offset` first,
-        // so local times come back whenever they can, then the other columns in reverse order.
-        // Rows generalization could not help (the record attributes alone set them apart) do not
-        // keep the columns coarse: a step is undone when it leaves no more rows in small classes.
-        var recordFloor = 0
-        if extra > 0, let stated {
-            var sizes: [[String]: Int] = [:]
-            for v in stated.values { sizes[v, default: 0] += 1 }
-            recordFloor = stated.values.filter { sizes[$0, default: 0] < k }.count
+    /// The step up one column's ladder that takes the most rows out of small classes per class
+    /// it merges; ties: fewer merged classes, then column order. Writing every time in UTC costs
+    /// analysts the local time of day: `utc_offset` is a candidate only once no other column is.
+    mutating func bestStep() -> (qi: QuasiIdentifier, values: [Int32], small: Int, classes: Int)? {
+        var best: (qi: QuasiIdentifier, values: [Int32], small: Int, classes: Int)?
+        let othersLeft = quasiIdentifiers.contains { $0 != .utcOffset && levels[$0, default: 0] < $0.maxLevel }
+        for (index, qi) in quasiIdentifiers.enumerated() {
+            let level = levels[qi, default: 0]
+            guard level < qi.maxLevel, qi != .utcOffset || !othersLeft else { continue }
+            let values = column(qi, at: level + 1)
+            let after = classSizes(replacing: index, with: values)
+            if let chosen = best {
+                // gain / merged, compared by cross-multiplication; then fewer merged classes.
+                let gain = current.small - after.small, merged = current.classes - after.classes
+                let bestGain = current.small - chosen.small, bestMerged = current.classes - chosen.classes
+                let better =
+                    gain * max(bestMerged, 1) > bestGain * max(merged, 1)
+                    || (gain * max(bestMerged, 1) == bestGain * max(merged, 1) && merged < bestMerged)
+                if !better { continue }
+            }
+            best = (qi, values, after.small, after.classes)
         }
-        let reached = budget + recordFloor
-        if current.small <= reached {
-            let order = quasiIdentifiers.filter { $0 == .utcOffset } + quasiIdentifiers.filter { $0 != .utcOffset }.reversed()
-            var lowered = true
-            while lowered {
-                lowered = false
-                for qi in order {
-                    guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > fixedLevels[qi, default: 0] else { continue }
-                    let values = column(qi, at: level - 1)
-                    let after = classSizes(replacing: index, with: values)
-                    guard after.small <= reached else { continue }
-                    levels[qi] = level - 1
-                    table.setColumn(index, to: values)
-                    current = after
-                    lowered = true
-                }
+        return best
+    }
+
+    /// Rows the record attributes alone set apart (their class over the attributes is small):
+    /// generalization cannot help them, so they do not keep the columns coarse.
+    func recordFloor() -> Int {
+        guard extra > 0, let stated else { return 0 }
+        var sizes: [[String]: Int] = [:]
+        for v in stated.values { sizes[v, default: 0] += 1 }
+        return stated.values.filter { sizes[$0, default: 0] < k }.count
+    }
+
+    /// 1b. Undo steps a later step made unnecessary (greedy steps overshoot: once a column is
+    /// blanked, an earlier one may go back down a level and k still holds). `utc_offset` first,
+    /// so local times come back whenever they can, then the other columns in reverse order. A
+    /// step is undone when it leaves no more rows in small classes than the budget and the
+    /// record floor.
+    mutating func undoUnneededSteps() {
+        let reached = budget + recordFloor()
+        guard current.small <= reached else { return }
+        let order = quasiIdentifiers.filter { $0 == .utcOffset } + quasiIdentifiers.filter { $0 != .utcOffset }.reversed()
+        var lowered = true
+        while lowered {
+            lowered = false
+            for qi in order {
+                guard let index = quasiIdentifiers.firstIndex(of: qi), let level = levels[qi], level > fixedLevels[qi, default: 0] else { continue }
+                let values = column(qi, at: level - 1)
+                let after = classSizes(replacing: index, with: values)
+                guard after.small <= reached else { continue }
+                levels[qi] = level - 1
+                table.setColumn(index, to: values)
+                current = after
+                lowered = true
             }
         }
+    }
 
-        // 2. Cell suppression in small classes, 3. row suppression. `grouped` keeps the rows
-        // still alive; bit `index` of `emptied[row]` is set once the row's cell in column
-        // `index` is emptied.
-        precondition(quasiIdentifiers.count <= EmptiedCells.bitWidth, "more quasi-identifier columns than a row's mask holds")
-        var emptied = [EmptiedCells](repeating: 0, count: rows.count)
+    /// 2. Cell suppression in small classes, 3. row suppression. `grouped` keeps the rows still
+    /// alive; returns for each row its emptied cells (bit `index` set once the row's cell in
+    /// column `index` is emptied).
+    mutating func suppress() -> [KAnonymizer.EmptiedCells] {
+        precondition(quasiIdentifiers.count <= KAnonymizer.EmptiedCells.bitWidth, "more quasi-identifier columns than a row's mask holds")
+        var emptied = [KAnonymizer.EmptiedCells](repeating: 0, count: rows.count)
+        let k = self.k
         while true {
             var small: [Int32] = []
             table.forEachClass(of: &grouped) { run in if run.count < k { small.append(contentsOf: run) } }
             if small.isEmpty { break }
-            var best: Int?
-            var bestDistinct = 0
-            for (index, qi) in quasiIdentifiers.enumerated() where qi.cellSuppressible {
-                // Interning is one-to-one within a column: distinct codes are distinct texts.
-                var codes: Set<Int32> = []
-                for i in small where table[Int(i), index] != 0 { codes.insert(table[Int(i), index]) }
-                if codes.count > bestDistinct {
-                    best = index
-                    bestDistinct = codes.count
-                }
-            }
-            guard let index = best else {
+            guard let index = columnToEmpty(among: small) else {
                 let dead = Set(small)
                 grouped.removeAll { dead.contains($0) }
                 continue
@@ -241,11 +281,30 @@ public struct KAnonymizer: Sendable {
                 emptied[Int(i)] |= 1 << index
             }
         }
+        return emptied
+    }
 
-        var alive = [Bool](repeating: false, count: rows.count)
-        for i in grouped { alive[Int(i)] = true }
+    /// The suppressible column with the most distinct values among rows `small` (ties: column
+    /// order), or nil when none has a value left.
+    func columnToEmpty(among small: [Int32]) -> Int? {
+        var best: Int?
+        var bestDistinct = 0
+        for (index, qi) in quasiIdentifiers.enumerated() where qi.cellSuppressible {
+            // Interning is one-to-one within a column: distinct codes are distinct texts.
+            var codes: Set<Int32> = []
+            for i in small where table[Int(i), index] != 0 { codes.insert(table[Int(i), index]) }
+            if codes.count > bestDistinct {
+                best = index
+                bestDistinct = codes.count
+            }
+        }
+        return best
+    }
+
+    /// The classes of `participants.csv` alone (its columns without the record attributes):
+    /// their number and the smallest one's size.
+    mutating func publishedClasses() -> (classes: Int, achievedK: Int?) {
         if extra > 0 {
-            // The classes of participants.csv alone: its columns without the record attributes.
             var published = CodeTable(rows: rows.count, width: quasiIdentifiers.count)
             for c in 0..<quasiIdentifiers.count { published.setColumn(c, to: (0..<rows.count).map { table[$0, c] }) }
             table = published
@@ -256,6 +315,14 @@ public struct KAnonymizer: Sendable {
             classes += 1
             achievedK = min(achievedK ?? run.count, run.count)
         }
+        return (classes, achievedK)
+    }
+
+    /// The kept rows with their published texts, the suppressed pseudonyms, and the summary.
+    mutating func published(emptied: [KAnonymizer.EmptiedCells], enforceRecordAttributes: Bool) -> KAnonymization {
+        var alive = [Bool](repeating: false, count: rows.count)
+        for i in grouped { alive[Int(i)] = true }
+        let (classes, achievedK) = publishedClasses()
         grouped = []
         var kept: [DeidentifiedParticipant] = []
         kept.reserveCapacity(alive.lazy.filter { $0 }.count)
@@ -281,19 +348,29 @@ public struct KAnonymizer: Sendable {
             if let stated { recordClasses[texts + [""] + stated.values[i], default: 0] += 1 }
             kept.append(row)
         }
+        let summary = summary(
+            classes: classes, achievedK: achievedK, suppressedValues: suppressedValues, removed: removed.count, recordClasses: recordClasses,
+            enforceRecordAttributes: enforceRecordAttributes)
+        return KAnonymization(participants: kept, suppressedPseudonyms: removed, summary: summary)
+    }
+
+    func summary(
+        classes: Int, achievedK: Int?, suppressedValues: [QuasiIdentifier: Int], removed: Int, recordClasses: [[String]: Int],
+        enforceRecordAttributes: Bool
+    ) -> KAnonymitySummary {
         var generalized: [String: String] = [:]
         for (qi, level) in levels where level > 0 { generalized[qi.rawValue] = qi.levelName(level) }
         var summary = KAnonymitySummary(
             requestedK: k, achievedK: achievedK, quasiIdentifiers: quasiIdentifiers.map(\.rawValue), classes: classes,
             suppressedValues: Dictionary(uniqueKeysWithValues: suppressedValues.map { ($0.key.rawValue, $0.value) }),
-            suppressedParticipants: removed.count, generalized: generalized, suppressionLimit: suppressionLimit,
-            sensitive: sensitive.isEmpty ? nil : sensitive)
+            suppressedParticipants: removed, generalized: generalized, suppressionLimit: anonymizer.suppressionLimit,
+            sensitive: anonymizer.sensitive.isEmpty ? nil : anonymizer.sensitive)
         if let stated {
             summary.recordQuasiIdentifiers = stated.names
             summary.recordAchievedK = recordClasses.values.min()
             summary.recordAttributesEnforced = enforceRecordAttributes
         }
-        return KAnonymization(participants: kept, suppressedPseudonyms: removed, summary: summary)
+        return summary
     }
 }
 
@@ -324,7 +401,7 @@ public struct SensitiveField: Sendable, Hashable, Codable {
     public var column: String
 
     /// A sensitive field as given.
-    public init(field: String, table: String, column: String) {
+    package init(field: String, table: String, column: String) {
         self.field = field
         self.table = table
         self.column = column
@@ -332,7 +409,7 @@ public struct SensitiveField: Sendable, Hashable, Codable {
 
     /// Where `policy` publishes `name` (`consent.<field>` or `<data type>.<field>`), or nil when
     /// it does not publish it.
-    public init?(name: String, policy: DeidentificationPolicy) {
+    package init?(name: String, policy: DeidentificationPolicy) {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         guard parts.count == 2, let rule = policy.rule(table: parts[0], field: parts[1]), rule.transform != .drop else { return nil }
         let table: String
@@ -349,11 +426,11 @@ public struct SensitiveField: Sendable, Hashable, Codable {
 }
 
 /// The result of ``KAnonymizer/apply(_:)``.
-public struct KAnonymization: Sendable, Hashable {
+package struct KAnonymization: Sendable, Hashable {
     /// The rows to export, in input order, generalized and with suppressed values set to nil.
     public var participants: [DeidentifiedParticipant]
     /// Participants removed entirely: leave out their consents and records too.
-    public var suppressedPseudonyms: Set<String>
+    package var suppressedPseudonyms: Set<String>
     /// What was achieved and done, for the report and the manifest.
     public var summary: KAnonymitySummary
 }
@@ -363,41 +440,41 @@ public struct KAnonymitySummary: Sendable, Hashable, Codable {
     /// The k the protocol asks for.
     public var requestedK: Int
     /// The smallest class size after the pass (nil when no participant is left).
-    public var achievedK: Int?
+    package var achievedK: Int?
     /// The quasi-identifier columns of `participants.csv`.
     public var quasiIdentifiers: [String]
     /// Number of equivalence classes after the pass.
     public var classes: Int
     /// Column → cells emptied in rows of small classes.
-    public var suppressedValues: [String: Int]
+    package var suppressedValues: [String: Int]
     /// Participants removed entirely.
-    public var suppressedParticipants: Int
+    package var suppressedParticipants: Int
     /// Column → the generalization applied to the whole column (`10-year range`, `quarter`,
     /// `suppressed`); columns published as de-identified are absent.
-    public var generalized: [String: String]
+    package var generalized: [String: String]
     /// The share of rows suppression was allowed to handle instead of generalization.
-    public var suppressionLimit: Double?
+    package var suppressionLimit: Double?
     /// Sensitive fields for l-diversity, with their published table and column.
     public var sensitive: [SensitiveField]?
     /// What an acquaintance can know from the records (``AcquaintanceProfile``), added to the
     /// quasi-identifiers for ``recordAchievedK``; nil when the export published no records.
-    public var recordQuasiIdentifiers: [String]?
+    package var recordQuasiIdentifiers: [String]?
     /// The smallest class over the quasi-identifiers plus ``recordQuasiIdentifiers``.
-    public var recordAchievedK: Int?
+    package var recordAchievedK: Int?
     /// Whether the pass generalized and suppressed to reach k over them too
     /// (`k_anonymity.record_attributes: enforce`), or only states ``recordAchievedK``.
-    public var recordAttributesEnforced: Bool?
+    package var recordAttributesEnforced: Bool?
     /// Participant–kind pairs whose records were left out to reach k over the record attributes
     /// (``RecordAttributeGeneralizer``); nil when not enforced.
-    public var recordKindsLeftOut: Int?
+    package var recordKindsLeftOut: Int?
     /// The records those pairs held (counted at write).
-    public var recordsLeftOut: Int?
+    package var recordsLeftOut: Int?
     /// Whether records carry their device class (`source`); false when every source was left
     /// out to reach k; nil when not enforced.
-    public var deviceClassPublished: Bool?
+    package var deviceClassPublished: Bool?
 
     /// A summary as given.
-    public init(
+    package init(
         requestedK: Int, achievedK: Int?, quasiIdentifiers: [String], classes: Int, suppressedValues: [String: Int],
         suppressedParticipants: Int, generalized: [String: String] = [:], suppressionLimit: Double? = nil, sensitive: [SensitiveField]? = nil
     ) {

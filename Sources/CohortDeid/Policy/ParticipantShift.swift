@@ -1,5 +1,5 @@
-public import Foundation
-public import CohortCore
+package import Foundation
+package import CohortCore
 
 /// One participant's date shift for one recipient: how many days their dates move, the time zone
 /// their instants are re-anchored in, and the one UTC offset every published instant of theirs is
@@ -18,13 +18,13 @@ public import CohortCore
 /// Every instant is written at ``publishedOffsetSeconds`` — the zone's standard offset (no
 /// daylight saving) at the export's creation — never at the offset observed at import, so neither
 /// a DST change nor travel shows in the offsets.
-public struct ParticipantShift: Sendable {
+package struct ParticipantShift: Sendable {
     /// Days every date and instant moves by (≤ 0).
     public let days: Int
     /// The zone instants are re-anchored in.
     public let zone: TimeZone
     /// The one UTC offset, in seconds, all published instants of the participant are written at.
-    public let publishedOffsetSeconds: Int32
+    package let publishedOffsetSeconds: Int32
     private var offsets: ZoneOffsets
     /// Per kind, the last instant shifted through ``shiftSeries(_:start:end:)``.
     private var tracks: [RecordKind: SeriesTrack] = [:]
@@ -42,7 +42,7 @@ public struct ParticipantShift: Sendable {
 
     /// The shift by `days` in `zone`, published at the zone's standard offset at `reference`, or
     /// at `publishedOffsetSeconds` when given (0 once k-anonymity generalized `utc_offset`).
-    public init(days: Int, zone: TimeZone, reference: Timestamp, publishedOffsetSeconds: Int32? = nil) {
+    package init(days: Int, zone: TimeZone, reference: Timestamp, publishedOffsetSeconds: Int32? = nil) {
         self.days = days
         self.zone = zone
         self.publishedOffsetSeconds = publishedOffsetSeconds ?? Self.standardOffset(of: zone, at: reference)
@@ -51,13 +51,13 @@ public struct ParticipantShift: Sendable {
 
     /// `zone`'s UTC offset without daylight saving at `instant`, in seconds
     /// (`secondsFromGMT − daylightSavingTimeOffset`).
-    public static func standardOffset(of zone: TimeZone, at instant: Timestamp) -> Int32 {
+    package static func standardOffset(of zone: TimeZone, at instant: Timestamp) -> Int32 {
         let date = instant.date
         return Int32(zone.secondsFromGMT(for: date) - Int(zone.daylightSavingTimeOffset(for: date).rounded()))
     }
 
     /// `seconds` as an ISO 8601 offset: `-05:00`, `+05:30`, and `+00:00` for UTC.
-    public static func offsetText(_ seconds: Int32) -> String {
+    package static func offsetText(_ seconds: Int32) -> String {
         let minutes = abs(Int(seconds)) / 60
         let hours = minutes / 60
         let rest = minutes % 60
@@ -65,7 +65,7 @@ public struct ParticipantShift: Sendable {
     }
 
     /// ``publishedOffsetSeconds`` as text (`-05:00`), for the participant's `utc_offset` column.
-    public var publishedOffset: String { Self.offsetText(publishedOffsetSeconds) }
+    package var publishedOffset: String { Self.offsetText(publishedOffsetSeconds) }
 
     /// `instant` moved by ``days`` on the participant's wall clock, written at the published
     /// offset.
@@ -90,7 +90,7 @@ public struct ParticipantShift: Sendable {
     /// grows or shrinks by the hour). The same holds at the shifted calendar's own transitions.
     /// A record with an end that runs on elapsed time keeps its real duration; one on the wall
     /// clock has its end re-anchored (a local-day aggregate stays a local day).
-    public mutating func shiftSeries(_ kind: RecordKind, start: Timestamp, end: Timestamp?) -> (start: Timestamp, end: Timestamp?) {
+    package mutating func shiftSeries(_ kind: RecordKind, start: Timestamp, end: Timestamp?) -> (start: Timestamp, end: Timestamp?) {
         guard days != 0 else { return (published(start), end.map(published)) }
         let real = start.epochMilliseconds
         let wall = shift(start).epochMilliseconds
@@ -127,7 +127,7 @@ public struct ParticipantShift: Sendable {
 
     /// 1 January 00:00 of the year `instant` falls in on the participant's wall clock, at the
     /// published offset (`year`).
-    public mutating func yearStart(_ instant: Timestamp) -> Timestamp {
+    package mutating func yearStart(_ instant: Timestamp) -> Timestamp {
         let localMs = instant.epochMilliseconds + Int64(offsets.offset(atUTC: instant.epochMilliseconds)) * 1000
         let day = CivilDate(daysSinceEpoch: Int(Timestamp.floorDiv(localMs, 86_400_000)))
         let january = CivilDate(year: day.year, month: 1, day: 1) ?? day

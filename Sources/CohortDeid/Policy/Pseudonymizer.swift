@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import CohortCrypto
 
 /// Makes recipient-keyed pseudonyms: `Base32(HMAC-SHA256(recipientKey, "pseudonym" ‖ id))`,
@@ -9,14 +9,14 @@ import CohortCrypto
 /// key. The same recipient key always gives the same pseudonym; another recipient's key gives a
 /// different one. Different pseudonyms do not make exports unlinkable: record values (a step
 /// count series, the dates) link a participant's rows across recipients.
-public struct Pseudonymizer: Sendable {
+package struct Pseudonymizer: Sendable {
     /// Characters in a pseudonym: 16 base-32 characters carry 80 bits.
-    public static let length = 16
+    package static let length = 16
 
     private let key: [UInt8]
 
     /// A pseudonymizer for one recipient's key (at least 16 bytes; 32 from the keystore).
-    public init(recipientKey: [UInt8]) {
+    package init(recipientKey: [UInt8]) {
         self.key = recipientKey
     }
 

@@ -18,7 +18,7 @@ import Foundation
 /// | `sex` | value only (single cells may be suppressed) |
 /// | `utc_offset` | the participant's standard offset → UTC (`+00:00`: every time of every participant is then written in UTC); never blanked |
 /// | `status` | value only, never blanked: FHIR needs the status |
-public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+package enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case sex
     case birthYear = "birth_year"
     case ageBand = "age_band"
@@ -31,13 +31,13 @@ public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, 
     case utcOffset = "utc_offset"
 
     /// Declaration order (the order of `participants.csv`, and of tie-breaks).
-    public static func < (lhs: QuasiIdentifier, rhs: QuasiIdentifier) -> Bool {
+    package static func < (lhs: QuasiIdentifier, rhs: QuasiIdentifier) -> Bool {
         let all = allCases
         return (all.firstIndex(of: lhs) ?? 0) < (all.firstIndex(of: rhs) ?? 0)
     }
 
     /// The highest generalization level (0: the column cannot be generalized).
-    public var maxLevel: Int {
+    package var maxLevel: Int {
         switch self {
         case .birthYear, .ageBand: 3
         case .enrolledOn, .withdrawnAt: 4
@@ -48,10 +48,10 @@ public enum QuasiIdentifier: String, Sendable, Hashable, Codable, CaseIterable, 
     }
 
     /// Whether single cells may be emptied in the last step (otherwise the row is removed).
-    public var cellSuppressible: Bool { self != .status && self != .utcOffset }
+    package var cellSuppressible: Bool { self != .status && self != .utcOffset }
 
     /// What level `level` of this column means, for the report.
-    public func levelName(_ level: Int) -> String {
+    package func levelName(_ level: Int) -> String {
         if level == 0 { return "as de-identified" }
         if self == .utcOffset { return "UTC (every time written at +00:00)" }
         if level >= maxLevel { return "suppressed" }

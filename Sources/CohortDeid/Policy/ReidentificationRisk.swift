@@ -21,7 +21,7 @@ public struct ReidentificationRisk: Sendable, Hashable, Codable {
         public var diversity: [String: Int]
 
         /// A class as given.
-        public init(values: [String], size: Int, diversity: [String: Int]) {
+        package init(values: [String], size: Int, diversity: [String: Int]) {
             self.values = values
             self.size = size
             self.diversity = diversity
@@ -38,7 +38,7 @@ public struct ReidentificationRisk: Sendable, Hashable, Codable {
         public var homogeneousClasses: Int
 
         /// A diversity result as given.
-        public init(field: String, l: Int?, homogeneousClasses: Int) {
+        package init(field: String, l: Int?, homogeneousClasses: Int) {
             self.field = field
             self.l = l
             self.homogeneousClasses = homogeneousClasses
@@ -74,7 +74,7 @@ public struct ReidentificationRisk: Sendable, Hashable, Codable {
     /// Computes the measures for records whose quasi-identifier values are `rows` (one array per
     /// record, in `quasiIdentifiers` order) and whose keys (pseudonyms) are `keys`; `sensitive`
     /// gives, per field, each key's set of values.
-    public init(quasiIdentifiers: [String], rows: [[String]], keys: [String], sensitive: [(field: String, values: [String: Set<String>])]) {
+    package init(quasiIdentifiers: [String], rows: [[String]], keys: [String], sensitive: [(field: String, values: [String: Set<String>])]) {
         self.quasiIdentifiers = quasiIdentifiers
         records = rows.count
         var members: [[String]: [Int]] = [:]

@@ -1,17 +1,17 @@
 /// The HIPAA Safe Harbor generalizations: ZIP → 3 digits, ages ≥ 90 → `90+`, numeric bins.
-public enum SafeHarbor {
+package enum SafeHarbor {
     /// ZIP3 prefixes of areas with 20,000 people or fewer (2000 census, as HHS lists them):
     /// these become `000`.
-    public static let restrictedZIP3: Set<String> = [
+    package static let restrictedZIP3: Set<String> = [
         "036", "059", "063", "102", "203", "556", "692", "790", "821", "823", "830", "831", "878", "879", "884", "890", "893",
     ]
 
     /// The top age band: every age from 90 on falls in it, whatever the bins say.
-    public static let topAgeBand = "90+"
+    package static let topAgeBand = "90+"
 
     /// The first three digits of a US ZIP code (`12345`, `12345-6789`), `000` for restricted
     /// prefixes, or nil when `zip` does not start with three digits.
-    public static func zip3(_ zip: String) -> String? {
+    package static func zip3(_ zip: String) -> String? {
         let digits = zip.unicodeScalars.prefix { $0 != "-" }.filter { $0 != " " }
         guard digits.count >= 3 else { return nil }
         let prefix = String(String.UnicodeScalarView(digits.prefix(3)))
@@ -21,7 +21,7 @@ public enum SafeHarbor {
 
     /// The band of `age` under `bins` (lower edges, ascending; default decades): `90+` for 90 and
     /// over, `<18` below the first edge, `30–<45` between edges, `65–<90` above the last edge.
-    public static func ageBand(_ age: Int, bins: [Double]?) -> String {
+    package static func ageBand(_ age: Int, bins: [Double]?) -> String {
         if age >= 90 { return topAgeBand }
         let edges = (bins ?? [10, 20, 30, 40, 50, 60, 70, 80]).filter { $0 < 90 } + [90]
         return label(Double(age), edges: edges)

@@ -1,11 +1,11 @@
-public import CohortCore
+package import CohortCore
 
 /// What a policy's published times still let an attacker with public calendars and weather
 /// archives learn about a participant's date shift (docs/deidentification.md, "Time"): stated in
 /// the de-identification report and checked by `cohort deid risk`.
-public enum TimeSignals {
+package enum TimeSignals {
     /// One recoverable signal.
-    public struct Signal: Sendable, Hashable {
+    package struct Signal: Sendable, Hashable {
         /// The attack it feeds (`holiday`, `freshness`, `exogenous`, `dst`).
         public var attack: String
         /// What is recoverable and why, in one sentence (no value, no identifier).
@@ -13,7 +13,7 @@ public enum TimeSignals {
     }
 
     /// The signals `studyProtocol`'s policy leaves, given the data types it collects.
-    public static func recoverable(_ studyProtocol: StudyProtocol) -> [Signal] {
+    package static func recoverable(_ studyProtocol: StudyProtocol) -> [Signal] {
         let policy = studyProtocol.deidentification
         let shift = policy.dateShift
         guard shift.maxDays > 0, publishesShiftedTimes(policy) else { return [] }

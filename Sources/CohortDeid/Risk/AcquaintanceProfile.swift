@@ -18,10 +18,10 @@ public struct AcquaintanceProfile: Sendable {
     private var byKind: [String: (days: Set<Int>, sources: Set<String>, first: Int64, firstOffset: Int32)] = [:]
 
     /// Width in days of the active-days bands (roughly the quarters someone took part).
-    public static let activeDaysBand = 90
+    package static let activeDaysBand = 90
 
     /// An empty profile.
-    public init() {}
+    package init() {}
 
     /// The attribute names, in ``values(weekdayKept:)`` order. `weekdayKept`: the shifts keep
     /// weekdays (whole weeks) or there is no shift, so the first record's weekday and month are

@@ -1,18 +1,18 @@
-public import CohortCore
+package import CohortCore
 
 /// Public holidays of the regions `cohort deid risk` aligns daily series with: the United States
 /// (federal), Germany (nationwide) and Australia (New South Wales), computed by their rules for
 /// any year (Easter by the Gregorian computus). What an attacker looks up in a public calendar.
-public enum PublicHolidays {
+package enum PublicHolidays {
     /// A region whose public calendar is known.
-    public enum Region: String, Sendable, CaseIterable {
+    package enum Region: String, Sendable, CaseIterable {
         case us = "US", de = "DE", au = "AU"
     }
 
     /// The regions a published UTC offset points at: US offsets (-04:00 to -10:00), Central
     /// European (+01:00, +02:00), Australian east and centre (+09:30 to +11:00); every region when
     /// the offset says nothing (`+00:00`, the generalized one, or none).
-    public static func regions(forOffsetSeconds offset: Int32?) -> [Region] {
+    package static func regions(forOffsetSeconds offset: Int32?) -> [Region] {
         guard let offset, offset != 0 else { return Region.allCases }
         switch offset {
         case -36_000 ... -14_400: return [.us]
@@ -23,7 +23,7 @@ public enum PublicHolidays {
     }
 
     /// The region of an IANA zone whose calendar is known (US zones, Germany, Australia), or nil.
-    public static func region(forZone identifier: String) -> Region? {
+    package static func region(forZone identifier: String) -> Region? {
         let us: Set<String> = [
             "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Phoenix", "America/Anchorage",
             "America/Detroit", "America/Boise", "America/Indiana/Indianapolis", "Pacific/Honolulu",
@@ -35,7 +35,7 @@ public enum PublicHolidays {
     }
 
     /// Whether `day` (days since 1970) is a holiday of `region`.
-    public static func isHoliday(_ day: Int, in region: Region) -> Bool {
+    package static func isHoliday(_ day: Int, in region: Region) -> Bool {
         let date = CivilDate(daysSinceEpoch: day)
         return dates(region, year: date.year).contains(date)
     }

@@ -73,7 +73,7 @@ public struct TimeAttacks: Sendable {
     /// Runs every attack on `timelines` (pseudonym → its rows) with the participants' published
     /// offsets (pseudonym → seconds; nil when participants.csv has none); `otherInstants`
     /// (pseudonym → milliseconds: consent signings, withdrawals) join the freshness attack.
-    public init(
+    package init(
         range: ClosedRange<Int>, wholeWeeks: Bool = false, createdDay: Int?, timelines: [String: [Row]], offsets: [String: Int32],
         otherInstants: [String: [Int64]] = [:], archive: WeatherArchive? = nil
     ) {
@@ -126,7 +126,7 @@ public struct TimeAttacks: Sendable {
     static let day: Int64 = 86_400_000
 
     /// The published local day (days since 1970) of an instant written at `offset` seconds.
-    public static func localDay(_ ms: Int64, _ offset: Int32) -> Int {
+    package static func localDay(_ ms: Int64, _ offset: Int32) -> Int {
         Int((ms + Int64(offset) * 1000 - (ms + Int64(offset) * 1000 < 0 ? day - 1 : 0)) / day)
     }
 
@@ -295,7 +295,7 @@ public struct TimeAttacks: Sendable {
     // MARK: Exogenous
 
     /// Kinds a public archive holds (the `environment` data type's).
-    public static let exogenousKinds: Set<String> = Set(DataType.environment.kinds.map(\.rawValue))
+    package static let exogenousKinds: Set<String> = Set(DataType.environment.kinds.map(\.rawValue))
 
     func exogenous(_ rows: [Row]) -> (assessed: Bool, set: Set<Int>?) {
         guard rows.contains(where: { Self.exogenousKinds.contains($0.kind) }) else { return (false, nil) }

@@ -8,7 +8,7 @@ public struct WeatherArchive: Sendable {
     public var series: [String: [String: [Int: Double]]]
 
     /// An archive as given.
-    public init(series: [String: [String: [Int: Double]]]) { self.series = series }
+    package init(series: [String: [String: [Int: Double]]]) { self.series = series }
 
     /// The best alignment of `values` (one per day, `days` published days, any order) with the
     /// archive's `kind` series: for every station and every `shift` (real day = published day −
@@ -54,7 +54,7 @@ public struct WeatherArchive: Sendable {
     /// correlation over every start day in `days`. What publishing weather as deltas or bins
     /// "without calendar anchoring" still gives away: the real dates, hence the shift of every
     /// other dated record of the participant.
-    public func alignUndated(kind: String, values: [Double], startDays: ClosedRange<Int>, minimumDays: Int = 14)
+    package func alignUndated(kind: String, values: [Double], startDays: ClosedRange<Int>, minimumDays: Int = 14)
         -> (firstDay: Int, station: String, r: Double, runnerUp: Double)?
     {
         guard values.count > minimumDays else { return nil }
@@ -93,5 +93,5 @@ public struct WeatherArchive: Sendable {
     }
 
     /// An alignment an adversary trusts: a strong match well clear of any other shift.
-    public static func confident(r: Double, runnerUp: Double) -> Bool { r >= 0.6 && r - runnerUp >= 0.25 }
+    package static func confident(r: Double, runnerUp: Double) -> Bool { r >= 0.6 && r - runnerUp >= 0.25 }
 }

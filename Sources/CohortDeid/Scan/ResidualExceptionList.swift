@@ -11,14 +11,14 @@ public struct ResidualException: Sendable, Hashable, Codable {
     /// The CSV column or JSON key path (``ResidualFinding/field``).
     public var column: String
     /// Lowercase hex SHA-256 of the exact value (``ResidualFinding/valueSHA256``).
-    public var valueSHA256: String
+    package var valueSHA256: String
     /// Who approved it.
     public var reviewer: String
     /// Why the value may be published.
     public var reason: String
 
     /// An exception as given.
-    public init(table: String, column: String, valueSHA256: String, reviewer: String, reason: String) {
+    package init(table: String, column: String, valueSHA256: String, reviewer: String, reason: String) {
         self.table = table
         self.column = column
         self.valueSHA256 = valueSHA256
@@ -27,7 +27,7 @@ public struct ResidualException: Sendable, Hashable, Codable {
     }
 
     /// Whether this exception covers `finding` (same table, column and value hash).
-    public func covers(_ finding: ResidualFinding) -> Bool {
+    package func covers(_ finding: ResidualFinding) -> Bool {
         finding.table == table && finding.field == column && finding.valueSHA256 == valueSHA256
     }
 
@@ -45,7 +45,7 @@ public struct ResidualExceptionList: Sendable, Hashable {
     public var exceptions: [ResidualException]
 
     /// A list as given.
-    public init(_ exceptions: [ResidualException]) {
+    package init(_ exceptions: [ResidualException]) {
         self.exceptions = exceptions
     }
 

@@ -20,7 +20,7 @@ public struct ResidualFinding: Sendable, Hashable, Codable, Comparable, CustomSt
     public var valueSHA256: String
 
     /// A finding in `file` at `line`.
-    public init(file: String, line: Int, kind: IdentifierKind, table: String? = nil, field: String? = nil, valueSHA256: String = "") {
+    package init(file: String, line: Int, kind: IdentifierKind, table: String? = nil, field: String? = nil, valueSHA256: String = "") {
         self.file = file
         self.line = line
         self.kind = kind
@@ -81,7 +81,7 @@ public struct ResidualScanResult: Sendable, Hashable, Codable {
     public var valuesScanned = 0
 
     /// A result over `filesScanned` files.
-    public init(filesScanned: Int, filesSkipped: [String] = [], findings: [ResidualFinding], freeTextValues: Int = 0, valuesScanned: Int = 0) {
+    package init(filesScanned: Int, filesSkipped: [String] = [], findings: [ResidualFinding], freeTextValues: Int = 0, valuesScanned: Int = 0) {
         self.filesScanned = filesScanned
         self.filesSkipped = filesSkipped
         self.findings = findings
@@ -95,7 +95,7 @@ public struct ResidualScanResult: Sendable, Hashable, Codable {
         public var rule: String
         /// Which values the rule applies to.
         public var scope: String
-        public var valuesChecked: Int
+        package var valuesChecked: Int
         public var findings: Int
         /// `roster forms: 4210 values, 0 findings`, `unknown tokens: 1140 free-text values, 0 findings`.
         public var description: String {
@@ -103,7 +103,7 @@ public struct ResidualScanResult: Sendable, Hashable, Codable {
             return "\(rule): \(values), \(findings) finding\(findings == 1 ? "" : "s")"
         }
 
-        public init(rule: String, scope: String, valuesChecked: Int, findings: Int) {
+        package init(rule: String, scope: String, valuesChecked: Int, findings: Int) {
             self.rule = rule
             self.scope = scope
             self.valuesChecked = valuesChecked
@@ -135,7 +135,7 @@ public struct ResidualScanResult: Sendable, Hashable, Codable {
     public var isClean: Bool { findings.isEmpty }
 
     /// The rules every scan applies, for "clean" to say what was checked.
-    public static let rules =
+    package static let rules =
         "roster forms (names and their variants, emails, phones, birth dates, MRNs, street lines, devices, study codes) in every value; "
         + "unknown tokens (the scrubber's allow-list) in free-text values"
 

@@ -1,11 +1,11 @@
-public import CohortCore
+package import CohortCore
 
 /// What a coordinator should change when the residual-PII scan finds an identifier: which
 /// policy rule published the field, and the rule to use instead — never the value.
-public enum ResidualScanAdvice {
+package enum ResidualScanAdvice {
     /// The policy field (`symptom_log.note`) a finding's table and field come from, or nil when
     /// the field does not come from a policy rule (a fixed FHIR element).
-    public static func policyField(of finding: ResidualFinding) -> (table: String, field: String)? {
+    package static func policyField(of finding: ResidualFinding) -> (table: String, field: String)? {
         let table: String?
         switch finding.table {
         case "participants": table = "participant"
@@ -30,7 +30,7 @@ public enum ResidualScanAdvice {
 
     /// One sentence: `symptom_log.note is keep: use scrub or drop` (or the records-wide rule
     /// that applies), naming the finding's place first.
-    public static func advice(for finding: ResidualFinding, policy: DeidentificationPolicy) -> String {
+    package static func advice(for finding: ResidualFinding, policy: DeidentificationPolicy) -> String {
         let place = finding.description
         guard let (table, field) = policyField(of: finding) else {
             return "\(place) — this value is not set by a policy rule; list it in a reviewed exception (--allow) if it may be published"

@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 import CohortCrypto
 public import Foundation
 import CohortIO
@@ -46,13 +46,13 @@ public struct ResidualScanner: Sendable {
     private static let markers: [[UInt32]] = ScrubToken.allCases.map { $0.rawValue.unicodeScalars.map(\.value) }
 
     /// A scanner for the identifiers of everyone on `roster`, scanning on up to two threads.
-    public init(roster: [Participant]) {
+    package init(roster: [Participant]) {
         self.init(roster: roster, threads: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)))
     }
 
     /// A scanner for the identifiers of everyone on `roster`, scanning on `threads` threads
     /// (at least one); the findings do not depend on the thread count.
-    public init(roster: [Participant], threads: Int) {
+    package init(roster: [Participant], threads: Int) {
         self.init(roster: roster, threads: threads, pieceSize: 4 << 20)
     }
 
@@ -62,7 +62,7 @@ public struct ResidualScanner: Sendable {
 
     /// A scanner for the identifiers collected in `identifiers` (for `.scanner`), on up to two
     /// threads.
-    public init(identifiers: consuming RosterIdentifiers) {
+    package init(identifiers: consuming RosterIdentifiers) {
         self.init(identifiers: identifiers, threads: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)), pieceSize: 4 << 20)
     }
 
@@ -76,18 +76,18 @@ public struct ResidualScanner: Sendable {
 
     /// This scanner, also taking `words` (the protocol's kinds, units, medication names) as safe
     /// in free text, as the scrubber does (``Scrubber/keeping(_:)``).
-    public func keeping(_ words: some Sequence<String>) -> ResidualScanner {
+    package func keeping(_ words: some Sequence<String>) -> ResidualScanner {
         var copy = self
         copy.vocabulary = vocabulary?.adding(words)
         return copy
     }
 
     /// CSV columns holding free text (the records' `text` and `note`).
-    public static let freeTextColumns: Set<String> = ["text", "note"]
+    package static let freeTextColumns: Set<String> = ["text", "note"]
 
     /// Whether a JSON value at `keyPath` is free text: a record's `text` or `note`, a FHIR
     /// annotation (`note.text`), `valueString`, or a medication's `medicationCodeableConcept.text`.
-    public static func isFreeTextJSONPath(_ keyPath: String) -> Bool {
+    package static func isFreeTextJSONPath(_ keyPath: String) -> Bool {
         keyPath == "text" || keyPath == "note" || keyPath.hasSuffix("note.text") || keyPath.hasSuffix("valueString")
             || keyPath.hasSuffix("medicationCodeableConcept.text") || keyPath.hasSuffix(".note")
     }
@@ -98,7 +98,7 @@ public struct ResidualScanner: Sendable {
     }
 
     /// Scans `files` with counts (paths in findings as given).
-    public func scanResult(files: [URL]) throws -> ResidualScanResult {
+    package func scanResult(files: [URL]) throws -> ResidualScanResult {
         let counts = try scan(files.map { ($0.path, $0) })
         return ResidualScanResult(
             filesScanned: files.count, findings: counts.findings, freeTextValues: counts.freeTextValues, valuesScanned: counts.values)
@@ -134,7 +134,7 @@ public struct ResidualScanner: Sendable {
 
     /// File names cohort writes itself from fixed text, the protocol and counts (no participant
     /// value): a directory scan skips them.
-    public static let fixedTextFiles: Set<String> = [
+    package static let fixedTextFiles: Set<String> = [
         "codebook.csv", "datapackage.json", "README.txt", "study.json", "manifest.json", "bagit.txt", "bag-info.txt",
         "manifest-sha256.txt", "tagmanifest-sha256.txt",
     ]
@@ -143,14 +143,14 @@ public struct ResidualScanner: Sendable {
     /// UCUM units, statuses, ids and references cohort makes), not participant values; `display`
     /// is fixed only inside a `coding` (LOINC and HL7 displays), elsewhere (`device.display`) it
     /// carries a record's source.
-    public static let fixedJSONKeys: Set<String> = [
+    package static let fixedJSONKeys: Set<String> = [
         "resourceType", "system", "code", "unit", "status", "id", "fullUrl", "reference", "url", "uri", "kind", "type",
     ]
 
     /// Whether the file at `relativePath` is one of cohort's own fixed-text files: a name in
     /// ``fixedTextFiles``, a BagIt `manifest-*.txt`/`tagmanifest-*.txt`, or anything under a
     /// `reports` folder.
-    public static func isFixedText(_ relativePath: String) -> Bool {
+    package static func isFixedText(_ relativePath: String) -> Bool {
         let parts = relativePath.split(separator: "/")
         guard let name = parts.last else { return false }
         let isTagManifest = (name.hasPrefix("manifest-") || name.hasPrefix("tagmanifest-")) && name.hasSuffix(".txt")

@@ -180,82 +180,96 @@ enum FreeTextDates {
     }
 
     static func parse(_ text: Substring) -> Parsed? {
-        if let first = text.first, first.isASCII, first.isNumber {
-            guard let a = digits(text) else { return nil }
-            guard let sep = a.rest.first else { return nil }
-            if sep == "/" || sep == "-" || sep == "." {
-                guard let b = digits(a.rest.dropFirst()) else { return nil }
-                if a.width == 4 {
-                    // 2026-03-14, maybe with a time.
-                    guard let c = digits(b.rest.dropFirst()) else { return nil }
-                    var p = Parsed(layout: .yearFirst, year: a.value, month: b.value, day: c.value)
-                    p.separator = sep
-                    let padded = (b.width == 2 && b.value < 10) || (c.width == 2 && c.value < 10) || (b.width == 2 && c.width == 2) ? 2 : 1
-                    p.firstWidth = padded
-                    p.secondWidth = padded
-                    p.rest = c.rest
-                    return (1...12).contains(b.value) ? p : nil
-                }
-                var year: Int?
-                var yearWidth = 4
-                var trailingDot = false
-                if let next = b.rest.first, next == sep, let c = digits(b.rest.dropFirst()) {
-                    year = c.width == 2 ? (c.value < 50 ? 2000 + c.value : 1900 + c.value) : c.value
-                    yearWidth = c.width
-                } else if sep == ".", b.rest.first == "." {
-                    trailingDot = true
-                }
-                let monthFirst: Bool
-                var ambiguous = false
-                if sep == "." {
-                    monthFirst = false
-                } else if a.value > 12, b.value <= 12 {
-                    monthFirst = false
-                } else if a.value <= 12, b.value > 12 || a.value == b.value {
-                    monthFirst = true
-                } else if a.value <= 12, b.value <= 12 {
-                    monthFirst = true
-                    ambiguous = true
-                } else {
-                    return nil
-                }
-                let month = monthFirst ? a.value : b.value
-                let day = monthFirst ? b.value : a.value
-                guard (1...12).contains(month), (1...31).contains(day) else { return nil }
-                var p = Parsed(layout: .numeric(monthFirst: monthFirst), year: year, month: ambiguous ? nil : month, day: ambiguous ? nil : day)
-                p.separator = sep
-                // Zero-padded when either number was written with a leading zero (03/14, 14.03.).
-                let padded = (a.width == 2 && a.value < 10) || (b.width == 2 && b.value < 10) || (a.width == 2 && b.width == 2) ? 2 : 1
-                p.firstWidth = padded
-                p.secondWidth = padded
-                p.yearWidth = yearWidth
-                p.trailingDot = trailingDot
-                p.needsContext = year == nil && sep == "/" && !(a.width == 2 && b.width == 2)
-                return p
-            }
-            // 14th of March 2026
-            var rest = a.rest
-            let ordEnd = rest.firstIndex(where: { !$0.isLetter }) ?? rest.endIndex
-            let ordinalWord = rest[..<ordEnd]
-            guard ordinalWord.isEmpty || ["st", "nd", "rd", "th"].contains(ordinalWord.lowercased()) else { return nil }
-            rest = rest[ordEnd...]
-            let middleStart = rest.startIndex
-            var cursor = rest.firstIndex(where: { $0.isLetter }) ?? rest.endIndex
-            if rest[cursor...].lowercased().hasPrefix("of ") {
-                let afterOf = rest.index(cursor, offsetBy: 2)
-                cursor = rest[afterOf...].firstIndex(where: { $0.isLetter }) ?? rest.endIndex
-            }
-            let middle = rest[middleStart..<cursor]
-            rest = rest[cursor...]
-            let wordEnd = rest.firstIndex(where: { !$0.isLetter }) ?? rest.endIndex
-            guard let month = monthNumber(rest[..<wordEnd]) else { return nil }
-            var p = Parsed(layout: .dayMonth, year: nil, month: month, day: a.value)
-            p.monthWord = rest[..<wordEnd]
-            p.ordinalWord = ordinalWord
-            p.middle = middle
-            return parseYear(rest[wordEnd...], into: &p)
+        guard let first = text.first, first.isASCII, first.isNumber else { return parseMonthFirst(text) }
+        guard let a = digits(text), let sep = a.rest.first else { return nil }
+        guard sep == "/" || sep == "-" || sep == "." else { return parseDayThenMonthWord(a) }
+        guard let b = digits(a.rest.dropFirst()) else { return nil }
+        return a.width == 4 ? parseYearFirst(a, b, separator: sep) : parseNumeric(a, b, separator: sep)
+    }
+
+    /// 2026-03-14, maybe with a time.
+    private static func parseYearFirst(
+        _ a: (value: Int, width: Int, rest: Substring), _ b: (value: Int, width: Int, rest: Substring), separator sep: Character
+    ) -> Parsed? {
+        guard let c = digits(b.rest.dropFirst()) else { return nil }
+        var p = Parsed(layout: .yearFirst, year: a.value, month: b.value, day: c.value)
+        p.separator = sep
+        let padded = (b.width == 2 && b.value < 10) || (c.width == 2 && c.value < 10) || (b.width == 2 && c.width == 2) ? 2 : 1
+        p.firstWidth = padded
+        p.secondWidth = padded
+        p.rest = c.rest
+        return (1...12).contains(b.value) ? p : nil
+    }
+
+    /// 03/14/2026, 14.03.2026, 14.03., 3/14: which number is the month, and whether that is
+    /// ambiguous (both 12 or less, not equal, no dots).
+    private static func parseNumeric(
+        _ a: (value: Int, width: Int, rest: Substring), _ b: (value: Int, width: Int, rest: Substring), separator sep: Character
+    ) -> Parsed? {
+        var year: Int?
+        var yearWidth = 4
+        var trailingDot = false
+        if let next = b.rest.first, next == sep, let c = digits(b.rest.dropFirst()) {
+            year = c.width == 2 ? (c.value < 50 ? 2000 + c.value : 1900 + c.value) : c.value
+            yearWidth = c.width
+        } else if sep == ".", b.rest.first == "." {
+            trailingDot = true
         }
-        // March 14th, 2026 / March 2026
+        let monthFirst: Bool
+        var ambiguous = false
+        if sep == "." {
+            monthFirst = false
+        } else if a.value > 12, b.value <= 12 {
+            monthFirst = false
+        } else if a.value <= 12, b.value > 12 || a.value == b.value {
+            monthFirst = true
+        } else if a.value <= 12, b.value <= 12 {
+            monthFirst = true
+            ambiguous = true
+        } else {
+            return nil
+        }
+        let month = monthFirst ? a.value : b.value
+        let day = monthFirst ? b.value : a.value
+        guard (1...12).contains(month), (1...31).contains(day) else { return nil }
+        var p = Parsed(layout: .numeric(monthFirst: monthFirst), year: year, month: ambiguous ? nil : month, day: ambiguous ? nil : day)
+        p.separator = sep
+        // Zero-padded when either number was written with a leading zero (03/14, 14.03.).
+        let padded = (a.width == 2 && a.value < 10) || (b.width == 2 && b.value < 10) || (a.width == 2 && b.width == 2) ? 2 : 1
+        p.firstWidth = padded
+        p.secondWidth = padded
+        p.yearWidth = yearWidth
+        p.trailingDot = trailingDot
+        p.needsContext = year == nil && sep == "/" && !(a.width == 2 && b.width == 2)
+        return p
+    }
+
+    /// 14th of March 2026, 14 March.
+    private static func parseDayThenMonthWord(_ a: (value: Int, width: Int, rest: Substring)) -> Parsed? {
+        var rest = a.rest
+        let ordEnd = rest.firstIndex(where: { !$0.isLetter }) ?? rest.endIndex
+        let ordinalWord = rest[..<ordEnd]
+        guard ordinalWord.isEmpty || ["st", "nd", "rd", "th"].contains(ordinalWord.lowercased()) else { return nil }
+        rest = rest[ordEnd...]
+        let middleStart = rest.startIndex
+        var cursor = rest.firstIndex(where: { $0.isLetter }) ?? rest.endIndex
+        if rest[cursor...].lowercased().hasPrefix("of ") {
+            let afterOf = rest.index(cursor, offsetBy: 2)
+            cursor = rest[afterOf...].firstIndex(where: { $0.isLetter }) ?? rest.endIndex
+        }
+        let middle = rest[middleStart..<cursor]
+        rest = rest[cursor...]
+        let wordEnd = rest.firstIndex(where: { !$0.isLetter }) ?? rest.endIndex
+        guard let month = monthNumber(rest[..<wordEnd]) else { return nil }
+        var p = Parsed(layout: .dayMonth, year: nil, month: month, day: a.value)
+        p.monthWord = rest[..<wordEnd]
+        p.ordinalWord = ordinalWord
+        p.middle = middle
+        return parseYear(rest[wordEnd...], into: &p)
+    }
+
+    /// March 14th, 2026 / March 2026.
+    private static func parseMonthFirst(_ text: Substring) -> Parsed? {
         let wordEnd = text.firstIndex(where: { !$0.isLetter }) ?? text.endIndex
         guard let month = monthNumber(text[..<wordEnd]) else { return nil }
         var rest = text[wordEnd...]

@@ -150,68 +150,94 @@ enum PatternDetectors {
 
     /// The conditions of ``needsRegex(_:)`` on the scalars (or ASCII bytes) of a text.
     static func detectorsMayMatch<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>) -> Bool {
+        switch shapeSignals(p) {
+        case .some: return true
+        case .noDigit: return false
+        case .digitsOnly: return containsMonthPrefix(p) || containsStreetWord(p)
+        }
+    }
+
+    /// What the characters alone say: a pattern may match (`some`), or it may only when a month
+    /// name or street word is there too (`digitsOnly`), or the text has no digit (`noDigit`).
+    private enum ShapeSignal { case some, digitsOnly, noDigit }
+
+    @inline(__always)
+    private static func isDigit<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>, _ k: Int) -> Bool {
+        let v = UInt32(p[k])
+        if v < 0x80 { return v &- 0x30 < 10 }
+        return Unicode.Scalar(v)?.properties.generalCategory == .decimalNumber
+    }
+
+    @inline(__always)
+    private static func isAlnumOrHyphen<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>, _ k: Int) -> Bool {
+        let v = UInt32(p[k])
+        return v &- 0x30 < 10 || (v | 0x20) &- 0x61 < 26 || v == 0x2D
+    }
+
+    @inline(__always)
+    private static func lower<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>, _ k: Int) -> UInt32 {
+        let v = UInt32(p[k])
+        return v &- 0x41 < 26 ? v | 0x20 : v
+    }
+
+    /// Digits in a run of three, `9x`, digit groups, postcode inward codes, `@`, `://`, two
+    /// colons, `+digit`, `www.`, a scalar that folds to ASCII.
+    private static func shapeSignals<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>) -> ShapeSignal {
         let n = p.count
-        @inline(__always) func digit(_ k: Int) -> Bool {
-            let v = UInt32(p[k])
-            if v < 0x80 { return v &- 0x30 < 10 }
-            return Unicode.Scalar(v)?.properties.generalCategory == .decimalNumber
-        }
-        @inline(__always) func alnumOrHyphen(_ k: Int) -> Bool {
-            let v = UInt32(p[k])
-            return v &- 0x30 < 10 || (v | 0x20) &- 0x61 < 26 || v == 0x2D
-        }
-        @inline(__always) func lower(_ k: Int) -> UInt32 {
-            let v = UInt32(p[k])
-            return v &- 0x41 < 26 ? v | 0x20 : v
-        }
         var hasDigit = false
         var run = 0
         var colons = 0
         for i in 0..<n {
-            if UInt32(p[i]) >= 0x80, foldsToASCII(UInt32(p[i])) { return true }
-            if digit(i) {
+            if UInt32(p[i]) >= 0x80, foldsToASCII(UInt32(p[i])) { return .some }
+            if isDigit(p, i) {
                 hasDigit = true
                 run += 1
-                if run >= 3 { return true }
-                if run == 2, UInt32(p[i - 1]) == 0x39 { return true }  // 9x: an age over 89
-                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E || p[i + 1] == 0x20, digit(i + 2) { return true }
+                if run >= 3 { return .some }
+                if run == 2, UInt32(p[i - 1]) == 0x39 { return .some }  // 9x: an age over 89
+                if i + 2 < n, p[i + 1] == 0x2D || p[i + 1] == 0x2F || p[i + 1] == 0x2E || p[i + 1] == 0x20, isDigit(p, i + 2) { return .some }
                 // A digit and two capitals: the inward code of a UK postcode (SW1A 1AA).
-                if i + 2 < n, UInt32(p[i + 1]) &- 0x41 < 26, UInt32(p[i + 2]) &- 0x41 < 26 { return true }
-                if i + 3 < n, alnumOrHyphen(i + 1), alnumOrHyphen(i + 2), alnumOrHyphen(i + 3) { return true }
+                if i + 2 < n, UInt32(p[i + 1]) &- 0x41 < 26, UInt32(p[i + 2]) &- 0x41 < 26 { return .some }
+                if i + 3 < n, isAlnumOrHyphen(p, i + 1), isAlnumOrHyphen(p, i + 2), isAlnumOrHyphen(p, i + 3) { return .some }
                 continue
             }
             run = 0
             switch p[i] {
-            case 0x40: return true  // @
+            case 0x40: return .some  // @
             case 0x3A:  // :
                 colons += 1
-                if colons >= 2 || (i + 2 < n && p[i + 1] == 0x2F && p[i + 2] == 0x2F) { return true }
+                if colons >= 2 || (i + 2 < n && p[i + 1] == 0x2F && p[i + 2] == 0x2F) { return .some }
             case 0x2B:  // +
-                if i + 1 < n, digit(i + 1) { return true }
+                if i + 1 < n, isDigit(p, i + 1) { return .some }
             case 0x2E:  // www.
-                if i >= 3, lower(i - 1) == 0x77, lower(i - 2) == 0x77, lower(i - 3) == 0x77 { return true }
+                if i >= 3, lower(p, i - 1) == 0x77, lower(p, i - 2) == 0x77, lower(p, i - 3) == 0x77 { return .some }
             default: break
             }
         }
-        guard hasDigit else { return false }
-        var i = 0
-        while i < n {
+        return hasDigit ? .digitsOnly : .noDigit
+    }
+
+    private static func containsMonthPrefix<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>) -> Bool {
+        let n = p.count
+        for i in 0..<n {
             for word in monthPrefixes where i + word.count <= n {
                 var same = true
-                for k in 0..<word.count where lower(i + k) != UInt32(word[k]) {
+                for k in 0..<word.count where lower(p, i + k) != UInt32(word[k]) {
                     same = false
                     break
                 }
                 if same { return true }
             }
-            i += 1
         }
-        // Whole runs of ASCII letters, digits and `_` equal to a street suffix.
+        return false
+    }
+
+    /// Whole runs of ASCII letters, digits and `_` equal to a street suffix.
+    private static func containsStreetWord<C: FixedWidthInteger & UnsignedInteger>(_ p: UnsafeBufferPointer<C>) -> Bool {
+        let n = p.count
         var word: [UInt8] = []
-        i = 0
-        while i <= n {
-            if i < n, UInt32(p[i]) < 0x80, (alnumOrHyphen(i) && p[i] != 0x2D) || p[i] == 0x5F {
-                word.append(UInt8(truncatingIfNeeded: lower(i)))
+        for i in 0...n {
+            if i < n, UInt32(p[i]) < 0x80, (isAlnumOrHyphen(p, i) && p[i] != 0x2D) || p[i] == 0x5F {
+                word.append(UInt8(truncatingIfNeeded: lower(p, i)))
             } else {
                 if !word.isEmpty, word.count <= 9, streetSuffixWords.contains(word) { return true }
                 if word.count >= 4, germanStreetEndings.contains(where: { word.count > $0.count && word.suffix($0.count).elementsEqual($0) }) {
@@ -219,7 +245,6 @@ enum PatternDetectors {
                 }
                 word.removeAll(keepingCapacity: true)
             }
-            i += 1
         }
         return false
     }

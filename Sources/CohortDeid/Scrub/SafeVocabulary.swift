@@ -36,8 +36,8 @@ public struct SafeVocabulary: Sendable {
     private(set) var extra: Set<String> = []
 
     /// The Debian paths of the two word lists.
-    public static let englishWordListPath = "/usr/share/dict/american-english-large"
-    public static let medicalWordListPath = "/usr/share/hunspell/en_med_glut.dic"
+    package static let englishWordListPath = "/usr/share/dict/american-english-large"
+    package static let medicalWordListPath = "/usr/share/hunspell/en_med_glut.dic"
 
     /// The short words (one or two letters) that are safe; the dictionary's own are not taken.
     static let shortWords: Set<String> = [
@@ -139,7 +139,7 @@ public struct SafeVocabulary: Sendable {
 
     /// This vocabulary with `words` (protocol kinds, units, medication names…) also safe; each
     /// is split into words as the tokenizer splits text.
-    public func adding(_ words: some Sequence<String>) -> SafeVocabulary {
+    package func adding(_ words: some Sequence<String>) -> SafeVocabulary {
         var copy = self
         for word in words {
             for key in TextTokenizer.keys(word) where key.contains(where: \.isLetter) { copy.extra.insert(key) }

@@ -1,5 +1,5 @@
 /// A typed token that replaces an identifier in free text (`[NAME]`, `[PHONE]`…).
-public enum ScrubToken: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+package enum ScrubToken: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case name = "NAME"
     case email = "EMAIL"
     case phone = "PHONE"
@@ -33,18 +33,18 @@ public enum ScrubToken: String, Sendable, Hashable, Codable, CaseIterable, Compa
         }
     }
 
-    public static func < (lhs: ScrubToken, rhs: ScrubToken) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: ScrubToken, rhs: ScrubToken) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// How many tokens of each kind scrubbing put in.
-public struct ScrubCounts: Sendable, Hashable, Codable {
+package struct ScrubCounts: Sendable, Hashable, Codable {
     /// Token (`NAME`) → count.
     public private(set) var counts: [ScrubToken: Int] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The number of `token`s.
-    public subscript(token: ScrubToken) -> Int { counts[token] ?? 0 }
+    package subscript(token: ScrubToken) -> Int { counts[token] ?? 0 }
 
     /// Every replacement, whatever its kind.
     public var total: Int { counts.values.reduce(0, +) }
@@ -57,5 +57,5 @@ public struct ScrubCounts: Sendable, Hashable, Codable {
     }
 
     /// Counts keyed by the token's name (`NAME`), for reports.
-    public var byName: [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) }
+    package var byName: [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) }
 }

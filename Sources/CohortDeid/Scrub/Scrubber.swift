@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 import Foundation
 
 /// Replaces identifiers in free text with typed tokens (`[NAME]`, `[PHONE]`…) and shifts the
@@ -33,9 +33,10 @@ import Foundation
 /// phrase ("Hope Field", "H. Field") it is always replaced: a roster name always wins. Every
 /// other roster name word is replaced in any case, anywhere.
 public struct Scrubber: Sendable {
-    // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
-    private let detectors: NSRegularExpression
-    private let wordDetectors: NSRegularExpression
+    /// The first pass (patterns and dates).
+    let patterns: PatternPass
+    /// The second pass (identifiers written without digits).
+    let wordPatterns: WordPatternPass
     let index: IdentifierIndex
     /// The words free text may keep (the allow-list).
     public private(set) var vocabulary: SafeVocabulary
@@ -102,50 +103,53 @@ public struct Scrubber: Sendable {
     /// A scrubber for the identifiers of everyone on `roster` (participants without a
     /// decrypted identity contribute only their study code), keeping the words of
     /// ``SafeVocabulary/system()``.
-    public init(roster: [Participant]) throws {
+    package init(roster: [Participant]) throws {
         try self.init(identifiers: RosterIdentifiers(for: .scrubber, roster: roster))
     }
 
     /// A scrubber for the identifiers of everyone on `roster` that keeps the words of `vocabulary`.
-    public init(roster: [Participant], vocabulary: SafeVocabulary) throws {
+    package init(roster: [Participant], vocabulary: SafeVocabulary) throws {
         try self.init(identifiers: RosterIdentifiers(for: .scrubber, roster: roster), vocabulary: vocabulary)
     }
 
     /// A scrubber for the identifiers collected in `identifiers` (for `.scrubber`), keeping the
     /// words of ``SafeVocabulary/system()``; throws when the word lists are not installed.
-    public init(identifiers: consuming RosterIdentifiers) throws {
+    package init(identifiers: consuming RosterIdentifiers) throws {
         try self.init(identifiers: identifiers, vocabulary: SafeVocabulary.system())
     }
 
     /// A scrubber for the identifiers collected in `identifiers` that keeps the words of
     /// `vocabulary`.
-    public init(identifiers: consuming RosterIdentifiers, vocabulary: SafeVocabulary) throws {
+    package init(identifiers: consuming RosterIdentifiers, vocabulary: SafeVocabulary) throws {
         self.vocabulary = vocabulary
+        index = identifiers.compiled(for: .scrubber)
         do {
-            detectors = try PatternDetectors.compile()
-            wordDetectors = try PatternDetectors.compileWordDetectors()
+            patterns = PatternPass(detectors: try PatternDetectors.compile(), index: index)
+            wordPatterns = WordPatternPass(detectors: try PatternDetectors.compileWordDetectors())
         } catch {
             throw CohortError(.system, "the free-text detectors could not be compiled", underlying: String(describing: error))
         }
-        index = identifiers.compiled(for: .scrubber)
     }
 
+    /// The third pass (the roster and people), with this scrubber's vocabulary.
+    var roster: RosterPass { RosterPass(index: index, vocabulary: vocabulary) }
+
     /// This scrubber, also keeping `words` (the protocol's kinds, units, medication names).
-    public func keeping(_ words: some Sequence<String>) -> Scrubber {
+    package func keeping(_ words: some Sequence<String>) -> Scrubber {
         var copy = self
         copy.vocabulary = vocabulary.adding(words)
         return copy
     }
 
     /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`).
-    public func scrub(_ text: String) -> String {
+    package func scrub(_ text: String) -> String {
         var counts = ScrubCounts()
         return scrub(text, counts: &counts, shiftDays: nil)
     }
 
     /// `text` with every identifier replaced by its token (dates replaced by `[DATE]`); adds
     /// the replacements to `counts`.
-    public func scrub(_ text: String, counts: inout ScrubCounts) -> String {
+    package func scrub(_ text: String, counts: inout ScrubCounts) -> String {
         scrub(text, counts: &counts, shiftDays: nil)
     }
 
@@ -153,12 +157,12 @@ public struct Scrubber: Sendable {
     /// (the participant's date-shift offset for this recipient) and written in its own format;
     /// with `shiftDays` nil, dates are replaced by `[DATE]`. Adds the replacements (shifted dates
     /// under `DATE`) to `counts`.
-    public func scrub(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
+    package func scrub(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         if text.isEmpty { return text }
         var current = text
-        if PatternDetectors.needsRegex(text) { current = applyDetectors(text, counts: &counts, shiftDays: shiftDays) }
-        if PatternDetectors.wordDetectorsMayMatch(current) { current = applyWordDetectors(current, counts: &counts) }
-        if rosterMayApply(current) { current = applyRoster(current, counts: &counts) }
+        if PatternDetectors.needsRegex(text) { current = patterns.apply(text, counts: &counts, shiftDays: shiftDays) }
+        if PatternDetectors.wordDetectorsMayMatch(current) { current = wordPatterns.apply(current, counts: &counts) }
+        if rosterMayApply(current) { current = roster.apply(current, counts: &counts) }
         return applyAllowList(current, counts: &counts)
     }
 
@@ -167,9 +171,9 @@ public struct Scrubber: Sendable {
     func scrubWithoutShortcuts(_ text: String, counts: inout ScrubCounts, shiftDays: Int? = nil) -> String {
         if text.isEmpty { return text }
         var current = text
-        if PatternDetectors.mayMatch(text) { current = applyDetectors(text, counts: &counts, shiftDays: shiftDays) }
-        if PatternDetectors.wordDetectorsMayMatch(current) { current = applyWordDetectors(current, counts: &counts) }
-        return applyAllowList(applyRoster(current, counts: &counts), counts: &counts)
+        if PatternDetectors.mayMatch(text) { current = patterns.apply(text, counts: &counts, shiftDays: shiftDays) }
+        if PatternDetectors.wordDetectorsMayMatch(current) { current = wordPatterns.apply(current, counts: &counts) }
+        return applyAllowList(roster.apply(current, counts: &counts), counts: &counts)
     }
 
     /// Whether the roster pass can change `text`: it holds a roster phone number or birth date,
@@ -178,7 +182,7 @@ public struct Scrubber: Sendable {
     /// returns the text as it is, so it is skipped.
     private func rosterMayApply(_ text: String) -> Bool {
         var workspace = LineWorkspace(capacity: text.utf8.count)
-        // Line breaks do not end a name (see applyRoster).
+        // Line breaks do not end a name (see RosterText).
         workspace.load(text.utf8.contains(10) ? text.replacingOccurrences(of: "\n", with: " ") : text)
         let scalars = workspace.scalars
         return scalars.withUnsafeBufferPointer { s in
@@ -216,336 +220,4 @@ public struct Scrubber: Sendable {
         }
     }
 
-    private func isBirthDate(_ year: Int, _ month: Int, _ day: Int) -> Bool {
-        index.birthDayKeys.contains(IdentifierIndex.dateKey(year: year, monthDay: month * 100 + day))
-    }
-
-    /// The first alternative of `alternatives` whose group took part in `match`.
-    private static func token(of match: NSTextCheckingResult, in alternatives: [(ScrubToken, String)]) -> ScrubToken {
-        for (offset, alternative) in alternatives.enumerated() where match.range(at: offset + 1).location != NSNotFound {
-            return alternative.0
-        }
-        return .id
-    }
-
-    private func applyDetectors(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
-        let utf16Count = text.utf16.count
-        var output = ""
-        var cursor = text.startIndex
-        var changed = false
-        var searchFrom = 0
-        while searchFrom < utf16Count,
-            let match = detectors.firstMatch(in: text, options: [], range: NSRange(location: searchFrom, length: utf16Count - searchFrom))
-        {
-            guard let whole = Range(match.range, in: text), match.range.length > 0 else { break }
-            let token = Self.token(of: match, in: PatternDetectors.alternatives)
-            let matched = text[whole]
-            var replacement: String?
-            switch token {
-            case .date:
-                replacement = FreeTextDates.replacement(
-                    for: matched, before: text[cursor..<whole.lowerBound], shiftDays: shiftDays, isBirthDate: isBirthDate)
-            case .phone:
-                replacement = PatternDetectors.isPhone(matched) ? token.text : nil
-            case .age:
-                // "aged 93" → "aged 90 or older"; "93-year-old", "93 yo" → "90 or older".
-                let word = matched.prefix(while: { $0.isLetter || $0 == ":" })
-                replacement = word.isEmpty ? token.text : String(word) + " " + token.text
-            default:
-                replacement = token.text
-            }
-            guard let replacement else {
-                // Not an identifier after all (a score such as 7/10): look again one character on.
-                let next = text.index(after: whole.lowerBound)
-                searchFrom = NSRange(next..<next, in: text).location
-                continue
-            }
-            output += text[cursor..<whole.lowerBound]
-            output += replacement
-            counts.add(token)
-            changed = true
-            cursor = whole.upperBound
-            searchFrom = match.range.location + match.range.length
-        }
-        guard changed else { return text }
-        output += text[cursor...]
-        return output
-    }
-
-    private func applyWordDetectors(_ text: String, counts: inout ScrubCounts) -> String {
-        let range = NSRange(text.startIndex..<text.endIndex, in: text)
-        let matches = wordDetectors.matches(in: text, options: [], range: range)
-        guard !matches.isEmpty else { return text }
-        var output = ""
-        var cursor = text.startIndex
-        for match in matches {
-            guard let whole = Range(match.range, in: text), whole.lowerBound >= cursor else { continue }
-            let token = Self.token(of: match, in: PatternDetectors.wordAlternatives)
-            output += text[cursor..<whole.lowerBound]
-            output += token.text
-            counts.add(token)
-            cursor = whole.upperBound
-        }
-        output += text[cursor...]
-        return output
-    }
-
-    private struct Span {
-        var start: Int
-        var end: Int
-        var token: ScrubToken
-        /// Scalars kept after the token (a possessive `'s`).
-        var suffix: Range<Int>?
-        var firstToken: Int
-        var lastToken: Int
-    }
-
-    private func applyRoster(_ text: String, counts: inout ScrubCounts) -> String {
-        let scalars = Array(text.unicodeScalars)
-        var workspace = LineWorkspace(capacity: scalars.count)
-        workspace.load(text)
-        // Phone numbers and birth dates, on the text as it is.
-        var phoneRanges: [Range<Int>] = []
-        var birthDateRanges: [Range<Int>] = []
-        let values = workspace.scalars
-        values.withUnsafeBufferPointer { s in
-            index.numericMatches(s, groups: &workspace.groups, firstOnly: false) { range, kind in
-                if kind == .phone { phoneRanges.append(range) } else { birthDateRanges.append(range) }
-            }
-        }
-        let phones = phoneRanges + birthDateRanges
-        // Words of a name may be split across a line break: words and phrases on a copy where
-        // line breaks are spaces (same positions).
-        let matchScalars = values.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
-        matchScalars.withUnsafeBufferPointer { TextTokenizer.tokenize($0, into: &workspace) }
-        let tokens = workspace.textTokens()
-        var spans: [Span] = []
-        let n = tokens.count
-        func inNumericRange(_ t: Int) -> Bool {
-            let token = tokens[t]
-            return phones.contains { $0.overlaps(token.start..<token.end) }
-        }
-        func isMarker(_ t: Int) -> Bool {
-            let token = tokens[t]
-            return token.start > 0 && scalars[token.start - 1] == "[" && token.end < scalars.count && scalars[token.end] == "]"
-                && ScrubToken(rawValue: String(String.UnicodeScalarView(scalars[token.start..<token.end]))) != nil
-        }
-        func gap(_ a: Int, _ b: Int) -> Bool {
-            matchScalars.withUnsafeBufferPointer { TextTokenizer.isPhraseGap($0, from: tokens[a].end, to: tokens[b].start) }
-        }
-        /// Whether token `t` starts a sentence (or the text).
-        func startsSentence(_ t: Int) -> Bool {
-            guard t > 0 else { return true }
-            if Self.abbreviatedTitles.contains(tokens[t - 1].key) { return false }
-            for i in tokens[t - 1].end..<tokens[t].start {
-                switch scalars[i] {
-                case ".", "!", "?", "\n", ":", ";", "•", "\"", "(": return true
-                default: continue
-                }
-            }
-            return false
-        }
-        /// Whether token `t` opens a line or follows a bracketed time (`[12:36] mark:`).
-        func isSpeakerStart(_ t: Int) -> Bool {
-            var i = tokens[t].start - 1
-            while i >= 0, scalars[i] == " " || scalars[i] == "\t" { i -= 1 }
-            return i < 0 || scalars[i] == "\n" || scalars[i] == "]" || scalars[i] == ">"
-        }
-        /// Whether token `t` ends its line or the text (a signature).
-        func endsLine(_ t: Int) -> Bool {
-            guard t + 1 < n else { return true }
-            return scalars[tokens[t].end..<tokens[t + 1].start].contains("\n")
-        }
-        /// Whether a sentence ends between tokens `first` and `last` (after a word that is not
-        /// an initial or an abbreviated title).
-        func crossesSentence(_ first: Int, _ last: Int) -> Bool {
-            for t in first..<last where tokens[t].letterCount > 1 && !Self.abbreviatedTitles.contains(tokens[t].key) {
-                for i in tokens[t].end..<tokens[t + 1].start where [".", "!", "?", ";", ":"].contains(scalars[i]) { return true }
-            }
-            return false
-        }
-        for range in phones {
-            let isDate = birthDateRanges.contains(range)
-            spans.append(Span(start: range.lowerBound, end: range.upperBound, token: isDate ? .date : .phone, suffix: nil, firstToken: -1, lastToken: -1))
-        }
-        var matches: [IdentifierIndex.Match] = []
-        matchScalars.withUnsafeBufferPointer { s in
-            index.matches(
-                scalars: s, workspace: workspace, skip: { inNumericRange($0) || isMarker($0) },
-                accept: { m in
-                    guard m.lastToken > m.firstToken else { return true }
-                    // A name does not run across the end of a sentence ("…a hot bath. Will walk"),
-                    // and initials with a surname count only as written for a name ("I hope",
-                    // "a little" are no initials).
-                    if crossesSentence(m.firstToken, m.lastToken) { return false }
-                    if m.kind == .name, tokens[m.firstToken].letterCount == 1 || tokens[m.lastToken].letterCount == 1 {
-                        return (m.firstToken...m.lastToken).allSatisfy { tokens[$0].isCapitalized }
-                    }
-                    return true
-                }
-            ) { matches.append($0) }
-        }
-        var tokenSpan = [Int?](repeating: nil, count: n)
-        var wordSpans: [Span] = []
-        func add(_ first: Int, _ last: Int, _ token: ScrubToken) {
-            let end = tokens[last]
-            let suffix: Range<Int>? = token == .name && end.isPossessive ? end.coreEnd..<end.end : nil
-            wordSpans.append(
-                Span(
-                    start: tokens[first].start, end: token == .name ? end.coreEnd : end.end, token: token, suffix: suffix, firstToken: first,
-                    lastToken: last))
-            for t in first...last { tokenSpan[t] = wordSpans.count - 1 }
-        }
-        func isName(_ t: Int) -> Bool { tokenSpan[t].map { wordSpans[$0].token == .name } ?? false }
-        /// Whether token `t - 1` is a title or relation word that introduces token `t` (in the
-        /// same sentence; only an abbreviated title may be followed by its dot).
-        func introducedByPersonWord(_ t: Int) -> Bool {
-            guard t > 0, gap(t - 1, t) else { return false }
-            let previous = tokens[t - 1].key
-            if Self.abbreviatedTitles.contains(previous) { return true }
-            guard Self.titles.contains(previous) || Self.relations.contains(previous) else { return false }
-            return !startsSentence(t)
-        }
-
-        // Roster phrases; a lone word that is also vocabulary waits for evidence (below).
-        var pending: [(token: Int, kind: ScrubToken)] = []
-        for m in matches {
-            let kind = ScrubToken(m.kind)
-            // A roster ZIP that is a measurement (`Walked 60636 steps`, `Step count 30359`) is no ZIP.
-            if kind == .address, m.firstToken == m.lastToken, tokens[m.firstToken].letterCount == 0 {
-                let next = m.lastToken + 1 < n && gap(m.lastToken, m.lastToken + 1) ? tokens[m.lastToken + 1].key : nil
-                let previous = m.firstToken > 0 && gap(m.firstToken - 1, m.firstToken) ? tokens[m.firstToken - 1].key : nil
-                if next.map(AllowListDecider.units.contains) == true || previous.map(Self.measurementWords.contains) == true { continue }
-            }
-            if m.firstToken == m.lastToken, kind == .name || kind == .address,
-                ClinicalVocabulary.contains(tokens[m.firstToken].key) || vocabulary.contains(tokens[m.firstToken].key)
-            {
-                pending.append((m.firstToken, kind))
-            } else {
-                add(m.firstToken, m.lastToken, kind)
-            }
-        }
-        // People not on the roster: given names, and capitalized words after a title or relation.
-        for t in 0..<n where tokenSpan[t] == nil && tokens[t].isCapitalized && !isMarker(t) && !inNumericRange(t) {
-            let key = tokens[t].key
-            if FirstNames.isUnambiguousName(key) {
-                add(t, t, .name)
-            } else if introducedByPersonWord(t),
-                !ClinicalVocabulary.calendar.contains(key), !ClinicalVocabulary.drugs.contains(key),
-                !ClinicalVocabulary.clinical.contains(key), tokens[t].letterCount >= 2
-            {
-                add(t, t, .name)
-            }
-        }
-        // Vocabulary words on the roster, where the text says "person".
-        var changed = true
-        while changed {
-            changed = false
-            for (i, candidate) in pending.enumerated() where candidate.token >= 0 {
-                let t = candidate.token
-                let token = tokens[t]
-                let previous = t > 0 && gap(t - 1, t) ? tokens[t - 1].key : nil
-                let introduced = introducedByPersonWord(t)
-                let next = t + 1 < n && gap(t, t + 1) ? tokens[t + 1].key : nil
-                let beforePrevious = t > 1 && gap(t - 2, t - 1) ? tokens[t - 2].key : nil
-                // Evidence in any case: a title before it, "this is X", "call X", a sign-off
-                // ("Signed, X"), "X here"/"X again" opening a sentence, a person verb after it.
-                var strong = introduced && previous.map(Self.abbreviatedTitles.contains) == true
-                if token.isCapitalized, introduced, previous.map(Self.titles.contains) == true { strong = true }
-                if previous == "is", beforePrevious == "this" { strong = true }
-                if let previous, Self.callWords.contains(previous) { strong = true }
-                if t > 0, Self.signOffs.contains(tokens[t - 1].key), endsLine(t) { strong = true }
-                if let next, Self.selfReferences.contains(next), startsSentence(t) { strong = true }
-                if token.isCapitalized, let next, Self.personVerbs.contains(next), !token.isPossessive { strong = true }
-                // A particle between two name parts: "Anna van der Berg".
-                if t > 0, t + 1 < n, gap(t - 1, t), gap(t, t + 1), isName(t - 1) || isMarker(t - 1), isName(t + 1) || isMarker(t + 1) {
-                    strong = true
-                }
-                if previous == "from", t + 1 < n, scalars[tokens[t].end..<tokens[t + 1].start].contains(":") { strong = true }
-                // A speaker label: "[12:36] mark: knees bad", "hope: …" opening a line.
-                if token.end < scalars.count, scalars[token.end] == ":", isSpeakerStart(t) { strong = true }
-                guard tokenSpan[t] == nil else { continue }
-                var evidence = strong
-                if candidate.kind == .address {
-                    // A city that is also a word (Reading, Mobile): capitalized inside a sentence (a
-                    // roster name always wins), or after a word that introduces a place.
-                    if token.isCapitalized, !startsSentence(t) { evidence = true }
-                    if let previous, Self.placeWords.contains(previous) || (previous == "is" && beforePrevious.map(Self.homeWords.contains) == true) {
-                        evidence = true
-                    }
-                } else if token.isCapitalized {
-                    // A roster name always wins: capitalized inside a sentence, it is the name.
-                    if !startsSentence(t), !ClinicalVocabulary.calendar.contains(token.key) { evidence = true }
-                    if introduced { evidence = true }
-                    if let previous, !startsSentence(t), Self.interactions.contains(previous) { evidence = true }
-                    if token.isPossessive, !(next.map { Self.eponymHeads.contains($0) || ClinicalVocabulary.calendar.contains($0) } ?? false) {
-                        evidence = true
-                    }
-                    if (t > 0 && gap(t - 1, t) && isName(t - 1)) || (t + 1 < n && gap(t, t + 1) && isName(t + 1)) { evidence = true }
-                    if startsSentence(t), t + 1 < n, isMarker(t + 1) || (t > 0 && isMarker(t - 1)) { evidence = true }
-                }
-                guard evidence else { continue }
-                add(t, t, candidate.kind)
-                pending[i].token = -1
-                changed = true
-            }
-        }
-
-        // A capitalized word right after a name that is not the end of the sentence: its
-        // surname ("Emma Okafor", "Dr. Amara Okafor"); and one between two names: a nickname
-        // (Katherine "Kit" O'Brien).
-        for t in 1..<max(n, 1) where tokenSpan[t] == nil && tokens[t].isCapitalized && tokens[t].letterCount >= 2 && !isMarker(t) {
-            let afterName = isName(t - 1) && gap(t - 1, t) && !startsSentence(t)
-            let betweenNames = t + 1 < n && isName(t - 1) && isName(t + 1) && gap(t - 1, t) && gap(t, t + 1)
-            guard betweenNames || (afterName && !ClinicalVocabulary.contains(tokens[t].key)) else { continue }
-            add(t, t, .name)
-        }
-
-        // "Jane's Apple Watch": a possessive name (or capitalized word) before a device word.
-        var t = 0
-        while t + 1 < n {
-            let owner = tokens[t]
-            let ownerSpan = tokenSpan[t].map { wordSpans[$0] }
-            let isNameOwner = ownerSpan.map { $0.token == .name && $0.lastToken == t } ?? false
-            guard owner.isPossessive, isNameOwner || (ownerSpan == nil && owner.isCapitalized && !isMarker(t)),
-                Self.deviceWords.contains(tokens[t + 1].key), tokenSpan[t + 1] == nil,
-                values.withUnsafeBufferPointer({ TextTokenizer.isPhraseGap($0, from: owner.end, to: tokens[t + 1].start) })
-            else {
-                t += 1
-                continue
-            }
-            var last = t + 1
-            while last + 1 < n, last - t < 5, tokenSpan[last + 1] == nil,
-                values.withUnsafeBufferPointer({ TextTokenizer.isPhraseGap($0, from: tokens[last].end, to: tokens[last + 1].start) }),
-                Self.deviceWords.contains(tokens[last + 1].key) || tokens[last + 1].isCapitalized
-                    || tokens[last + 1].letterCount == 0
-            {
-                last += 1
-            }
-            let first = ownerSpan?.firstToken ?? t
-            if let index = tokenSpan[t] { wordSpans[index].token = .id; wordSpans[index].end = -1 }  // superseded
-            wordSpans.append(Span(start: tokens[first].start, end: tokens[last].end, token: .device, suffix: nil, firstToken: first, lastToken: last))
-            for k in first...last { tokenSpan[k] = wordSpans.count - 1 }
-            t = last + 1
-        }
-
-        spans += wordSpans.filter { $0.end >= 0 }
-        guard !spans.isEmpty else { return text }
-        spans.sort { $0.start < $1.start }
-        var output = String.UnicodeScalarView()
-        var cursor = 0
-        for span in spans where span.start >= cursor {
-            output.append(contentsOf: scalars[cursor..<span.start])
-            output.append(contentsOf: span.token.text.unicodeScalars)
-            counts.add(span.token)
-            if let suffix = span.suffix {
-                output.append(contentsOf: scalars[suffix])
-                cursor = suffix.upperBound
-            } else {
-                cursor = span.end
-            }
-        }
-        output.append(contentsOf: scalars[cursor...])
-        return String(output)
-    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortKit
 import Foundation
+import CohortStore
 
 extension Cohort.Audit {
     struct Verify: ParsableCommand {

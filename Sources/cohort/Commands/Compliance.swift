@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortKit
 import Foundation
+import CohortCompliance
 
 extension Cohort {
     struct Compliance: ParsableCommand {

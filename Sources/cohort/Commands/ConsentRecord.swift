@@ -1,5 +1,7 @@
 import ArgumentParser
 import CohortKit
+import CohortCore
+import CohortCompliance
 
 extension Cohort.ConsentCommand {
     struct Record: ParsableCommand {

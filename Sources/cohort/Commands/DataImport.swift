@@ -1,6 +1,8 @@
 import ArgumentParser
 import CohortKit
+import CohortCore
 import Foundation
+import CohortImport
 
 extension Cohort.DataCommand {
     struct Import: ParsableCommand {

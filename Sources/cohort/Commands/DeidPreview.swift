@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortKit
+import CohortDeid
 
 extension Cohort.Deid {
     struct Preview: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortKit
 import Foundation
+import CohortDeid
 
 extension Cohort.Deid {
     /// `cohort deid risk`: an auditor's re-identification risk report from the published files.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortKit
 import Foundation
+import CohortDeid
 
 extension Cohort.Deid {
     struct Scan: ParsableCommand {

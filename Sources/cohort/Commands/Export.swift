@@ -1,7 +1,10 @@
 import ArgumentParser
 import CohortCrypto
 import CohortKit
+import CohortCore
+import CohortPackage
 import Foundation
+import CohortStore
 
 extension Cohort {
     struct Export: ParsableCommand {

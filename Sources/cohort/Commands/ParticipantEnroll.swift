@@ -1,5 +1,7 @@
 import ArgumentParser
 import CohortKit
+import CohortCore
+import CohortStore
 import Foundation
 
 extension Cohort.ParticipantCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortKit
+import CohortCore
 
 extension Cohort.ParticipantCommand {
     struct List: ParsableCommand {

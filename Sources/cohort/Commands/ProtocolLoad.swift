@@ -1,6 +1,8 @@
 import ArgumentParser
 import CohortKit
 import Foundation
+import CohortCore
+import CohortStore
 
 extension Cohort.ProtocolCommand {
     struct Load: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortKit
+import CohortPackage
 import Foundation
 
 extension Cohort {

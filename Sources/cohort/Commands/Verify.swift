@@ -1,6 +1,8 @@
 import ArgumentParser
 import CohortCrypto
 import CohortKit
+import CohortCore
+import CohortPackage
 import Foundation
 
 extension Cohort {

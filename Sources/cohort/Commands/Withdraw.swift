@@ -1,6 +1,8 @@
 import ArgumentParser
 import CohortKit
+import CohortCore
 import Foundation
+import CohortCompliance
 
 extension Cohort {
     struct Withdraw: ParsableCommand {

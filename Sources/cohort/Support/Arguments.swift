@@ -1,6 +1,7 @@
 public import ArgumentParser
 import CohortCrypto
 import CohortKit
+import CohortCore
 import Foundation
 
 /// `--format`: how a command prints its data.

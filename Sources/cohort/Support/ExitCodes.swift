@@ -1,4 +1,5 @@
 import CohortKit
+import CohortCore
 
 /// Maps error codes to the documented exit codes (docs/cli.md has the table).
 enum ExitCodes {

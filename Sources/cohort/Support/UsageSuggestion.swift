@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortKit
+import CohortCore
 import Foundation
 
 /// A clearer message for a usage error than the parser's: a mistyped subcommand or option is

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import CohortKit
+import CohortStore
 
 /// One demo workspace (12 synthetic participants, one re-consent, one exclude and one erase
 /// withdrawal, one signed export) shared by the report tests, and independent ways to count

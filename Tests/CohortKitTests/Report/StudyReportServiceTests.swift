@@ -3,6 +3,10 @@ import Foundation
 import Testing
 
 @testable import CohortKit
+import CohortCompliance
+import CohortDeid
+import CohortPackage
+import CohortStore
 
 /// Every count the study report shows, against a second computation: SQL over study.db through
 /// the sqlite3 tool, compliance recomputed here from the raw rows with Foundation's calendar, and

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import CohortKit
+import CohortPackage
 
 /// The rendered study page: every section, no script or external resource, and hostile values
 /// shown as text.

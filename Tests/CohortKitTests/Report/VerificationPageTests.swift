@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import CohortKit
+import CohortPackage
 
 struct VerificationPageTests {
     @Test func listsEveryCheckAndQuotesTheRecheckCommands() throws {

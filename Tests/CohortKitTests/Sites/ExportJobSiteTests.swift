@@ -5,6 +5,7 @@ import CohortKit
 import CohortStore
 import Foundation
 import Testing
+import CohortPackage
 
 /// `cohort export --site`: only that site's participants and records, the scope stated in the
 /// manifest, README and audit events, and a site never written per participant.

@@ -4,6 +4,7 @@ import CohortKit
 import CohortStore
 import Foundation
 import Testing
+import CohortCompliance
 
 /// Sites at enrollment: validated, stored, audited, and filtering the roster, compliance and the report.
 struct RosterSiteTests {
