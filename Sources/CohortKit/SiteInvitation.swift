@@ -124,24 +124,7 @@ public enum SiteInvitation {
             source.appendingPathComponent(fileName), source.appendingPathComponent(StoreConfiguration.fileName),
             source.appendingPathComponent(Workspace.auditHeadFileName),
         ] + Keystore.fileNames.map { keys.appendingPathComponent($0) }
-        for (url, isFolder) in [(source, true), (keys, true)] + files.map({ ($0, false) }) {
-            var info = stat()
-            guard lstat(url.path, &info) == 0 else {
-                throw CohortError(.notFound, "the invitation folder is incomplete (\(url.lastPathComponent) is missing)", at: .init(file: url.path),
-                    hint: "copy the whole folder `cohort site invite` made (e.g. scp -rp), or ask the owner for a new invitation")
-            }
-            let kind = info.st_mode & S_IFMT
-            guard kind == (isFolder ? S_IFDIR : S_IFREG) else {
-                throw CohortError(.security, "\(url.lastPathComponent) in the invitation is not a plain \(isFolder ? "folder" : "file") (a link?)", at: .init(file: url.path),
-                    hint: "copy the folder itself, not links to it")
-            }
-            guard info.st_mode & 0o077 == 0 else {
-                throw CohortError(
-                    .security, "the invitation's \(url.lastPathComponent) is accessible to group or others (mode \(String(info.st_mode & 0o777, radix: 8))): its keys may have been read",
-                    at: .init(file: url.path),
-                    hint: "ask the study owner for a new invitation (`cohort site invite`), and copy it keeping its modes (scp -rp, or tar); do not chmod this one and use it")
-            }
-        }
+        try checkPrivate(folders: [source, keys], files: files)
         let marker: Marker
         do {
             marker = try JSONDecoder().decode(Marker.self, from: Data(try SecureFile.readPrivate(files[0].path)))
@@ -186,6 +169,29 @@ public enum SiteInvitation {
         } catch {
             try? FileManager.default.removeItem(at: destination)
             throw error
+        }
+    }
+
+    /// Every folder and file of the invitation is there, plain (no link), and private to its
+    /// owner: a copy others may read exposed its keys.
+    private static func checkPrivate(folders: [URL], files: [URL]) throws {
+        for (url, isFolder) in folders.map({ ($0, true) }) + files.map({ ($0, false) }) {
+            var info = stat()
+            guard lstat(url.path, &info) == 0 else {
+                throw CohortError(.notFound, "the invitation folder is incomplete (\(url.lastPathComponent) is missing)", at: .init(file: url.path),
+                    hint: "copy the whole folder `cohort site invite` made (e.g. scp -rp), or ask the owner for a new invitation")
+            }
+            let kind = info.st_mode & S_IFMT
+            guard kind == (isFolder ? S_IFDIR : S_IFREG) else {
+                throw CohortError(.security, "\(url.lastPathComponent) in the invitation is not a plain \(isFolder ? "folder" : "file") (a link?)", at: .init(file: url.path),
+                    hint: "copy the folder itself, not links to it")
+            }
+            guard info.st_mode & 0o077 == 0 else {
+                throw CohortError(
+                    .security, "the invitation's \(url.lastPathComponent) is accessible to group or others (mode \(String(info.st_mode & 0o777, radix: 8))): its keys may have been read",
+                    at: .init(file: url.path),
+                    hint: "ask the study owner for a new invitation (`cohort site invite`), and copy it keeping its modes (scp -rp, or tar); do not chmod this one and use it")
+            }
         }
     }
 

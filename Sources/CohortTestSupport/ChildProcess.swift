@@ -67,22 +67,36 @@ public enum ChildProcess {
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .ENOENT)
         }
 
-        // The child's standard input: written whole (a child that closes it early is its
-        // business: SIGPIPE is ignored in the test process, the write fails with EPIPE).
+        feed(input[1], stdin)
+        let collected = drain([output[0], errors[0]])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw POSIXError(.ECHILD) }
+        }
+        let exited = status & 0x7f == 0
+        return Outcome(status: exited ? (status >> 8) & 0xff : status & 0x7f, stdout: collected[0], stderr: collected[1])
+    }
+
+    /// Writes `bytes` whole to the child's standard input and closes it (a child that closes it
+    /// early is its business: SIGPIPE is ignored in the test process, the write fails with EPIPE).
+    private static func feed(_ descriptor: Int32, _ bytes: [UInt8]) {
         _ = ignoreBrokenPipes
-        stdin.withUnsafeBytes { buffer in
+        bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let n = write(input[1], buffer.baseAddress! + offset, buffer.count - offset)
+                let n = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 offset += n
             }
         }
-        close(input[1])
+        close(descriptor)
+    }
 
-        var collected: [[UInt8]] = [[], []]
-        var open = [output[0], errors[0]]
+    /// Reads every descriptor to its end together (a full pipe never blocks the child), closing each.
+    private static func drain(_ descriptors: [Int32]) -> [[UInt8]] {
+        var collected = [[UInt8]](repeating: [], count: descriptors.count)
+        var open = descriptors
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while open.contains(where: { $0 >= 0 }) {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -100,13 +114,7 @@ public enum ChildProcess {
                 }
             }
         }
-
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw POSIXError(.ECHILD) }
-        }
-        let exited = status & 0x7f == 0
-        return Outcome(status: exited ? (status >> 8) & 0xff : status & 0x7f, stdout: collected[0], stderr: collected[1])
+        return collected
     }
 
     /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29+), which the Glibc module does not
