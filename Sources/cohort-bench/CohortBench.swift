@@ -201,6 +201,8 @@ struct CohortBench: ParsableCommand {
 
         func run() throws {
             guard let phase = BenchPhase(rawValue: phase) else { throw ValidationError("unknown phase '\(phase)'") }
+            // As the `cohort` executable does at start: the phases measure what the CLI runs.
+            ProcessMemory.returnLargeBlocksWhenFreed()
             do {
                 let result = try phase.run(
                     in: BenchWorkspace(root: URL(fileURLWithPath: dir, isDirectory: true)), compressionLevel: compression.level,
