@@ -118,7 +118,6 @@ public struct ExportJob: Sendable {
     /// found by the scan (their hashes are written next to the output), `.conflict` when the export already exists or a withdrawal since the
     /// snapshot is found, and the store's, keystore's or file system's errors. Nothing is published then.
     public func run() throws -> ExportOutcome {
-        ProcessMemory.returnLargeBlocksWhenFreed()
         let plan = try ExportPlan(workspace: workspace, options: options)
         let inProgress = try reserve(plan)
         defer { inProgress.end() }

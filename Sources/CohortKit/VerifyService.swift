@@ -19,9 +19,6 @@ public enum VerifyService {
         archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?,
         progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
     ) throws -> VerificationReport {
-        // Large transient blocks (inflate and scan buffers, the scanner's index) go back to the
-        // system when freed, as in an export.
-        ProcessMemory.returnLargeBlocksWhenFreed()
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         // The reviewed exceptions the signed manifest records (printed whether or not a workspace is given).
         let reviewed = reviewedExceptions(manifestURL)

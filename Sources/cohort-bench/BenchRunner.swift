@@ -47,9 +47,11 @@ struct BenchRunner: Sendable {
             ReferenceResult(name: "gzip_compress", command: "gzip -\(compression.level) -c payload.tar > /dev/null", seconds: gzipSeconds, inputBytes: payloadBytes),
             ReferenceResult(name: "gzip_inflate_sha256", command: "gzip -dc ARCHIVE | sha256sum", seconds: digestSeconds, inputBytes: BenchPhase.size(archive)),
         ]
+        log("\(size): reference: the DuckDB pipeline on the same input files …")
+        let duckdb = try DuckDBReference.run(bench: bench, compressionLevel: compression.level, threads: threads)
         return SizeReport(
             size: size, store: store, participants: participants, recordsGenerated: written, compression: compression.rawValue, phases: phases,
-            references: references)
+            references: references, duckdb: duckdb)
     }
 
     /// Runs `phase` in a child process of this executable and reads its result line.

@@ -26,8 +26,13 @@ struct CohortBench: ParsableCommand {
               verify-scan    the same plus the residual-PII scan against the roster
             and the references on the same files: `gzip -N` compressing the uncompressed bag payload
             (the compression-bound floor of an export) and `gzip -dc ARCHIVE | sha256sum` (the floor of
-            verify). Prints records/s, MB/s, peak resident memory and sizes, the ratios, and the targets.
-            Build in release mode: debug figures are meaningless.
+            verify). Then the DuckDB pipeline of issue 28 on the same input files
+            (scripts/duckdb-export-reference.py with .venv's duckdb, or $COHORT_BENCH_PYTHON: pseudonyms,
+            date shift, roster and pattern scrubbing of notes, CSV + NDJSON, tar.gz, signed digest manifest),
+            printed as "export CSV + JSON ÷ DuckDB pipeline" with both peak RSS, or "DuckDB reference
+            skipped: …" when .venv or duckdb is missing (scripts/setup-venv.sh installs it); with --threads,
+            DuckDB gets the same threads. Prints records/s, MB/s, peak resident memory and sizes, the ratios,
+            and the targets. Build in release mode: debug figures are meaningless.
 
             Sizes: S ≈ 100k records (37 participants), M ≈ 1M (372), L ≈ 5M (1,860), XL ≈ 10M (3,720),
             XL-dense ≈ 8.5M from M's 372 participants (a heart-rate sample every 5 minutes): against M it
@@ -196,6 +201,8 @@ struct CohortBench: ParsableCommand {
 
         func run() throws {
             guard let phase = BenchPhase(rawValue: phase) else { throw ValidationError("unknown phase '\(phase)'") }
+            // As the `cohort` executable does at start: the phases measure what the CLI runs.
+            ProcessMemory.returnLargeBlocksWhenFreed()
             do {
                 let result = try phase.run(
                     in: BenchWorkspace(root: URL(fileURLWithPath: dir, isDirectory: true)), compressionLevel: compression.level,

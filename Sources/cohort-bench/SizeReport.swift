@@ -11,10 +11,14 @@ struct SizeReport: Encodable, Sendable {
     var compression: String
     var phases: [PhaseResult]
     var references: [ReferenceResult]
+    /// The DuckDB pipeline on the same input files (scripts/duckdb-export-reference.py), or why it
+    /// was not run; nil when the bench did not try (the import-only paths).
+    var duckdb: DuckDBReference.Outcome?
 
     enum CodingKeys: String, CodingKey {
-        case size, store, participants, compression, phases, references, ratios, targets
+        case size, store, participants, compression, phases, references, ratios, targets, duckdb
         case recordsGenerated = "records_generated"
+        case duckdbSkipped = "duckdb_skipped"
     }
 
     /// The issue's targets on a 2-core machine.
@@ -22,6 +26,8 @@ struct SizeReport: Encodable, Sendable {
     static let verifyRatioTarget = 1.5
     static let importRateTarget = 250_000.0
     static let peakMemoryTarget = 200 * 1024 * 1024
+    /// Issue 28: the CSV + JSON export in at most 0.6 × the DuckDB pipeline's time.
+    static let duckDBRatioTarget = 0.6
 
     func phase(_ phase: BenchPhase) -> PhaseResult? { phases.first { $0.phase == phase.rawValue } }
     func reference(_ name: String) -> ReferenceResult? { references.first { $0.name == name } }
@@ -36,6 +42,12 @@ struct SizeReport: Encodable, Sendable {
     var verifyRatio: Double? {
         guard let verify = phase(.verify), let digest = reference("gzip_inflate_sha256"), digest.seconds > 0 else { return nil }
         return verify.seconds / digest.seconds
+    }
+
+    /// The CSV + JSON export's time / the DuckDB pipeline's time, in the same run.
+    var exportTablesOverDuckDB: Double? {
+        guard let tables = phase(.exportTables), case .measured(let reference)? = duckdb, reference.seconds > 0 else { return nil }
+        return tables.seconds / reference.seconds
     }
 
     var importRate: Double? {
@@ -53,6 +65,10 @@ struct SizeReport: Encodable, Sendable {
         }
         if let ratio = exportRatio {
             targets.append(Target(name: "export / gzip reference", measured: String(format: "%.2f", ratio), goal: "≤ 1.5", met: ratio <= Self.exportRatioTarget))
+        }
+        if let ratio = exportTablesOverDuckDB {
+            targets.append(
+                Target(name: "export CSV + JSON / DuckDB pipeline", measured: String(format: "%.2f", ratio), goal: "≤ 0.6", met: ratio <= Self.duckDBRatioTarget))
         }
         if let ratio = verifyRatio {
             targets.append(Target(name: "verify / inflate+sha256 reference", measured: String(format: "%.2f", ratio), goal: "≤ 1.5", met: ratio <= Self.verifyRatioTarget))
@@ -78,7 +94,16 @@ struct SizeReport: Encodable, Sendable {
         try container.encode(compression, forKey: .compression)
         try container.encode(phases, forKey: .phases)
         try container.encode(references, forKey: .references)
-        try container.encode(["export_over_gzip": exportRatio, "verify_over_inflate_sha256": verifyRatio, "import_records_per_second": importRate], forKey: .ratios)
+        try container.encode(
+            [
+                "export_over_gzip": exportRatio, "verify_over_inflate_sha256": verifyRatio, "import_records_per_second": importRate,
+                "export_tables_over_duckdb": exportTablesOverDuckDB,
+            ], forKey: .ratios)
+        switch duckdb {
+        case .measured(let reference)?: try container.encode(reference, forKey: .duckdb)
+        case .skipped(let reason)?: try container.encode(reason, forKey: .duckdbSkipped)
+        case nil: break
+        }
         try container.encode(targets, forKey: .targets)
     }
 
@@ -110,7 +135,25 @@ struct SizeReport: Encodable, Sendable {
                 "", Self.megabytes(r.inputBytes) + " in",
             ])
         }
+        if case .measured(let d)? = duckdb {
+            table.append([
+                "reference: DuckDB pipeline", Self.grouped(d.records), String(format: "%.2f", d.seconds), Self.grouped(Int(Double(d.records) / max(d.seconds, 1e-9))),
+                String(format: "%.1f", Double(d.payloadBytes) / 1_048_576 / max(d.seconds, 1e-9)), Self.megabytes(d.peakRSSBytes),
+                "archive \(Self.megabytes(d.archiveBytes)), payload \(Self.megabytes(d.payloadBytes)); duckdb \(d.version), "
+                    + (d.threads.map { "\($0) thread\($0 == 1 ? "" : "s")" } ?? "every core"),
+            ])
+        }
         text += table.render() + "\n"
+        switch duckdb {
+        case .measured(let d)?:
+            if let ratio = exportTablesOverDuckDB, let tables = phase(.exportTables) {
+                text += String(
+                    format: "export CSV + JSON ÷ DuckDB pipeline: %.2f (cohort %.2f s at %@ peak RSS, DuckDB %.2f s at %@)\n", ratio, tables.seconds,
+                    Self.megabytes(tables.peakRSSBytes), d.seconds, Self.megabytes(d.peakRSSBytes))
+            }
+        case .skipped(let reason)?: text += "DuckDB reference skipped: \(reason)\n"
+        case nil: break
+        }
         var goals = TextTable(header: ["target", "measured", "goal", "met"])
         for t in targets { goals.append([t.name, t.measured, t.goal, t.met ? "yes" : "NO"]) }
         return text + goals.render()

@@ -39,6 +39,9 @@ struct Cohort: ParsableCommand {
 
     static func main() {
         umask(0o077)
+        // Large transient blocks go back to the system when freed (exports and verify stay near
+        // what they hold): an executable's choice, so the library leaves the allocator alone.
+        ProcessMemory.returnLargeBlocksWhenFreed()
         do {
             var command = try parseAsRoot()
             try command.run()

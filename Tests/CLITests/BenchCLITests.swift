@@ -11,11 +11,26 @@ struct BenchCLITests {
         return (status, data)
     }
 
-    func runCapturingStderr(_ args: [String]) throws -> (Int32, Data, String) {
+    /// `.venv` has the duckdb package the DuckDB reference needs (scripts/setup-venv.sh).
+    static let hasDuckDB: Bool = {
+        let python = CLI.repoRoot.appendingPathComponent(".venv/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else { return false }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = ["-c", "import duckdb"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+    static let isCI = ProcessInfo.processInfo.environment["CI"] != nil
+
+    func runCapturingStderr(_ args: [String], environment: [String: String] = [:]) throws -> (Int32, Data, String) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = args
         process.currentDirectoryURL = CLI.repoRoot
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -63,7 +78,20 @@ struct BenchCLITests {
         #expect(references.compactMap { $0["command"] as? String } == ["gzip -1 -c payload.tar > /dev/null", "gzip -dc ARCHIVE | sha256sum"])
         let ratios = try #require(size["ratios"] as? [String: Any])
         #expect(ratios["export_over_gzip"] is Double && ratios["verify_over_inflate_sha256"] is Double)
-        #expect((size["targets"] as? [Any])?.count == 4)
+        // The DuckDB pipeline ran on the same files (CI has .venv with duckdb), or the document says why not.
+        if let duckdb = size["duckdb"] as? [String: Any] {
+            let seconds = try #require(duckdb["seconds"] as? Double)
+            #expect(seconds > 0 && (duckdb["peak_rss_bytes"] as? Int ?? 0) > 0 && (duckdb["payload_bytes"] as? Int ?? 0) > 0)
+            #expect((duckdb["records"] as? Int ?? 0) > 0 && (duckdb["records"] as? Int ?? 0) <= generated)
+            let ratio = try #require(ratios["export_tables_over_duckdb"] as? Double)
+            #expect(abs(ratio - (tables["seconds"] as? Double ?? 0) / seconds) < 1e-9, "the ratio is the CSV + JSON export's time over DuckDB's")
+            #expect((size["targets"] as? [[String: Any]])?.contains { $0["name"] as? String == "export CSV + JSON / DuckDB pipeline" } == true)
+            #expect((size["targets"] as? [Any])?.count == 5)
+        } else {
+            #expect(!Self.isCI && !Self.hasDuckDB, "CI must run the DuckDB reference (scripts/setup-venv.sh installs duckdb): \(size)")
+            #expect((size["duckdb_skipped"] as? String ?? "").contains("setup-venv.sh"))
+            #expect((size["targets"] as? [Any])?.count == 4)
+        }
         #expect(!FileManager.default.fileExists(atPath: dir), "without --keep the working folder is removed")
     }
 
@@ -83,6 +111,41 @@ struct BenchCLITests {
         #expect(quiet.status == 0, "\(quiet.screen)")
         #expect(!quiet.screen.contains("\u{1B}[K") && !quiet.screen.contains("· "), "--quiet: no progress, no notes: \(quiet.screen)")
         #expect(quiet.screen.contains("import records/s"), "the results are still printed")
+    }
+
+    /// The printed ratio line, with the two times it is made of; in CI (CI=true) a missing duckdb fails.
+    @Test(.enabled(if: BenchCLITests.hasDuckDB || BenchCLITests.isCI, "no duckdb in .venv: run scripts/setup-venv.sh"))
+    func theCSVAndJSONExportIsComparedWithTheDuckDBPipeline() throws {
+        try #require(Self.hasDuckDB, "CI must have .venv with duckdb (scripts/setup-venv.sh)")
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let (status, data, _) = try runCapturingStderr(["--participants", "3", "--seed", "1", "--dir", cli.path("bench"), "--compression", "fast", "--threads", "1"])
+        let output = String(decoding: data, as: UTF8.self)
+        #expect(status == 0, "\(output)")
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("export CSV + JSON ÷ DuckDB pipeline: ") }, "\(output)")
+        // "…: R (cohort A s at X MB peak RSS, DuckDB B s at Y MB)": R is A / B, to the printed precision.
+        let numbers = line.split(whereSeparator: { " (),".contains($0) }).compactMap { Double($0) }
+        #expect(numbers.count == 5, "\(line)")
+        if numbers.count == 5 {
+            // Each printed time is within 0.005 of the one measured; R within 0.005 of A / B.
+            let slack = numbers[0] * (0.005 / numbers[1] + 0.005 / numbers[3]) * 1.01 + 0.005
+            #expect(abs(numbers[0] - numbers[1] / numbers[3]) <= slack, "\(line)")
+            #expect(numbers[2] > 0 && numbers[4] > 0, "both peak RSS: \(line)")
+        }
+        #expect(output.contains("reference: DuckDB pipeline") && output.contains("1 thread"), "DuckDB gets --threads: \(output)")
+    }
+
+    /// Without a Python that has duckdb, the bench says so and measures the rest.
+    @Test func theDuckDBReferenceIsSkippedVisiblyWithoutItsPython() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-python-\(UUID().uuidString)").path
+        let (status, data, _) = try runCapturingStderr(
+            ["--participants", "3", "--seed", "1", "--dir", cli.path("bench"), "--compression", "fast"], environment: ["COHORT_BENCH_PYTHON": missing])
+        let output = String(decoding: data, as: UTF8.self)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("DuckDB reference skipped: no \(missing) (run scripts/setup-venv.sh)"), "\(output)")
+        #expect(!output.contains("÷ DuckDB") && output.contains("export CSV + JSON"), "\(output)")
     }
 
     @Test func unknownSizeIsAUsageError() throws {

@@ -70,10 +70,38 @@ public struct SafeVocabulary: Sendable {
 
     /// A vocabulary of `words` only (no dictionary), for tests.
     init(words: Set<String>, properNouns: Set<String> = []) {
-        let all = words.union(Self.shortWords).union(Self.listed).union(ClinicalVocabulary.words)
-            .union(Scrubber.deviceWords).union(Scrubber.relations).union(Scrubber.titles)
-        self.words = WordTable(all)
+        var table = WordTable(capacity: words.count + Self.builtInCount)
+        for word in words { table.insert(word) }
+        Self.insertBuiltIn(into: &table)
+        self.words = table
         self.properNouns = WordTable(properNouns)
+    }
+
+    private init(table: WordTable, properNouns: WordTable) {
+        self.words = table
+        self.properNouns = properNouns
+    }
+
+    /// The words safe without a dictionary: short words, the lists here, the clinical
+    /// vocabulary, device words, relations and titles.
+    private static var builtIn: [Set<String>] {
+        [shortWords, listed, ClinicalVocabulary.words, Scrubber.deviceWords, Scrubber.relations, Scrubber.titles]
+    }
+    private static var builtInCount: Int { builtIn.reduce(0) { $0 + $1.count } }
+
+    private static func insertBuiltIn(into table: inout WordTable) {
+        for words in builtIn { for word in words { table.insert(word) } }
+    }
+
+    /// Calls `body` with each non-empty line of `text`, without an array of them.
+    private static func forEachLine(of text: String, _ body: (Substring) -> Void) {
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex {
+            let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
+            if start < end { body(text[start..<end]) }
+            start = end < utf8.endIndex ? utf8.index(after: end) : end
+        }
     }
 
     /// The vocabulary with the word lists read from `directory` (holding `american-english-large`
@@ -83,29 +111,38 @@ public struct SafeVocabulary: Sendable {
         let medical = directory.map { $0.appendingPathComponent("en_med_glut.dic").path } ?? medicalWordListPath
         let englishText = try read(english, package: "wamerican-large")
         let medicalText = try read(medical, package: "hunspell-en-med")
-        var lower: Set<String> = []
-        var capitalised: Set<String> = []
-        lower.reserveCapacity(200_000)
-        for line in englishText.split(separator: "\n", omittingEmptySubsequences: true) {
-            guard let first = line.unicodeScalars.first else { continue }
+        // Keys go straight into the final table (each once), sized from the line counts: no
+        // set of them is built, copied or merged first. The transient sets of an earlier version
+        // (two copies of 8 MB each) were an export's peak resident memory (heaptrack, issue 28).
+        let lines = englishText.utf8.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } + medicalText.utf8.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        var table = WordTable(capacity: lines + builtInCount, bytes: englishText.utf8.count + medicalText.utf8.count)
+        func key(_ line: Substring) -> (key: String, capitalised: Bool)? {
+            guard let first = line.unicodeScalars.first else { return nil }
             let key = TextTokenizer.fold(Array(line.unicodeScalars)[...]).0
-            guard key.count >= 3 else { continue }
-            if first.properties.isUppercase { capitalised.insert(key) } else { lower.insert(key) }
+            return key.count >= 3 ? (key, first.properties.isUppercase) : nil
         }
-        for line in medicalText.split(separator: "\n", omittingEmptySubsequences: true) {
+        forEachLine(of: englishText) { line in
+            if let (key, capitalised) = key(line), !capitalised { table.insert(key) }
+        }
+        forEachLine(of: medicalText) { line in
             let word = line.split(separator: "/", maxSplits: 1).first ?? line
             // Lower-case entries only: the medical list also holds eponyms and brand names (`Paco`).
             guard let first = word.unicodeScalars.first, first.properties.isLowercase,
                 word.unicodeScalars.allSatisfy({ $0.properties.isLowercase || $0 == "-" || $0 == "'" })
-            else { continue }
+            else { return }
             for part in word.split(separator: "-") {
                 let key = TextTokenizer.fold(Array(part.unicodeScalars)[...]).0
-                if key.count >= 3 { lower.insert(key) }
+                if key.count >= 3 { table.insert(key) }
             }
         }
-        var vocabulary = SafeVocabulary(words: lower, properNouns: capitalised.intersection(lower))
-        vocabulary.extra = []
-        return vocabulary
+        // Proper nouns: capitalised entries whose key is also a lower-case dictionary entry
+        // (before the built-in words join the table, as the dictionaries alone decide this).
+        var properNouns: Set<String> = []
+        forEachLine(of: englishText) { line in
+            if let (key, capitalised) = key(line), capitalised, table.contains(key) { properNouns.insert(key) }
+        }
+        insertBuiltIn(into: &table)
+        return SafeVocabulary(table: table, properNouns: WordTable(properNouns))
     }
 
     /// Read on first use (a `static let` is initialised once, thread-safely).
@@ -181,27 +218,54 @@ struct WordTable: Sendable {
     private var bytes: [UInt8] = []
     /// Keys that are not ASCII after folding.
     private var others: Set<String> = []
-    private let mask: Int
+    private var mask: Int
 
     init(_ keys: Set<String>) {
-        var capacity = 64
-        while capacity < keys.count * 2 { capacity <<= 1 }
-        mask = capacity - 1
-        slots = [Int32](repeating: -1, count: capacity)
-        for key in keys {
-            let utf8 = Array(key.utf8)
-            guard utf8.allSatisfy({ $0 < 0x80 }) else {
-                others.insert(key)
-                continue
-            }
-            let hash = TextTokenizer.hash(asciiKey: utf8)
+        self.init(capacity: keys.count)
+        for key in keys { insert(key) }
+    }
+
+    /// An empty table sized for about `capacity` distinct keys of about `bytes` bytes in all
+    /// (it grows past them; room reserved and not used is never touched).
+    init(capacity: Int, bytes byteCount: Int = 0) {
+        mask = 63
+        slots = [Int32](repeating: -1, count: 64)
+        hashes.reserveCapacity(capacity)
+        starts.reserveCapacity(capacity)
+        lengths.reserveCapacity(capacity)
+        bytes.reserveCapacity(byteCount)
+    }
+
+    /// Adds `key` unless it is in the table already.
+    mutating func insert(_ key: String) {
+        let utf8 = Array(key.utf8)
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            others.insert(key)
+            return
+        }
+        let hash = TextTokenizer.hash(asciiKey: utf8)
+        if utf8.withUnsafeBufferPointer({ contains(hash: hash, bytes: $0) }) { return }
+        if (hashes.count + 1) * 2 > slots.count { grow() }
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] >= 0 { slot = (slot + 1) & mask }
+        slots[slot] = Int32(hashes.count)
+        hashes.append(hash)
+        starts.append(Int32(bytes.count))
+        lengths.append(Int32(utf8.count))
+        bytes += utf8
+    }
+
+    /// Distinct keys in the table.
+    var count: Int { hashes.count + others.count }
+
+    /// Twice the slots (at most half of them used), every key placed again by its hash.
+    private mutating func grow() {
+        mask = slots.count * 2 - 1
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        for (entry, hash) in hashes.enumerated() {
             var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(hashes.count)
-            hashes.append(hash)
-            starts.append(Int32(bytes.count))
-            lengths.append(Int32(utf8.count))
-            bytes += utf8
+            slots[slot] = Int32(entry)
         }
     }
 

@@ -79,3 +79,34 @@ struct RecordAttributeGeneralizerTests {
         #expect(a.stillSmall == 0 && Self.k(a.values) >= 3)
     }
 }
+
+/// The profiles' day bitmap counts what a set of the same days counts, whatever order and
+/// range the days come in (negative days, days far apart, repeats, unions of two).
+struct DaySetTests {
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func countsWhatASetCounts(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        var a = DaySet(), b = DaySet()
+        var setA: Set<Int> = [], setB: Set<Int> = []
+        for _ in 0..<500 {
+            let day = Int.random(in: -400...21_000, using: &generator) / (Bool.random(using: &generator) ? 1 : 50)
+            if Bool.random(using: &generator) { a.insert(day); setA.insert(day) } else { b.insert(day); setB.insert(day) }
+        }
+        #expect(a.count == setA.count && b.count == setB.count)
+        a.formUnion(b)
+        #expect(a.count == setA.union(setB).count)
+    }
+}
+
+/// SplitMix64: a reproducible generator for the cases above.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

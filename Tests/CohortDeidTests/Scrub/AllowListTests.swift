@@ -71,6 +71,43 @@ struct AllowListTests {
         #expect(scrubber.scrub("This is GP writing") == "This is [NAME] writing")
     }
 
+    /// The vocabulary built straight into its table (no intermediate sets: issue 28's memory
+    /// peak) holds exactly the words sets built the plain way hold: every dictionary key,
+    /// built-in word and proper noun, and nothing else (same counts).
+    @Test func theSafeWordsAreThoseOfThePlainSetConstruction() throws {
+        let environment = ProcessInfo.processInfo.environment["COHORT_DICTIONARY_DIR"].map { URL(fileURLWithPath: $0) }
+        let english = environment.map { $0.appendingPathComponent("american-english-large").path } ?? SafeVocabulary.englishWordListPath
+        let medical = environment.map { $0.appendingPathComponent("en_med_glut.dic").path } ?? SafeVocabulary.medicalWordListPath
+        guard let englishData = FileManager.default.contents(atPath: english), let medicalData = FileManager.default.contents(atPath: medical) else {
+            try #require(ProcessInfo.processInfo.environment["CI"] == nil, "CI has the word lists (wamerican-large, hunspell-en-med)")
+            return
+        }
+        var lower: Set<String> = [], capitalised: Set<String> = []
+        for line in String(decoding: englishData, as: UTF8.self).split(separator: "\n") {
+            let key = TextTokenizer.fold(Array(line.unicodeScalars)[...]).0
+            guard key.count >= 3, let first = line.unicodeScalars.first else { continue }
+            if first.properties.isUppercase { capitalised.insert(key) } else { lower.insert(key) }
+        }
+        for line in String(decoding: medicalData, as: UTF8.self).split(separator: "\n") {
+            let word = line.split(separator: "/", maxSplits: 1).first ?? line
+            guard let first = word.unicodeScalars.first, first.properties.isLowercase,
+                word.unicodeScalars.allSatisfy({ $0.properties.isLowercase || $0 == "-" || $0 == "'" })
+            else { continue }
+            for part in word.split(separator: "-") {
+                let key = TextTokenizer.fold(Array(part.unicodeScalars)[...]).0
+                if key.count >= 3 { lower.insert(key) }
+            }
+        }
+        let properNouns = capitalised.intersection(lower)
+        let all = lower.union(SafeVocabulary.shortWords).union(SafeVocabulary.listed).union(ClinicalVocabulary.words)
+            .union(Scrubber.deviceWords).union(Scrubber.relations).union(Scrubber.titles)
+        let vocabulary = try SafeVocabulary.load(directory: environment)
+        #expect(vocabulary.words.count == all.count && vocabulary.properNouns.count == properNouns.count)
+        #expect(all.filter { !vocabulary.contains($0) }.isEmpty)
+        #expect(properNouns.filter { !vocabulary.isProperNoun($0) }.isEmpty)
+        #expect(capitalised.subtracting(all).filter { vocabulary.contains($0) }.isEmpty, "a proper noun alone is not safe")
+    }
+
     /// A missing word list is an error that names the package, never a scrubber that keeps
     /// everything or nothing.
     @Test func aMissingWordListNamesThePackage() {
