@@ -23,7 +23,8 @@ import CohortIO
 /// letters alone unless it is ordinary or clinical vocabulary (``ClinicalVocabulary``) — such a
 /// word only after a title (`Mr Field`) or as a capitalized possessive (`Field's`); emails;
 /// phone numbers as digit runs with any separators (7–10 digits equal to a roster phone's last
-/// 7–10, or 11–15 ending in its last 10); birth dates written numerically or with month names
+/// 7–10, or 11–15 ending in its last 10; a CSV cell of a column that is not free text holding
+/// only a number of fewer than 10 digits is a quantity, see ``isShortQuantity(_:)``); birth dates written numerically or with month names
 /// (ordinals too); MRNs with or without their prefix; study codes; the street line of addresses;
 /// device names that carry a name or a serial number. Typed tokens such as `[NAME]` do not match.
 ///
@@ -193,7 +194,7 @@ public struct ResidualScanner: Sendable {
     }
 
     @inline(__always)
-    private static func bit(_ kind: IdentifierKind) -> UInt16 {
+    static func bit(_ kind: IdentifierKind) -> UInt16 {
         switch kind {
         case .name: 1 << 0
         case .email: 1 << 1
@@ -226,6 +227,25 @@ public struct ResidualScanner: Sendable {
         }
         workspace.load(utf8: bytes)
         return kindMask(&workspace, isJSON: isJSON)
+    }
+
+    /// Whether a CSV cell is a number of fewer than 10 digits (`-`, digits, at most one `.`): a
+    /// quantity, not a phone, in a column that is not free text. The JSON files write the same
+    /// values as numbers, which the JSON scan does not read; in CSV a daily total of 7–9 digits
+    /// would otherwise meet the last digits of one of thousands of roster phones by chance (at
+    /// bench L: 9–11 cells per export, so the export was refused). A full national number (10
+    /// digits or more) in a numeric column is still a finding, as is any number in free text.
+    static func isShortQuantity(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        var digits = 0, points = 0
+        for (i, byte) in value.enumerated() {
+            switch byte {
+            case 0x30...0x39: digits += 1
+            case 0x2E: points += 1
+            case 0x2D where i == 0: continue
+            default: return false
+            }
+        }
+        return digits > 0 && digits < 10 && points <= 1
     }
 
     /// Whether every byte is below 0x80 (eight bytes at a time).
@@ -530,7 +550,8 @@ public struct ResidualScanner: Sendable {
             let freeText = ResidualScanner.freeTextColumns.contains(name)
             values += 1
             if freeText { freeTextValues += 1 }
-            let mask = scanner.kindMask(utf8: value, isJSON: false, freeText: freeText, &workspace)
+            var mask = scanner.kindMask(utf8: value, isJSON: false, freeText: freeText, &workspace)
+            if !freeText, ResidualScanner.isShortQuantity(value) { mask &= ~ResidualScanner.bit(.phone) }
             guard mask != 0 else { return }
             emit(Hit(line: line, mask: mask, field: name, sha256: SHA256.hex(value)))
         }

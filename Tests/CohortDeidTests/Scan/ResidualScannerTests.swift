@@ -189,6 +189,22 @@ struct ResidualScannerTests {
         #expect(scanner.kinds(inLine: "Obrienne is another word; josefina too").isEmpty)
     }
 
+    /// A daily total of 7–9 digits is a quantity in a numeric column (JSON writes it as a number,
+    /// which the JSON scan does not read); the same digits in free text, or a full 10-digit
+    /// number in any column, are still a roster phone (+1 555 987 6543 is planted).
+    @Test func shortNumbersInColumnsThatAreNotFreeTextAreQuantities() throws {
+        defer { cleanUp() }
+        let scanner = ResidualScanner(roster: PlantedRoster.participants)
+        let file = try write(
+            [
+                "pseudonym,kind,value,note", "X,steps,9876543,", "X,steps,-9876543,", "X,energy,987.6543,", "X,steps,5559876543,",
+                "X,pain,,call 9876543", "X,pain,,9876543", "X,steps,987-6543,",
+            ], to: "daily_totals.csv")
+        // (The notes' digits are also unknown tokens of free text; only the phones are counted here.)
+        let found = try scanner.scan(files: [file]).filter { $0.kind == .phone }.map { "\($0.line) \($0.field ?? "") \($0.kind)" }
+        #expect(found == ["5 value phone", "6 note phone", "7 note phone", "8 value phone"])
+    }
+
     @Test func longFilesStreamWithCorrectLineNumbers() throws {
         defer { cleanUp() }
         let scanner = ResidualScanner(roster: PlantedRoster.participants)
