@@ -71,6 +71,11 @@ extension SiteKeysCLITests {
         #expect(!aList.stdout.contains("Cy Qxlee") && !aList.stdout.contains("Dee Qxlee"), "\(aList.output)")
         let ownerList = try cli.ws("participant", "list", "--show-identifiers")
         for name in ["Ann Qxlee", "Bob Qxlee", "Cy Qxlee", "Dee Qxlee"] { #expect(ownerList.stdout.contains(name), "\(name): \(ownerList.output)") }
+        // Who did what: A's trail listing shows its own actors, and the owner's and B's as sealed (not an error).
+        let aAudit = try cli.run(["audit", "show", "-w", sites.alice])
+        #expect(aAudit.status == 0 && aAudit.stdout.contains("[sealed]"), "\(aAudit.output)")
+        let ownerAudit = try cli.ws("audit", "show")
+        #expect(ownerAudit.status == 0 && !ownerAudit.stdout.contains("[sealed]"), "\(ownerAudit.output)")
         // Row security hides B's wrapped keys from A's role.
         let (_, seen) = try cli.sql("SELECT count(*) FROM site_data_keys WHERE site <> 'site-a'", workspace: sites.alice)
         #expect(seen.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(seen)")
