@@ -1,6 +1,7 @@
 import CohortCore
 import CohortCrypto
 import CohortStore
+import CohortStorePostgres
 import Foundation
 
 /// Key check values: proof, kept in the study database, of which keys belong to the study.
@@ -49,6 +50,21 @@ enum KeyCheck {
                 try SigningKeyRegistry.load(from: store, ownKey: keystore.publicKey).registered[present.signing] != nil
             {
                 continue
+            }
+            // A site's pii.key is a key-encryption key of its site: it counts when it unwraps that
+            // site's data key (a row only the owner writes; a rotation deletes the old ones) and
+            // the site is the one the workspace's signing key is registered for.
+            if pair.file == Keystore.piiKeyFileName, let site = (store as? PostgresStudyStore)?.keyEncryptionSite {
+                let scope = try SigningKeyRegistry.load(from: store, ownKey: keystore.publicKey).registered[present.signing]?.scope
+                if scope?.site == site { continue }
+            }
+            if pair.file == Keystore.piiKeyFileName, store is PostgresStudyStore,
+                try store.auditEvents(action: SiteInvitation.kekAction).contains(where: { $0.details["pii_key"] == present.piiKey })
+            {
+                throw CohortError(
+                    .security, "pii.key was a key of this study's site, and no longer opens the site's identifier key (the owner rotated it: `cohort site rotate-key`)",
+                    at: .init(file: keysDirectory.appendingPathComponent(pair.file).path),
+                    hint: "ask the study owner for a new invitation and join again (`cohort site join`); nothing was changed")
             }
             throw CohortError(
                 .security, "\(pair.file) does not match this study (its check value differs from the one recorded when the study was created)",

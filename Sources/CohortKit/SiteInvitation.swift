@@ -55,8 +55,9 @@ public enum SiteInvitation {
     /// - Throws: `.invalidInput` for a bad site name or a SQLite workspace; `.conflict` when the
     ///   folder exists; `.security` from a workspace that is not the owner's (a site's
     ///   coordinator cannot invite anyone, for any site).
-    public static func invite(from owner: Workspace, site name: String?, role: String?, to folder: URL) throws -> Invited {
+    public static func invite(from owner: Workspace, site name: String?, role: String?, to folder: URL, rotating: Bool = false) throws -> Invited {
         let site = try SiteName.parse(name, field: "site")
+        if rotating, site == nil { throw CohortError.invalid("a rotation is for one site's key", field: "site", hint: "give --site NAME") }
         if let site { _ = try PostgresSiteRoles.groupRole(site: site) }
         let scope: SigningKeyRegistry.Scope = site.map { .site($0) } ?? .studyWide
         let scopeText = site.map { "--site \($0)" } ?? "--study-wide"
@@ -82,8 +83,12 @@ public enum SiteInvitation {
         }
         do {
             let siteKey = try Ed25519PrivateKey.generate()
-            let keystore = try Keystore(studySecret: owner.keystore.studySecret, piiKey: owner.keystore.piiKey, signingKey: siteKey)
+            // A site's pii.key is a new key-encryption key of the site (it opens that site's data
+            // key only); a study-wide (monitor's) workspace holds the study's pii.key.
+            let piiKey = site == nil ? owner.keystore.piiKey : try SecureRandom.bytes(Keystore.secretByteCount)
+            let keystore = try Keystore(studySecret: owner.keystore.studySecret, piiKey: piiKey, signingKey: siteKey)
             try keystore.write(to: Workspace.keysDirectory(of: folder))
+            if let site { try wrapDataKey(owner, site: site, keystore: keystore, rotating: rotating) }
             var url = configuration.url
             if let role { url = try Self.url(url, role: role) }
             try StoreConfiguration(postgresqlURL: url).write(to: folder)
@@ -97,6 +102,24 @@ public enum SiteInvitation {
             try? FileManager.default.removeItem(at: folder)
             throw error
         }
+    }
+
+    /// The owner event that records a site's key-encryption key (its `pii.key` fingerprint);
+    /// `site.key…`, so only the tables' owner can append it (migration `v7-owner-actions`).
+    public static let kekAction = "site.key_kek"
+
+    /// Wraps `site`'s data key under the invitation's `pii.key` (its key-encryption key), making
+    /// the data key when the site has none, and records the KEK's fingerprint (`site.key_kek`).
+    static func wrapDataKey(_ owner: Workspace, site: String, keystore: Keystore, rotating: Bool) throws {
+        guard let store = owner.store as? PostgresStudyStore else {
+            throw CohortError.invalid("per-site identifier keys need a PostgreSQL study", field: "workspace")
+        }
+        let fingerprint = keystore.fingerprints.piiKey
+        let made = try store.wrapSiteDataKey(site: site, kek: keystore.piiKey, kekFingerprint: fingerprint, replacing: rotating)
+        try owner.store.appendEvent(
+            actor: owner.actor, action: kekAction,
+            details: ["site": site, "pii_key": fingerprint, "rotated": rotating ? "true" : "false", "data_key_created": made ? "true" : "false"],
+            at: owner.now())
     }
 
     /// What joining installed.

@@ -53,7 +53,10 @@ public final class PostgresRecordSink: StoreRecordSink {
 
     let connection: PostgresConnection
     let batchID: Int64
-    let piiKey: [UInt8]
+    /// The keys notes are sealed with: the data key of the participant's site.
+    let keys: PIIKeyRing
+    /// Each participant's site, looked up once per import (per-site data keys only).
+    private var sites: [Int64: String?] = [:]
     /// The binary COPY tuples of the chunk being queued (kept whole for a fallback).
     private var buffer: [UInt8] = []
     /// How many bytes of `buffer` the open direct COPY has been sent.
@@ -76,10 +79,10 @@ public final class PostgresRecordSink: StoreRecordSink {
     public private(set) var stagedChunks = 0
 
     /// Call inside the import's transaction.
-    init(connection: PostgresConnection, batchID: Int64, piiKey: [UInt8]) throws {
+    init(connection: PostgresConnection, batchID: Int64, keys: PIIKeyRing) throws {
         self.connection = connection
         self.batchID = batchID
-        self.piiKey = piiKey
+        self.keys = keys
         let secured = try connection.query("SELECT row_security_active('records')").first?.first ?? nil
         direct = secured == "f"
         buffer.reserveCapacity(8 << 20)
@@ -262,8 +265,17 @@ public final class PostgresRecordSink: StoreRecordSink {
     private func sealedNote(_ record: CohortCore.Record, participantPK: Int64) throws -> [UInt8]? {
         guard let text = record.note, !text.isEmpty else { return nil }
         return try PIISealing.sealNote(
-            text, key: piiKey, participantPK: participantPK, kind: record.kind.rawValue, startMs: record.start.epochMilliseconds,
+            text, key: try key(participantPK: participantPK), participantPK: participantPK, kind: record.kind.rawValue, startMs: record.start.epochMilliseconds,
             source: record.source ?? "")
+    }
+
+    /// The key that seals a note of participant `participantPK`: its site's data key.
+    private func key(participantPK: Int64) throws -> [UInt8] {
+        guard !keys.siteKeys.isEmpty else { return keys.defaultKey }
+        if let site = sites[participantPK] { return keys.key(forSite: site) }
+        let site = try connection.query("SELECT site FROM participants WHERE pk = $1", values: [.int(participantPK)]).first?.first ?? nil
+        sites[participantPK] = site
+        return keys.key(forSite: site)
     }
 
     // Binary COPY: each field is its length (int32, -1 for NULL) and its bytes, big-endian.

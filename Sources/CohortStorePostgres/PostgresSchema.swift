@@ -10,7 +10,7 @@ enum PostgresSchema {
     static let migrations: [(name: String, sql: String)] = [
         ("v1-foundation", v1), ("v2-record-paths", v2RecordPaths), ("v3-site-security", v3SiteSecurity),
         ("v4-bulk-records", v4BulkRecords), ("v5-sharing-scopes", v5SharingScopes), ("v6-server-audit", v6ServerAudit),
-        ("v7-owner-actions", v7OwnerActions),
+        ("v7-owner-actions", v7OwnerActions), ("v8-site-data-keys", v8SiteDataKeys),
     ]
 
     static let v1 = """

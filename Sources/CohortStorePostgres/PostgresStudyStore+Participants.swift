@@ -18,7 +18,7 @@ extension PostgresStudyStore {
     /// The participant of a row selected with ``participantColumns`` (decoded as on SQLite, by
     /// `ParticipantRow`), identity opened when asked.
     func stored(_ r: PostgresRow, withIdentity: Bool) throws -> StoredParticipant {
-        try ParticipantRow(r).stored(piiKey: piiKey, withIdentity: withIdentity) { column, expected in r.problem(column, expected: expected) }
+        try ParticipantRow(r).stored(keys: keys.all, perSite: !keys.siteKeys.isEmpty, withIdentity: withIdentity) { column, expected in r.problem(column, expected: expected) }
     }
 
     func participantRows(_ conn: PostgresConnection, _ condition: String, _ values: [PostgresValue] = []) throws -> [PostgresRow] {

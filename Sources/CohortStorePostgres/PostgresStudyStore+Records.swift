@@ -13,7 +13,7 @@ extension PostgresStudyStore {
     /// its table, row and column.
     public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         let location = self.location
-        let key = piiKey
+        let keys = self.keys.all
         // `kind` and `source` are in the byte-order collation "C" (migration v4-bulk-records), so
         // this is SQLite's order whatever the database's collation, and the primary key serves it
         // as it is.
@@ -38,7 +38,7 @@ extension PostgresStudyStore {
             // Text that is not bytes opens as nothing: the same refusal as a note sealed elsewhere.
             let note = try row[9].map { hex in
                 try PIISealing.openStoredNote(
-                    PostgresValue.bytes(fromText: hex) ?? [], key: key, participantPK: participant.rowKey, kind: kind.rawValue,
+                    PostgresValue.bytes(fromText: hex) ?? [], keys: keys, participantPK: participant.rowKey, kind: kind.rawValue,
                     startMs: start.epochMilliseconds, source: source
                 ) { column, expected in Self.problem(table: "records", rowID: id, column: column, expected: expected, location: location) }
             }

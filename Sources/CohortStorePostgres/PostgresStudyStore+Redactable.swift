@@ -24,7 +24,11 @@ extension PostgresStudyStore {
             let digest = try row.string("digest")
             let text = RedactableText(digest: digest, salt: try row.bytes("salt"), sealed: try row.bytes("text_enc"))
             do {
-                texts[text.reference] = try text.open(key: piiKey)
+                texts[text.reference] = try Self.open(text, keys: keys)
+            } catch .sealedText where keys.ownSite != nil {
+                // A site's workspace holds its own site's data key only: the owner's and other
+                // sites' texts stay sealed to it (by design, not damage).
+                texts[text.reference] = "[sealed]"
             } catch .sealedText {
                 throw Self.problem(
                     table: "redactable_texts", rowID: nil, column: "text_enc",
@@ -35,6 +39,15 @@ extension PostgresStudyStore {
             }
         }
         return texts
+    }
+
+    /// `text` opened with the first key of `keys` that opens it.
+    static func open(_ text: RedactableText, keys: PIIKeyRing) throws(RedactableText.OpenFailure) -> String {
+        var failure = RedactableText.OpenFailure.sealedText
+        for key in keys.all {
+            do { return try text.open(key: key) } catch { failure = error; if case .salt = error { throw error } }
+        }
+        throw failure
     }
 
     /// The text behind one committed value: the text, nil when erased, the value itself when it

@@ -21,6 +21,9 @@ public final class PostgresStudyStore: StudyStore {
 
     let connection: SerializedConnection
     let piiKey: [UInt8]
+    /// The keys identifiers are sealed and opened with: `piiKey`, and the data keys of the sites
+    /// it unwraps from `site_data_keys` (read at open; see ``PIIKeyRing``).
+    let keys: PIIKeyRing
     let url: String
     /// The URL without its password, for messages.
     public let location: String
@@ -44,6 +47,7 @@ public final class PostgresStudyStore: StudyStore {
         // 0 is PostgreSQL's "no limit".
         try conn.query("SET statement_timeout = \(options.statementTimeout.map { max(Self.milliseconds($0), 1) } ?? 0)")
         try Self.migrate(conn, create: create, readOnly: options.readOnly, location: location)
+        keys = try Self.keyRing(conn, piiKey: piiKey)
         if options.readOnly { try conn.query("SET default_transaction_read_only = on") }
         connection = SerializedConnection(conn)
     }

@@ -143,8 +143,20 @@ struct PostgresTransaction: StoreTransaction {
         return batchID
     }
 
+    /// The sink seals notes with the data key of each participant's site (the store's key ring);
+    /// `piiKey` (the ring's default) is for a participant whose site has none.
     func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink {
-        try PostgresRecordSink(connection: conn, batchID: batchID, piiKey: piiKey)
+        try PostgresRecordSink(connection: conn, batchID: batchID, keys: store.keys)
+    }
+
+    func participantSite(id: String) throws -> String? {
+        guard !store.keys.siteKeys.isEmpty else { return nil }
+        return (try conn.query("SELECT site FROM participants WHERE id::text = $1", values: [.text(id)]).first?.first ?? nil)
+    }
+
+    func participantSite(_ participant: ParticipantHandle) throws -> String? {
+        guard !store.keys.siteKeys.isEmpty else { return nil }
+        return (try conn.query("SELECT site FROM participants WHERE pk = $1", values: [.int(participant.rowKey)]).first?.first ?? nil)
     }
 
     func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)] {
@@ -208,7 +220,7 @@ extension PostgresStudyStore {
     /// refusals turned into messages a coordinator can act on), through the store seam.
     public func writeTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T {
         try change { conn in
-            try body(StoreWriteTransaction(PostgresTransaction(conn: conn, store: self), operations: StudyOperations(piiKey: piiKey)))
+            try body(StoreWriteTransaction(PostgresTransaction(conn: conn, store: self), operations: StudyOperations(keys: keys)))
         }
     }
 }

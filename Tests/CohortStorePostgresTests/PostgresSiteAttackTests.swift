@@ -191,6 +191,32 @@ struct PostgresSiteAttackTests {
         #expect(try study.verification().firstProblem == nil)
     }
 
+    /// "Site A wraps a data key of its own for site B" (or rewraps, or deletes B's): only the
+    /// owner writes `site_data_keys` (migration `v8-site-data-keys`), and row security shows a
+    /// site role its own site's `site:` wraps only, the study-wide role the `study` wraps only.
+    @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))
+    func onlyTheOwnerWritesSiteDataKeys() throws {
+        let study = try Study()
+        let owner = try study.connect("study_owner")
+        for (site, holder) in [("site-a", "study"), ("site-a", "site:a"), ("site-b", "study"), ("site-b", "site:b")] {
+            _ = try owner.query("INSERT INTO site_data_keys (site, holder, wrapped) VALUES ($1, $2, '\\x00')", [site, holder])
+        }
+        for role in ["coord_a", "monitor"] {
+            let conn = try study.connect(role)
+            for statement in [
+                "INSERT INTO site_data_keys (site, holder, wrapped) VALUES ('site-b', 'site:x', '\\x01')",
+                "UPDATE site_data_keys SET wrapped = '\\x01'", "DELETE FROM site_data_keys", "TRUNCATE site_data_keys",
+            ] {
+                #expect(Self.sqlState { _ = try conn.query(statement) } == "42501", "\(role): \(statement)")
+            }
+        }
+        let seenByA = try study.connect("coord_a").query("SELECT site || ' ' || holder FROM site_data_keys ORDER BY 1").map { $0.first ?? nil }
+        #expect(seenByA == ["site-a site:a"])
+        let seenByMonitor = try study.connect("monitor").query("SELECT site || ' ' || holder FROM site_data_keys ORDER BY 1").map { $0.first ?? nil }
+        #expect(seenByMonitor == ["site-a study", "site-b study"])
+        #expect(try owner.query("SELECT count(*) FROM site_data_keys").first?.first == "4")
+    }
+
     /// Events are appended by the server (`cohort_append_event`): it numbers and links them and
     /// stamps the login role that appended (`details.db_role`); the actor a coordinator types is
     /// a display note. The server's hash is recomputed here by an independent route (AuditEvent's

@@ -226,7 +226,7 @@ struct PostgresSiteSecurityTests {
         let study = try Study()
         for role in ["coord_a", "coord_b", "monitor"] {
             let store = try PostgresStudyStore(url: study.url(role), piiKey: Array(repeating: 7, count: 32))
-            #expect(store.schemaVersion == "v7-owner-actions")
+            #expect(store.schemaVersion == "v8-site-data-keys")
         }
         do {
             try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: "site-c"), url: study.url("coord_a"))

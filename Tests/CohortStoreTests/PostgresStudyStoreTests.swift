@@ -42,7 +42,7 @@ struct PostgresStudyStoreTests {
     @Test func aDatabaseFromANewerCohortIsRefused() throws {
         try withStoreFixture(.postgres) { fixture in
             do { _ = try fixture.open(create: true) }
-            #expect(try fixture.postgres("SELECT name FROM cohort_migrations ORDER BY name").map { $0.first ?? nil } == ["v1-foundation", "v2-record-paths", "v3-site-security", "v4-bulk-records", "v5-sharing-scopes", "v6-server-audit", "v7-owner-actions"])
+            #expect(try fixture.postgres("SELECT name FROM cohort_migrations ORDER BY name").map { $0.first ?? nil } == ["v1-foundation", "v2-record-paths", "v3-site-security", "v4-bulk-records", "v5-sharing-scopes", "v6-server-audit", "v7-owner-actions", "v8-site-data-keys"])
             try fixture.postgres("INSERT INTO cohort_migrations (name) VALUES ('v99-future')")
             let error = #expect(throws: CohortError.self) { try fixture.open() }
             #expect(error?.code == .conflict)

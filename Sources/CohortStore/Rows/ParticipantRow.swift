@@ -58,8 +58,18 @@ package struct ParticipantRow: Sendable {
     package func stored(piiKey: [UInt8], withIdentity: Bool, problem: (_ column: String, _ expected: String) -> CohortError) throws
         -> StoredParticipant
     {
+        try stored(keys: [piiKey], withIdentity: withIdentity, problem: problem)
+    }
+
+    /// As ``stored(piiKey:withIdentity:problem:)``, the identity opened with the first of `keys`
+    /// that opens it (per-site data keys).
+    package func stored(
+        keys: [[UInt8]], perSite: Bool = false, withIdentity: Bool, problem: (_ column: String, _ expected: String) -> CohortError
+    ) throws
+        -> StoredParticipant
+    {
         let identity =
-            withIdentity ? try PIISealing.openIdentity(sealedIdentity, participantID: id.uuidString.lowercased(), key: piiKey, problem: problem) : nil
+            withIdentity ? try PIISealing.openIdentity(sealedIdentity, participantID: id.uuidString.lowercased(), keys: keys, perSite: perSite, problem: problem) : nil
         return StoredParticipant(handle: handle, participant: participant(identity: identity))
     }
 }

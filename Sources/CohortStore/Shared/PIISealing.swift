@@ -65,6 +65,30 @@ package enum PIISealing {
             address: try open("address_enc", "address"), zip: try open("zip_enc", "zip"), mrn: try open("mrn_enc", "mrn"), devices: devices)
     }
 
+    /// The identity behind sealed columns, opened with the first of `keys` that opens the name
+    /// (per-site data keys: the caller need not know which site's key sealed the row). When none
+    /// opens it, fails as the first key does.
+    /// With `perSite` (per-site data keys), a name no key opens fails with
+    /// `problem("name_enc", …)` saying it is sealed with a key this workspace does not hold.
+    package static func openIdentity(
+        _ sealed: [String: [UInt8]], participantID: String, keys: [[UInt8]], perSite: Bool = false,
+        problem: (_ column: String, _ expected: String) -> CohortError
+    ) throws -> ParticipantIdentity? {
+        if let name = sealed["name_enc"], keys.count > 1 || perSite {
+            guard
+                let key = keys.first(where: {
+                    (try? AESGCM.open(name, key: $0, authenticating: identityAAD(participantID: participantID, field: "name"))) != nil
+                })
+            else {
+                throw problem(
+                    "name_enc",
+                    "identifiers sealed with a key this workspace holds (the study's, or its site's data key); another site's identifiers do not open here")
+            }
+            return try openIdentity(sealed, participantID: participantID, key: key, problem: problem)
+        }
+        return try openIdentity(sealed, participantID: participantID, key: keys.first ?? [], problem: problem)
+    }
+
     /// A consent's signature evidence sealed for consent `consentID` (lower-case).
     package static func sealSignature(_ evidence: String, consentID: String, key: [UInt8]) throws -> [UInt8] {
         try AESGCM.seal(Array(evidence.utf8), key: key, authenticating: Array("consent:\(consentID):signature".utf8))
@@ -92,6 +116,17 @@ package enum PIISealing {
         } catch {
             throw problem("note_enc", "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
         }
+    }
+
+    /// A stored record's note opened with the first of `keys` that opens it (per-site data keys).
+    package static func openStoredNote(
+        _ sealed: [UInt8], keys: [[UInt8]], participantPK: Int64, kind: String, startMs: Int64, source: String,
+        problem: (_ column: String, _ expected: String) -> CohortError
+    ) throws -> String {
+        for key in keys {
+            if let note = try? openNote(sealed, key: key, participantPK: participantPK, kind: kind, startMs: startMs, source: source) { return note }
+        }
+        throw problem("note_enc", "a note encrypted with this workspace's pii.key (or its site's data key) for this record (wrong key, or moved)")
     }
 
     /// A record's note opened; throws when it was sealed for another row or key.

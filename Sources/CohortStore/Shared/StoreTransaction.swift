@@ -76,6 +76,11 @@ package protocol StoreTransaction {
     func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64
     /// The sink an import batch's records go into, inside this transaction.
     func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink
+    /// The site of the participant with internal id `id` (lower-case), nil when it has none or
+    /// the store keeps one key for every participant (its key ring chooses by site).
+    func participantSite(id: String) throws -> String?
+    /// The site of `participant` (as ``participantSite(id:)``).
+    func participantSite(_ participant: ParticipantHandle) throws -> String?
     /// The participants who are not active or have a withdrawal time (few).
     func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)]
     /// Records the batch's counts and its actor (the committed value of its audit event).
@@ -147,4 +152,10 @@ package protocol StoreRecordSink: RecordSink {
     var imported: ImportedParticipants { get }
     /// Gives up the rows in flight after the import's body threw (PostgreSQL ends its COPY).
     func abandon()
+}
+
+extension StoreTransaction {
+    /// One key for every participant (SQLite): no site to look up.
+    package func participantSite(id: String) throws -> String? { nil }
+    package func participantSite(_ participant: ParticipantHandle) throws -> String? { nil }
 }

@@ -11,11 +11,16 @@ package import Foundation
 /// SQL here. What a withdrawal does follows ``WithdrawalEffects``, the one answer to what a mode
 /// requires.
 package struct StudyOperations: Sendable {
-    /// The key identifiers, signature evidence and redactable texts are sealed with.
-    let piiKey: [UInt8]
+    /// The keys identifiers, signature evidence and redactable texts are sealed with (one key
+    /// on SQLite; on PostgreSQL with per-site data keys, the participant's site chooses).
+    let keys: PIIKeyRing
 
     package init(piiKey: [UInt8]) {
-        self.piiKey = piiKey
+        self.keys = .single(piiKey)
+    }
+
+    package init(keys: PIIKeyRing) {
+        self.keys = keys
     }
 
     // MARK: Audit trail
@@ -108,7 +113,8 @@ package struct StudyOperations: Sendable {
 
     /// Seals `text` as a redactable text of `owner` and returns the reference the chain commits to.
     package func storeRedactable(_ tx: some StoreTransaction, _ text: String, owner: String?) throws -> String {
-        let sealed = try RedactableText.seal(text, key: piiKey)
+        let key = try owner.map { keys.key(forSite: try tx.participantSite(id: $0)) } ?? keys.defaultKey
+        let sealed = try RedactableText.seal(text, key: key)
         try tx.insertRedactable(sealed, owner: owner)
         return sealed.reference
     }
@@ -126,7 +132,7 @@ package struct StudyOperations: Sendable {
             }
             let id = p.id.uuidString.lowercased()
             let row = NewParticipantRow(
-                participant: p, sealedIdentity: try PIISealing.sealIdentity(e.identity, participantID: id, key: piiKey), tokenSalt: e.tokenSalt,
+                participant: p, sealedIdentity: try PIISealing.sealIdentity(e.identity, participantID: id, key: keys.key(forSite: p.site)), tokenSalt: e.tokenSalt,
                 tokenHash: e.tokenHash, createdAt: AuditChain.instant(at))
             do {
                 try tx.insertParticipant(row)
@@ -147,7 +153,8 @@ package struct StudyOperations: Sendable {
         at: Date
     ) throws {
         let id = consent.id.uuidString.lowercased()
-        let evidence = try signatureEvidence.map { try PIISealing.sealSignature($0, consentID: id, key: piiKey) }
+        let key = keys.key(forSite: try tx.participantSite(participant))
+        let evidence = try signatureEvidence.map { try PIISealing.sealSignature($0, consentID: id, key: key) }
         try tx.insertConsent(consent, participant: participant, signature: evidence)
         for old in supersede { try tx.supersedeConsent(old, of: participant) }
         let details = [
@@ -167,7 +174,7 @@ package struct StudyOperations: Sendable {
         _ tx: some StoreTransaction, _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> ImportCounts
     ) throws -> ImportBatchResult {
         let batchID = try tx.insertImportBatch(info, importedAt: AuditChain.instant(at))
-        let sink = try tx.recordSink(batchID: batchID, piiKey: piiKey)
+        let sink = try tx.recordSink(batchID: batchID, piiKey: keys.defaultKey)
         let counts: ImportCounts
         do {
             counts = try body(sink)

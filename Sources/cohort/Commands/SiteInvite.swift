@@ -10,8 +10,9 @@ extension Cohort.SiteCommand {
             discussion: """
                 Run from the study owner's workspace (the one `cohort init --database` made). Writes DIR (mode 0700): keys/ with \
                 a NEW Ed25519 signing key for the site (registered by the owner's key in the audit trail as site.key_registered: \
-                it signs that site's checkpoints, exports and receipts only), the study's identifier key and secret (see \
-                docs/multi-site.md for who holds what), store.json naming the database (as --role when given), the owner's signed \
+                it signs that site's checkpoints, exports and receipts only), a NEW pii.key that is a key-encryption key of the \
+                site (it unwraps that site's identifier data key and no other; recorded as site.key_kek), the study's \
+                pseudonym/date-shift secret (see docs/multi-site.md for who holds what), store.json naming the database (as --role when given), the owner's signed \
                 audit.head, and site.json. No owner signing key, no other site's key. Hand DIR to the coordinator over a secure \
                 channel keeping its modes (scp -rp, tar); they run `cohort site join DIR -w WORKSPACE`. A coordinator's workspace \
                 cannot invite anyone (exit 6).
@@ -41,6 +42,36 @@ extension Cohort.SiteCommand {
             Console.print("Invitation for \(scope) written to \(invited.folder.path)")
             Console.print("  signing key \(invited.keyFingerprint), registered for \(scope) at audit event \(invited.registrationSeq)")
             Console.print("  next: copy the folder to the coordinator keeping its modes (scp -rp); they run `cohort site join \(invited.folder.lastPathComponent) -w WORKSPACE`")
+        }
+    }
+
+    struct SiteRotateKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Give a site a new identifier key-encryption key (a coordinator left): earlier workspaces of the site stop opening its identifiers.",
+            discussion: """
+                Run from the study owner's workspace. Makes a new key-encryption key for the site, re-wraps the site's identifier \
+                data key under it and deletes every earlier wrap for the site's coordinators (recorded as site.key_kek with \
+                rotated=true); no stored row is re-encrypted. Writes DIR as `cohort site invite` does (a new signing key too), for \
+                the site's remaining coordinators to `cohort site join`. A workspace holding an earlier key of the site is refused \
+                from then on (exit 6).
+
+                Examples:
+                  cohort site rotate-key --site site-a --role bob --out /secure/site-a-new -w study
+                  scp -rp /secure/site-a-new bob@site-a.example.org:
+                """)
+
+        @Option(help: "The site whose key-encryption key to replace.") var site: String
+        @Option(help: ArgumentHelp("The folder to write (must not exist).", valueName: "dir")) var out: String
+        @Option(help: ArgumentHelp("The coordinator's PostgreSQL login role, for store.json's URL.", valueName: "login")) var role: String?
+        @OptionGroup var options: WorkspaceOptions
+
+        func run() throws {
+            let owner = try options.open()
+            let invited = try SiteInvitation.invite(from: owner, site: site, role: role, to: URL(fileURLWithPath: out), rotating: true)
+            Console.print("Site \(site)'s identifier key re-wrapped under a new key-encryption key; earlier workspaces of the site no longer open it (no row re-encrypted)")
+            Console.print("  new invitation written to \(invited.folder.path) (signing key \(invited.keyFingerprint), audit event \(invited.registrationSeq))")
+            Console.print("  next: the site's coordinators join again: `cohort site join \(invited.folder.lastPathComponent) -w WORKSPACE`")
         }
     }
 
