@@ -60,6 +60,9 @@ public struct Roster: Sendable {
         }
         let name = e.name.trimmingCharacters(in: .whitespaces)
         if name.isEmpty { bad("name", "a name is required") }
+        for field in Self.fieldsWithControlCharacters(e) {
+            bad(field, "expected text without control characters (a NUL byte, tab or line break inside the field)", hint: "fix the field in the roster file")
+        }
         let today = CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current)
         let tzName = e.timeZone.trimmingCharacters(in: .whitespaces)
         if !Self.isIANAZone(tzName) {
@@ -128,6 +131,19 @@ public struct Roster: Sendable {
             name: name, email: email, phone: phone, birthDate: birth, address: optional(e.address), zip: zip, mrn: optional(e.mrn),
             devices: e.devices.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         return (participant, identity)
+    }
+
+    /// The roster fields holding a control character (U+0000–U+001F, U+007F–U+009F): never
+    /// part of a name, address or MRN, and printed raw they would corrupt a terminal or a table.
+    static func fieldsWithControlCharacters(_ e: RosterEntry) -> [String] {
+        let fields: [(String, String?)] = [
+            ("code", e.code), ("name", e.name), ("email", e.email), ("phone", e.phone), ("birth_date", e.birthDate), ("sex", e.sex),
+            ("address", e.address), ("zip", e.zip), ("mrn", e.mrn), ("time_zone", e.timeZone), ("enrolled_on", e.enrolledOn),
+            ("devices", e.devices.joined(separator: ";")), ("site", e.site),
+        ]
+        return fields.compactMap { field, value in
+            (value ?? "").unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? field : nil
+        }
     }
 
     /// Makes a withdrawal token (128 random bits, base32 in groups of four) and its salted hash.

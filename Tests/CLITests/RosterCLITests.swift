@@ -33,6 +33,23 @@ struct RosterCLITests {
         }
     }
 
+    /// A control character inside a field (a NUL byte in a name, an escape in an address) is
+    /// refused naming line and field, never echoed: printed raw it would corrupt a terminal or
+    /// a table (issue 30 found a NUL printed by `participant list --show-identifiers`).
+    @Test func controlCharactersInAFieldAreRefused() throws {
+        let cli = try CLI.withWorkspace()
+        defer { cli.cleanup() }
+        let day = CLI.day(-3)
+        let body = CLI.rosterHeader + "P-1,Ann\u{0}Lee,,,1980-01-01,female,,,,UTC,\(day),\n"
+            + "P-2,Bob Lee,,,1981-01-01,male,1 Elm\u{1B}[2J St,,,UTC,\(day),\n" + "P-3,Cy Lee,,,1982-01-01,female,,,,UTC,\(day),\n"
+        let r = try cli.ws("participant", "import", try cli.write("roster.csv", body))
+        #expect(r.status == 3, "\(r.output)")
+        #expect(r.stderr.contains("roster.csv:2: name") && r.stderr.contains("roster.csv:3: address"), "\(r.stderr)")
+        #expect(r.stderr.contains("control characters"), "\(r.stderr)")
+        #expect(!r.stderr.contains("\u{0}") && !r.stderr.contains("\u{1B}") && !r.stderr.contains("Ann") && !r.stderr.contains("Elm"), "\(r.stderr)")
+        #expect(try cli.count("participants") == 0)
+    }
+
     /// A roster with many bad lines lists the first 50 and says how many more there are.
     @Test func manyProblemsAreCappedWithACount() throws {
         let cli = try CLI.withWorkspace()
