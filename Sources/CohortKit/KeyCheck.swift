@@ -47,8 +47,14 @@ enum KeyCheck {
         for pair in pairs where pair.recorded != nil && pair.recorded != pair.present {
             // A site's workspace signs with its own key, which the owner registered in the trail.
             if pair.file == Keystore.signingKeyFileName,
-                try SigningKeyRegistry.load(from: store, ownKey: keystore.publicKey).registered[present.signing] != nil
+                let entry = try SigningKeyRegistry.load(from: store, ownKey: keystore.publicKey).registered[present.signing]
             {
+                if let revokedAt = entry.revokedAt {
+                    throw CohortError(
+                        .security, "signing.pem is \(entry.scope)'s key, which the owner revoked at audit event \(revokedAt): it signs nothing for the study any more",
+                        at: .init(file: keysDirectory.appendingPathComponent(pair.file).path),
+                        hint: "ask the study owner for a new invitation and join again (`cohort site join`); nothing was changed")
+                }
                 continue
             }
             // A site's pii.key is a key-encryption key of its site: it counts when it unwraps that

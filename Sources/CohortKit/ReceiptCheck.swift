@@ -55,7 +55,7 @@ public enum ReceiptCheck {
                     authentic: false,
                     message: "receipt \(id) says \(receipt.mode.rawValue), but event \(event.seq) of the trail recorded \(event.details["mode"] ?? "another mode")")
             }
-            if let problem = try signerProblem(key: key, claimedSite: claims.site, participantID: event.subject, workspace: ws) {
+            if let problem = try signerProblem(key: key, claimedSite: claims.site, participantID: event.subject, withdrawalSeq: event.seq, workspace: ws) {
                 return Outcome(authentic: false, message: "receipt \(id) is signed, but \(problem)")
             }
             if receipt.mode != .erase {
@@ -84,10 +84,17 @@ public enum ReceiptCheck {
 extension ReceiptCheck {
     /// Why the key that signed a receipt may not sign it, or nil: it must be registered in the
     /// trail, and a site's key signs receipts of its own site's participants only (the site of
-    /// the participant's `participant.enroll` event), saying so in its signed `Signed for site:` line.
-    static func signerProblem(key: Ed25519PublicKey, claimedSite: String?, participantID: String?, workspace: Workspace) throws -> String? {
+    /// the participant's `participant.enroll` event), saying so in its signed `Signed for site:` line;
+    /// a revoked key only for a withdrawal (`withdrawalSeq`) recorded before its revocation.
+    static func signerProblem(
+        key: Ed25519PublicKey, claimedSite: String?, participantID: String?, withdrawalSeq: Int64, workspace: Workspace
+    ) throws -> String? {
         guard let entry = try workspace.signingKeys().entry(fingerprint: key.fingerprint) else {
             return "by \(key.fingerprint), a key the audit trail does not register"
+        }
+        // A revoked key counts only for withdrawals recorded before its revocation.
+        if let problem = entry.revocationProblem(signedAt: withdrawalSeq) {
+            return "it is \(problem), and the withdrawal is event \(withdrawalSeq)"
         }
         let site = try workspace.store.auditEvents(action: "participant.enroll").last { $0.subject == participantID }?.details["site"]
         guard entry.scope.allows(site: site) else {

@@ -60,10 +60,28 @@ public struct SigningKeyRegistry: Sendable {
         public var scope: Scope
         /// The event that registered it (the owner's: `keys.create`).
         public var seq: Int64
+        /// The owner's `site.key_revoked` event for it, if any: the key signs only what it
+        /// signed before that event (heads, manifests' checkpoints, withdrawals of earlier seq).
+        public var revokedAt: Int64? = nil
+
+        /// Why this key may not have signed something of event `seq` (nil: unknown, counts as
+        /// after), or nil when it may: `signed by site S's key revoked at event N`.
+        public func revocationProblem(signedAt seq: Int64?) -> String? {
+            guard let revokedAt, seq.map({ $0 >= revokedAt }) ?? true else { return nil }
+            return "signed by \(scope)'s key revoked at event \(revokedAt)"
+        }
     }
 
     /// The action of a registration event.
     public static let registeredAction = "site.key_registered"
+
+    /// The action of a revocation event (owner-only on PostgreSQL: migration `v7-owner-actions`).
+    public static let revokedAction = "site.key_revoked"
+
+    /// The bytes the owner signs to revoke the key `fingerprint` of `site`.
+    public static func revocationMessage(site: String, fingerprint: String) -> [UInt8] {
+        Array("cohort/signing-key-revoked@1 site=\(site) key=\(fingerprint)".utf8)
+    }
 
     /// The owner's key.
     public let owner: Entry?
@@ -121,8 +139,35 @@ public struct SigningKeyRegistry: Sendable {
             }
             registered[key.fingerprint] = Entry(key: key, fingerprint: key.fingerprint, scope: scope, seq: event.seq)
         }
+        try applyRevocations(try store.auditEvents(action: revokedAction), ownerKey: ownerKey, to: &registered, problems: &problems)
         let owner = ownerFingerprint.map { Entry(key: ownerKey, fingerprint: $0, scope: .owner, seq: recorded?.seq ?? 1) }
         return SigningKeyRegistry(owner: owner, registered: registered, problems: problems)
+    }
+
+    /// Marks each registered site key an owner-signed `site.key_revoked` event names (the first
+    /// such event counts); a revocation not signed by the owner's key, or of a key the trail did
+    /// not register for that site before it, is a problem and revokes nothing.
+    static func applyRevocations(
+        _ events: [AuditEvent], ownerKey: Ed25519PublicKey?, to registered: inout [String: Entry], problems: inout [String]
+    ) throws {
+        for event in events {
+            let d = event.details
+            guard let site = d["site"], let fingerprint = d["key_fingerprint"] else {
+                problems.append("event \(event.seq) (\(revokedAction)): the revocation is malformed")
+                continue
+            }
+            guard let ownerKey, let signature = d["owner_signature"].flatMap(Base64.decode),
+                ownerKey.isValidSignature(signature, for: revocationMessage(site: site, fingerprint: fingerprint))
+            else {
+                problems.append("event \(event.seq) (\(revokedAction)): the revocation of \(fingerprint) is not signed by the owner's key")
+                continue
+            }
+            guard let entry = registered[fingerprint], entry.scope == .site(site), entry.seq < event.seq else {
+                problems.append("event \(event.seq) (\(revokedAction)): \(fingerprint) is no key the trail registered for site \(site) before it")
+                continue
+            }
+            if entry.revokedAt == nil { registered[fingerprint]?.revokedAt = event.seq }
+        }
     }
 
     /// The entry of the key with this fingerprint; nil when the trail does not register it.
@@ -142,7 +187,9 @@ public struct SigningKeyRegistry: Sendable {
             signers.append(.init(key: fallback, fromSeq: 1, name: "the study key"))
         }
         for entry in registered.values.sorted(by: { $0.seq < $1.seq }) {
-            if let key = entry.key { signers.append(.init(key: key, fromSeq: entry.seq, name: "\(entry.scope)'s key")) }
+            if let key = entry.key {
+                signers.append(.init(key: key, fromSeq: entry.seq, name: "\(entry.scope)'s key", untilSeq: entry.revokedAt))
+            }
         }
         return CheckpointSigners(signers)
     }

@@ -45,6 +45,8 @@ public enum SiteInvitation {
         public var keyFingerprint: String
         /// The `site.key_registered` event.
         public var registrationSeq: Int64
+        /// A rotation's `site.key_revoked` events: (fingerprint of the earlier key, event seq).
+        public var revoked: [(fingerprint: String, seq: Int64)] = []
     }
 
     /// Makes the invitation folder `folder` (which must not exist) for `site` — nil: a study-wide
@@ -94,10 +96,17 @@ public enum SiteInvitation {
             try StoreConfiguration(postgresqlURL: url).write(to: folder)
             try write(Marker(site: site, keyFingerprint: siteKey.publicKey.fingerprint), to: folder.appendingPathComponent(fileName))
             let event = try owner.registerSigningKey(siteKey.publicKey, scope: scope)
+            var revoked: [(fingerprint: String, seq: Int64)] = []
+            if rotating, let site {
+                // A coordinator left: every earlier signing key of the site stops counting from here.
+                let earlier = try owner.signingKeysToRevoke(site: site, fingerprint: nil, keeping: siteKey.publicKey.fingerprint)
+                let events = try owner.revokeSigningKeys(earlier, reason: "rotate-key")
+                revoked = zip(earlier, events).map { ($0.fingerprint, $1.seq) }
+            }
             // The owner's signed head after the registration: the coordinator's workspace starts from it.
             try SecureFile.write(try SecureFile.readPrivate(owner.auditHeadURL.path), to: folder.appendingPathComponent(Workspace.auditHeadFileName).path, replacing: false)
             try SecureFile.syncDirectory(folder.path)
-            return Invited(folder: folder, site: site, keyFingerprint: siteKey.publicKey.fingerprint, registrationSeq: event.seq)
+            return Invited(folder: folder, site: site, keyFingerprint: siteKey.publicKey.fingerprint, registrationSeq: event.seq, revoked: revoked)
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error

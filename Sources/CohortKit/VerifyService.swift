@@ -189,8 +189,15 @@ public enum VerifyService {
                 detail: "the signer is \(entry.scope)'s key (event \(entry.seq)), which may not sign \(exportScope)"
                     + (manifest.signer.site != entry.scope.site ? " (the manifest claims \(manifest.signer.site.map { "site \($0)" } ?? "no site"))" : ""))
         }
+        // A revoked key counts only for exports whose checkpoint is before its revocation.
+        if let problem = entry.revocationProblem(signedAt: manifest.auditCheckpoint.seq) {
+            return VerificationCheck(
+                name: signerCheckName, passed: false,
+                detail: "\(exportScope) at audit event \(manifest.auditCheckpoint.seq) is \(problem): the key signs nothing from then on")
+        }
+        let revoked = entry.revokedAt.map { " before its revocation at event \($0)" } ?? ""
         return VerificationCheck(
-            name: signerCheckName, passed: true, detail: "\(entry.scope)'s key (registered at event \(entry.seq)) signed \(exportScope)")
+            name: signerCheckName, passed: true, detail: "\(entry.scope)'s key (registered at event \(entry.seq)) signed \(exportScope)\(revoked)")
     }
 
     static let policyCheckName = "policy of the pinned protocol"

@@ -122,9 +122,10 @@ package enum AuditChain {
                 break
             }
             if signers.signer(of: cp) == nil {
-                problem = signers.signers.count == 1
+                problem = signers.revocationProblem(of: cp).map { "checkpoint at event \(cp.seq): \($0)" }
+                    ?? (signers.signers.count == 1
                     ? "checkpoint at event \(cp.seq): its signature does not verify with the study key"
-                    : "checkpoint at event \(cp.seq): its signature is by no key the trail registered before that event"
+                    : "checkpoint at event \(cp.seq): its signature is by no key the trail registered before that event")
                 brokenAt = cp.seq
                 break
             }

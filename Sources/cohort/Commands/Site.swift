@@ -13,7 +13,7 @@ extension Cohort {
                 records) of the sites it is a member of; the audit trail stays readable by every coordinator. Run as the owner of \
                 the study's tables (the workspace's own database URL); creating roles needs CREATEROLE. See docs/multi-site.md.
                 """,
-            subcommands: [SiteAdd.self, SiteGrant.self, SiteInvite.self, SiteJoin.self, SiteRotateKey.self])
+            subcommands: [SiteAdd.self, SiteGrant.self, SiteInvite.self, SiteJoin.self, SiteRotateKey.self, SiteRevokeKey.self])
     }
 }
 

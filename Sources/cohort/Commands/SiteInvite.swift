@@ -52,7 +52,9 @@ extension Cohort.SiteCommand {
             discussion: """
                 Run from the study owner's workspace. Makes a new key-encryption key for the site, re-wraps the site's identifier \
                 data key under it and deletes every earlier wrap for the site's coordinators (recorded as site.key_kek with \
-                rotated=true); no stored row is re-encrypted. Writes DIR as `cohort site invite` does (a new signing key too), for \
+                rotated=true); no stored row is re-encrypted. Revokes every earlier signing key of the site (site.key_revoked, \
+                signed by the owner's key): from then on what they sign — checkpoints, exports, receipts — is refused by \
+                `audit verify`, `verify -w` and `receipt verify -w`; what they signed before stays valid. Writes DIR as `cohort site invite` does (a new signing key too), for \
                 the site's remaining coordinators to `cohort site join`. A workspace holding an earlier key of the site is refused \
                 from then on (exit 6).
 
@@ -70,6 +72,9 @@ extension Cohort.SiteCommand {
             let owner = try options.open()
             let invited = try SiteInvitation.invite(from: owner, site: site, role: role, to: URL(fileURLWithPath: out), rotating: true)
             Console.print("Site \(site)'s identifier key re-wrapped under a new key-encryption key; earlier workspaces of the site no longer open it (no row re-encrypted)")
+            for old in invited.revoked {
+                Console.print("  revoked the site's earlier signing key \(old.fingerprint) at audit event \(old.seq)")
+            }
             Console.print("  new invitation written to \(invited.folder.path) (signing key \(invited.keyFingerprint), audit event \(invited.registrationSeq))")
             Console.print("  next: the site's coordinators join again: `cohort site join \(invited.folder.lastPathComponent) -w WORKSPACE`")
         }
