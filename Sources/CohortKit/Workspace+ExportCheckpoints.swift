@@ -16,7 +16,8 @@ extension Workspace {
     }
 
     /// Compares the audit trail with the checkpoint each export manifest carries: the manifest's
-    /// signature (`<manifest>.sig`) must verify with the study key (or the key the trail registers for the site that signed it), and the database must still
+    /// signature (`<manifest>.sig`) must verify with the study key (or the key the trail registers for the site that signed it, not
+    /// revoked before the checkpoint's event), and the database must still
     /// hold the event the checkpoint names with the same hash. An export made after the newest
     /// `audit.head` therefore also catches a trail cut back behind it (issue: "the checkpoint in
     /// the newest export").
@@ -40,6 +41,11 @@ extension Workspace {
                 return check
             }
             let checkpoint = manifest.auditCheckpoint
+            // A revoked site key counts only for exports whose checkpoint is before its revocation.
+            if let problem = registry?.entry(fingerprint: manifest.signer.keyFingerprint)?.revocationProblem(signedAt: checkpoint.seq) {
+                check.problem = "the export at audit event \(checkpoint.seq) is \(problem)"
+                return check
+            }
             do {
                 guard let hash = try store.auditEventHash(seq: checkpoint.seq) else {
                     let last = (try? store.auditHead()?.seq) ?? nil

@@ -95,6 +95,10 @@ extension SiteKeysCLITests {
             let verify = try cli.run(["verify", afterArchive, "-w", workspace])
             #expect(verify.status == 1 && verify.stdout.contains(revokedDetail), "\(verify.output)")
         }
+        let beforeManifest = before.replacingOccurrences(of: ".tar.gz", with: ".manifest.json")
+        let exportAudit = try cli.run(["audit", "verify", "--export-manifest", beforeManifest, manifest, "-w", cli.workspace])
+        #expect(exportAudit.status != 0 && exportAudit.output.contains("✔ \(beforeManifest)"), "\(exportAudit.output)")
+        #expect(exportAudit.output.contains("✘ \(manifest): the export at audit event") && exportAudit.output.contains(revokedDetail), "\(exportAudit.output)")
 
         // A receipt of a withdrawal after the revocation, re-signed with the old key.
         let withdraw2 = try cli.run(
