@@ -21,7 +21,8 @@ extension Cohort.SiteCommand {
                   cohort site invite --site site-a --role alice \\
                     --out /secure/site-a-invitation -w study
                   scp -rp /secure/site-a-invitation alice@site-a.example.org:
-                  cohort site invite --study-wide --role monitor --out /secure/monitor -w study
+                  cohort site invite --study-wide --role monitor \\
+                    --out /secure/monitor -w study
                 """)
 
         @Option(help: "The site the coordinator works for (its group role must exist: `cohort site add`).") var site: String?
@@ -59,7 +60,8 @@ extension Cohort.SiteCommand {
                 from then on (exit 6).
 
                 Examples:
-                  cohort site rotate-key --site site-a --role bob --out /secure/site-a-new -w study
+                  cohort site rotate-key --site site-a --role bob \\
+                    --out /secure/site-a-new -w study
                   scp -rp /secure/site-a-new bob@site-a.example.org:
                 """)
 
