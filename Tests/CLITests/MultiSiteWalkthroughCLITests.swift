@@ -15,19 +15,7 @@ import Testing
         guard let start = text.range(of: "\n## Two-site walkthrough\n") else { return [] }
         let rest = text[start.upperBound...]
         let section = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
-            if current == nil, line == "```sh" {
-                current = []
-            } else if current != nil, line == "```" {
-                blocks.append((current ?? []).joined(separator: "\n"))
-                current = nil
-            } else if current != nil {
-                current?.append(line)
-            }
-        }
-        return blocks
+        return WalkthroughCLITests.shBlocks(section)
     }
 
     @Test(.enabled(if: enabled, "needs PostgreSQL 15 server programs (Debian postgresql); required in CI"))

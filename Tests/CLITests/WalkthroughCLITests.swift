@@ -17,6 +17,11 @@ import Testing
         let rest = text[start.upperBound...]
         let end = rest.range(of: "\n## ")?.lowerBound ?? rest.range(of: "\n### ")?.lowerBound ?? rest.endIndex
         let section = rest[..<min(end, rest.range(of: "\n### ")?.lowerBound ?? rest.endIndex)]
+        return shBlocks(section)
+    }
+
+    /// The ```sh blocks of a page's section, each as one script (also the multi-site walkthrough's).
+    static func shBlocks(_ section: Substring) -> [String] {
         var blocks: [String] = []
         var current: [Substring]?
         for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
