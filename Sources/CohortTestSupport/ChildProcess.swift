@@ -25,9 +25,9 @@ public enum ChildProcess {
 
     /// Runs `executable` with `arguments` (without argv[0]) in `directory` with `environment`
     /// (the caller's when nil), writes `stdin` to its standard input and closes it; with
-    /// `mergingErrors` its standard error goes to the same pipe as its output (as `2>&1`); with
     /// `outputFile` its standard output goes to that existing file instead (as `> file`, the
-    /// file's mode kept), and ``Outcome/stdout`` is empty.
+    /// file's mode kept), and ``Outcome/stdout`` is empty; with `mergingErrors` its standard
+    /// error goes wherever its output goes (as `2>&1`).
     ///
     /// - Throws: `POSIXError` when the program cannot be started.
     public static func run(
@@ -47,7 +47,8 @@ public enum ChildProcess {
         } else {
             posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         }
-        posix_spawn_file_actions_adddup2(&actions, mergingErrors ? output[1] : errors[1], 2)
+        // After descriptor 1 is set, so errors follow the output to the pipe or to the file.
+        posix_spawn_file_actions_adddup2(&actions, mergingErrors ? 1 : errors[1], 2)
         for fd in [input[0], output[1], errors[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
         if let directory {
             guard let addChdir = Self.addChdir, addChdir(&actions, directory) == 0 else { throw POSIXError(.ENOSYS) }
