@@ -551,7 +551,8 @@ public struct ResidualScanner: Sendable {
             values += 1
             if freeText { freeTextValues += 1 }
             var mask = scanner.kindMask(utf8: value, isJSON: false, freeText: freeText, &workspace)
-            if !freeText, ResidualScanner.isShortQuantity(value) { mask &= ~ResidualScanner.bit(.phone) }
+            let phone = ResidualScanner.bit(.phone)
+            if mask & phone != 0, !freeText, ResidualScanner.isShortQuantity(value) { mask &= ~phone }
             guard mask != 0 else { return }
             emit(Hit(line: line, mask: mask, field: name, sha256: SHA256.hex(value)))
         }
