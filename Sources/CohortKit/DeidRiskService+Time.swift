@@ -28,8 +28,11 @@ extension DeidRiskService {
                 offsets: offsets, otherInstants: try otherInstants(bag, participants: participants), archive: archive)
             assessment.timeAttacks = attacks.outcomes
         }
-        // k over the participant columns plus what an acquaintance knows from the records.
-        guard let keyColumn, !timelines.isEmpty else { return }
+        // k over the participant columns plus what an acquaintance knows from the records. With
+        // no published record (an embargo can leave every one out) the acquaintance learns
+        // nothing from records: every profile is empty and k is the participant columns' k —
+        // still stated, so the check against the manifest's record k holds on such bags too.
+        guard let keyColumn else { return }
         let weekdayKept = dateShift?.rangeDays == nil || dateShift?.wholeWeeks == true
         let attributes = AcquaintanceProfile.attributes(weekdayKept: weekdayKept)
         assessment.acquaintanceAttributes = attributes

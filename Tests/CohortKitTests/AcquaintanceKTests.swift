@@ -181,6 +181,24 @@ struct AcquaintanceKTests {
         }
     }
 
+    /// An export the embargo leaves without a single record (created 100 days before the data's
+    /// end: every shifted date lies after creation minus 182 days): `deid risk` still states the
+    /// acquaintance's k — the participant columns' k, as nothing is known from records — and it
+    /// is the one recounted here. (It said nothing, and the check above failed whenever random
+    /// shifts put every record of the cohort past the horizon.)
+    @Test func acquaintanceKIsStatedWhenNoRecordIsPublished() throws {
+        let (directory, workspace) = try Self.cohort("axspa-wearables")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try Self.export(workspace, in: directory, createdAt: Self.now.addingTimeInterval(-100 * 86_400))
+        let bag = try #require(outcome.bagDirectory)
+        let timelines = try DeidRiskService.readTimelines(bag)
+        #expect(timelines.isEmpty, "the embargo left every record out")
+        let measured = try Self.acquaintanceK(bag)
+        let assessment = try DeidRiskService.assess(path: bag)
+        #expect(measured.participants > 0)
+        #expect(assessment.acquaintanceK == measured.k && assessment.acquaintanceK == assessment.risk.k)
+    }
+
     /// The same cohort with `record_attributes: state` (the default before): the recount finds
     /// k below the manifest's, so the check above can fail.
     @Test func statedOnlyFallsShort() throws {
