@@ -156,6 +156,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Test-only: `cohort export` held after its snapshot through a package hook (no product; the
+        // end-to-end tests run it next to `cohort`, which reads no test hook from its environment).
+        .executableTarget(
+            name: "cohort-export-paused",
+            dependencies: ["CohortKit", "CohortCore"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortIOTests", dependencies: ["CohortIO", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
@@ -178,8 +185,8 @@ let package = Package(
                 "CohortTestSupport",
             ],
             swiftSettings: swiftSettings),
-        // The end-to-end tests run the built `cohort` binary; they link no cohort module.
+        // The end-to-end tests run the built `cohort` binary (and the test-only `cohort-export-paused`); they link no cohort module.
         // (CohortTestSupport for its throwaway PostgreSQL cluster; CohortPostgres to query it; CohortDemo for the scrub corpora.)
-        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres", "CohortTestSupport", "CohortDemo"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["cohort", "cohort-export-paused", "CohortPostgres", "CohortTestSupport", "CohortDemo"], swiftSettings: swiftSettings),
     ]
 )
