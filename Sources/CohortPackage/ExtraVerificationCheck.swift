@@ -5,14 +5,14 @@ public import Foundation
 ///
 /// It runs only when the archive extracted completely; otherwise, or when `run` throws, it is
 /// reported as failed under `name`.
-public struct ExtraVerificationCheck {
+package struct ExtraVerificationCheck {
     /// The name reported when the check cannot run or throws.
     public var name: String
     /// Gets the extracted bag directory (`<tmp>/<bag name>`), which is removed afterwards.
     public var run: (URL) throws -> VerificationCheck
 
     /// A check as given.
-    public init(name: String, run: @escaping (URL) throws -> VerificationCheck) {
+    package init(name: String, run: @escaping (URL) throws -> VerificationCheck) {
         self.name = name
         self.run = run
     }
