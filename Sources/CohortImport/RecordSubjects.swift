@@ -1,5 +1,5 @@
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// Where ``RecordValidator`` looks up who may have data: the enrolled participants and, for
 /// each, whether consent and withdrawal admit data at an instant. CohortKit's `Workspace`

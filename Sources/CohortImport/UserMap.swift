@@ -1,6 +1,6 @@
 import CohortIO
 import CohortCore
-public import Foundation
+package import Foundation
 
 /// The coordinator's map from a source's user ids to study codes: a CSV file with the header
 /// `user_id,participant` and, optionally, `shift_days` (the day offset an export's dates were

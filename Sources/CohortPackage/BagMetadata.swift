@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 
 /// What `bag-info.txt` says about an export, beyond what is computed from the payload.
 package struct BagMetadata: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A caller-supplied check run on the extracted bag (e.g. the residual-PII scan or the
 /// audit-chain check in CohortKit).

@@ -1,5 +1,5 @@
 import CohortCore
-public import Foundation
+package import Foundation
 
 /// The Health app's "Export All Health Data": the zip, its unpacked folder, or `export.xml`
 /// alone. Finds `export.xml`, streams it without unpacking anything to disk, and counts the

@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 
 /// How the Health app's sample types map to cohort's record kinds, and how Apple's unit strings
 /// map to UCUM. A type that is not in ``kinds`` has no cohort record kind: it is counted as

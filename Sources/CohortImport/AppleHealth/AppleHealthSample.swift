@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 
 /// One sample of the Health app's export, mapped as far as the export alone allows; whether it is
 /// stored (protocol, study period, consent, duplicates) is decided by the importer.

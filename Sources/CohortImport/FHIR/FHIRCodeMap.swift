@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 
 /// Code (system + code) → record kind, for FHIR import: by default the codes cohort's own FHIR
 /// export writes for every kind (LOINC, or cohort's local code system), plus LOINC 41950-7 for

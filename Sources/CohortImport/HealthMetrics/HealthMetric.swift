@@ -1,4 +1,4 @@
-public import CohortCore
+package import CohortCore
 
 /// A metric column of the app backend's `health_metrics` table (one row per user, day and
 /// source), with the record kind it becomes. Columns with no kind are counted as not collected:

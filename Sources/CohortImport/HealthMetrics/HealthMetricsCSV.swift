@@ -1,6 +1,6 @@
 import CohortIO
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// Reads a CSV dump of the `health_metrics` table (`\copy health_metrics TO 'x.csv' CSV HEADER`
 /// or a spreadsheet export): the header names the columns, in any order; `user_id` and

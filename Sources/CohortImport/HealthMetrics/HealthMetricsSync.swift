@@ -1,6 +1,6 @@
 import CohortIO
 import CohortCore
-public import Foundation
+package import Foundation
 
 /// Reads the sync API's JSON batch bodies: a file holding one body, or NDJSON with one body per
 /// line. A body is `{"userId","source","deviceType","timezone","records":[{"recordedAt",
