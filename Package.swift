@@ -156,6 +156,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Test-only: `cohort export` held after its snapshot through a package hook (no product; the
+        // end-to-end tests run it next to `cohort`, which reads no test hook from its environment).
+        .executableTarget(
+            name: "cohort-export-paused",
+            dependencies: ["CohortKit", "CohortCore"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortIOTests", dependencies: ["CohortIO", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
@@ -163,7 +170,7 @@ let package = Package(
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortStorePostgres", "CohortPostgres", "CohortCore", "CohortCrypto", "CohortTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore", "CohortDeid"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto", "CohortCompression"], swiftSettings: swiftSettings),
         .testTarget(
@@ -178,8 +185,8 @@ let package = Package(
                 "CohortTestSupport",
             ],
             swiftSettings: swiftSettings),
-        // The end-to-end tests run the built `cohort` binary; they link no cohort module.
+        // The end-to-end tests run the built `cohort` binary (and the test-only `cohort-export-paused`); they link no cohort module.
         // (CohortTestSupport for its throwaway PostgreSQL cluster; CohortPostgres to query it; CohortDemo for the scrub corpora.)
-        .testTarget(name: "CLITests", dependencies: ["cohort", "CohortPostgres", "CohortTestSupport", "CohortDemo"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["cohort", "cohort-export-paused", "CohortPostgres", "CohortTestSupport", "CohortDemo"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,34 +1,34 @@
 /// How an outside source's people map to study codes: the roster's codes, its MRNs, a user map
 /// the coordinator provides, and the pseudonyms of one export recipient. Built by the caller
 /// (which holds the roster and keys) and consulted by the readers.
-public struct ParticipantDirectory: Sendable {
+package struct ParticipantDirectory: Sendable {
     /// Every study code on the roster.
     public var codes: Set<String>
     /// MRN → study code (for `Patient.identifier` in the protocol's MRN system).
-    public var mrns: [String: String]
+    package var mrns: [String: String]
     /// The coordinator's map: source user id (or FHIR patient identifier) → study code, and
     /// the date shift to undo for ids that were an export's pseudonyms.
     public var userMap: UserMap
     /// Study code → IANA time zone (shifted instants move on the participant's wall clock).
-    public var timeZones: [String: String]
+    package var timeZones: [String: String]
     /// One recipient's pseudonym → (study code, the day offset its dates were shifted by).
     public var pseudonyms: [String: Pseudonymous]
 
     /// A participant as one export recipient saw them.
-    public struct Pseudonymous: Sendable, Equatable {
+    package struct Pseudonymous: Sendable, Equatable {
         public var code: String
         /// Days the recipient's dates were moved by (≤ 0); import moves them back.
-        public var shiftDays: Int
+        package var shiftDays: Int
         /// The participant's IANA zone: shifted instants moved on their wall clock there.
         public var timeZone: String
-        public init(code: String, shiftDays: Int, timeZone: String) {
+        package init(code: String, shiftDays: Int, timeZone: String) {
             self.code = code
             self.shiftDays = shiftDays
             self.timeZone = timeZone
         }
     }
 
-    public init(
+    package init(
         codes: Set<String>, mrns: [String: String] = [:], userMap: UserMap = UserMap(), timeZones: [String: String] = [:],
         pseudonyms: [String: Pseudonymous] = [:]
     ) {

@@ -2,12 +2,12 @@ import Foundation
 
 /// The columns of a cohort record file (CSV header, NDJSON keys): `participant`, `kind` and
 /// `start` are required, the others optional.
-public enum RecordColumns {
+package enum RecordColumns {
     /// The column names, in order.
     public static let names = ["participant", "kind", "start", "end", "value", "unit", "text", "source", "note"]
     /// The columns a rejects file (`--rejects`) puts before them: a fixed rejects file imports as
     /// it is, these ignored.
-    public static let rejectsAnnotations = ["line", "field", "reason"]
+    package static let rejectsAnnotations = ["line", "field", "reason"]
 }
 
 /// One input row's record columns as UTF-8 byte slices, without a string or dictionary per row.

@@ -1,10 +1,10 @@
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// Where ``RecordValidator`` looks up who may have data: the enrolled participants and, for
 /// each, whether consent and withdrawal admit data at an instant. CohortKit's `Workspace`
 /// answers from the store and the compliance module's consent rules; tests answer from a list.
-public protocol RecordSubjects {
+package protocol RecordSubjects {
     /// Every enrolled participant. ``RecordValidator/validate(_:line:)`` names a row's participant
     /// by their position in this list, so the directory maps it back to its own key without
     /// the validator knowing the store.
@@ -16,7 +16,7 @@ public protocol RecordSubjects {
 }
 
 /// Whether consent and withdrawal admit a participant's data at an instant.
-public protocol RecordAdmission: Sendable {
+package protocol RecordAdmission: Sendable {
     /// Why data starting at `start` is refused (a message without the participant's code), or
     /// nil when it is admitted.
     func refusal(at start: Timestamp) -> CohortError?

@@ -15,10 +15,8 @@ package final class RecordValidator {
         var id: UUID
         var code: String
         var timeZone: TimeZone
-        var firstMs: Int64
-        var lastMs: Int64
-        /// Consent and withdrawal rule; nil when the participant's zone is unknown to it.
-        var admission: (any RecordAdmission)?
+        /// The study period and the consent rule.
+        var window: RecordWindow
     }
 
     /// What validation needs to know about a kind, computed once per kind (no references, so
@@ -34,7 +32,6 @@ package final class RecordValidator {
 
     let studyProtocol: StudyProtocol
     let file: String
-    let nowMs: Int64
     /// Participants, and their index by study code.
     let subjects: [Subject]
     let subjectIndex: [String: Int]
@@ -54,18 +51,15 @@ package final class RecordValidator {
     package init(directory: any RecordSubjects, studyProtocol: StudyProtocol, file: String, now: Date) throws {
         self.studyProtocol = studyProtocol
         self.file = file
-        self.nowMs = Int64(now.timeIntervalSince1970 * 1000)
         let admissions = try directory.admissions(studyProtocol: studyProtocol)
         var subjects: [Subject] = []
         var subjectIndex: [String: Int] = [:]
         for (position, p) in directory.enrolledParticipants.enumerated() {
             guard let tz = TimeZone(identifier: p.timeZone) else { continue }
-            let firstLocal = Int64(p.enrolledOn.daysSinceEpoch) * 86_400_000
-            let lastLocal = Int64(p.enrolledOn.adding(days: studyProtocol.durationDays).daysSinceEpoch) * 86_400_000
-            let first = firstLocal - Int64(Timestamp.resolveOffset(localMs: firstLocal, in: tz)) * 1000
-            let last = lastLocal - Int64(Timestamp.resolveOffset(localMs: lastLocal, in: tz)) * 1000
+            let window = RecordWindow(
+                enrolledOn: p.enrolledOn, timeZone: tz, durationDays: studyProtocol.durationDays, now: now, admission: admissions[p.id])
             subjectIndex[p.code] = subjects.count
-            subjects.append(Subject(position: position, id: p.id, code: p.code, timeZone: tz, firstMs: first, lastMs: last, admission: admissions[p.id]))
+            subjects.append(Subject(position: position, id: p.id, code: p.code, timeZone: tz, window: window))
         }
         self.subjects = subjects
         self.subjectIndex = subjectIndex
@@ -147,18 +141,19 @@ package final class RecordValidator {
             guard parsed >= start else { throw fail(line, "end", "the end is before the start") }
             end = parsed
         }
-        if start.epochMilliseconds < subject.firstMs {
+        switch subject.window.periodRefusal(start.epochMilliseconds) {
+        case .beforeEnrollment?:
             var error = fail(line, "start", "the record is dated before the participant's enrollment day")
             error.cause = .recordBeforeEnrollment
             throw error
-        }
-        if start.epochMilliseconds >= subject.lastMs {
+        case .afterStudyPeriod?:
             var error = fail(line, "start", "the record is dated after the participant's study period (\(studyProtocol.durationDays) days)")
             error.cause = .recordAfterStudyPeriod
             throw error
-        }
-        if start.epochMilliseconds > nowMs + 5 * 60_000 {
+        case .future?:
             throw fail(line, "start", "the record is dated in the future")
+        case nil:
+            break
         }
         var value: Double?
         if let valueBytes = fields[.value] {
@@ -205,7 +200,7 @@ package final class RecordValidator {
         let record = Record(
             participantID: subject.id, kind: kind, start: start, end: end, value: value, text: text, source: fields.string(.source),
             note: note)
-        if let refusal = Self.refusal(subject.admission, code: subject.code, at: start) {
+        if let refusal = subject.window.consentRefusal(at: start, code: subject.code) {
             var error = refusal
             error.location = .init(file: file, line: line, field: "participant")
             throw error
@@ -257,17 +252,5 @@ package final class RecordValidator {
 
     static func format(_ value: Double) -> String {
         value.rounded() == value ? String(Int(value)) : String(value)
-    }
-}
-
-extension RecordValidator {
-    /// Why participant `code` may not have data at `start` under `admission`, nil when allowed.
-    static func refusal(_ admission: (any RecordAdmission)?, code: String, at start: Timestamp) -> CohortError? {
-        guard let admission else {
-            return CohortError(.invalidInput, "participant \(code) has an unknown time zone")
-        }
-        guard var error = admission.refusal(at: start) else { return nil }
-        error.message = "participant \(code): " + error.message
-        return error
     }
 }

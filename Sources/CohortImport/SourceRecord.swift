@@ -1,7 +1,7 @@
 /// One record read from an outside source (FHIR, health_metrics), in cohort's record columns,
 /// before validation. Values are text, as in a cohort CSV row; the participant is already the
 /// study code the source's patient or user maps to.
-public struct SourceRecord: Sendable, Equatable {
+package struct SourceRecord: Sendable, Equatable {
     public var participant: String
     /// A ``CohortCore/RecordKind`` raw value.
     public var kind: String
@@ -19,12 +19,12 @@ public struct SourceRecord: Sendable, Equatable {
     public var line: Int
     /// Record column → where in the source it came from (`Observation.valueQuantity.value`,
     /// `heart_rate_avg`), so a validation error names the source's own field.
-    public var origins: [String: String]
+    package var origins: [String: String]
     /// What the summary counts the record under when it is imported: the metric (health_metrics
     /// column) or the kind (FHIR); nil = the kind.
-    public var item: String?
+    package var item: String?
 
-    public init(
+    package init(
         participant: String, kind: String, start: String, end: String? = nil, value: String? = nil, unit: String? = nil, text: String? = nil,
         source: String? = nil, note: String? = nil, file: String, line: Int, origins: [String: String] = [:], item: String? = nil
     ) {

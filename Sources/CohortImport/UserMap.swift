@@ -1,12 +1,12 @@
 import CohortIO
 import CohortCore
-public import Foundation
+package import Foundation
 
 /// The coordinator's map from a source's user ids to study codes: a CSV file with the header
 /// `user_id,participant` and, optionally, `shift_days` (the day offset an export's dates were
 /// shifted by, as `cohort data pseudonym-map` writes it; import moves dates back by it); other
 /// columns are ignored. Errors name the file's rows; ids are never repeated in messages.
-public struct UserMap: Sendable {
+package struct UserMap: Sendable {
     /// User id → study code.
     public var codes: [String: String] = [:]
     /// User id → shift in days, for users whose row gives one.
@@ -14,7 +14,7 @@ public struct UserMap: Sendable {
 
     /// Reads `url`. Throws on a missing header column, an empty field, a user listed twice, a
     /// shift that is not a whole number, or a study code that is not on the roster (`codes`).
-    public init(codes: [String: String] = [:], shifts: [String: Int] = [:]) {
+    package init(codes: [String: String] = [:], shifts: [String: Int] = [:]) {
         self.codes = codes
         self.shifts = shifts
     }

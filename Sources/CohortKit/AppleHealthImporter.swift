@@ -34,112 +34,58 @@ public struct AppleHealthImporter: Sendable {
     /// Imports the export at `url` for the participant with study code `participantCode`.
     public func importExport(_ url: URL, participantCode: String, studyID: String? = nil) throws -> AppleHealthImportSummary {
         let started = Date()
-        let pinned = try workspace.currentProtocol()
-        let studyProtocol = pinned.studyProtocol
+        let studyProtocol = try workspace.currentProtocol().studyProtocol
         if let studyID, studyID != studyProtocol.id {
             throw CohortError(.notFound, "this workspace holds study '\(studyProtocol.id)', not '\(studyID)'", hint: "pass --workspace for the study's workspace")
         }
-        guard let stored = try workspace.store.participant(code: participantCode, withIdentity: true) else {
-            throw CohortError(.notFound, "no enrolled participant has this study code", at: .init(field: "--participant"),
-                hint: "list them with `cohort participant list`")
-        }
-        let participant = stored.participant
-        guard let timeZone = TimeZone(identifier: participant.timeZone) else {
-            throw CohortError(.invalidInput, "participant \(participantCode) has an unknown time zone")
-        }
+        let screen = try sampleScreen(participantCode: participantCode, studyProtocol: studyProtocol)
         let export = try AppleHealthExport(url: url)
-        let admission = try StoreSubjects(workspace: workspace).admissions(studyProtocol: studyProtocol)[participant.id]
-        let firstLocal = Int64(participant.enrolledOn.daysSinceEpoch) * 86_400_000
-        let lastLocal = Int64(participant.enrolledOn.adding(days: studyProtocol.durationDays).daysSinceEpoch) * 86_400_000
-        let firstMs = firstLocal - Int64(Timestamp.resolveOffset(localMs: firstLocal, in: timeZone)) * 1000
-        let lastMs = lastLocal - Int64(Timestamp.resolveOffset(localMs: lastLocal, in: timeZone)) * 1000
-        let nowMs = Int64(workspace.now().timeIntervalSince1970 * 1000)
-        let collected = Set(RecordKind.allCases.filter { studyProtocol.collects($0) })
-        let digest = try Self.fileSHA256(export.identifyingFile)
-        let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: "apple-health")
-
-        var counts: [String: AppleHealthImportSummary.TypeCounts] = [:]
+        let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: try Self.fileSHA256(export.identifyingFile), format: "apple-health")
         var skipped: [String: Int] = export.skippedFiles
         var meCheck = "absent"
         let xmlName = export.xmlName
         let progress = self.progress
         _ = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
-            // Records are queued per type (exports come grouped by type) so the inserter's count
-            // before and after a flush tells each type's new rows from its duplicates.
-            var pendingType: String?
-            var pendingAccepted = 0
-            var insertedBefore = 0
-            func settle() throws {
-                guard let type = pendingType else { return }
-                try inserter.flush()
-                let inserted = inserter.insertedCount - insertedBefore
-                counts[type]?.imported += inserted
-                counts[type]?.duplicates += pendingAccepted - inserted
-                insertedBefore = inserter.insertedCount
-                pendingAccepted = 0
-                pendingType = nil
-            }
             var seen = 0
             let reader = try AppleHealthReader(
                 name: xmlName, keepMetadata: Set(studyProtocol.importSettings.appleHealthKeepMetadata),
                 onSample: { sample in
                     seen += 1
                     if seen % 100_000 == 0 { progress?(seen) }
-                    if counts[sample.type] == nil {
-                        counts[sample.type] = .init(type: sample.type, kind: sample.kind?.rawValue)
-                    }
-                    counts[sample.type]?.seen += 1
-                    switch sample.outcome {
-                    case .notCollected: counts[sample.type]?.notCollected += 1; return
-                    case .unitRefused: counts[sample.type]?.unitRefused += 1; return
-                    case .valueRefused: counts[sample.type]?.valueRefused += 1; return
-                    case .mapped: break
-                    }
-                    guard let kind = sample.kind, collected.contains(kind) else {
-                        counts[sample.type]?.notCollected += 1
-                        return
-                    }
-                    let start = sample.start.epochMilliseconds
-                    guard start >= firstMs, start < lastMs, start <= nowMs + 5 * 60_000 else {
-                        counts[sample.type]?.outsideStudyPeriod += 1
-                        return
-                    }
-                    guard let value = sample.value, kind.range.contains(value), !kind.isInteger || value.rounded() == value else {
-                        counts[sample.type]?.valueRefused += 1
-                        return
-                    }
-                    // No admission rule (a time zone the consent rules do not know) admits nothing.
-                    if admission.map({ $0.refusal(at: sample.start) != nil }) ?? true {
-                        counts[sample.type]?.notConsented += 1
-                        return
-                    }
-                    if pendingType != sample.type { try settle() }
-                    pendingType = sample.type
-                    pendingAccepted += 1
-                    try inserter.add(
-                        Record(
-                            participantID: participant.id, kind: kind, start: sample.start, end: sample.end, value: value, text: sample.text,
-                            source: sample.source, note: sample.metadata),
-                        participant: stored.handle)
+                    try screen.take(sample, into: inserter)
                 },
                 onMe: { me in
-                    meCheck = try Self.check(me, against: participant, code: participantCode, file: xmlName)
+                    meCheck = try Self.check(me, against: screen.participant.participant, code: participantCode, file: xmlName)
                 })
             try export.streamXML { try reader.feed($0) }
             try reader.finish()
-            try settle()
+            try screen.settle(inserter)
             for (key, value) in reader.skipped { skipped[key, default: 0] += value }
-            let total = counts.values.reduce(into: (seen: 0, imported: 0, duplicates: 0)) { t, c in
-                t.seen += c.seen
-                t.imported += c.imported
-                t.duplicates += c.duplicates
-            }
-            return (total.seen, total.imported, total.duplicates, total.seen - total.imported - total.duplicates)
+            return screen.totals
         }
         try workspace.checkpoint()
         return AppleHealthImportSummary(
-            file: url.path, participant: participantCode, types: counts.values.sorted { $0.type < $1.type }, skipped: skipped, meCheck: meCheck,
-            seconds: Date().timeIntervalSince(started))
+            file: url.path, participant: participantCode, types: screen.counts.values.sorted { $0.type < $1.type }, skipped: skipped,
+            meCheck: meCheck, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// The screen for the samples of the participant with study code `code`: the kinds the
+    /// protocol collects and the participant's ``RecordWindow`` (study period, consent).
+    func sampleScreen(participantCode code: String, studyProtocol: StudyProtocol) throws -> AppleHealthSampleScreen {
+        guard let stored = try workspace.store.participant(code: code, withIdentity: true) else {
+            throw CohortError(.notFound, "no enrolled participant has this study code", at: .init(field: "--participant"),
+                hint: "list them with `cohort participant list`")
+        }
+        let participant = stored.participant
+        guard let timeZone = TimeZone(identifier: participant.timeZone) else {
+            throw CohortError(.invalidInput, "participant \(code) has an unknown time zone")
+        }
+        let admission = try StoreSubjects(workspace: workspace).admissions(studyProtocol: studyProtocol)[participant.id]
+        let window = RecordWindow(
+            enrolledOn: participant.enrolledOn, timeZone: timeZone, durationDays: studyProtocol.durationDays, now: workspace.now(),
+            admission: admission)
+        return AppleHealthSampleScreen(
+            participant: stored, code: code, collected: Set(RecordKind.allCases.filter { studyProtocol.collects($0) }), window: window)
     }
 
     /// Compares the export's `Me` with the roster: a difference in what both know is an error

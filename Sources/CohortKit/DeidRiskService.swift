@@ -130,14 +130,8 @@ public enum DeidRiskService {
         if isDirectory.boolValue {
             bag = path
         } else {
-            let folder = fm.temporaryDirectory.appendingPathComponent("cohort-risk-\(UUID().uuidString)", isDirectory: true)
-            try fm.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            temporary = folder
-            // Only the report and the CSV tables are read; nothing else is written to disk.
-            _ = try ArchiveMembers.extract(archive: path, into: folder) {
-                $0 == reportPath || $0 == "bag-info.txt" || ($0.hasPrefix("data/csv/") && $0.hasSuffix(".csv"))
-            }
-            bag = folder
+            bag = try unpackedBag(path)
+            temporary = bag
         }
         let reportFile = try readReportFile(bag.appendingPathComponent(reportPath), shownAs: reportPath)
         let report = reportFile.kAnonymity
@@ -167,19 +161,7 @@ public enum DeidRiskService {
 
         var sensitiveNames = (report?.sensitive ?? []).map { "\($0.table).\($0.column)" }
         for name in extraSensitive where !sensitiveNames.contains(name) { sensitiveNames.append(name) }
-        var sensitive: [(field: String, values: [String: Set<String>])] = []
-        for name in sensitiveNames {
-            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else {
-                throw CohortError(.invalidInput, "expected a sensitive field as table.column, e.g. medications.text", at: .init(field: "sensitive"))
-            }
-            let relative = "data/csv/\(parts[0]).csv"
-            let url = bag.appendingPathComponent(relative)
-            guard fm.fileExists(atPath: url.path) else {
-                throw CohortError(.notFound, "the export has no table for a sensitive field", at: .init(file: relative), hint: "name a table.column of the export's CSV files")
-            }
-            sensitive.append((name, try values(of: parts[1], in: url, shownAs: relative)))
-        }
+        let sensitive = try sensitiveNames.map { try sensitiveValues($0, bag: bag) }
         let risk = ReidentificationRisk(quasiIdentifiers: quasiIdentifiers, rows: rows, keys: keys, sensitive: sensitive)
         if let stated = report?.achievedK, stated != risk.k {
             warnings.append("the report states k = \(stated); the published participants.csv has k = \(risk.k.map(String.init) ?? "n/a")")
@@ -189,6 +171,38 @@ public enum DeidRiskService {
         try assessTime(
             &assessment, bag: bag, report: reportFile, participants: (header, table), quasiIdentifiers: quasiIdentifiers, archive: archive)
         return assessment
+    }
+
+    /// A new private temporary folder holding what ``assess(path:extraSensitive:archive:)`` reads
+    /// of the export `archive`: the report and the CSV tables (nothing else is written to disk).
+    static func unpackedBag(_ archive: URL) throws -> URL {
+        let fm = FileManager.default
+        let folder = fm.temporaryDirectory.appendingPathComponent("cohort-risk-\(UUID().uuidString)", isDirectory: true)
+        try fm.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            _ = try ArchiveMembers.extract(archive: archive, into: folder) {
+                $0 == reportPath || $0 == "bag-info.txt" || ($0.hasPrefix("data/csv/") && $0.hasSuffix(".csv"))
+            }
+        } catch {
+            try? fm.removeItem(at: folder)
+            throw error
+        }
+        return folder
+    }
+
+    /// The values of the sensitive field `name` (`table.column`) per participant, read from the
+    /// bag's CSV table.
+    static func sensitiveValues(_ name: String, bag: URL) throws -> (field: String, values: [String: Set<String>]) {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else {
+            throw CohortError(.invalidInput, "expected a sensitive field as table.column, e.g. medications.text", at: .init(field: "sensitive"))
+        }
+        let relative = "data/csv/\(parts[0]).csv"
+        let url = bag.appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CohortError(.notFound, "the export has no table for a sensitive field", at: .init(file: relative), hint: "name a table.column of the export's CSV files")
+        }
+        return (name, try values(of: parts[1], in: url, shownAs: relative))
     }
 
     /// The parts of `k_anonymity` in the de-identification report the risk report uses.

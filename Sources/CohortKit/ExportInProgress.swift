@@ -45,10 +45,6 @@ final class ExportInProgress {
         self.lock = lock
     }
 
-    /// Env variable naming a file the export waits for after its snapshot (a test hook: the
-    /// export first creates `<path>.ready`, then waits until `<path>` exists, at most 120 s).
-    static let pauseAfterSnapshotVariable = "COHORT_TEST_PAUSE_AFTER_SNAPSHOT"
-
     /// Reserves the name, writes the marker and commits `export.begin`.
     ///
     /// - Parameter uniqueName: when true (no `--created-at`), a name already taken in the output
@@ -99,16 +95,6 @@ final class ExportInProgress {
             }
         }
         throw CohortError(.conflict, "1000 exports with this name already exist in the output folder", at: .init(file: out), hint: "choose another --out")
-    }
-
-    /// The test hook: see ``pauseAfterSnapshotVariable``.
-    func pauseIfAsked() {
-        guard let path = ProcessInfo.processInfo.environment[Self.pauseAfterSnapshotVariable], !path.isEmpty else { return }
-        _ = FileManager.default.createFile(atPath: path + ".ready", contents: nil)
-        let deadline = Date().addingTimeInterval(120)
-        while !FileManager.default.fileExists(atPath: path) && Date() < deadline {
-            usleep(20_000)
-        }
     }
 
     /// Commits `export.create` with `details` (plus `export_id` and `bag`) unless a participant

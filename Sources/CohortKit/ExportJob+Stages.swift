@@ -229,7 +229,7 @@ extension ExportJob {
                 }
             }
         }
-        inProgress?.pauseIfAsked()
+        if inProgress != nil { options.afterSnapshot?() }
         if let site = plan.site, inScope == 0 {
             throw CohortError(
                 .notFound, "no participant is enrolled at site '\(site)'; nothing was exported", at: .init(field: "site"),

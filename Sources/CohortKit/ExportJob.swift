@@ -41,6 +41,11 @@ public struct ExportOptions: Sendable {
     /// written in participant order, so the output is the same for any count); 1 does it on the
     /// writing thread itself. Default: the machine's active processors.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// Called once the export's snapshot is taken (`export.begin` committed, the roster read)
+    /// and before anything is written; nil (the default) in `cohort`. A test sets it, through the
+    /// test-only executable `cohort-export-paused`, to hold an export at that point while another
+    /// process withdraws a participant: the shipped binary reads no test hook from its environment.
+    package var afterSnapshot: (@Sendable () -> Void)?
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {

@@ -115,83 +115,62 @@ public struct ExternalImporter: Sendable {
         let subjects = try StoreSubjects(workspace: workspace)
         let validator = try RecordValidator(directory: subjects, studyProtocol: p, file: source.label, now: workspace.now())
         let info = ImportBatchInfo(fileName: Self.batchName(source), fileSHA256: try Self.digest(source), format: source.format)
-        var tally = ImportTally()
-        var outside: [String: Int] = [:]
-        var imported: [String: Int] = [:]
-        var rejected: [String: Int] = [:]
-        var accepted = 0
-        let progress = self.progress
-        let rejectsWriter = try rejects.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) }
         // In a folder of FHIR files a line number alone does not say where: the field names the file too.
         let namesFiles: Bool
         if case .fhir(let url) = source { namesFiles = try FHIRReader.files(at: url).count > 1 } else { namesFiles = false }
-        /// Writes one refusal to the rejects file (the record's columns when there is a record) and counts its reason.
-        func reject(_ error: CohortError, _ record: SourceRecord?) throws {
-            guard let rejectsWriter else { throw error }
-            rejected[error.message, default: 0] += 1
-            var field = error.location?.field ?? ""
-            if namesFiles, let file = error.location?.file { field = URL(fileURLWithPath: file).lastPathComponent + ": " + field }
-            try rejectsWriter.write(line: error.location?.line ?? 0, field: field, reason: error.message, fields: record?.columns ?? [:])
-        }
+        let intake = ExternalRecordIntake(
+            validator: validator, handles: subjects.handles, rejects: try rejects.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) },
+            namesFiles: namesFiles, progress: progress)
+        var tally = ImportTally()
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
-            func take(_ record: SourceRecord) throws {
-                let validated: (ParticipantHandle, Record)
-                switch Result(catching: { try Self.validate(record, with: validator, handles: subjects.handles) }) {
-                case .success(let v): validated = v
-                case .failure(let failure):
-                    guard var error = failure as? CohortError else { throw failure }
-                    if let reason = Self.outsideReason(error) {
-                        outside[reason, default: 0] += 1
-                        return
-                    }
-                    let field = error.location?.field
-                    error.location = .init(file: record.file, line: record.line, field: field.map { record.origins[$0] ?? $0 })
-                    guard error.code == .invalidInput || error.code == .policy else { throw error }
-                    return try reject(error, record)
-                }
-                try inserter.add(validated.1, participant: validated.0)
-                accepted += 1
-                imported[record.item ?? record.kind, default: 0] += 1
-                if accepted % 50_000 == 0 { progress?(accepted) }
-            }
-            let rejecting: ((CohortError) throws -> Void)? = rejectsWriter == nil ? nil : { try reject($0, nil) }
-            switch source {
-            case .fhir(let url):
-                let reader = FHIRReader(directory: directory, settings: p.importSettings, collected: p.collectedKinds)
-                reader.rejecting = rejecting
-                for file in try FHIRReader.files(at: url) { try reader.read(file: file, take) }
-                tally = reader.tally
-            case .healthMetricsCSV(let url):
-                var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
-                mapper.rejecting = rejecting
-                var columns: [String: Int] = [:]
-                try HealthMetricsCSV.forEachDay(url: url, tally: { columns[$0, default: 0] += 1 }, rejecting: rejecting) { try mapper.map($0, take) }
-                tally = mapper.tally
-                tally.skipped.merge(columns, uniquingKeysWith: +)
-            case .healthMetricsSync(let url):
-                var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
-                mapper.rejecting = rejecting
-                var unknown: [String: Int] = [:]
-                try HealthMetricsSync.forEachDay(url: url, tally: { unknown[$0, default: 0] += 1 }) { try mapper.map($0, take) }
-                tally = mapper.tally
-                tally.skipped.merge(unknown, uniquingKeysWith: +)
-            case .healthMetricsTable(let url, let table):
-                var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
-                mapper.rejecting = rejecting
-                try HealthMetricsTable.forEachDay(url: url, table: table) { try mapper.map($0, take) }
-                tally = mapper.tally
-            }
+            tally = try Self.read(source, directory: directory, studyProtocol: p, rejecting: intake.rejecting) { try intake.take($0, into: inserter) }
             try inserter.flush()
-            try rejectsWriter?.close()
-            return (tally.records, inserter.insertedCount, accepted - inserter.insertedCount, outside.values.reduce(0, +))
+            try intake.rejects?.close()
+            return (tally.records, inserter.insertedCount, intake.accepted - inserter.insertedCount, intake.outside.values.reduce(0, +))
         }
         _ = try workspace.checkpoint()
         var outcome = ExternalImportResult(
-            source: source.label, format: source.format, tally: tally, inserted: result.inserted, duplicates: result.duplicates, outside: outside,
-            seconds: Date().timeIntervalSince(started))
-        outcome.imported = imported
-        outcome.rejected = rejected
+            source: source.label, format: source.format, tally: tally, inserted: result.inserted, duplicates: result.duplicates,
+            outside: intake.outside, seconds: Date().timeIntervalSince(started))
+        outcome.imported = intake.imported
+        outcome.rejected = intake.rejected
         return outcome
+    }
+
+    /// Reads `source` with its reader, handing each record to `take`, and returns what the
+    /// reader saw and skipped.
+    static func read(
+        _ source: ExternalSource, directory: ParticipantDirectory, studyProtocol p: StudyProtocol, rejecting: ((CohortError) throws -> Void)?,
+        _ take: (SourceRecord) throws -> Void
+    ) throws -> ImportTally {
+        switch source {
+        case .fhir(let url):
+            let reader = FHIRReader(directory: directory, settings: p.importSettings, collected: p.collectedKinds)
+            reader.rejecting = rejecting
+            for file in try FHIRReader.files(at: url) { try reader.read(file: file, take) }
+            return reader.tally
+        case .healthMetricsCSV(let url):
+            var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
+            mapper.rejecting = rejecting
+            var columns: [String: Int] = [:]
+            try HealthMetricsCSV.forEachDay(url: url, tally: { columns[$0, default: 0] += 1 }, rejecting: rejecting) { try mapper.map($0, take) }
+            var tally = mapper.tally
+            tally.skipped.merge(columns, uniquingKeysWith: +)
+            return tally
+        case .healthMetricsSync(let url):
+            var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
+            mapper.rejecting = rejecting
+            var unknown: [String: Int] = [:]
+            try HealthMetricsSync.forEachDay(url: url, tally: { unknown[$0, default: 0] += 1 }) { try mapper.map($0, take) }
+            var tally = mapper.tally
+            tally.skipped.merge(unknown, uniquingKeysWith: +)
+            return tally
+        case .healthMetricsTable(let url, let table):
+            var mapper = HealthMetricsMapper(userMap: directory.userMap.codes, collected: p.collectedKinds)
+            mapper.rejecting = rejecting
+            try HealthMetricsTable.forEachDay(url: url, table: table) { try mapper.map($0, take) }
+            return mapper.tally
+        }
     }
 
     static func validate(_ record: SourceRecord, with validator: RecordValidator, handles: [ParticipantHandle]) throws -> (ParticipantHandle, Record) {

@@ -50,86 +50,31 @@ public struct Roster: Sendable {
     /// Validates an entry, adding every problem of it to `problems` (each names the field and
     /// what was expected, never the value), so one pass over a roster lists them all. Nil when any.
     func validate(_ e: RosterEntry, file: String?, line: Int?, problems: inout [CohortError]) -> (Participant, ParticipantIdentity)? {
-        let before = problems.count
-        func bad(_ field: String, _ message: String, hint: String? = nil) {
-            problems.append(CohortError.invalid(message, file: file, line: line, field: field, hint: hint))
-        }
+        var check = RosterEntryCheck(file: file, line: line)
         let code = e.code.trimmingCharacters(in: .whitespaces)
         if code.range(of: #"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"#, options: .regularExpression) == nil {
-            bad("code", "expected a study code of letters, digits, '-' or '_' (at most 32), e.g. P-0001")
+            check.bad("code", "expected a study code of letters, digits, '-' or '_' (at most 32), e.g. P-0001")
         }
         let name = e.name.trimmingCharacters(in: .whitespaces)
-        if name.isEmpty { bad("name", "a name is required") }
+        if name.isEmpty { check.bad("name", "a name is required") }
         for field in Self.fieldsWithControlCharacters(e) {
-            bad(field, "expected text without control characters (a NUL byte, tab or line break inside the field)", hint: "fix the field in the roster file")
+            check.bad(field, "expected text without control characters (a NUL byte, tab or line break inside the field)", hint: "fix the field in the roster file")
         }
-        let today = CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current)
         let tzName = e.timeZone.trimmingCharacters(in: .whitespaces)
         if !Self.isIANAZone(tzName) {
-            bad("time_zone", "expected an IANA time zone such as Europe/Berlin or America/New_York",
+            check.bad("time_zone", "expected an IANA time zone such as Europe/Berlin or America/New_York",
                 hint: Suggest.closest(to: tzName, in: Array(Self.knownTimeZones)).map { "did you mean \($0)?" })
         }
-        let enrolled = CivilDate(iso: e.enrolledOn.trimmingCharacters(in: .whitespaces))
-        if let enrolled {
-            if enrolled > today.adding(days: 1) { bad("enrolled_on", "the enrollment date is in the future") }
-        } else {
-            bad("enrolled_on", "expected an existing date YYYY-MM-DD")
-        }
-        var birth: CivilDate?
-        if let text = e.birthDate?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            if let date = CivilDate(iso: text) {
-                if let enrolled, date > enrolled {
-                    bad("birth_date", "the date of birth is after the enrollment date")
-                } else if let enrolled, date.age(on: enrolled) > 125 {
-                    bad("birth_date", "the date of birth gives an age over 125")
-                } else {
-                    birth = date
-                }
-            } else {
-                bad("birth_date", "expected an existing date YYYY-MM-DD")
-            }
-        }
-        let sexText = e.sex ?? ""
-        // "X" (passports, some EHRs) means "unspecified" to some sources and "another identity" to
-        // others: guessing would mislabel someone, so it is refused with the two choices.
-        var sex = Sex(lenient: sexText)
-        if sexText.trimmingCharacters(in: .whitespaces).lowercased() == "x" {
-            sex = nil
-            bad(
-                "sex", "the marker X is ambiguous (unspecified, or another identity): write other or unknown",
-                hint: "other = another identity than female or male; unknown = not given or not known")
-        } else if sex == nil {
-            bad("sex", "expected female, male, other or unknown")
-        }
-        func optional(_ text: String?) -> String? {
-            guard let t = text?.trimmingCharacters(in: .whitespaces), !t.isEmpty else { return nil }
-            return t
-        }
-        let email = optional(e.email)
-        if let email, email.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, options: .regularExpression) == nil {
-            bad("email", "expected an email address like name@example.org")
-        }
-        let phone = optional(e.phone)
-        if let phone, phone.filter(\.isNumber).count < 7 || phone.range(of: #"^[0-9+() .\-]+$"#, options: .regularExpression) == nil {
-            bad("phone", "expected a phone number of digits, spaces, + ( ) . and -")
-        }
-        let zip = optional(e.zip)
-        if let zip, zip.range(of: #"^[0-9]{5}(-[0-9]{4})?$"#, options: .regularExpression) == nil {
-            bad("zip", "expected a 5-digit ZIP code (or ZIP+4)")
-        }
-        var site: String?
-        do {
-            site = try SiteName.parse(e.site, file: file, line: line)
-        } catch let error as CohortError {
-            problems.append(error)
-        } catch {
-            bad("site", "expected a site name")
-        }
-        guard problems.count == before, let enrolled, let sex else { return nil }
+        let (enrolled, birth) = check.dates(e, today: CivilDate(workspace.now(), in: TimeZone(identifier: "UTC") ?? .current))
+        let sex = check.sex(e.sex ?? "")
+        let (email, phone, zip) = check.contacts(e)
+        let site = check.site(e.site)
+        problems += check.problems
+        guard check.problems.isEmpty, let enrolled, let sex else { return nil }
         let participant = Participant(id: UUID(), code: code, sex: sex, timeZone: tzName, enrolledOn: enrolled, site: site)
         let identity = ParticipantIdentity(
-            name: name, email: email, phone: phone, birthDate: birth, address: optional(e.address), zip: zip, mrn: optional(e.mrn),
-            devices: e.devices.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            name: name, email: email, phone: phone, birthDate: birth, address: RosterEntryCheck.optional(e.address), zip: zip,
+            mrn: RosterEntryCheck.optional(e.mrn), devices: e.devices.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         return (participant, identity)
     }
 

@@ -1,5 +1,5 @@
-public import Foundation
-public import CohortCore
+package import Foundation
+package import CohortCore
 import CohortCompression
 import CohortCrypto
 import CohortIO
@@ -12,7 +12,7 @@ import CohortIO
 /// time always give byte-identical archives. The compressed bytes are hashed as they are
 /// written; the file is written under `.<name>.partial-<random>`, synced, and only then given
 /// its final name, so a failure never leaves a final-named archive behind.
-public enum ArchiveWriter {
+package enum ArchiveWriter {
     /// Archives `bagDirectory` to `archiveURL` and moves it into place.
     ///
     /// Use ``ExportPackager`` to publish an archive together with its signed manifest; this
@@ -30,7 +30,7 @@ public enum ArchiveWriter {
     }
 
     /// Streams the tar form of `bagDirectory` (no compression) into `sink`.
-    public static func writeTar(
+    package static func writeTar(
         bagDirectory: URL, createdAt: Timestamp, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let root = bagDirectory.standardizedFileURL

@@ -1,24 +1,24 @@
-public import CohortCore
+package import CohortCore
 
 /// What `bag-info.txt` says about an export, beyond what is computed from the payload.
-public struct BagMetadata: Sendable, Hashable {
+package struct BagMetadata: Sendable, Hashable {
     /// `Source-Organization`: the institution running the study.
-    public var sourceOrganization: String
+    package var sourceOrganization: String
     /// `External-Identifier`: the study id.
     public var studyID: String
     /// When the export was made; `Bagging-Date` is its UTC calendar day.
     public var createdAt: Timestamp
     /// The cohort version; `Bag-Software-Agent` is `cohort <version>`.
-    public var toolVersion: String
+    package var toolVersion: String
     /// `Cohort-Protocol-Revision`.
-    public var protocolRevision: Int
+    package var protocolRevision: Int
     /// `Cohort-Protocol-SHA256`: lowercase hex hash of the pinned protocol.
-    public var protocolSHA256: String
+    package var protocolSHA256: String
     /// `Cohort-Recipient`: who the export is for (a recipient id, not a person's identity).
     public var recipient: String
 
     /// Metadata as given. Values must be single lines.
-    public init(
+    package init(
         sourceOrganization: String, studyID: String, createdAt: Timestamp, toolVersion: String, protocolRevision: Int,
         protocolSHA256: String, recipient: String
     ) {
@@ -32,7 +32,7 @@ public struct BagMetadata: Sendable, Hashable {
     }
 
     /// The UTC calendar day of `createdAt`, `YYYY-MM-DD`.
-    public var baggingDate: CivilDate {
+    package var baggingDate: CivilDate {
         let days = createdAt.epochMilliseconds >= 0
             ? createdAt.epochMilliseconds / 86_400_000
             : (createdAt.epochMilliseconds - 86_399_999) / 86_400_000

@@ -1,5 +1,5 @@
-public import Foundation
-public import CohortCore
+package import Foundation
+package import CohortCore
 import CohortCrypto
 import CohortIO
 
@@ -9,12 +9,12 @@ import CohortIO
 /// `Cohort-Protocol-SHA256` and `Cohort-Recipient`), `manifest-sha256.txt` and
 /// `tagmanifest-sha256.txt`. Payload files are hashed (and their rows counted) in 64 KiB chunks,
 /// so memory stays flat however large they are, several files at once on a multi-core machine.
-public enum BagWriter {
+package enum BagWriter {
     /// The tag files a cohort bag has, in the order the tag manifest lists them (by path).
-    public static let tagFileNames = ["bag-info.txt", "bagit.txt", "manifest-sha256.txt", "tagmanifest-sha256.txt"]
+    package static let tagFileNames = ["bag-info.txt", "bagit.txt", "manifest-sha256.txt", "tagmanifest-sha256.txt"]
 
     /// The content of `bagit.txt`.
-    public static let bagitDeclaration = "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
+    package static let bagitDeclaration = "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
 
     /// The bag (and archive base) name: `<study>-<UTC stamp>`, e.g. `ra-flare-20250314T083000Z`.
     public static func bagName(studyID: String, createdAt: Timestamp) -> String {

@@ -1,6 +1,6 @@
 import CohortCore
 import CohortIO
-public import Foundation
+package import Foundation
 
 /// `cohort verify`'s consent check, recomputed from the package alone: every published
 /// participant has a consent in force whose version the protocol accepts and whose sharing scope
@@ -20,7 +20,7 @@ public import Foundation
 /// - consents are published oldest first; one without `signed_at` (signed past the export's
 ///   embargo horizon, or a policy that drops the field) comes after every dated one of its
 ///   participant and starts no segment a published record falls in.
-public enum ConsentCheck {
+package enum ConsentCheck {
     /// The check's name in the report.
     public static let name = "consent"
 

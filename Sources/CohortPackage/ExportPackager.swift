@@ -1,5 +1,5 @@
-public import Foundation
-public import CohortCore
+package import Foundation
+package import CohortCore
 import CohortCrypto
 import CohortIO
 
@@ -19,7 +19,7 @@ import CohortIO
 /// renames leaves a manifest without an archive, which `cohort verify` rejects ("archive
 /// missing"). On any error the temporary files — and any final name already created — are
 /// removed, and nothing final-named is left.
-public enum ExportPackager {
+package enum ExportPackager {
     /// Archives `bagDirectory` to `archiveURL` and publishes it with `X.manifest.json(.sig)`.
     ///
     /// - Parameters:

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import CohortCore
 import CohortCrypto
 import CohortIO
@@ -13,9 +13,9 @@ import CohortIO
 ///   has none), found by a streaming scan of the JSON structure (``BundleEntryCounter``), so a
 ///   bundle of any size is counted in constant memory.
 /// - anything else: not counted (``init(path:)`` returns nil).
-public struct RowCounter: Sendable {
+package struct RowCounter: Sendable {
     /// How a file's rows are counted.
-    public enum Kind: String, Sendable, Codable {
+    package enum Kind: String, Sendable, Codable {
         case csv
         case ndjson
         case fhirBundle = "fhir_bundle"
@@ -44,7 +44,7 @@ public struct RowCounter: Sendable {
     private var bundle = BundleEntryCounter()
 
     /// A counter for the file at bag-relative `path`, or nil when such files are not counted.
-    public init?(path: String) {
+    package init?(path: String) {
         guard let kind = Self.kind(forPath: path) else { return nil }
         self.kind = kind
         self.path = path

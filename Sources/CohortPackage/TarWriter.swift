@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import CohortCore
 import CohortCrypto
 import CohortIO
@@ -13,9 +13,9 @@ import CohortIO
 ///
 /// Bytes go to `sink` in order (copy them: buffers are reused). Not `Sendable`: one writer per
 /// task.
-public final class TarWriter {
+package final class TarWriter {
     /// The tar block size.
-    public static let blockSize = 512
+    package static let blockSize = 512
     private static let chunkSize = 64 * 1024
 
     private let sink: (UnsafeRawBufferPointer) throws -> Void
@@ -35,14 +35,14 @@ public final class TarWriter {
     }
 
     /// Adds a directory entry; a trailing `/` is added to `path` if missing.
-    public func addDirectory(path: String) throws {
+    package func addDirectory(path: String) throws {
         try checkWritable()
         let name = path.hasSuffix("/") ? path : path + "/"
         try writeHeader(name: name, size: 0, typeflag: UInt8(ascii: "5"), mode: 0o755)
     }
 
     /// Adds a regular file with the given content (for small, in-memory files).
-    public func addFile(path: String, bytes: [UInt8]) throws {
+    package func addFile(path: String, bytes: [UInt8]) throws {
         try checkWritable()
         try writeHeader(name: path, size: UInt64(bytes.count), typeflag: UInt8(ascii: "0"), mode: 0o644)
         try bytes.withUnsafeBytes { try sink($0) }
@@ -53,7 +53,7 @@ public final class TarWriter {
     ///
     /// - Throws: `.integrity` when the file's size changes while it is archived; `.system` for
     ///   I/O failures; whatever `sink` throws.
-    public func addFile(path: String, contentsOf url: URL) throws {
+    package func addFile(path: String, contentsOf url: URL) throws {
         try checkWritable()
         let file = try ReadableFile(path: url.path)
         guard case .regular(let size) = try FileSystem.kind(of: url.path) else {

@@ -8,7 +8,7 @@ public struct VerificationReport: Sendable, Hashable, Codable {
     public var checks: [VerificationCheck]
 
     /// A report over `checks`; `passed` is computed from them (false when there are none).
-    public init(archive: String, checks: [VerificationCheck]) {
+    package init(archive: String, checks: [VerificationCheck]) {
         self.archive = archive
         self.checks = checks
         self.passed = !checks.isEmpty && checks.allSatisfy(\.passed)
@@ -20,7 +20,7 @@ public struct VerificationReport: Sendable, Hashable, Codable {
     }
 
     /// Names of the checks that failed.
-    public var failedChecks: [String] {
+    package var failedChecks: [String] {
         checks.filter { !$0.passed }.map(\.name)
     }
 

@@ -1,5 +1,5 @@
-public import Foundation
-public import CohortCrypto
+package import Foundation
+package import CohortCrypto
 import CohortCore
 import CohortIO
 
@@ -19,16 +19,16 @@ import CohortIO
 /// stops as soon as its output passes what the manifest's files account for
 /// (``inflateLimit(for:)``), so a gzip bomb costs a few megabytes of work, not gigabytes.
 /// Without a readable manifest the archive is not inflated at all.
-public enum Verifier {
+package enum Verifier {
     /// The largest manifest read (a real one is a few kilobytes per thousand files).
-    public static let maxManifestBytes = 16 << 20
+    package static let maxManifestBytes = 16 << 20
     /// The largest signature file read (an Ed25519 signature is 64 bytes).
-    public static let maxSignatureBytes = 1 << 10
+    package static let maxSignatureBytes = 1 << 10
 
     /// The most decompressed bytes an archive may produce: the manifest's file sizes, each
     /// rounded up to tar's 512-byte blocks, plus 8 KiB per file (tar and pax headers, folders)
     /// and 1 MiB (end blocks and padding).
-    public static func inflateLimit(for manifest: ExportManifest) -> UInt64 {
+    package static func inflateLimit(for manifest: ExportManifest) -> UInt64 {
         var limit: UInt64 = 1 << 20
         for file in manifest.files {
             let (padded, overflow) = file.size.addingReportingOverflow(511)

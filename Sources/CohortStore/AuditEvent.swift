@@ -100,6 +100,9 @@ public struct AuditVerification: Sendable, Codable {
     public var brokenAtSeq: Int64?
     /// The event `audit.head` (outside the database) names, when it was compared.
     public var auditHeadSeq: Int64?
+    /// True when the first problem is a checkpoint whose signature does not verify (or whose key
+    /// was revoked before it), so a store can add who stored it without reading the message.
+    package var checkpointSignatureFailed = false
 
     public var isIntact: Bool { firstProblem == nil }
 

@@ -82,11 +82,7 @@ struct PostgresRow: ColumnReader {
 extension PostgresStudyStore {
     /// The error for a column of row `rowID` of `table` that is not what `expected` says.
     static func problem(table: String, rowID: Int64?, column: String, expected: String, location: String) -> CohortError {
-        CohortError(
-            .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
-            at: .init(file: location, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore it from a backup (cohort does not guess a replacement value)",
-            cause: .malformedColumn(table: table, column: column))
+        malformedColumn(table: table, rowID: rowID, column: column, expected: expected, file: location, backup: "it")
     }
 
     /// Rows of `sql` read with the column list `selected`.

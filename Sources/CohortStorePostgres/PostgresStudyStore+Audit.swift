@@ -130,7 +130,7 @@ extension PostgresStudyStore {
                 signers: signers)
             // A checkpoint that does not verify was stored through cohort_append_checkpoint, which
             // records the login role: name it, so the owner knows whom to ask before deleting it.
-            if let problem = verification.firstProblem, problem.hasPrefix("checkpoint at event"), let seq = verification.brokenAtSeq,
+            if verification.checkpointSignatureFailed, let problem = verification.firstProblem, let seq = verification.brokenAtSeq,
                 let writer = try conn.query("SELECT written_by FROM audit_checkpoints WHERE seq = $1", values: [.int(seq)]).first?.first ?? nil
             {
                 verification.firstProblem = problem + " (stored by database role \(writer); the owner can delete the row after review: DELETE FROM audit_checkpoints WHERE seq = \(seq))"

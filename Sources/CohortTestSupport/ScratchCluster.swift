@@ -76,35 +76,33 @@ public final class ScratchCluster {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Runs a server program and waits for it, its output in a file in the cluster directory.
+    /// Runs a server program and waits for it, its output and errors in a file in the cluster
+    /// directory, started in that directory (the programs refuse to run from one the postgres
+    /// user cannot read).
     ///
-    /// posix_spawn + waitpid rather than Foundation's Process: `pg_ctl start` leaves a server
-    /// running that inherits the descriptors, and Process did not reap `runuser` reliably then.
+    /// Through ``ChildProcess`` (posix_spawn + waitpid) rather than Foundation's Process:
+    /// `pg_ctl start` leaves a server running that inherits the descriptors, and Process did not
+    /// reap `runuser` reliably then. The output goes to the file, so no pipe stays open in the
+    /// server.
     private func run(_ tool: String, _ arguments: [String]) throws {
         let program = "\(bin)/\(tool)"
         let runuser = FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") ? "/usr/sbin/runuser" : "/sbin/runuser"
-        // The programs refuse to run from a directory the postgres user cannot read: start in the cluster's.
         let command = asPostgres ? [runuser, "-u", "postgres", "--", program] + arguments : [program] + arguments
-        let argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory.path] + command
         let outputPath = directory.appendingPathComponent("\(tool).out").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for p in cArguments { free(p) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        guard spawned == 0 else { throw CohortError(.system, "cannot run \(tool)", underlying: String(cString: strerror(spawned))) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
-        guard exited, code == 0 else {
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil, attributes: [.posixPermissions: 0o644]) else {
+            throw CohortError(.system, "cannot create the output file of \(tool)", at: .init(file: outputPath))
+        }
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try ChildProcess.run(
+                command[0], Array(command.dropFirst()), directory: directory.path, mergingErrors: true, outputFile: outputPath)
+        } catch {
+            throw CohortError(.system, "cannot run \(tool)", underlying: "\(error)")
+        }
+        guard outcome.status == 0 else {
             let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             let last = text.split(separator: "\n").suffix(3).joined(separator: " / ")
-            throw CohortError(.system, "\(tool) failed with status \(code)", underlying: last)
+            throw CohortError(.system, "\(tool) failed with status \(outcome.status)", underlying: last)
         }
     }
 

@@ -43,6 +43,10 @@ struct CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
+    /// The test-only `cohort export` held after its snapshot (`cohort-export-paused GATE
+    /// --recipient NAME --out DIR -w WORKSPACE`), built next to ``binary``.
+    static var pausedExport: URL { binary.deletingLastPathComponent().appendingPathComponent("cohort-export-paused") }
+
     let directory: URL
 
     init() throws {

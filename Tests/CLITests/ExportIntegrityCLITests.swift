@@ -286,11 +286,10 @@ struct ExportIntegrityCLITests {
         let errors = cli.path("export.err")
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         let export = Process()
-        export.executableURL = CLI.binary
-        export.arguments = ["export", "--recipient", "Lab A", "--out", out, "-w", cli.workspace]
+        export.executableURL = CLI.pausedExport
+        export.arguments = [gate, "--recipient", "Lab A", "--out", out, "-w", cli.workspace]
         var env = ProcessInfo.processInfo.environment
         env["COHORT_WORKSPACE"] = nil
-        env["COHORT_TEST_PAUSE_AFTER_SNAPSHOT"] = gate
         export.environment = env
         export.standardOutput = FileHandle.nullDevice
         export.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
@@ -363,9 +362,7 @@ struct ExportIntegrityCLITests {
         defer { cli.cleanup() }
         let gate = cli.path("gate")
         _ = FileManager.default.createFile(atPath: gate, contents: nil)
-        let export = try launch(
-            CLI.binary.path, ["export", "--recipient", "Lab A", "--out", cli.path("out"), "-w", cli.workspace],
-            environment: ["COHORT_TEST_PAUSE_AFTER_SNAPSHOT": gate])
+        let export = try launch(CLI.pausedExport.path, [gate, "--recipient", "Lab A", "--out", cli.path("out"), "-w", cli.workspace])
         export.waitUntilExit()
         #expect(export.terminationStatus == 0)
         #expect(helper.finalNamed(in: cli.path("out")).count == 3)
@@ -387,10 +384,10 @@ struct ExportIntegrityCLITests {
             while !FileManager.default.fileExists(atPath: gate + ".ready") && Date() < deadline { usleep(20_000) }
         }
         let first = try launch(
-            CLI.binary.path, ["export", "--recipient", "Lab A", "--out", out, "-w", cli.workspace], environment: ["COHORT_TEST_PAUSE_AFTER_SNAPSHOT": gates[0]])
+            CLI.pausedExport.path, [gates[0], "--recipient", "Lab A", "--out", out, "-w", cli.workspace])
         waitReady(gates[0])
         let second = try launch(
-            CLI.binary.path, ["export", "--recipient", "Lab A", "--out", out, "-w", cli.workspace], environment: ["COHORT_TEST_PAUSE_AFTER_SNAPSHOT": gates[1]])
+            CLI.pausedExport.path, [gates[1], "--recipient", "Lab A", "--out", out, "-w", cli.workspace])
         waitReady(gates[1])
         #expect(gates.allSatisfy { FileManager.default.fileExists(atPath: $0 + ".ready") }, "both exports reach their snapshot")
         _ = FileManager.default.createFile(atPath: gates[0], contents: nil)

@@ -1,10 +1,10 @@
 import CohortCore
-public import Foundation
+package import Foundation
 
 /// The Health app's "Export All Health Data": the zip, its unpacked folder, or `export.xml`
 /// alone. Finds `export.xml`, streams it without unpacking anything to disk, and counts the
 /// files that are never imported (workout routes, ECGs, clinical records, the CDA document).
-public struct AppleHealthExport {
+package struct AppleHealthExport {
     /// Where export.xml is.
     enum Location {
         case zip(path: String, entry: ZipArchive.Entry)
@@ -13,16 +13,16 @@ public struct AppleHealthExport {
 
     let location: Location
     /// The path of the input as given (the zip, folder or XML file).
-    public let inputPath: String
+    package let inputPath: String
     /// The file whose SHA-256 identifies this import (the zip, or export.xml).
-    public let identifyingFile: String
+    package let identifyingFile: String
     /// How export.xml is named in errors (`export.zip!apple_health_export/export.xml`).
-    public let xmlName: String
+    package let xmlName: String
     /// Files of the export that are not imported, by category (`workout-routes/*.gpx`: 3).
-    public let skippedFiles: [String: Int]
+    package let skippedFiles: [String: Int]
 
     /// Opens the export at `url`.
-    public init(url: URL) throws {
+    package init(url: URL) throws {
         let path = url.path
         inputPath = path
         var isDirectory: ObjCBool = false
@@ -84,7 +84,7 @@ public struct AppleHealthExport {
 
     /// Whether `url` looks like an Apple Health export (a zip or folder with export.xml, or an
     /// XML file whose root is `HealthData`), read from its first bytes only.
-    public static func looksLikeExport(_ url: URL) -> Bool {
+    package static func looksLikeExport(_ url: URL) -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return false }
         if isDirectory.boolValue {

@@ -1,10 +1,10 @@
-public import CohortCore
+package import CohortCore
 
 /// How the Health app's sample types map to cohort's record kinds, and how Apple's unit strings
 /// map to UCUM. A type that is not in ``kinds`` has no cohort record kind: it is counted as
 /// "not collected by the protocol", never stored. Workouts (`Workout` elements) become
 /// `workout` records (see ``AppleHealthReader``).
-public enum AppleHealthMapping {
+package enum AppleHealthMapping {
     /// HealthKit type identifier → record kind.
     public static let kinds: [String: RecordKind] = [
         "HKQuantityTypeIdentifierHeartRate": .heartRate,
@@ -29,7 +29,7 @@ public enum AppleHealthMapping {
 
     /// The sleep analysis values that are sleep (stored as `sleep_duration` in hours, with the
     /// stage as text); in-bed and awake periods are not sleep and are counted as not collected.
-    public static let sleepStages: [String: String] = [
+    package static let sleepStages: [String: String] = [
         "HKCategoryValueSleepAnalysisAsleep": "asleep",
         "HKCategoryValueSleepAnalysisAsleepUnspecified": "asleep",
         "HKCategoryValueSleepAnalysisAsleepCore": "core",
@@ -40,7 +40,7 @@ public enum AppleHealthMapping {
     /// Apple's unit string → the UCUM unit cohort's conversions know, and a factor applied first
     /// (Apple writes oxygen saturation and body fat as a fraction with unit `%`). A unit Apple
     /// writes for another kind of quantity (a `count` for a distance) is refused.
-    public static func ucum(_ appleUnit: String, kind: RecordKind) -> (unit: String, factor: Double)? {
+    package static func ucum(_ appleUnit: String, kind: RecordKind) -> (unit: String, factor: Double)? {
         switch (appleUnit, kind) {
         case ("%", .spo2), ("%", .bodyFatPercentage): ("%", 100)
         case ("count/min", _): ("/min", 1)
@@ -78,7 +78,7 @@ public enum AppleHealthMapping {
     }
 
     /// `value` in `appleUnit` converted to `kind`'s canonical unit, nil when the unit is refused.
-    public static func canonicalValue(_ value: Double, appleUnit: String, kind: RecordKind) -> Double? {
+    package static func canonicalValue(_ value: Double, appleUnit: String, kind: RecordKind) -> Double? {
         guard let (unit, factor) = ucum(appleUnit, kind: kind) else { return nil }
         return Units.toCanonical(value * factor, unit: unit, kind: kind)
     }

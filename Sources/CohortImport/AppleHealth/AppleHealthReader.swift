@@ -9,7 +9,7 @@ import Foundation
 /// routes (GPS), workout statistics, activity summaries, clinical records, correlations' wrappers…
 ///
 /// Not `Sendable`: one reader per thread.
-public final class AppleHealthReader {
+package final class AppleHealthReader {
     /// Elements not imported, by what they are (e.g. `MetadataEntry (values dropped)`: 12).
     public private(set) var skipped: [String: Int] = [:]
     private var parser: XMLStreamParser?
@@ -33,7 +33,7 @@ public final class AppleHealthReader {
 
     /// A reader of the document called `name` in errors; the values of metadata entries whose
     /// key is in `keepMetadata` are kept in the sample's ``AppleHealthSample/metadata``.
-    public init(
+    package init(
         name: String, keepMetadata: Set<String> = [], onSample: @escaping (AppleHealthSample) throws -> Void,
         onMe: @escaping (AppleHealthMe) throws -> Void
     ) throws {

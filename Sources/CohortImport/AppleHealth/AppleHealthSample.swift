@@ -1,8 +1,8 @@
-public import CohortCore
+package import CohortCore
 
 /// One sample of the Health app's export, mapped as far as the export alone allows; whether it is
 /// stored (protocol, study period, consent, duplicates) is decided by the importer.
-public struct AppleHealthSample: Sendable {
+package struct AppleHealthSample: Sendable {
     /// What the mapping decided.
     public enum Outcome: String, Sendable, Codable {
         /// Mapped to `kind` with a value in its canonical unit: a candidate for storing.
@@ -38,7 +38,7 @@ public struct AppleHealthSample: Sendable {
 }
 
 /// What the Health app's `Me` element says (checked against the roster, never stored).
-public struct AppleHealthMe: Sendable, Equatable {
+package struct AppleHealthMe: Sendable, Equatable {
     public var birthDate: CivilDate?
     /// nil when the export says "not set".
     public var sex: Sex?

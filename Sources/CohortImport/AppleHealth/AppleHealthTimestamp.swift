@@ -1,7 +1,7 @@
 package import CohortCore
 
 /// Apple Health's instants: `YYYY-MM-DD HH:MM:SS ±hhmm` (local wall-clock time and its offset).
-public enum AppleHealthTimestamp {
+package enum AppleHealthTimestamp {
     /// Parses `bytes`, keeping the written offset; nil when they are not in Apple's form.
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         guard bytes.count == 25, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x20, bytes[13] == 0x3A, bytes[16] == 0x3A, bytes[19] == 0x20

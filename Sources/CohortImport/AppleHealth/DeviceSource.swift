@@ -7,9 +7,9 @@ import Foundation
 /// hardware:Watch6,2, software:9.2>`, whose `name` can be a person's too. Only the hardware
 /// product type (`Watch6,2`) or, without one, the model (`Watch`) is kept; without a device,
 /// the product family named in `sourceName` (`iPhone`, `Apple Watch`, `iPad`), else `other`.
-public enum DeviceSource {
+package enum DeviceSource {
     /// The product type in `device`, or the family in `sourceName`, or `other`.
-    public static func sanitized(device: String?, sourceName: String?) -> String {
+    package static func sanitized(device: String?, sourceName: String?) -> String {
         if let device {
             if let hardware = field("hardware", in: device) { return hardware }
             if let model = field("model", in: device) { return model }

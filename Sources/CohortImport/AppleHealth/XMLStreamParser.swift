@@ -4,7 +4,7 @@ import CohortCore
 
 /// One element's start as the SAX parser reports it: its local name and attributes as UTF-8
 /// byte slices into libxml2's buffers, valid only while the callback runs.
-public struct XMLElementStart {
+package struct XMLElementStart {
     /// The local name (`Record`).
     package let name: UnsafeBufferPointer<UInt8>
     /// libxml2's attribute array: 5 pointers per attribute (local name, prefix, URI, value start, value end).
@@ -46,7 +46,7 @@ public struct XMLElementStart {
 /// line and column and libxml2's error number, never the document's text.
 ///
 /// Not `Sendable`: one parser per thread.
-public final class XMLStreamParser {
+package final class XMLStreamParser {
     /// Called for each element start; a thrown error stops the parse and is rethrown by `feed`.
     package typealias StartHandler = (XMLElementStart) throws -> Void
     /// Called for each element end with its local name.

@@ -1,13 +1,13 @@
-public import CohortCore
+package import CohortCore
 
 /// Code (system + code) → record kind, for FHIR import: by default the codes cohort's own FHIR
 /// export writes for every kind (LOINC, or cohort's local code system), plus LOINC 41950-7 for
 /// steps; then the protocol's `import.code_map`, whose entries add codes or override defaults.
-public struct FHIRCodeMap: Sendable {
+package struct FHIRCodeMap: Sendable {
     private var map: [String: RecordKind]
 
     /// The defaults plus `settings.codeMap`.
-    public init(settings: ImportSettings) {
+    package init(settings: ImportSettings) {
         var map: [String: RecordKind] = [:]
         for kind in RecordKind.allCases { map[Self.key(kind.coding.system, kind.coding.code)] = kind }
         map[Self.key(Coding.loincSystem, "41950-7")] = .steps

@@ -1,6 +1,6 @@
 import CohortIO
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// Reads FHIR R4 JSON — Bulk Data NDJSON (one resource per line; a file or a folder of them) and
 /// Bundles (collection, transaction, batch, searchset) — into records.
@@ -20,9 +20,9 @@ public import Foundation
 /// Errors name file:line and the FHIR path (`Observation.valueQuantity.unit`), never a value.
 /// Patients must come before the resources that refer to them: in a folder, files named
 /// `Patient*` are read first.
-public final class FHIRReader {
+package final class FHIRReader {
     public let directory: ParticipantDirectory
-    public let settings: ImportSettings
+    package let settings: ImportSettings
     public let collected: Set<RecordKind>
     let codeMap: FHIRCodeMap
     /// What was read and skipped.
@@ -33,12 +33,12 @@ public final class FHIRReader {
     /// For a partial import (`--rejects`): called with the error of each resource the reader
     /// cannot map (a unit it cannot convert, no subject…), which is then skipped; nil = the first
     /// such error ends the read (one transaction, nothing stored).
-    public var rejecting: ((CohortError) throws -> Void)?
+    package var rejecting: ((CohortError) throws -> Void)?
 
     /// The largest `.json` file (a Bundle) read whole; NDJSON is read line by line.
-    public static let maxBundleBytes = 256 << 20
+    package static let maxBundleBytes = 256 << 20
     /// The longest NDJSON line.
-    public static let maxLineBytes = 16 << 20
+    package static let maxLineBytes = 16 << 20
 
     struct Matched {
         var code: String
@@ -57,7 +57,7 @@ public final class FHIRReader {
         }
     }
 
-    public init(directory: ParticipantDirectory, settings: ImportSettings, collected: Set<RecordKind>) {
+    package init(directory: ParticipantDirectory, settings: ImportSettings, collected: Set<RecordKind>) {
         self.directory = directory
         self.settings = settings
         self.collected = collected

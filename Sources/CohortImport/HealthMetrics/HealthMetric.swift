@@ -1,11 +1,11 @@
-public import CohortCore
+package import CohortCore
 
 /// A metric column of the app backend's `health_metrics` table (one row per user, day and
 /// source), with the record kind it becomes. Columns with no kind are counted as not collected:
 /// the day's minimum and maximum heart rate (a `heart_rate` record of the same day, source and
 /// start already carries the average, and the store keeps one record per participant, kind,
 /// start and source), the sleep stages and awake minutes (likewise beside `sleep_hours`).
-public enum HealthMetric: String, CaseIterable, Sendable {
+package enum HealthMetric: String, CaseIterable, Sendable {
     case steps
     case distanceMeters = "distance_meters"
     case heartRateAvg = "heart_rate_avg"
@@ -56,7 +56,7 @@ public enum HealthMetric: String, CaseIterable, Sendable {
     }
 
     /// Why a column with no kind is not imported (the summary's reason).
-    public var leftOutReason: String {
+    package var leftOutReason: String {
         switch self {
         case .caloriesBurned: "left out: calories_burned (the table does not say whether it is active or total energy)"
         default: "not collected: \(rawValue)"
@@ -82,7 +82,7 @@ public enum HealthMetric: String, CaseIterable, Sendable {
     }
 
     /// The key in the sync API's `metrics` object (`heartRateAvg`).
-    public var syncName: String {
+    package var syncName: String {
         let parts = rawValue.split(separator: "_")
         return parts.enumerated().map { i, p in i == 0 ? String(p) : p.prefix(1).uppercased() + p.dropFirst() }.joined()
     }

@@ -1,12 +1,12 @@
 import CohortIO
-public import CohortCore
-public import Foundation
+package import CohortCore
+package import Foundation
 
 /// Reads a CSV dump of the `health_metrics` table (`\copy health_metrics TO 'x.csv' CSV HEADER`
 /// or a spreadsheet export): the header names the columns, in any order; `user_id` and
 /// `recorded_at` (or `date`) are required, metric columns optional, `raw_data` and unknown columns ignored
 /// (never read into memory beyond the CSV row). An empty field is NULL.
-public enum HealthMetricsCSV {
+package enum HealthMetricsCSV {
     /// Calls `body` with each row.
     ///
     /// `tally` is called with the reason for each value of a column that is not imported (an
@@ -14,7 +14,7 @@ public enum HealthMetricsCSV {
     ///
     /// `rejecting` (a partial import, `--rejects`): called with the error of a row that cannot be
     /// read as the header's columns, which is then skipped; nil = such a row ends the import.
-    public static func forEachDay(
+    package static func forEachDay(
         url: URL, tally: ((String) -> Void)? = nil, rejecting: ((CohortError) throws -> Void)? = nil, _ body: (HealthMetricsDay) throws -> Void
     ) throws {
         let file = url.path
@@ -57,7 +57,7 @@ public enum HealthMetricsCSV {
 
     /// The names a dump may give the day column: the table's `recorded_at`, or `date` (dumps
     /// through a view or a spreadsheet rename it).
-    public static let dayColumns: Set<String> = ["recorded_at", "date"]
+    package static let dayColumns: Set<String> = ["recorded_at", "date"]
 
     /// Columns of the table that are not metrics and are never imported.
     static let knownColumns: Set<String> = ["id", "user_id", "source", "timezone", "raw_data", "created_at", "updated_at", "device_type"]
@@ -73,7 +73,7 @@ public enum HealthMetricsCSV {
 
     /// Whether a CSV header (its first line) is a health_metrics dump's: `user_id`, a day column,
     /// and no `participant` column (cohort's own CSV).
-    public static func headerLooksLikeDump(_ fields: [String]) -> Bool {
+    package static func headerLooksLikeDump(_ fields: [String]) -> Bool {
         let names = Set(columnNames(fields))
         return names.contains("user_id") && !names.isDisjoint(with: dayColumns) && !names.contains("participant")
     }

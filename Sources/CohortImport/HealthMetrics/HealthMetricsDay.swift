@@ -1,9 +1,9 @@
 /// One daily row of `health_metrics` as read from any of its three forms (table, CSV dump, sync
 /// body): text values, nil for NULL. `raw_data` is never read.
-public struct HealthMetricsDay: Sendable {
-    public var userID: String
+package struct HealthMetricsDay: Sendable {
+    package var userID: String
     /// The day, `YYYY-MM-DD` (a timestamp's date part is used when the column holds one).
-    public var recordedAt: String
+    package var recordedAt: String
     public var source: String?
     /// An IANA zone name; nil = the participant's own zone.
     public var timeZone: String?
@@ -13,9 +13,9 @@ public struct HealthMetricsDay: Sendable {
     public var file: String
     public var line: Int
     /// Field names as the source spells them (`heart_rate_avg` or `records[2].metrics.heartRateAvg`).
-    public var fieldName: @Sendable (HealthMetric) -> String
+    package var fieldName: @Sendable (HealthMetric) -> String
 
-    public init(
+    package init(
         userID: String, recordedAt: String, source: String?, timeZone: String?, metrics: [(HealthMetric, String)], file: String, line: Int,
         fieldName: @escaping @Sendable (HealthMetric) -> String = { $0.rawValue }
     ) {

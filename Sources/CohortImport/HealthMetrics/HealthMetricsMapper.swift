@@ -1,18 +1,18 @@
-public import CohortCore
+package import CohortCore
 import Foundation
 
 /// Turns daily `health_metrics` rows into records: one per non-null metric with a kind the
 /// protocol collects, spanning the day (local midnight to midnight) in the row's time zone;
 /// the user is mapped to a study code through the coordinator's user map, and rows of users it
 /// does not name are counted and dropped.
-public struct HealthMetricsMapper {
+package struct HealthMetricsMapper {
     public let userMap: [String: String]
     public let collected: Set<RecordKind>
     public private(set) var tally = ImportTally()
     private var unmapped = Set<String>()
     private var zones: [String: TimeZone] = [:]
 
-    public init(userMap: [String: String], collected: Set<RecordKind>) {
+    package init(userMap: [String: String], collected: Set<RecordKind>) {
         self.userMap = userMap
         self.collected = collected
     }
@@ -20,7 +20,7 @@ public struct HealthMetricsMapper {
     /// For a partial import (`--rejects`): called with the error of each row the mapper cannot
     /// read (a bad date, time zone or number), which is then skipped; nil = the first such error
     /// ends the import.
-    public var rejecting: ((CohortError) throws -> Void)?
+    package var rejecting: ((CohortError) throws -> Void)?
 
     /// The records of `day`, handed to `body`.
     public mutating func map(_ day: HealthMetricsDay, _ body: (SourceRecord) throws -> Void) throws {

@@ -1,19 +1,19 @@
 import CohortIO
 import CohortCore
-public import Foundation
+package import Foundation
 
 /// Reads the sync API's JSON batch bodies: a file holding one body, or NDJSON with one body per
 /// line. A body is `{"userId","source","deviceType","timezone","records":[{"recordedAt",
 /// "metrics":{"steps":…,"heartRateAvg":…}}]}`; `userId` is the one key the API itself does not
 /// post (it comes from the request's authentication), so the coordinator's log of bodies must
 /// add it. `deviceType` is not imported (device strings can carry a person's name).
-public enum HealthMetricsSync {
+package enum HealthMetricsSync {
     /// The largest file read whole (a single body); NDJSON files are read line by line.
-    public static let maxBodyBytes = 256 << 20
+    package static let maxBodyBytes = 256 << 20
 
     /// Calls `body` with each record of each batch body; `tally` with the reason for each
     /// non-null value of a metric key cohort does not know (counted, never dropped silently).
-    public static func forEachDay(url: URL, tally: ((String) -> Void)? = nil, _ body: (HealthMetricsDay) throws -> Void) throws {
+    package static func forEachDay(url: URL, tally: ((String) -> Void)? = nil, _ body: (HealthMetricsDay) throws -> Void) throws {
         let file = url.path
         if url.pathExtension.lowercased() == "json" {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0

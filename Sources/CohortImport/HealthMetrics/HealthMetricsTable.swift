@@ -4,9 +4,9 @@ import CohortPostgres
 /// Reads the `health_metrics` table from PostgreSQL with libpq, streamed with
 /// `COPY (SELECT …) TO STDOUT`: one row in memory at a time, however large the table. Only the
 /// key, time zone and metric columns are selected; `raw_data` is never read.
-public enum HealthMetricsTable {
+package enum HealthMetricsTable {
     /// Calls `body` with each row of `table` (`name` or `schema.name`) in the database at `url`.
-    public static func forEachDay(url: String, table: String, _ body: (HealthMetricsDay) throws -> Void) throws {
+    package static func forEachDay(url: String, table: String, _ body: (HealthMetricsDay) throws -> Void) throws {
         let connection = try PostgresConnection(url: url)
         let parts = table.split(separator: ".").map(String.init)
         let columnRows = try connection.query(

@@ -13,18 +13,18 @@ import Foundation
 /// archive is an error, never a silently shorter import.
 ///
 /// Not `Sendable`: one reader per thread.
-public final class ZipArchive {
+package final class ZipArchive {
     /// One member, as the central directory describes it.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The member's path inside the archive (`apple_health_export/export.xml`).
         public var path: String
         /// 0 = stored, 8 = deflated.
-        public var method: UInt16
-        public var crc32: UInt32
-        public var compressedSize: UInt64
-        public var uncompressedSize: UInt64
+        package var method: UInt16
+        package var crc32: UInt32
+        package var compressedSize: UInt64
+        package var uncompressedSize: UInt64
         /// Where the member's local header starts.
-        public var localHeaderOffset: UInt64
+        package var localHeaderOffset: UInt64
         /// Whether the path names a directory.
         public var isDirectory: Bool { path.hasSuffix("/") }
     }
@@ -37,7 +37,7 @@ public final class ZipArchive {
     private let size: UInt64
 
     /// Opens `path` and reads its central directory.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw CohortError(.notFound, "cannot open the zip archive", at: .init(file: path), hint: "check the path") }

@@ -108,38 +108,57 @@ extension StudyReport {
             ("Below threshold", "\(s.participants - s.notApplicable - s.compliantCount)"),
             ("Mean / median rate", "\(s.meanRate.map(SVGChart.percent) ?? "N/A") / \(s.medianRate.map(SVGChart.percent) ?? "N/A")"),
         ]
+        return """
+            <section class="rule" id="rule-\(s.ruleID)">
+            <h3>Rule \(s.ruleID): \(s.description)</h3>
+            <dl class="facts">\(facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" as Markup })</dl>
+            \(heatmapSection(rule, index: index))
+            <h4>Weekly trend</h4>
+            \(trendSection(rule, index: index))
+            </section>
+            """
+    }
+
+    /// The participant × day heatmap of `rule` (the last ``StudyReport/heatmapDayLimit`` days),
+    /// with the same days as tables.
+    private func heatmapSection(_ rule: Rule, index: Int) -> Markup {
+        let s = rule.summary
         let firstDay = rule.heatmap.map(\.firstDay).min()
         let lastDay = rule.heatmap.map { $0.firstDay.adding(days: $0.days.count - 1) }.max()
-        var heatmap: Markup = "<p>No participant has a counted day yet.</p>"
-        if let firstDay, let lastDay {
-            let from = max(firstDay, lastDay.adding(days: 1 - StudyReport.heatmapDayLimit))
-            let chart = SVGChart.heatmap(
-                id: "heatmap-\(index)", title: "\(s.ruleID): days met per participant (rows) and day (columns)", rows: rule.heatmap, firstDay: from,
-                lastDay: lastDay)
-            let dayCount = from.days(to: lastDay) + 1
-            let dayHeader = (0..<dayCount).map { from.adding(days: $0).description }
-            let dayRows: [[Markup]] = rule.heatmap.map { row in
-                ["\(row.code)"]
-                    + (0..<dayCount).map { offset -> Markup in
-                        let i = row.firstDay.days(to: from.adding(days: offset))
-                        return i >= 0 && i < row.days.count ? (row.days[i] ? "✔" : "✘") : ""
-                    }
-            }
-            let perParticipant = ReportPage.table(
-                caption: "\(s.ruleID): days met per participant (lowest rate first)", header: ["Study code", "Days met", "Days counted", "Rate"],
-                rows: rule.heatmap.map { row in
-                    let met = row.days.filter { $0 }.count
-                    return ["\(row.code)", "\(met)", "\(row.days.count)", "\(row.rate.map(SVGChart.percent) ?? "N/A")"]
-                }, numeric: [1, 2, 3])
-            heatmap = """
-                <h4>Participant × day</h4>
-                <p class="note"><span class="legend met"></span>met <span class="legend missed"></span>missed <span class="legend none"></span>not counted (before enrollment, after the window)\(rule.heatmapOmitted > 0 ? " · \(rule.heatmapOmitted) more participant(s) with higher rates are not drawn" as Markup : "")</p>
-                <figure><div class="scroll">\(chart)</div>
-                <details><summary>Days met per participant (\(rule.heatmap.count), lowest rate first)</summary>\(perParticipant)</details>
-                <details><summary>Every day as a table (✔ met, ✘ missed, empty: not counted)</summary><div class="scroll">\(ReportPage.table(caption: "\(s.ruleID): every counted day", header: ["Study code"] + dayHeader, rows: dayRows))</div></details>
-                </figure>
-                """
+        guard let firstDay, let lastDay else { return "<p>No participant has a counted day yet.</p>" }
+        let from = max(firstDay, lastDay.adding(days: 1 - StudyReport.heatmapDayLimit))
+        let chart = SVGChart.heatmap(
+            id: "heatmap-\(index)", title: "\(s.ruleID): days met per participant (rows) and day (columns)", rows: rule.heatmap, firstDay: from,
+            lastDay: lastDay)
+        let dayCount = from.days(to: lastDay) + 1
+        let dayHeader = (0..<dayCount).map { from.adding(days: $0).description }
+        let dayRows: [[Markup]] = rule.heatmap.map { row in
+            ["\(row.code)"]
+                + (0..<dayCount).map { offset -> Markup in
+                    let i = row.firstDay.days(to: from.adding(days: offset))
+                    return i >= 0 && i < row.days.count ? (row.days[i] ? "✔" : "✘") : ""
+                }
         }
+        let perParticipant = ReportPage.table(
+            caption: "\(s.ruleID): days met per participant (lowest rate first)", header: ["Study code", "Days met", "Days counted", "Rate"],
+            rows: rule.heatmap.map { row in
+                let met = row.days.filter { $0 }.count
+                return ["\(row.code)", "\(met)", "\(row.days.count)", "\(row.rate.map(SVGChart.percent) ?? "N/A")"]
+            }, numeric: [1, 2, 3])
+        return """
+            <h4>Participant × day</h4>
+            <p class="note"><span class="legend met"></span>met <span class="legend missed"></span>missed <span class="legend none"></span>not counted (before enrollment, after the window)\(rule.heatmapOmitted > 0 ? " · \(rule.heatmapOmitted) more participant(s) with higher rates are not drawn" as Markup : "")</p>
+            <figure><div class="scroll">\(chart)</div>
+            <details><summary>Days met per participant (\(rule.heatmap.count), lowest rate first)</summary>\(perParticipant)</details>
+            <details><summary>Every day as a table (✔ met, ✘ missed, empty: not counted)</summary><div class="scroll">\(ReportPage.table(caption: "\(s.ruleID): every counted day", header: ["Study code"] + dayHeader, rows: dayRows))</div></details>
+            </figure>
+            """
+    }
+
+    /// The weekly trend of `rule` as a chart and a table.
+    private func trendSection(_ rule: Rule, index: Int) -> Markup {
+        guard !rule.trend.isEmpty else { return "<p>No counted week yet.</p>" }
+        let s = rule.summary
         let trendChart = SVGChart.trend(
             id: "trend-\(index)", title: "\(s.ruleID): share of participant-days met per calendar week, threshold \(SVGChart.percent(s.threshold))",
             labels: rule.trend.map { String($0.weekStart.description.dropFirst(5)) }, rates: rule.trend.map(\.rate), threshold: s.threshold)
@@ -150,15 +169,7 @@ extension StudyReport {
                 ["\(week.weekStart.description)", "\(week.daysMet)", "\(week.daysCounted)", "\(week.rate.map(SVGChart.percent) ?? "N/A")",
                  "\(week.rate.map { $0 >= s.threshold ? "yes" : "no" } ?? "N/A")"]
             }, numeric: [1, 2, 3])
-        return """
-            <section class="rule" id="rule-\(s.ruleID)">
-            <h3>Rule \(s.ruleID): \(s.description)</h3>
-            <dl class="facts">\(facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" as Markup })</dl>
-            \(heatmap)
-            <h4>Weekly trend</h4>
-            \(rule.trend.isEmpty ? "<p>No counted week yet.</p>" : ReportPage.figure(chart: trendChart, table: "<details><summary>The weekly trend as a table (\(rule.trend.count) weeks)</summary>\(trendTable)</details>"))
-            </section>
-            """
+        return ReportPage.figure(chart: trendChart, table: "<details><summary>The weekly trend as a table (\(rule.trend.count) weeks)</summary>\(trendTable)</details>")
     }
 
     private var belowSection: Markup {

@@ -114,6 +114,7 @@ package enum AuditChain {
             expectedSeq += 1
         }
         var checked = 0
+        var signatureFailed = false
         for stored in checkpoints {
             checked += 1
             guard problem == nil else { break }
@@ -127,6 +128,7 @@ package enum AuditChain {
                     ? "checkpoint at event \(cp.seq): its signature does not verify with the study key"
                     : "checkpoint at event \(cp.seq): its signature is by no key the trail registered before that event")
                 brokenAt = cp.seq
+                signatureFailed = true
                 break
             }
             guard let hash = try eventHash(cp.seq) else {
@@ -140,8 +142,10 @@ package enum AuditChain {
                 break
             }
         }
-        return AuditVerification(
+        var verification = AuditVerification(
             events: count, checkpoints: checked, headSeq: lastSeq, headHash: prev, firstProblem: problem,
             brokenAtSeq: brokenAt)
+        verification.checkpointSignatureFailed = signatureFailed
+        return verification
     }
 }

@@ -26,6 +26,17 @@ package protocol ColumnReader {
     func hasColumn(_ column: String) -> Bool
 }
 
+/// The one error for a stored column that is not what it should be, in either store: table, row,
+/// column and what was expected, never the value; `backup` names what to restore (SQLite's
+/// `study.db`, or the PostgreSQL database).
+package func malformedColumn(table: String, rowID: Int64?, column: String, expected: String, file: String, backup: String) -> CohortError {
+    CohortError(
+        .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
+        at: .init(file: file, field: "\(table).\(column)"),
+        hint: "the database was edited or damaged: restore \(backup) from a backup (cohort does not guess a replacement value)",
+        cause: .malformedColumn(table: table, column: column))
+}
+
 extension ColumnReader {
     package func string(_ column: String) throws -> String {
         guard let text = try optionalString(column) else { throw problem(column, expected: "text, found nothing") }

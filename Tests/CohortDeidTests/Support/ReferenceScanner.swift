@@ -339,49 +339,20 @@ struct ReferenceScanner {
     }
 
 
-    static let transliterations: [Unicode.Scalar: String] = [
-        "đ": "d", "Đ": "d", "ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "ß": "ss", "ı": "i", "þ": "th",
-        "Þ": "th", "ð": "d", "Ð": "d", "œ": "oe", "Œ": "oe", "ħ": "h", "Ħ": "h", "ŋ": "ng", "ĸ": "k",
-    ]
-
-    /// Case- and diacritic-folded letters and digits of `scalars`, and how many are letters.
+    /// Case- and diacritic-folded letters and digits of `scalars`, and how many are letters:
+    /// each scalar's key from ``CaseFoldTable`` (Unicode full case folding, marks removed,
+    /// computed by `scripts/generate-case-folds.py` with Python's unicodedata), so this oracle
+    /// shares no code with `TextTokenizer.fold`, which folds through Foundation. Where the two
+    /// differ is decided and asserted in CaseFoldTableTests (none on Latin, Greek, Cyrillic).
+    /// A scalar the table's Unicode version does not assign is not a letter: it folds to nothing.
     static func fold(_ scalars: ArraySlice<Unicode.Scalar>) -> (String, Int) {
-        var ascii = true
-        for s in scalars where s.value >= 0x80 {
-            ascii = false
-            break
-        }
-        if ascii {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(scalars.count)
-            var letters = 0
-            for s in scalars {
-                var v = UInt8(s.value)
-                if v >= 0x41 && v <= 0x5A { v += 32 }
-                if v >= 0x61 && v <= 0x7A {
-                    letters += 1
-                    bytes.append(v)
-                } else if v >= 0x30 && v <= 0x39 {
-                    bytes.append(v)
-                }
-            }
-            return (String(decoding: bytes, as: UTF8.self), letters)
-        }
-        var view = String.UnicodeScalarView()
-        for s in scalars where !isApostrophe(s) {
-            // Letters diacritic folding leaves alone are written as people type them (Đặng → dang).
-            if let latin = transliterations[s] { view.append(contentsOf: latin.unicodeScalars) } else { view.append(s) }
-        }
-        let folded = String(view).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        let table = CaseFoldTable.shared
         var out = String.UnicodeScalarView()
         var letters = 0
-        for s in folded.unicodeScalars {
-            let p = s.properties
-            if p.isAlphabetic {
-                letters += 1
-                out.append(s)
-            } else if p.generalCategory == .decimalNumber {
-                out.append(s)
+        for s in scalars {
+            for k in (table.key(s) ?? "").unicodeScalars {
+                out.append(k)
+                if k.properties.generalCategory != .decimalNumber { letters += 1 }
             }
         }
         return (String(out), letters)

@@ -31,11 +31,7 @@ struct RowReader: ColumnReader {
     /// The error for a column of row `rowID` of `table` that is not what `expected` says (also
     /// for checks after decoding: a sealed value that does not open).
     static func problem(table: String, rowID: Int64?, column: String, expected: String, file: String = SQLiteStudyStore.fileName) -> CohortError {
-        CohortError(
-            .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
-            at: .init(file: file, field: "\(table).\(column)"),
-            hint: "the database was edited or damaged: restore study.db from a backup (cohort does not guess a replacement value)",
-            cause: .malformedColumn(table: table, column: column))
+        malformedColumn(table: table, rowID: rowID, column: column, expected: expected, file: file, backup: "study.db")
     }
 
     func value(_ column: String) -> DatabaseValue { (row[column] as DatabaseValue?) ?? .null }
