@@ -46,7 +46,8 @@ struct StudyStorePrivacyTests {
                 try store.purgeDeletedData()
             }
             #expect(Self.plaintext(fixture, ["Leeds", "ring finger", "flare after"]).isEmpty)
-            #expect(try fixture.sqlite("SELECT count(*) FROM records WHERE note IS NOT NULL") == "0")
+            // No plaintext column for notes at all (v5 dropped v1's `note`).
+            #expect(try fixture.sqlite("SELECT count(*) FROM pragma_table_info('records') WHERE name = 'note'") == "0")
             #expect(try fixture.sqlite("SELECT count(*) FROM records WHERE note_enc IS NOT NULL") == "2")
         }
     }
@@ -91,8 +92,8 @@ struct StudyStorePrivacyTests {
             // Turn it back into a v1 database holding plaintext, as an older cohort wrote it.
             try fixture.sqlite(
                 """
-                DELETE FROM grdb_migrations WHERE identifier IN ('v2-private-text', 'v3-sites', 'v4-sharing-scopes'); DROP TABLE redactable_texts; ALTER TABLE participants DROP COLUMN site;
-                ALTER TABLE records DROP COLUMN note_enc;
+                DELETE FROM grdb_migrations WHERE identifier IN ('v2-private-text', 'v3-sites', 'v4-sharing-scopes', 'v5-no-plaintext-note'); DROP TABLE redactable_texts; ALTER TABLE participants DROP COLUMN site;
+                ALTER TABLE records DROP COLUMN note_enc; ALTER TABLE records ADD COLUMN note TEXT;
                 INSERT INTO records (participant_pk, kind, start_ms, start_offset, value, source, note) VALUES
                     (\(rowKey), 'pain', 1741941000000, 3600, 3, 'app', 'old plaintext note about Leeds'),
                     (\(rowKey), 'pain', 1741941060000, 3600, 2, 'app', '');
@@ -116,7 +117,7 @@ struct StudyStorePrivacyTests {
             }
             try fixture.sqlite("VACUUM")
             #expect(Self.plaintext(fixture, ["old plaintext note", "moved to Leeds", "Okafor", "Quarshie"]).isEmpty)
-            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites\nv4-sharing-scopes")
+            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites\nv4-sharing-scopes\nv5-no-plaintext-note")
         }
     }
 

@@ -190,6 +190,9 @@ public final class SQLiteStudyStore: StudyStore {
         migrator.registerMigration("v4-sharing-scopes") { db in
             try db.execute(sql: Schema.v4)
         }
+        migrator.registerMigration("v5-no-plaintext-note") { db in
+            try db.execute(sql: Schema.v5)
+        }
         return migrator
     }
 

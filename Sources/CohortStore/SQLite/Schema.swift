@@ -156,4 +156,11 @@ enum Schema {
         ALTER TABLE consents_v4 RENAME TO consents;
         CREATE INDEX consents_participant ON consents(participant_pk);
         """
+
+    /// Migration `v5-no-plaintext-note`: the v1 plaintext `records.note` column, which v2 emptied
+    /// (every note moved to `note_enc`) and nothing has written since, is dropped — free text has
+    /// no plaintext column left, and SQLite's tables are PostgreSQL's (StoreSchemaParityTests).
+    static let v5 = """
+        ALTER TABLE records DROP COLUMN note;
+        """
 }
