@@ -44,8 +44,6 @@ ALLOWED: set[tuple[str, str, str]] = {
     ("CohortImport", "Zip/ZipArchive.swift", "readDirectory"),
     ("CohortKit", "AppleHealthImporter.swift", "importExport"),
     ("CohortKit", "DeidRiskService.swift", "assess"),
-    ("CohortKit", "ExportJob+Stages.swift", "publish"),
-    ("CohortKit", "ExportJob+Stages.swift", "write"),
     ("CohortKit", "ExternalImporter.swift", "run"),
     ("CohortKit", "Report/StudyReport+HTML.swift", "ruleSection"),
     ("CohortKit", "Roster.swift", "validate"),
