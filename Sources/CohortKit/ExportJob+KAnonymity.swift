@@ -49,7 +49,8 @@ extension ExportJob {
     ///
     /// Participants are profiled on up to `options.threads` threads: each reads its records from
     /// the store under one lock (the store sees one reader at a time, as with ``RecordWorkers``)
-    /// and de-identifies them outside it. A profile depends only on its participant's records and
+    /// (only the fields the probe reads: ``Deidentifier/startAndSourceFields(of:)``) and
+    /// de-identifies them outside it. A profile depends only on its participant's records and
     /// the de-identifier's keys (a fresh ``Deidentifier/workerCopy()`` per participant), and the
     /// profiles come back in `cohort.included` order, so they are the same whatever the thread count.
     func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> [AcquaintanceProfile]? {
@@ -62,7 +63,7 @@ extension ExportJob {
             let participant = stored.participant
             var records: [Record] = []
             try storeLock.withLock {
-                try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
+                try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append(Deidentifier.startAndSourceFields(of: $0)) }
             }
             return Self.profile(of: participant, records: records, coverage: coverage[participant.id], probe: deid.workerCopy())
         }

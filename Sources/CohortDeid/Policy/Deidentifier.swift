@@ -526,11 +526,20 @@ package struct Deidentifier: Sendable {
     /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
     /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
     /// discarded.
+    /// It reads `r` through ``startAndSourceFields(of:)``, so what it returns cannot depend on the
+    /// fields a caller may drop before it.
     package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
         contentSkipped = true
         defer { contentSkipped = false }
-        guard let row = record(r, of: p) else { return nil }
+        guard let row = record(Self.startAndSourceFields(of: r), of: p) else { return nil }
         return (row.start, row.source)
+    }
+
+    /// `r` as ``publishedStartAndSource(_:of:)`` reads it: participant, kind, instants and source,
+    /// without the value, text and note. A pass that holds many records for it (the export's
+    /// k-anonymity profiles) keeps these only.
+    package static func startAndSourceFields(of r: Record) -> Record {
+        Record(participantID: r.participantID, kind: r.kind, start: r.start, end: r.end, source: r.source)
     }
 
     /// The value of `r`, or — for a day total (a record about a day long) on a public holiday of
