@@ -10,7 +10,8 @@ when the braces are matched.
 
 The allow-list below names the functions that are still too long (module, file, name). It may only
 shrink: a function on it that is no longer too long is an error too, so the list stays honest.
-For the privacy modules (CohortDeid, CohortPackage) it is empty: nothing there may exceed the limit.
+For the privacy modules and the library (CohortDeid, CohortPackage, CohortKit; issue 29) it is empty:
+nothing there may exceed the limit.
 
 Usage: scripts/check-function-length.py            check (exit 1 on a new long function)
        scripts/check-function-length.py --counts   also print the count per module
@@ -42,8 +43,6 @@ ALLOWED: set[tuple[str, str, str]] = {
     ("CohortImport", "RecordValidator.swift", "validate"),
     ("CohortImport", "Zip/ZipArchive.swift", "read"),
     ("CohortImport", "Zip/ZipArchive.swift", "readDirectory"),
-    ("CohortKit", "ExportJob+Stages.swift", "publish"),
-    ("CohortKit", "ExportJob+Stages.swift", "write"),
     ("CohortStore", "Shared/AuditChain.swift", "verify"),
     ("cohort", "Commands/Export.swift", "run"),
     ("cohort-bench", "AppleHealthBenchCommand.swift", "run"),
@@ -209,8 +208,8 @@ def main():
     for entry in sorted(ALLOWED - seen):
         problems.append(f"{entry[0]}/{entry[1]}: {entry[2]} is on the allow-list but no longer over {LIMIT} lines: remove it from ALLOWED")
     for entry in ALLOWED:
-        if entry[0] in ("CohortDeid", "CohortPackage"):
-            problems.append(f"{entry[0]}/{entry[1]}: {entry[2]}: the privacy modules may not be on the allow-list")
+        if entry[0] in ("CohortDeid", "CohortPackage", "CohortKit"):
+            problems.append(f"{entry[0]}/{entry[1]}: {entry[2]}: CohortDeid, CohortPackage and CohortKit may not be on the allow-list")
     for line in problems:
         print(line)
     if problems:

@@ -1,8 +1,10 @@
+import CohortCompliance
 import CohortCore
 import CohortDeid
+import CohortIO
 import CohortPackage
 import CohortStore
-import CohortCompliance
+import Foundation
 
 extension ExportJob {
     /// Makes the export's participant rows k-anonymous under `policy` (nothing when it asks for
@@ -42,25 +44,42 @@ extension ExportJob {
     /// What an acquaintance can know from each included participant's records, as they will be
     /// published (``AcquaintanceProfile``), in `cohort.included` order; nil when the policy asks
     /// for no k. Reads every included participant's records once more, through a copy of the
-    /// de-identifier (its counts are discarded; no text is scrubbed) and the same consent
-    /// decisions as the write.
+    /// de-identifier per participant (its counts are discarded; no text is scrubbed) and the same
+    /// consent decisions as the write.
+    ///
+    /// Participants are profiled on up to `options.threads` threads: each reads its records from
+    /// the store under one lock (the store sees one reader at a time, as with ``RecordWorkers``)
+    /// (only the fields the probe reads: ``Deidentifier/startAndSourceFields(of:)``) and
+    /// de-identifies them outside it. A profile depends only on its participant's records and
+    /// the de-identifier's keys (a fresh ``Deidentifier/workerCopy()`` per participant), and the
+    /// profiles come back in `cohort.included` order, so they are the same whatever the thread count.
     func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> [AcquaintanceProfile]? {
         guard policy.kAnonymity != nil else { return nil }
-        var probe = cohort.deid
-        var profiles: [AcquaintanceProfile] = []
-        profiles.reserveCapacity(cohort.included.count)
-        for stored in cohort.included {
+        let workspace = workspace
+        let deid = cohort.deid
+        let coverage = cohort.coverage
+        let storeLock = NSLock()
+        return try Parallel.map(cohort.included, threads: options.threads) { stored in
             let participant = stored.participant
-            var profile = AcquaintanceProfile()
-            let coverage = cohort.coverage[participant.id]
-            try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
-                if coverage?.refusal(for: record.kind.dataType, atMilliseconds: record.start.epochMilliseconds) != nil { return }
-                guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { return }
-                profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
+            var records: [Record] = []
+            try storeLock.withLock {
+                try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append(Deidentifier.startAndSourceFields(of: $0)) }
             }
-            profiles.append(profile)
+            return Self.profile(of: participant, records: records, coverage: coverage[participant.id], probe: deid.workerCopy())
         }
-        return profiles
+    }
+
+    /// One participant's ``AcquaintanceProfile``: the start and source `probe` would publish for
+    /// each of `records` that consent covers.
+    private static func profile(of participant: Participant, records: [Record], coverage: ConsentCoverage?, probe: Deidentifier) -> AcquaintanceProfile {
+        var probe = probe
+        var profile = AcquaintanceProfile()
+        for record in records {
+            if coverage?.refusal(for: record.kind.dataType, atMilliseconds: record.start.epochMilliseconds) != nil { continue }
+            guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { continue }
+            profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
+        }
+        return profile
     }
 
     /// The record attributes k-anonymity counts (names, one value list per included participant),

@@ -315,10 +315,9 @@ extension ExportJob {
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
         let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
-        var records = 0
-        var recordExclusions: [String: Int] = [:]
+        var tally = RecordTally()
         // With more than one thread, records are read and de-identified by `RecordWorkers` and
-        // replayed here in participant order (the same rows, in the same order, as below).
+        // replayed here in participant order (the same rows, in the same order, as one thread writes).
         let workers =
             options.threads > 1
             ? RecordWorkers(
@@ -326,7 +325,6 @@ extension ExportJob {
                 threads: options.threads)
             : nil
         defer { workers?.cancel() }
-        var kindRecordsLeftOut = 0
         for (index, stored) in cohort.included.enumerated() {
             let participant = stored.participant
             guard let coverage = cohort.coverage[participant.id] else {
@@ -335,54 +333,38 @@ extension ExportJob {
             let history = try workers?.withStore { try workspace.store.consentHistory(stored.handle, participantID: participant.id) }
                 ?? workspace.store.consentHistory(stored.handle, participantID: participant.id)
             let consents = history.map { cohort.deid.consent($0, of: participant) }
-            let leftOutKinds = cohort.leftOutKinds[participant.id]
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
             if let workers {
-                for outcome in try workers.outcomes(of: index) {
-                    switch outcome {
-                    case .leftOut(let key):
-                        recordExclusions[key, default: 0] += 1
-                    case .leftOutKind:
-                        kindRecordsLeftOut += 1
-                    case .covered(let record, let row):
-                        compliance.add(record)
-                        guard let row else { continue }  // dated after createdAt
-                        try writer.write(row, rankingSource: record.source)
-                        records += 1
-                    }
+                for outcome in try workers.outcomes(of: index) { try tally.replay(outcome, writer: writer, compliance: &compliance) }
+            } else {
+                let leftOutKinds = cohort.leftOutKinds[participant.id]
+                try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
+                    // Consent decides first: a record it does not cover is neither published nor counted;
+                    // then k over what an acquaintance knows: a kind left out is not in compliance either.
+                    let outcome: RecordOutcome =
+                        if let key = coverage.leftOutKey(for: record) {
+                            .leftOut(key)
+                        } else if leftOutKinds?.contains(record.kind.rawValue) == true {
+                            .leftOutKind
+                        } else {
+                            .covered(record, cohort.deid.record(record, of: participant))
+                        }
+                    try tally.replay(outcome, writer: writer, compliance: &compliance)
                 }
-                progress?(index + 1, cohort.included.count)
-                continue
-            }
-            try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in
-                // Consent decides first: a record it does not cover is neither published nor counted.
-                if let key = coverage.leftOutKey(for: record) {
-                    recordExclusions[key, default: 0] += 1
-                    return
-                }
-                // k over what an acquaintance knows: a kind left out is not in compliance either.
-                if leftOutKinds?.contains(record.kind.rawValue) == true {
-                    kindRecordsLeftOut += 1
-                    return
-                }
-                compliance.add(record)
-                guard let row = cohort.deid.record(record, of: participant) else { return }  // dated after createdAt
-                try writer.write(row, rankingSource: record.source)
-                records += 1
             }
             progress?(index + 1, cohort.included.count)
         }
         var stats = cohort.deid.stats
         if let workers { stats.merge(try workers.finish()) }
-        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = kindRecordsLeftOut }
-        _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": records])
+        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = tally.kindRecordsLeftOut }
+        _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": tally.records])
         try compliance.finish()
         try complianceFile.close()
         return WrittenExport(
             included: cohort.included.map(ExportedParticipant.init),
-            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: recordExclusions, kSummary: cohort.kSummary,
-            records: records, context: context,
+            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
+            records: tally.records, context: context,
             stats: stats)
     }
 
@@ -501,32 +483,8 @@ extension ExportJob {
         staging: ExportStaging, inProgress: ExportInProgress
     ) throws -> ExportOutcome {
         let p = plan.studyProtocol
-        let exclusions = written.exclusions
-        func createDetails(archiveSHA256: String) -> [String: String] {
-            var details = [
-                "recipient": plan.recipient, "formats": plan.formats.map(\.rawValue).sorted().joined(separator: ","),
-                "participants": String(written.included.count), "records": String(written.records),
-                "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": archiveSHA256, "audience": plan.audience.rawValue,
-            ]
-            // Counts by reason only: what the trail commits to is the same as the manifest says.
-            for reason in ExportConsentReason.allCases where exclusions[reason.rawValue] != nil {
-                details["excluded_" + reason.rawValue.replacingOccurrences(of: " ", with: "_")] = String(exclusions[reason.rawValue] ?? 0)
-            }
-            let leftOutRecords = written.recordExclusions.values.reduce(0, +)
-            if leftOutRecords > 0 { details["records_not_consented"] = String(leftOutRecords) }
-            if let site = plan.site { details["site"] = site }
-            return details
-        }
-        func createDetails(_ archive: ArchiveResult) -> [String: String] {
-            var details = createDetails(archiveSHA256: archive.sha256)
-            if let encrypted = archive.encrypted {
-                details["encrypted_sha256"] = encrypted.sha256
-                details["recipient_certificates"] = encrypted.recipients.map(\.certificateSHA256).joined(separator: ",")
-            }
-            return details
-        }
         var outcome = ExportOutcome(
-            bagName: staging.bagName, participants: written.included.count, records: written.records, exclusions: exclusions,
+            bagName: staging.bagName, participants: written.included.count, records: written.records, exclusions: written.exclusions,
             files: contents.allFiles, report: report)
         outcome.recordExclusions = written.recordExclusions
         outcome.audience = plan.audience
@@ -535,33 +493,14 @@ extension ExportJob {
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,
                 signer: ManifestSigner(key: workspace.keystore.signingKey, site: try workspace.signingScope()?.site), encryption: options.encryption
             ) { archive in
-                try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: createDetails(archive))
-                // The manifest's checkpoint covers the export's own `export.create`.
-                guard let checkpoint = try workspace.checkpoint() else {
-                    throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
-                }
-                var manifest = ExportManifest(
-                    study: .init(id: p.id, title: p.title), protocolReference: .init(revision: p.revision, sha256: plan.pinned.sha256),
-                    policySHA256: written.context.policySHA256, recipient: plan.recipient, toolVersion: CohortVersion.string,
-                    createdAt: plan.createdAt, archive: .init(archive), files: contents.allFiles,
-                    exclusions: exclusions.keys.sorted().map { .init(reason: $0, count: exclusions[$0] ?? 0) },
-                    signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint, site: try workspace.signingScope()?.site), auditCheckpoint: checkpoint,
-                    kAnonymity: written.kSummary.map(ExportManifest.KAnonymity.init))
-                    .withResidualExceptions(scanned.reviewed)
-                manifest.site = plan.site
-                manifest.residualScan = ExportManifest.ResidualScan(
-                    filesScanned: scanned.scan.filesScanned, valuesScanned: scanned.scan.valuesScanned,
-                    freeTextValues: scanned.scan.freeTextValues,
-                    rules: scanned.scan.ruleCounts.map { .init(rule: $0.rule, scope: $0.scope, valuesChecked: $0.valuesChecked, findings: $0.findings) })
-                manifest.consent = ExportManifest.ConsentBasis(
-                    studyProtocol: p, audience: plan.audience, recordExclusions: written.recordExclusions)
-                return manifest
+                try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: Self.createDetails(written, plan: plan, archive: archive))
+                return try manifest(written, scanned, contents: contents, plan: plan, archive: archive)
             }
             outcome.archive = published.archive
             outcome.manifestURL = published.signed.manifestURL
             outcome.signatureURL = published.signed.signatureURL
         } else {
-            try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: createDetails(archiveSHA256: "none"))
+            try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: Self.createDetails(written, plan: plan, archive: nil))
             try workspace.checkpoint()
             try FileManager.default.moveItem(at: staging.bag, to: staging.finalBag)
             try PosixFile.syncDirectory(options.outDirectory.path)
@@ -569,5 +508,78 @@ extension ExportJob {
         }
         inProgress.published()
         return outcome
+    }
+
+    /// The details of `export.create`: what the trail commits to (counts by reason only, the same
+    /// as the manifest says), with the archive's digests (`none` when the bag is published as is).
+    private static func createDetails(_ written: WrittenExport, plan: ExportPlan, archive: ArchiveResult?) -> [String: String] {
+        let exclusions = written.exclusions
+        var details = [
+            "recipient": plan.recipient, "formats": plan.formats.map(\.rawValue).sorted().joined(separator: ","),
+            "participants": String(written.included.count), "records": String(written.records),
+            "excluded": String(exclusions.values.reduce(0, +)), "archive_sha256": archive?.sha256 ?? "none", "audience": plan.audience.rawValue,
+        ]
+        for reason in ExportConsentReason.allCases where exclusions[reason.rawValue] != nil {
+            details["excluded_" + reason.rawValue.replacingOccurrences(of: " ", with: "_")] = String(exclusions[reason.rawValue] ?? 0)
+        }
+        let leftOutRecords = written.recordExclusions.values.reduce(0, +)
+        if leftOutRecords > 0 { details["records_not_consented"] = String(leftOutRecords) }
+        if let site = plan.site { details["site"] = site }
+        if let encrypted = archive?.encrypted {
+            details["encrypted_sha256"] = encrypted.sha256
+            details["recipient_certificates"] = encrypted.recipients.map(\.certificateSHA256).joined(separator: ",")
+        }
+        return details
+    }
+
+    /// The manifest signed for `archive`, after `export.create` is committed: its checkpoint
+    /// covers the export's own `export.create`.
+    private func manifest(
+        _ written: WrittenExport, _ scanned: ScannedExport, contents: BagContents, plan: ExportPlan, archive: ArchiveResult
+    ) throws -> ExportManifest {
+        let p = plan.studyProtocol
+        let exclusions = written.exclusions
+        guard let checkpoint = try workspace.checkpoint() else {
+            throw CohortError(.integrity, "the audit trail is empty; cannot sign a checkpoint for the manifest")
+        }
+        var manifest = ExportManifest(
+            study: .init(id: p.id, title: p.title), protocolReference: .init(revision: p.revision, sha256: plan.pinned.sha256),
+            policySHA256: written.context.policySHA256, recipient: plan.recipient, toolVersion: CohortVersion.string,
+            createdAt: plan.createdAt, archive: .init(archive), files: contents.allFiles,
+            exclusions: exclusions.keys.sorted().map { .init(reason: $0, count: exclusions[$0] ?? 0) },
+            signer: .init(keyFingerprint: workspace.keystore.publicKey.fingerprint, site: try workspace.signingScope()?.site), auditCheckpoint: checkpoint,
+            kAnonymity: written.kSummary.map(ExportManifest.KAnonymity.init))
+            .withResidualExceptions(scanned.reviewed)
+        manifest.site = plan.site
+        manifest.residualScan = ExportManifest.ResidualScan(
+            filesScanned: scanned.scan.filesScanned, valuesScanned: scanned.scan.valuesScanned,
+            freeTextValues: scanned.scan.freeTextValues,
+            rules: scanned.scan.ruleCounts.map { .init(rule: $0.rule, scope: $0.scope, valuesChecked: $0.valuesChecked, findings: $0.findings) })
+        manifest.consent = ExportManifest.ConsentBasis(studyProtocol: p, audience: plan.audience, recordExclusions: written.recordExclusions)
+        return manifest
+    }
+}
+
+/// What the write stage counts as it replays records: rows written, records consent left out
+/// (by `data type: reason`), and records of kinds left out for k.
+private struct RecordTally {
+    var records = 0
+    var recordExclusions: [String: Int] = [:]
+    var kindRecordsLeftOut = 0
+
+    /// Counts `outcome`; a covered record goes into compliance and, unless dated after the
+    /// publication horizon, its row to `writer`.
+    mutating func replay(_ outcome: RecordOutcome, writer: ExportWriter, compliance: inout ComplianceExportStream) throws {
+        switch outcome {
+        case .leftOut(let key):
+            recordExclusions[key, default: 0] += 1
+        case .leftOutKind:
+            kindRecordsLeftOut += 1
+        case .covered(let record, let row):
+            compliance.add(record)
+            guard let row else { return }  // dated after createdAt
+            try writer.write(row, rankingSource: record.source)
+            records += 1
+        }
     }
 }

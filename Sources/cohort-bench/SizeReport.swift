@@ -21,11 +21,11 @@ struct SizeReport: Encodable, Sendable {
         case duckdbSkipped = "duckdb_skipped"
     }
 
-    /// The issue's targets on a 2-core machine.
+    /// Issue 28's targets on a 2-core machine (the goal column is printed from these).
     static let exportRatioTarget = 1.5
     static let verifyRatioTarget = 1.5
-    static let importRateTarget = 250_000.0
-    static let peakMemoryTarget = 200 * 1024 * 1024
+    static let importRateTarget = 400_000.0
+    static let peakMemoryTarget = 64 * 1024 * 1024
     /// Issue 28: the CSV + JSON export in at most 0.6 × the DuckDB pipeline's time.
     static let duckDBRatioTarget = 0.6
 
@@ -61,20 +61,20 @@ struct SizeReport: Encodable, Sendable {
     var targets: [Target] {
         var targets: [Target] = []
         if let rate = importRate {
-            targets.append(Target(name: "import records/s", measured: String(format: "%.0f", rate), goal: "≥ 250000", met: rate >= Self.importRateTarget))
+            targets.append(Target(name: "import records/s", measured: String(format: "%.0f", rate), goal: "≥ \(Int(Self.importRateTarget))", met: rate >= Self.importRateTarget))
         }
         if let ratio = exportRatio {
-            targets.append(Target(name: "export / gzip reference", measured: String(format: "%.2f", ratio), goal: "≤ 1.5", met: ratio <= Self.exportRatioTarget))
+            targets.append(Target(name: "export / gzip reference", measured: String(format: "%.2f", ratio), goal: "≤ \(Self.exportRatioTarget)", met: ratio <= Self.exportRatioTarget))
         }
         if let ratio = exportTablesOverDuckDB {
             targets.append(
-                Target(name: "export CSV + JSON / DuckDB pipeline", measured: String(format: "%.2f", ratio), goal: "≤ 0.6", met: ratio <= Self.duckDBRatioTarget))
+                Target(name: "export CSV + JSON / DuckDB pipeline", measured: String(format: "%.2f", ratio), goal: "≤ \(Self.duckDBRatioTarget)", met: ratio <= Self.duckDBRatioTarget))
         }
         if let ratio = verifyRatio {
-            targets.append(Target(name: "verify / inflate+sha256 reference", measured: String(format: "%.2f", ratio), goal: "≤ 1.5", met: ratio <= Self.verifyRatioTarget))
+            targets.append(Target(name: "verify / inflate+sha256 reference", measured: String(format: "%.2f", ratio), goal: "≤ \(Self.verifyRatioTarget)", met: ratio <= Self.verifyRatioTarget))
         }
         targets.append(
-            Target(name: "peak resident memory", measured: Self.megabytes(peakMemory), goal: "≤ 200 MB", met: peakMemory <= Self.peakMemoryTarget))
+            Target(name: "peak resident memory", measured: Self.megabytes(peakMemory), goal: "≤ \(Self.megabytes(Self.peakMemoryTarget))", met: peakMemory <= Self.peakMemoryTarget))
         return targets
     }
 

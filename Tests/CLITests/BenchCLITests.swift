@@ -92,7 +92,31 @@ struct BenchCLITests {
             #expect((size["duckdb_skipped"] as? String ?? "").contains("setup-venv.sh"))
             #expect((size["targets"] as? [Any])?.count == 4)
         }
+        try Self.checkTargets(size, phases: phases, ratios: ratios)
         #expect(!FileManager.default.fileExists(atPath: dir), "without --keep the working folder is removed")
+    }
+
+    /// The target rows carry issue 28's goals, and each row's `met` is recomputed here from the
+    /// phases and ratios (not from the row's own `measured`).
+    static func checkTargets(_ size: [String: Any], phases: [[String: Any]], ratios: [String: Any]) throws {
+        let targets = try #require(size["targets"] as? [[String: Any]])
+        var goals: [String: String] = [:]
+        for target in targets { goals[target["name"] as? String ?? "?"] = target["goal"] as? String }
+        #expect(goals["import records/s"] == "≥ 400000" && goals["peak resident memory"] == "≤ 64.0 MB")
+        #expect(goals["export / gzip reference"] == "≤ 1.5" && goals["verify / inflate+sha256 reference"] == "≤ 1.5")
+        if goals["export CSV + JSON / DuckDB pipeline"] != nil { #expect(goals["export CSV + JSON / DuckDB pipeline"] == "≤ 0.6") }
+        let peak = phases.compactMap { $0["peak_rss_bytes"] as? Int }.max() ?? 0
+        let imported = Double(phases[0]["records"] as? Int ?? 0) / (phases[0]["seconds"] as? Double ?? 1)
+        let expected: [String: Bool] = [
+            "import records/s": imported >= 400_000, "peak resident memory": peak <= 64 << 20,
+            "export / gzip reference": (ratios["export_over_gzip"] as? Double ?? .infinity) <= 1.5,
+            "verify / inflate+sha256 reference": (ratios["verify_over_inflate_sha256"] as? Double ?? .infinity) <= 1.5,
+            "export CSV + JSON / DuckDB pipeline": (ratios["export_tables_over_duckdb"] as? Double ?? .infinity) <= 0.6,
+        ]
+        for target in targets {
+            let name = target["name"] as? String ?? "?"
+            #expect(target["met"] as? Bool == expected[name], "\(name): met recomputed from the phases")
+        }
     }
 
     // Needs a pseudo-terminal (util-linux `script`): always runs in CI, elsewhere only where installed.

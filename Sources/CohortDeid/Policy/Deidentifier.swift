@@ -428,20 +428,20 @@ package struct Deidentifier: Sendable {
             counted.leftOutExogenous[r.kind.rawValue, default: 0] += 1
             return nil
         }
-        let pseudonym: String
-        var shift: ParticipantShift
-        if let last = lastRecordParticipant, last.id == p.id {
-            (pseudonym, shift) = (last.pseudonym, last.shift)
-        } else {
-            (pseudonym, shift) = (pseudonymizer.pseudonym(for: p.id), shifter.shift(for: p, reference: createdAt))
-        }
-        defer { lastRecordParticipant = (p.id, pseudonym, shift) }
+        var state =
+            (lastRecordParticipant?.id == p.id ? lastRecordParticipant : nil)
+            ?? (p.id, pseudonymizer.pseudonym(for: p.id), shifter.shift(for: p, reference: createdAt))
+        // `state` alone holds the shift now, so its series tracks are updated in place (while the
+        // cache held them too, every record copied the participant's tracks).
+        lastRecordParticipant = nil
+        defer { lastRecordParticipant = state }
+        let pseudonym = state.pseudonym
         let typeIndex = DataType.allCases.firstIndex(of: r.kind.dataType) ?? 0
         let plan = recordPlans[typeIndex]
         let base = typeIndex * RecordPlan.fieldNames.count
         // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
         // The instants first: a record dated after the export's creation is left out whole.
-        let (start, end) = recordInstants(r, plan, shift: &shift)
+        let (start, end) = recordInstants(r, plan, shift: &state.shift)
         if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
@@ -462,10 +462,10 @@ package struct Deidentifier: Sendable {
         }
         if contentSkipped {
             // A probe for the acquaintance profile: start and source only, no text scrubbed.
-            if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: shift.days) }
+            if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: state.shift.days) }
             return row
         }
-        recordContent(r, of: p, plan, base, shift: shift, into: &row)
+        recordContent(r, of: p, plan, base, shift: state.shift, into: &row)
         return row
     }
 
@@ -526,11 +526,20 @@ package struct Deidentifier: Sendable {
     /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
     /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
     /// discarded.
+    /// It reads `r` through ``startAndSourceFields(of:)``, so what it returns cannot depend on the
+    /// fields a caller may drop before it.
     package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
         contentSkipped = true
         defer { contentSkipped = false }
-        guard let row = record(r, of: p) else { return nil }
+        guard let row = record(Self.startAndSourceFields(of: r), of: p) else { return nil }
         return (row.start, row.source)
+    }
+
+    /// `r` as ``publishedStartAndSource(_:of:)`` reads it: participant, kind, instants and source,
+    /// without the value, text and note. A pass that holds many records for it (the export's
+    /// k-anonymity profiles) keeps these only.
+    package static func startAndSourceFields(of r: Record) -> Record {
+        Record(participantID: r.participantID, kind: r.kind, start: r.start, end: r.end, source: r.source)
     }
 
     /// The value of `r`, or — for a day total (a record about a day long) on a public holiday of
