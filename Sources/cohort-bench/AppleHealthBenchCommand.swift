@@ -16,15 +16,15 @@ extension CohortBench {
             commandName: "applehealth",
             abstract: "Measure the Apple Health import on a generated export.xml (and compare with healthkit-to-sqlite).",
             discussion: """
-                Writes export.xml as the Health app does (internal DTD, Me, Records grouped by type with HKDevice
-                strings and MetadataEntry children, HRV beat lists, sleep stages, workouts with routes), ~330 bytes
-                per sample: --samples 5000000 makes ~1.7 GB. The import runs in a child process so its peak
-                RSS is its own. healthkit-to-sqlite (PyPI, pinned in requirements-interop.txt) is timed on the
-                same file when .venv/bin/healthkit-to-sqlite (or $HEALTHKIT_TO_SQLITE) exists; otherwise the
+                Writes export.xml as the Health app does (internal DTD, Me, Records grouped by type with HKDevice \
+                strings and MetadataEntry children, HRV beat lists, sleep stages, workouts with routes), ~330 bytes \
+                per sample: --samples 5000000 makes ~1.7 GB. The import runs in a child process so its peak \
+                RSS is its own. healthkit-to-sqlite (PyPI, pinned in requirements-interop.txt) is timed on the \
+                same file when .venv/bin/healthkit-to-sqlite (or $HEALTHKIT_TO_SQLITE) exists; otherwise the \
                 comparison is skipped and says so.
 
                 Examples:
-                  swift run -c release cohort-bench applehealth                       # 200k samples
+                  swift run -c release cohort-bench applehealth    # 200k samples
                   swift run -c release cohort-bench applehealth --samples 5000000 --dir /tmp/ah
                 """)
 

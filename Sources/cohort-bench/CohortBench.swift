@@ -15,48 +15,48 @@ struct CohortBench: ParsableCommand {
         commandName: "cohort-bench",
         abstract: "Benchmark import, export and verify on a synthetic cohort, against gzip references timed in the same run.",
         discussion: """
-            For each size, writes a deterministic synthetic cohort (90 days per participant of symptom logs,
-            hourly heart rate, resting heart rate, HRV, steps, sleep, medication doses, weather and
-            free-text notes with planted identifiers) as CSV and NDJSON files, enrolls the roster and
+            For each size, writes a deterministic synthetic cohort (90 days per participant of symptom logs, \
+            hourly heart rate, resting heart rate, HRV, steps, sleep, medication doses, weather and \
+            free-text notes with planted identifiers) as CSV and NDJSON files, enrolls the roster and \
             records consent (not timed), then measures, each in its own process:
               import         the files through `cohort data import`'s code path
-              export-tables  CSV and JSON only into the signed archive (`cohort export --outputs csv,json`)
-              export         CSV, JSON and FHIR R4 into the signed archive (with the residual-PII scan)
+              export-tables  CSV and JSON only into the signed archive (--outputs csv,json)
+              export         CSV, JSON and FHIR R4, with the residual-PII scan
               verify         signature, digests, gzip/tar, bag manifests, rows (no scan)
               verify-scan    the same plus the residual-PII scan against the roster
-            and the references on the same files: `gzip -N` compressing the uncompressed bag payload
-            (the compression-bound floor of an export) and `gzip -dc ARCHIVE | sha256sum` (the floor of
-            verify). Then the DuckDB pipeline of issue 28 on the same input files
-            (scripts/duckdb-export-reference.py with .venv's duckdb, or $COHORT_BENCH_PYTHON: pseudonyms,
-            date shift, roster and pattern scrubbing of notes, CSV + NDJSON, tar.gz, signed digest manifest),
-            printed as "export CSV + JSON ÷ DuckDB pipeline" with both peak RSS, or "DuckDB reference
-            skipped: …" when .venv or duckdb is missing (scripts/setup-venv.sh installs it); with --threads,
-            DuckDB gets the same threads. Prints records/s, MB/s, peak resident memory and sizes, the ratios,
+            and the references on the same files: `gzip -N` compressing the uncompressed bag payload \
+            (the compression-bound floor of an export) and `gzip -dc ARCHIVE | sha256sum` (the floor of \
+            verify). Then the DuckDB pipeline of issue 28 on the same input files \
+            (scripts/duckdb-export-reference.py with .venv's duckdb, or $COHORT_BENCH_PYTHON: pseudonyms, \
+            date shift, roster and pattern scrubbing of notes, CSV + NDJSON, tar.gz, signed digest manifest), \
+            printed as "export CSV + JSON ÷ DuckDB pipeline" with both peak RSS, or "DuckDB reference \
+            skipped: …" when .venv or duckdb is missing (scripts/setup-venv.sh installs it); with --threads, \
+            DuckDB gets the same threads. Prints records/s, MB/s, peak resident memory and sizes, the ratios, \
             and the targets. Build in release mode: debug figures are meaningless.
 
-            Sizes: S ≈ 100k records (37 participants), M ≈ 1M (372), L ≈ 5M (1,860), XL ≈ 10M (3,720),
-            XL-dense ≈ 8.5M from M's 372 participants (a heart-rate sample every 5 minutes): against M it
+            Sizes: S ≈ 100k records (37 participants), M ≈ 1M (372), L ≈ 5M (1,860), XL ≈ 10M (3,720), \
+            XL-dense ≈ 8.5M from M's 372 participants (a heart-rate sample every 5 minutes): against M it \
             shows how memory grows with records alone.
 
-            --store postgres runs the same phases with the study on PostgreSQL (a throwaway cluster the
-            bench starts and stops, or the server of --database, where it creates and drops one database
-            per run); --store both runs SQLite then PostgreSQL for each size and prints the
+            --store postgres runs the same phases with the study on PostgreSQL (a throwaway cluster the \
+            bench starts and stops, or the server of --database, where it creates and drops one database \
+            per run); --store both runs SQLite then PostgreSQL for each size and prints the \
             PostgreSQL ÷ SQLite ratio of each phase's records/s and peak memory.
 
             Examples:
               swift run -c release cohort-bench                 # size S
               swift run -c release cohort-bench --size M
               swift run -c release cohort-bench --size M,L --json > bench.json
-              swift run -c release cohort-bench --size S --compression fast --keep --dir /tmp/bench
-              swift run -c release cohort-bench --size M --threads 1     # the export's records on one thread
+              swift run -c release cohort-bench --size S --keep --dir /tmp/bench
+              swift run -c release cohort-bench --size M --threads 1  # one thread
               swift run -c release cohort-bench --size M --store both
               swift run -c release cohort-bench --size M,XL --store postgres
               swift run -c release cohort-bench --size M,XL-dense --store postgres
 
             `cohort-bench scrub` measures the free-text scrubber on the adversarial corpus instead (see its --help).
 
-            On a terminal, stderr shows what is being done and a progress line per phase (records,
-            participants or archive bytes, the rate, and the ETA where the total is known); --quiet
+            On a terminal, stderr shows what is being done and a progress line per phase (records, \
+            participants or archive bytes, the rate, and the ETA where the total is known); --quiet \
             silences both, and nothing is drawn when stderr is not a terminal.
 
             Exit codes: 0 measured (targets are reported, not enforced), 1 a phase failed, 64 bad usage.

@@ -12,16 +12,17 @@ extension CohortBench {
             commandName: "delivery",
             abstract: "Time encrypt + deliver of an archive against openssl cms -encrypt and sftp put, in the same run.",
             discussion: """
-                Each run, in turn: cohort's CMS encryption (AuthEnvelopedData, AES-256-GCM, to --encrypt-to) of --archive,
-                then `openssl cms -encrypt -aes-256-gcm -stream` of the same file to the same certificate; cohort's SFTP
-                delivery of the encrypted file (upload, then a second connection that reads it back and compares its
-                SHA-256, then the rename) into --to/cohort-N, then `sftp -b` putting the openssl file into --to/sftp-N
-                (upload only), and the same put followed by a `get` of the file in a second session (upload + read back, like
+                Each run, in turn: cohort's CMS encryption (AuthEnvelopedData, AES-256-GCM, to --encrypt-to) of --archive, \
+                then `openssl cms -encrypt -aes-256-gcm -stream` of the same file to the same certificate; cohort's SFTP \
+                delivery of the encrypted file (upload, then a second connection that reads it back and compares its \
+                SHA-256, then the rename) into --to/cohort-N, then `sftp -b` putting the openssl file into --to/sftp-N \
+                (upload only), and the same put followed by a `get` of the file in a second session (upload + read back, like \
                 cohort). Prints MB/s per step (median of --runs) and the ratios. Nothing is cleaned on the server.
 
                 Example (bench M's archive, a local test server):
-                  cohort-bench delivery --archive /tmp/bench/exports/X.tar.gz --encrypt-to lab-cert.pem \\
-                    --to sftp://me@127.0.0.1:2222/srv/inbox --known-hosts known_hosts --identity id_ed25519
+                  cohort-bench delivery --archive /tmp/bench/exports/X.tar.gz \\
+                    --encrypt-to lab-cert.pem --to sftp://me@127.0.0.1:2222/srv/inbox \\
+                    --known-hosts known_hosts --identity id_ed25519
                 """)
 
         @Option(help: "The archive to encrypt and deliver.") var archive: String

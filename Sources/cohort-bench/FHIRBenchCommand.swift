@@ -12,11 +12,11 @@ extension CohortBench {
             commandName: "fhir",
             abstract: "Measure the FHIR Bulk NDJSON import on a generated export (Patient + Observation).",
             discussion: """
-                Writes Patient.ndjson and Observation.ndjson as a Bulk Data export does: one Patient per participant
-                (identifier matched through a user map), Observations with LOINC codes — heart rate, resting heart
+                Writes Patient.ndjson and Observation.ndjson as a Bulk Data export does: one Patient per participant \
+                (identifier matched through a user map), Observations with LOINC codes — heart rate, resting heart \
                 rate, HRV SDNN, daily steps, sleep duration (the demo protocol collects these), SpO2 (not collected:
-                counted) and blood-pressure panels with systolic/diastolic components (no cohort kind: counted).
-                --size S writes 10,000 Observations (for tests), M 200,000, L 1,100,000. The import runs in a child
+                counted) and blood-pressure panels with systolic/diastolic components (no cohort kind: counted). \
+                --size S writes 10,000 Observations (for tests), M 200,000, L 1,100,000. The import runs in a child \
                 process so its peak RSS is its own.
 
                 Examples:

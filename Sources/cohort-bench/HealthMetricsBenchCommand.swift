@@ -15,11 +15,11 @@ extension CohortBench {
             commandName: "health-metrics",
             abstract: "Measure the health_metrics import from a local PostgreSQL table (throwaway cluster).",
             discussion: """
-                Starts a ScratchCluster (Debian's PostgreSQL 15 server programs; as root they run as postgres),
-                creates the issue's health_metrics table, fills it with COPY from a generated CSV (one row per user and
-                day: steps, heart_rate_avg, heart_rate_resting, heart_rate_variability, blood_oxygen_percent,
-                sleep_hours, water_ml, timezone, raw_data), and imports it with --user-map in a child process. Each
-                user's days end on the 85th day of the study; earlier days are counted as outside the study period.
+                Starts a ScratchCluster (Debian's PostgreSQL 15 server programs; as root they run as postgres), \
+                creates the issue's health_metrics table, fills it with COPY from a generated CSV (one row per user and \
+                day: steps, heart_rate_avg, heart_rate_resting, heart_rate_variability, blood_oxygen_percent, \
+                sleep_hours, water_ml, timezone, raw_data), and imports it with --user-map in a child process. Each \
+                user's days end on the 85th day of the study; earlier days are counted as outside the study period. \
                 --size S: 5 users × 100 days (for tests); L: 2,000 users × 500 days = 1,000,000 rows.
 
                 Example:

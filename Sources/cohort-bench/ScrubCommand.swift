@@ -17,24 +17,25 @@ extension CohortBench {
             commandName: "scrub",
             abstract: "Measure the free-text scrubber on its corpora, next to Presidio and scrubadub when their venvs exist.",
             discussion: """
-                Generates the deterministic adversarial corpus (participants with hard names, notes that plant
-                identifiers in every form, clean clinical notes), scrubs every note with the participant's date
-                shift, and prints per identifier kind how many plants were fully removed (checked by folded
-                word counts against the ground truth, not by the scrubber's matcher), per token a precision
-                estimate, the share of clean-note words altered, and the targets. With .venv (scripts/setup-venv.sh)
-                the same notes go through scrubadub 2.0.1 (Tests/interop/compare_scrubadub.py); scrubadub
+                Generates the deterministic adversarial corpus (participants with hard names, notes that plant \
+                identifiers in every form, clean clinical notes), scrubs every note with the participant's date \
+                shift, and prints per identifier kind how many plants were fully removed (checked by folded \
+                word counts against the ground truth, not by the scrubber's matcher), per token a precision \
+                estimate, the share of clean-note words altered, and the targets. With .venv (scripts/setup-venv.sh) \
+                the same notes go through scrubadub 2.0.1 (Tests/interop/compare_scrubadub.py); scrubadub \
                 does not know the roster, cohort does.
 
-                --corpus DIR, --template-corpus and --held-out-forms add corpora in the answer-key form of
+                --corpus DIR, --template-corpus and --held-out-forms add corpora in the answer-key form of \
                 ../shared/deid-corpus, each scored per kind and per form (the held-out forms also as "published":
-                leaked by the scrubber and not flagged by the residual scan). With .venv-compare
-                (scripts/setup-compare-venv.sh) the same notes go through Presidio (spaCy's small English model)
-                and scrubadub, each with and without the roster, scored by the same scorer; without it the bench
+                leaked by the scrubber and not flagged by the residual scan). With .venv-compare \
+                (scripts/setup-compare-venv.sh) the same notes go through Presidio (spaCy's small English model) \
+                and scrubadub, each with and without the roster, scored by the same scorer; without it the bench \
                 prints "not measured: ...". --no-compare skips both comparisons.
 
                 Examples:
                   swift run -c release cohort-bench scrub
-                  swift run -c release cohort-bench scrub --notes 200 --corpus ../shared/deid-corpus --template-corpus --held-out-forms
+                  swift run -c release cohort-bench scrub --notes 200 \\
+                    --corpus ../shared/deid-corpus --template-corpus --held-out-forms
                 """)
 
         @Option(help: "Seed for the corpus.") var seed: UInt64 = 13

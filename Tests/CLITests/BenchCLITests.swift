@@ -42,6 +42,37 @@ struct BenchCLITests {
         return (process.terminationStatus, data, String(decoding: errors, as: UTF8.self))
     }
 
+    /// Like `cohort`'s (NewcomerCLITests): every `cohort-bench` help at 80 columns shows its
+    /// examples and indented lists whole — no indented line wrapped into an unindented one —
+    /// and its prose is wrapped by the parser, not cut by hand at another width.
+    @Test func helpFitsEightyColumns() throws {
+        let (status, root) = try CLI.tool(Self.binary.path, ["--help"])
+        #expect(status == 0)
+        let start = try #require(root.range(of: "SUBCOMMANDS:"))
+        let subcommands = root[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first, word != "help" else { return nil }
+            return String(word)
+        }
+        #expect(subcommands.count >= 6, "\(subcommands)")
+        var examples = 0
+        for command in [[]] + subcommands.map({ [$0] }) {
+            let (code, help) = try CLI.tool(Self.binary.path, command + ["--help"])
+            #expect(code == 0)
+            var inExamples = false
+            for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("Example") { inExamples = true; continue }
+                if line.isEmpty || line.hasPrefix("USAGE:") { inExamples = false }
+                if inExamples {
+                    examples += 1
+                    #expect(line.hasPrefix("  "), "cohort-bench \(command.joined()) --help wraps an example: \(line)")
+                }
+                guard !line.hasPrefix("USAGE:") else { break }
+                #expect(line.count <= 80, "cohort-bench \(command.joined()) --help: a line over 80 columns")
+            }
+        }
+        #expect(examples >= 8)
+    }
+
     @Test func benchmarkMeasuresEveryPhaseAgainstItsReferences() throws {
         let cli = try CLI()
         defer { cli.cleanup() }
