@@ -175,11 +175,11 @@ struct StoreTrustCLITests {
                 + "P-0001,pain,\(CLI.day(-2))T12:00:00Z,2,\n")
         let r = try cli.ws("data", "import", file)
         #expect(r.status == 0, "\(r.output)")
-        // No note in a clear-text column: SQLite's `note` stays empty; PostgreSQL's records have
-        // only `note_enc`.
+        // No clear-text column for notes at all: both stores' records have only `note_enc`
+        // (SQLite's v1 `note`, emptied since v2, was dropped by `v5-no-plaintext-note`).
         let (_, plain) = try cli.sql(
             CLI.store == .sqlite
-                ? "SELECT count(*) FROM records WHERE note IS NOT NULL"
+                ? "SELECT count(*) FROM pragma_table_info('records') WHERE name = 'note'"
                 : "SELECT count(*) FROM information_schema.columns WHERE table_name = 'records' AND column_name = 'note'")
         #expect(plain.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         let (_, encrypted) = try cli.sql("SELECT count(*) FROM records WHERE note_enc IS NOT NULL")
