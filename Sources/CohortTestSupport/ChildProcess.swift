@@ -34,9 +34,15 @@ public enum ChildProcess {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil, stdin: [UInt8] = [],
         mergingErrors: Bool = false, outputFile: String? = nil
     ) throws -> Outcome {
+        // Every end close-on-exec from its creation: a program another test thread spawns in
+        // the meantime (a PostgreSQL server that stays up) must not inherit this child's pipes,
+        // or they never reach end-of-file. The child gets its ends as 0, 1 and 2 by dup2, which
+        // clears the flag on the copy.
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
-        guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else { throw POSIXError(.EMFILE) }
-        for fd in [input[1], output[0], errors[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        guard makePipe(&input), makePipe(&output), makePipe(&errors) else {
+            for fd in input + output + errors where fd >= 0 { close(fd) }
+            throw POSIXError(.EMFILE)
+        }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -69,11 +75,8 @@ public enum ChildProcess {
         }
 
         feed(input[1], stdin)
-        let collected = drain([output[0], errors[0]])
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw POSIXError(.ECHILD) }
-        }
+        let collected = drain([output[0], errors[0]], child: pid, status: &status)
         let exited = status & 0x7f == 0
         return Outcome(status: exited ? (status >> 8) & 0xff : status & 0x7f, stdout: collected[0], stderr: collected[1])
     }
@@ -94,29 +97,61 @@ public enum ChildProcess {
         close(descriptor)
     }
 
-    /// Reads every descriptor to its end together (a full pipe never blocks the child), closing each.
-    private static func drain(_ descriptors: [Int32]) -> [[UInt8]] {
+    /// Reads every descriptor to its end together (a full pipe never blocks the child), closing
+    /// each, and reaps `child` into `status`. Should a descriptor stay open after the child has
+    /// exited (a process it left running, or one that inherited the pipe elsewhere, still holds
+    /// the other end), what is already in the pipe is read and the wait ends there instead of
+    /// lasting for ever.
+    private static func drain(_ descriptors: [Int32], child: pid_t, status: inout Int32) -> [[UInt8]] {
         var collected = [[UInt8]](repeating: [], count: descriptors.count)
         var open = descriptors
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var reaped = false
         while open.contains(where: { $0 >= 0 }) {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 {
-                if errno == EINTR { continue }
-                break
+            let ready = poll(&fds, nfds_t(fds.count), reaped ? 0 : 500)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 {
+                if reaped { break }  // exited, and nothing more is in the pipes
+                reaped = waitpid(child, &status, WNOHANG) == child
+                continue
             }
             for (index, fd) in fds.enumerated() where fd.fd >= 0 && fd.revents != 0 {
-                let n = chunk.withUnsafeMutableBytes { read(fd.fd, $0.baseAddress, $0.count) }
-                if n > 0 {
-                    collected[index] += chunk[0..<n]
-                } else if n == 0 || errno != EINTR {
+                if !readChunk(fd.fd, into: &collected[index]) {
                     close(fd.fd)
                     open[index] = -1
                 }
             }
         }
+        for fd in open where fd >= 0 { close(fd) }
+        while !reaped, waitpid(child, &status, 0) != child, errno == EINTR {}
         return collected
     }
+
+    /// Reads what one descriptor has into `bytes`; false at its end (or on an error).
+    private static func readChunk(_ descriptor: Int32, into bytes: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if n > 0 {
+            bytes += chunk[0..<n]
+            return true
+        }
+        return n < 0 && errno == EINTR
+    }
+
+    /// A pipe whose two ends are close-on-exec from the start: glibc's `pipe2(O_CLOEXEC)`
+    /// (atomic, which the Glibc module does not declare), else `pipe` and `fcntl`.
+    private static func makePipe(_ fds: inout [Int32]) -> Bool {
+        if let pipe2 = Self.pipe2 { return fds.withUnsafeMutableBufferPointer { pipe2($0.baseAddress!, O_CLOEXEC) } == 0 }
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+    private static let pipe2: Pipe2? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "pipe2") else { return nil }
+        return unsafeBitCast(symbol, to: Pipe2.self)
+    }()
 
     /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29+), which the Glibc module does not
     /// declare.
