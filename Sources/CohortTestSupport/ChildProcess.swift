@@ -56,6 +56,9 @@ public enum ChildProcess {
         // After descriptor 1 is set, so errors follow the output to the pipe or to the file.
         posix_spawn_file_actions_adddup2(&actions, mergingErrors ? 1 : errors[1], 2)
         for fd in [input[0], output[1], errors[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        // Nor does the child inherit anything else open in this process (another test's pipes,
+        // which other code may not have made close-on-exec): descriptors from 3 up are closed.
+        if let addCloseFrom = Self.addCloseFrom { _ = addCloseFrom(&actions, 3) }
         if let directory {
             guard let addChdir = Self.addChdir, addChdir(&actions, directory) == 0 else { throw POSIXError(.ENOSYS) }
         }
@@ -159,6 +162,14 @@ public enum ChildProcess {
     private static let addChdir: AddChdir? = {
         guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "posix_spawn_file_actions_addchdir_np") else { return nil }
         return unsafeBitCast(symbol, to: AddChdir.self)
+    }()
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the Glibc module does
+    /// not declare.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
     }()
 
     /// Set once for the test process (a per-call swap would race with parallel tests).

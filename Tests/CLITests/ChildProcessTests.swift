@@ -19,6 +19,16 @@ struct ChildProcessTests {
         #expect(elapsed < 300, "returned after the child's exit, not the sleeper's")
     }
 
+    /// A descriptor this process has open without close-on-exec is not passed to the child.
+    @Test func theChildInheritsOnlyItsThreeDescriptors() throws {
+        var leaked: [Int32] = [-1, -1]
+        #expect(pipe(&leaked) == 0)
+        defer { for fd in leaked { close(fd) } }
+        let outcome = try ChildProcess.run("/bin/sh", ["-c", "ls /proc/self/fd"])
+        let open = String(decoding: outcome.stdout, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }
+        #expect(!open.contains(leaked[0]) && !open.contains(leaked[1]), "\(open)")
+    }
+
     @Test func outputAndStatusAsBefore() throws {
         let outcome = try ChildProcess.run("/bin/sh", ["-c", "cat; echo err >&2; exit 3"], stdin: Array("in\n".utf8), mergingErrors: true)
         #expect(outcome.status == 3)
