@@ -109,6 +109,7 @@ public enum ChildProcess {
         var collected = [[UInt8]](repeating: [], count: descriptors.count)
         var open = descriptors
         var reaped = false
+        var chunk = [UInt8](repeating: 0, count: 65_536)
         while open.contains(where: { $0 >= 0 }) {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), reaped ? 0 : 500)
@@ -119,7 +120,7 @@ public enum ChildProcess {
                 continue
             }
             for (index, fd) in fds.enumerated() where fd.fd >= 0 && fd.revents != 0 {
-                if !readChunk(fd.fd, into: &collected[index]) {
+                if !readChunk(fd.fd, using: &chunk, into: &collected[index]) {
                     close(fd.fd)
                     open[index] = -1
                 }
@@ -130,9 +131,9 @@ public enum ChildProcess {
         return collected
     }
 
-    /// Reads what one descriptor has into `bytes`; false at its end (or on an error).
-    private static func readChunk(_ descriptor: Int32, into bytes: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+    /// Reads what one descriptor has into `bytes` through `chunk` (one buffer for the whole
+    /// drain); false at its end (or on an error).
+    private static func readChunk(_ descriptor: Int32, using chunk: inout [UInt8], into bytes: inout [UInt8]) -> Bool {
         let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if n > 0 {
             bytes += chunk[0..<n]
