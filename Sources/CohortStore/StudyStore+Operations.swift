@@ -65,7 +65,7 @@ extension StudyStore {
         _ info: ImportBatchInfo, actor: String, at: Date,
         body: (any RecordSink) throws -> (total: Int, inserted: Int, duplicates: Int, rejected: Int)
     ) throws -> ImportBatchResult {
-        try writeTransaction { t in try t.operations.importBatch(t.seam, info, actor: actor, at: at, body: body) }
+        try importTransaction { t in try t.operations.importBatch(t.seam, info, actor: actor, at: at, body: body) }
     }
 
     /// Appends an audit event in its own transaction. `redactable` details (free text a person

@@ -30,6 +30,9 @@ public protocol StudyStore: AnyObject, Sendable {
     /// (``enroll(_:actor:source:at:)``, ``withdraw(_:participantID:mode:at:by:actor:reason:consentVersion:receiptID:)``, …) are written
     /// once, in this module, over it; ``StoreWriteTransaction`` offers nothing outside it.
     func writeTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T
+    /// Runs `body` in one write transaction meant for a bulk import (``writeTransaction(_:)``
+    /// with what the store tunes for many inserts; SQLite: statement journals in memory).
+    func importTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T
     /// Removes what deleted rows leave behind where the store can (SQLite: truncates the
     /// write-ahead log; PostgreSQL: vacuums the tables an erase touched). Called after an erase.
     func purgeDeletedData() throws
@@ -102,6 +105,9 @@ public protocol StudyStore: AnyObject, Sendable {
 }
 
 extension StudyStore {
+    /// A plain ``writeTransaction(_:)`` unless the store tunes bulk imports.
+    public func importTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T { try writeTransaction(body) }
+
     /// Every participant, by study code, without identities.
     public func participants() throws -> [StoredParticipant] { try participants(withIdentities: false) }
     /// The participant with study code `code`, without identity.

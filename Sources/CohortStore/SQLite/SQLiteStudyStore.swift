@@ -236,9 +236,23 @@ public final class SQLiteStudyStore: StudyStore {
         return String(describing: type(of: error))
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` in a write transaction. `statementJournalsInMemory`: `temp_store` is MEMORY
+    /// when the transaction begins (SQLite decides where statement journals go then) and back to
+    /// the default after it.
+    func write<T>(statementJournalsInMemory: Bool = false, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try dbQueue.write(body)
+            guard statementJournalsInMemory else { return try dbQueue.write(body) }
+            return try dbQueue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+                defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+                var result: T?
+                try db.inTransaction {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw CohortError(.system, "the import transaction ended without a result") }
+                return result
+            }
         } catch let error as CohortError {
             throw locating(error)
         } catch let error as ProtocolValidationError {
