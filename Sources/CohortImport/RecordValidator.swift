@@ -9,7 +9,7 @@ package import Foundation
 /// are looked up once, and strings are made only for what is stored.
 package final class RecordValidator {
     /// What validation needs of a participant.
-    struct Subject {
+    struct Subject: Sendable {
         /// The participant's position in the directory's ``RecordSubjects/enrolledParticipants``.
         var position: Int
         var id: UUID
@@ -21,7 +21,7 @@ package final class RecordValidator {
 
     /// What validation needs to know about a kind, computed once per kind (no references, so
     /// reading it costs no retains).
-    struct KindFacts {
+    struct KindFacts: Sendable {
         var kind: RecordKind
         var collected: Bool
         var range: ClosedRange<Double>
@@ -71,6 +71,38 @@ package final class RecordValidator {
         kindNames = RecordKind.allCases.map { Array($0.rawValue.utf8) }
         canonicalUnits = RecordKind.allCases.map { Array($0.canonicalUnit.utf8) }
         vocabularies = RecordKind.allCases.map(\.textVocabulary)
+    }
+
+    /// What a validator knows, without its caches: a copy for another thread
+    /// (``init(tables:)``), the tables shared, read only.
+    package struct Tables: Sendable {
+        let studyProtocol: StudyProtocol
+        let file: String
+        let subjects: [Subject]
+        let subjectIndex: [String: Int]
+        let kinds: [KindFacts]
+        let kindNames: [[UInt8]]
+        let canonicalUnits: [[UInt8]]
+        let vocabularies: [Set<String>?]
+    }
+
+    /// This validator's tables.
+    package var tables: Tables {
+        Tables(
+            studyProtocol: studyProtocol, file: file, subjects: subjects, subjectIndex: subjectIndex, kinds: kinds, kindNames: kindNames,
+            canonicalUnits: canonicalUnits, vocabularies: vocabularies)
+    }
+
+    /// A validator with `tables` (another validator's) and caches of its own.
+    package init(tables: Tables) {
+        studyProtocol = tables.studyProtocol
+        file = tables.file
+        subjects = tables.subjects
+        subjectIndex = tables.subjectIndex
+        kinds = tables.kinds
+        kindNames = tables.kindNames
+        canonicalUnits = tables.canonicalUnits
+        vocabularies = tables.vocabularies
     }
 
     /// Whether `bytes` are exactly `name`.

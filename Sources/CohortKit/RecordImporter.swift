@@ -35,11 +35,17 @@ public struct RecordImporter: Sendable {
     public let workspace: Workspace
     /// Called with the number of rows read so far (for a progress line on a terminal).
     public var progress: (@Sendable (Int) -> Void)?
+    /// Threads that validate rows (default: every core). With 1, the reading thread validates;
+    /// with more, rows are validated in chunks on that many threads besides the reader
+    /// (``ParallelRecordValidation``). The store's writer is one thread either way, and what is
+    /// stored, rejected or refused does not depend on the count.
+    public var threads: Int
 
     /// An importer into `workspace`; `progress` is called with the number of rows read so far.
-    public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil) {
+    public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.workspace = workspace
         self.progress = progress
+        self.threads = max(1, threads)
     }
 
     /// The record CSV header. `participant`, `kind` and `start` are required; the others optional.
@@ -66,13 +72,20 @@ public struct RecordImporter: Sendable {
         let subjects = try StoreSubjects(workspace: workspace)
         let validator = try RecordValidator(directory: subjects, studyProtocol: pinned.studyProtocol, file: file, now: workspace.now())
         let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: digest, format: format)
+        let rejects = try rejectsURL.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) }
+        if threads > 1 {
+            let validation = ParallelRecordValidation(
+                url: url, format: format, validator: validator, handles: subjects.handles, rejects: rejects, threads: threads, progress: progress)
+            let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { try validation.run(into: $0) }
+            return try finish(result, file: file, format: format, started: started)
+        }
         // Rows are read and validated on a thread of their own and handed over in batches; this
         // thread (the database's writer, inside the file's transaction) inserts them. The reader
         // (with the rejects file) moves to that thread through a lock and never comes back: its
         // counts return through the handoff.
         let pending = BoundedQueue<ValidatingReader>(limit: 1)
-        pending.send(try ValidatingReader(
-            url: url, format: format, file: file, validator: validator, handles: subjects.handles, rejectsURL: rejectsURL, progress: progress))
+        pending.send(ValidatingReader(
+            url: url, format: format, file: file, validator: validator, handles: subjects.handles, rejects: rejects, progress: progress))
         pending.close()
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
             let handoff = BoundedQueue<ValidatingReader.Output>(limit: 8)
@@ -102,6 +115,11 @@ public struct RecordImporter: Sendable {
             }
             return (counts.total, inserter.insertedCount, accepted - inserter.insertedCount, counts.rejected)
         }
+        return try finish(result, file: file, format: format, started: started)
+    }
+
+    /// Signs the audit chain's head and reports the import of `file`.
+    private func finish(_ result: ImportBatchResult, file: String, format: String, started: Date) throws -> ImportFileResult {
         try workspace.checkpoint()
         return ImportFileResult(
             file: file, format: format, rows: result.rowsTotal, inserted: result.inserted, duplicates: result.duplicates, rejected: result.rejected,
@@ -144,15 +162,15 @@ private final class ValidatingReader {
     static let batchSize = 256
 
     init(
-        url: URL, format: String, file: String, validator: RecordValidator, handles: [ParticipantHandle], rejectsURL: URL?,
+        url: URL, format: String, file: String, validator: RecordValidator, handles: [ParticipantHandle], rejects: RejectsWriter?,
         progress: (@Sendable (Int) -> Void)?
-    ) throws {
+    ) {
         self.url = url
         self.format = format
         self.file = file
         self.validator = validator
         self.handles = handles
-        self.rejects = try rejectsURL.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) }
+        self.rejects = rejects
         self.progress = progress
     }
 

@@ -121,6 +121,7 @@ struct SizeReport: Encodable, Sendable {
             let output: String
             switch phase {
             case .import: output = "\(store == "postgres" ? "database" : "study.db") \(Self.megabytes(p.outputBytes)) from \(Self.megabytes(p.inputBytes)) of files"
+                + (p.detail.isEmpty ? "" : "; \(p.detail)")
             case .exportTables, .export: output = "archive \(Self.megabytes(p.outputBytes)), payload \(Self.megabytes(p.payloadBytes)); \(p.detail)"
             case .verify, .verifyScan: output = (p.passed ? "" : "FAILED: ") + p.detail
             }

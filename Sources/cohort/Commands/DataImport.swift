@@ -16,7 +16,9 @@ extension Cohort.DataCommand {
                 On the first bad row nothing from that file is stored and the error names file:line: field. With --rejects FILE, good \
                 rows are kept and bad ones written to FILE with their reasons (a fixed rejects file imports as it is). Re-importing a \
                 file is idempotent (same participant, kind, start and source = same record). On a terminal a progress bar shows \
-                rows, rate and ETA on stderr (--quiet: none).
+                rows, rate and ETA on stderr (--quiet: none). --threads N (default: every core) validates rows on N threads \
+                besides the reader; one writer stores them in file order, so the result, the rejects file and the first error \
+                are the same for any N.
 
                 Outside sources, chosen with --from or recognized by content: an Apple Health export (export.zip, its folder or \
                 export.xml; one participant, --participant; docs/import-apple-health.md), FHIR R4 NDJSON or Bundles (a file or a \
@@ -26,6 +28,7 @@ extension Cohort.DataCommand {
 
                 Examples:
                   cohort data import symptoms.csv wearable.ndjson -w my-study
+                  cohort data import --threads 1 wearable.ndjson -w my-study
                   cohort data import --study axspa-wearables export.csv \\
                     --rejects rejects.csv -w my-study
                   cohort data import export.zip --participant P-0007 -w my-study
@@ -50,6 +53,8 @@ extension Cohort.DataCommand {
         @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
         @Option(help: "Keep good rows (records, FHIR resources, health_metrics rows) and write bad ones with their reasons to this CSV (mode 0600).")
         var rejects: String?
+        @Option(help: "Threads that validate rows of cohort's CSV/NDJSON/JSON files (default: every core; 1: the reading thread).")
+        var threads: Int?
         @Option(help: "How to report the result.") var format: ReportFormat = .table
         @OptionGroup var options: WorkspaceOptions
 
@@ -58,6 +63,7 @@ extension Cohort.DataCommand {
         func validate() throws {
             try format.refusingCSV("data import")
             if rejects != nil, files.count > 1 { throw ValidationError("--rejects takes one data file at a time") }
+            if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
             if let from, !isDatabase, !["cohort", "apple-health", "fhir", "health-metrics"].contains(from) {
                 throw ValidationError("--from takes cohort, apple-health, fhir, health-metrics or a postgresql:// URL")
             }
@@ -114,7 +120,7 @@ extension Cohort.DataCommand {
                 let bar = ProgressBar("importing \(url.lastPathComponent)", unit: "rows", total: showing ? RecordImporter.estimatedRows(in: url) : nil)
                 var progress: (@Sendable (Int) -> Void)?
                 if showing { progress = { (rows: Int) in bar.update(rows) } }
-                let importer = RecordImporter(workspace: workspace, progress: progress)
+                let importer = RecordImporter(workspace: workspace, progress: progress, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
                 let result: ImportFileResult
                 do {
                     result = try importer.importFile(url, rejectsURL: rejects.map { URL(fileURLWithPath: $0) }, studyID: study)
