@@ -147,9 +147,14 @@ public struct ImportBatchInfo: Sendable {
     public var fileName: String
     public var fileSHA256: String
     public var format: String
-    public init(fileName: String, fileSHA256: String, format: String) {
+    /// When set, the file's SHA-256 is still being computed (on another thread, while the rows
+    /// are imported): the batch row is written with `fileSHA256` first and completed with this
+    /// digest after the last row, in the same transaction; the audit event names this digest.
+    public var pendingSHA256: (@Sendable () throws -> String)?
+    public init(fileName: String, fileSHA256: String, format: String, pendingSHA256: (@Sendable () throws -> String)? = nil) {
         self.fileName = fileName
         self.fileSHA256 = fileSHA256
         self.format = format
+        self.pendingSHA256 = pendingSHA256
     }
 }

@@ -1,4 +1,5 @@
 import CohortCore
+import CohortCrypto
 import CohortKit
 import CohortStore
 import Foundation
@@ -45,6 +46,9 @@ struct RecordImporterThreadsTests {
             results.append([result.rows, result.inserted, result.duplicates, result.rejected])
             rejects.append(try Data(contentsOf: rejectsURL))
         }
+        // The file's digest is hashed beside the import: the audit trail names each file's own.
+        let digests = try f.workspace.store.auditEvents(action: "data.import").map { $0.details["file_sha256"] }
+        #expect(digests == files.map { SHA256.hex(Data($0.1.utf8)) })
         var records: [String: [Record]] = [:]
         // Each fixture enrolls its participants under new internal ids: compare the rest.
         for code in ["P-0001", "P-0002", "P-0003"] {

@@ -175,7 +175,7 @@ struct StudyOperationsSeamTests {
         func insertImportBatch(_ info: ImportBatchInfo, importedAt: String) throws -> Int64 { 1 }
         func recordSink(batchID: Int64, piiKey: [UInt8]) throws -> any StoreRecordSink { throw CohortError(.system, "no sink") }
         func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)] { [] }
-        func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws {}
+        func completeImportBatch(_ id: Int64, counts: ImportCounts, fileSHA256: String, actor: String) throws {}
         func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws {}
         func supersedeConsent(_ id: UUID, of participant: ParticipantHandle) throws {}
         func withdrawActiveConsents(of participant: ParticipantHandle) throws {}

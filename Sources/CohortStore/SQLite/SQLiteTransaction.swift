@@ -141,10 +141,10 @@ struct SQLiteTransaction: StoreTransaction {
         }
     }
 
-    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws {
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, fileSHA256: String, actor: String) throws {
         try db.execute(
-            sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, actor = ? WHERE id = ?",
-            arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, actor, id])
+            sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, file_sha256 = ?, actor = ? WHERE id = ?",
+            arguments: [counts.total, counts.inserted, counts.duplicates, counts.rejected, fileSHA256, actor, id])
     }
 
     func insertConsent(_ consent: Consent, participant: ParticipantHandle, signature: [UInt8]?) throws {

@@ -83,8 +83,8 @@ package protocol StoreTransaction {
     func participantSite(_ participant: ParticipantHandle) throws -> String?
     /// The participants who are not active or have a withdrawal time (few).
     func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)]
-    /// Records the batch's counts and its actor (the committed value of its audit event).
-    func completeImportBatch(_ id: Int64, counts: ImportCounts, actor: String) throws
+    /// Records the batch's counts, its file's SHA-256 and its actor (the committed value of its audit event).
+    func completeImportBatch(_ id: Int64, counts: ImportCounts, fileSHA256: String, actor: String) throws
 
     // MARK: Consents, withdrawals, records
 

@@ -184,13 +184,14 @@ package struct StudyOperations: Sendable {
         }
         try sink.flush()
         if sink.imported.anyWithdrew(try tx.withdrawnParticipants()) { throw ImportedParticipants.withdrawnDuringImport(location: tx.location) }
+        let fileSHA256 = try info.pendingSHA256?() ?? info.fileSHA256
         let details = [
-            "file_sha256": info.fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
+            "file_sha256": fileSHA256, "format": info.format, "rows": String(counts.total), "inserted": String(counts.inserted),
             "duplicates": String(counts.duplicates), "rejected": String(counts.rejected),
         ]
         let event = try appendEvent(tx, AuditEntry(actor: actor, action: "data.import", subject: "batch-\(batchID)", details: details), at: at)
         // The batch names its actor by the same redactable reference as its audit event.
-        try tx.completeImportBatch(batchID, counts: counts, actor: event.actor)
+        try tx.completeImportBatch(batchID, counts: counts, fileSHA256: fileSHA256, actor: event.actor)
         return ImportBatchResult(batchID: batchID, rowsTotal: counts.total, inserted: counts.inserted, duplicates: counts.duplicates, rejected: counts.rejected)
     }
 
