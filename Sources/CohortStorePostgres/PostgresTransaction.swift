@@ -164,12 +164,13 @@ struct PostgresTransaction: StoreTransaction {
             .map { (key: try $0.int64("pk"), status: try $0.string("status"), withdrawnAtMs: try $0.optionalInt64("withdrawn_at_ms")) }
     }
 
+    /// The digest was inserted with the row (``completesImportDigest`` is false): `fileSHA256` is that one.
     func completeImportBatch(_ id: Int64, counts: ImportCounts, fileSHA256: String, actor: String) throws {
         try conn.command(
-            "UPDATE import_batches SET rows_total = $1, rows_inserted = $2, rows_duplicate = $3, rows_rejected = $4, file_sha256 = $5, actor = $6 WHERE id = $7",
+            "UPDATE import_batches SET rows_total = $1, rows_inserted = $2, rows_duplicate = $3, rows_rejected = $4, actor = $5 WHERE id = $6",
             values: [
-                .int(Int64(counts.total)), .int(Int64(counts.inserted)), .int(Int64(counts.duplicates)), .int(Int64(counts.rejected)),
-                .text(fileSHA256), .text(actor), .int(id),
+                .int(Int64(counts.total)), .int(Int64(counts.inserted)), .int(Int64(counts.duplicates)), .int(Int64(counts.rejected)), .text(actor),
+                .int(id),
             ])
     }
 

@@ -141,6 +141,9 @@ struct SQLiteTransaction: StoreTransaction {
         }
     }
 
+    /// The batch row is completed with its file's digest (hashed beside the import).
+    var completesImportDigest: Bool { true }
+
     func completeImportBatch(_ id: Int64, counts: ImportCounts, fileSHA256: String, actor: String) throws {
         try db.execute(
             sql: "UPDATE import_batches SET rows_total = ?, rows_inserted = ?, rows_duplicate = ?, rows_rejected = ?, file_sha256 = ?, actor = ? WHERE id = ?",

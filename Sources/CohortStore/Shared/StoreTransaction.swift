@@ -83,7 +83,12 @@ package protocol StoreTransaction {
     func participantSite(_ participant: ParticipantHandle) throws -> String?
     /// The participants who are not active or have a withdrawal time (few).
     func withdrawnParticipants() throws -> [(key: Int64, status: String, withdrawnAtMs: Int64?)]
-    /// Records the batch's counts, its file's SHA-256 and its actor (the committed value of its audit event).
+    /// Whether ``completeImportBatch(_:counts:fileSHA256:actor:)`` records the file's SHA-256
+    /// (then the batch row may be inserted before the digest is known). PostgreSQL: no — a site
+    /// coordinator's role may not change a batch's digest, so it is inserted with it.
+    var completesImportDigest: Bool { get }
+    /// Records the batch's counts and its actor (the committed value of its audit event), and
+    /// the file's SHA-256 when ``completesImportDigest``.
     func completeImportBatch(_ id: Int64, counts: ImportCounts, fileSHA256: String, actor: String) throws
 
     // MARK: Consents, withdrawals, records
@@ -155,6 +160,8 @@ package protocol StoreRecordSink: RecordSink {
 }
 
 extension StoreTransaction {
+    /// The digest is known when the batch row is inserted (see ``completesImportDigest``).
+    package var completesImportDigest: Bool { false }
     /// One key for every participant (SQLite): no site to look up.
     package func participantSite(id: String) throws -> String? { nil }
     package func participantSite(_ participant: ParticipantHandle) throws -> String? { nil }

@@ -173,6 +173,11 @@ package struct StudyOperations: Sendable {
     package func importBatch(
         _ tx: some StoreTransaction, _ info: ImportBatchInfo, actor: String, at: Date, body: (any RecordSink) throws -> ImportCounts
     ) throws -> ImportBatchResult {
+        var info = info
+        if !tx.completesImportDigest, let pending = info.pendingSHA256 {
+            info.fileSHA256 = try pending()
+            info.pendingSHA256 = nil
+        }
         let batchID = try tx.insertImportBatch(info, importedAt: AuditChain.instant(at))
         let sink = try tx.recordSink(batchID: batchID, piiKey: keys.defaultKey)
         let counts: ImportCounts
