@@ -73,9 +73,13 @@ public struct RecordImporter: Sendable {
         let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: "", format: format, pendingSHA256: Self.digestInBackground(url))
         let rejects = try rejectsURL.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) }
         if threads > 1 {
-            let validation = ParallelRecordValidation(
-                url: url, format: format, validator: validator, handles: subjects.handles, rejects: rejects, threads: threads, progress: progress)
-            let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { try validation.run(into: $0) }
+            // The threads start inside the transaction: when it cannot begin (the database is
+            // locked), none is left waiting.
+            let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { sink in
+                try ParallelRecordValidation(
+                    url: url, format: format, validator: validator, handles: subjects.handles, rejects: rejects, threads: threads, progress: progress
+                ).run(into: sink)
+            }
             return try finish(result, file: file, format: format, started: started)
         }
         // Rows are read and validated on a thread of their own and handed over in batches; this
