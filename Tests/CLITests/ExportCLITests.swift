@@ -390,6 +390,26 @@ struct ExportCLITests {
         #expect(pseudonymsA.count == 4 && pseudonymsA.isDisjoint(with: pseudonymsB), "exports to two recipients must be unlinkable")
     }
 
+    /// `--threads N` changes how many threads read and de-identify participants, not what is
+    /// published: one thread and three give the same archive, byte for byte; the JSON report
+    /// names the count used, and a count out of range is a usage error (exit 2).
+    @Test func threadCountsGiveIdenticalArchives() throws {
+        let cli = try demo()
+        defer { cli.cleanup() }
+        let at = ["--created-at", "2026-11-01T00:00:00Z"]
+        let one = try exported(cli, out: "one", at + ["--threads", "1"])
+        let three = try exported(cli, out: "three", at + ["--threads", "3"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: one.archive)) == (try Data(contentsOf: URL(fileURLWithPath: three.archive))))
+        let json = try cli.run(["export", "--recipient", "Lab A", "--out", cli.path("json"), "--threads", "2", "--format", "json", "-w", cli.workspace])
+        try #require(json.status == 0, "\(json.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(report["threads"] as? String == "2")
+        for bad in ["0", "257"] {
+            let refused = try cli.run(["export", "--recipient", "Lab A", "--out", cli.path("bad"), "--threads", bad, "-w", cli.workspace])
+            #expect(refused.status == 2, "--threads \(bad): \(refused.output)")
+        }
+    }
+
     /// `--compression fast|default|best` changes only the deflate level (zlib 1, 6, 9): the gzip
     /// header says so (XFL 4, 0, 2), the tar inside is the same, and every archive verifies.
     @Test func compressionLevelsChangeOnlyTheDeflateLevel() throws {

@@ -36,7 +36,9 @@ extension Cohort {
                 -recip cert.pem -out X.tar.gz.
 
                 --outputs names the files written (csv, json, fhir); --format is how this command reports what it did (table or json). \
-                On a terminal a progress bar shows participants, rate and ETA on stderr (--quiet: none).
+                On a terminal a progress bar shows participants, rate and ETA on stderr (--quiet: none). --threads N (default: \
+                every core) reads and de-identifies participants on N threads; the writers keep participant order, so the archive \
+                is the same for any N.
 
                 Examples:
                   cohort export --recipient "Analytics Team" --out exports -w my-study
@@ -50,6 +52,7 @@ extension Cohort {
                   cohort export --recipient site-a-analysts --site site-a \\
                     --out exports -w my-study   # one site only
                   cohort export --encrypt-to lab-cert.pem --out exports -w my-study
+                  cohort export --recipient lab-b --threads 1 --out exports -w my-study
                 """)
 
         @Option(help: "The study id (checked against the workspace).") var study: String?
@@ -68,6 +71,8 @@ extension Cohort {
         var createdAt: Instant?
         @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
         @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: ExportCompression = .default
+        @Option(help: "Threads that read and de-identify participants (default: every core); the archive is the same for any count.")
+        var threads: Int?
         @Option(help: "How to report the result.") var format: ReportFormat = .table
         @Option(help: "FHIR shapes: bulk (NDJSON, default), bundles (one collection Bundle per participant) or both.") var fhir: FHIRLayout = .bulk
         @Flag(help: "Also write one FHIR transaction Bundle per participant (bundles/<pseudonym>.transaction.json) to POST to a FHIR server.")
@@ -91,6 +96,7 @@ extension Cohort {
             if recipient == nil, encryptTo.isEmpty { throw ValidationError("give --recipient NAME (or --encrypt-to CERT.pem, whose subject names the recipient)") }
             if encryptTo.isEmpty, keepPlaintext || ca != nil { throw ValidationError("--keep-plaintext and --ca go with --encrypt-to CERT.pem") }
             if !encryptTo.isEmpty, noArchive { throw ValidationError("--encrypt-to encrypts the archive; it cannot go with --no-archive") }
+            if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
             if outputs != nil, deprecatedFormats != nil { throw ValidationError("give --outputs only (--formats is its old name)") }
         }
 
@@ -114,6 +120,7 @@ extension Cohort {
             exportOptions.fhirTransactions = fhirTransaction
             exportOptions.site = site
             exportOptions.audience = audience
+            if let threads { exportOptions.threads = threads }
             if !certificates.isEmpty {
                 exportOptions.encryption = ExportEncryption(recipients: certificates, cipher: cipher, keepPlaintext: keepPlaintext)
             }
@@ -138,6 +145,7 @@ extension Cohort {
                     "encrypted": outcome.encryptedURL?.path ?? "", "encrypted_sha256": outcome.archive?.encrypted?.sha256 ?? "",
                     "manifest": outcome.manifestURL?.path ?? "", "signature": outcome.signatureURL?.path ?? "", "bag_directory": outcome.bagDirectory?.path ?? "",
                     "participants": String(outcome.participants), "records": String(outcome.records), "audience": audience.rawValue,
+                    "threads": String(exportOptions.threads),
                     "left_out": Self.counts(outcome.exclusions), "records_left_out": Self.counts(outcome.recordExclusions),
                 ])
                 return
