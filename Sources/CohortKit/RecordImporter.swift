@@ -35,14 +35,21 @@ public struct RecordImporter: Sendable {
     public let workspace: Workspace
     /// Called with the number of rows read so far (for a progress line on a terminal).
     public var progress: (@Sendable (Int) -> Void)?
-    /// Threads that validate rows (default: every core). With 1, the reading thread validates;
+    /// Threads that validate rows (default ``defaultThreads``). With 1, the reading thread validates;
     /// with more, rows are validated in chunks on that many threads besides the reader
     /// (``ParallelRecordValidation``). The store's writer is one thread either way, and what is
     /// stored, rejected or refused does not depend on the count.
     public var threads: Int
 
+    /// The validating threads that fill the cores the reader and the writer leave free, at least
+    /// one: with 1 the reading thread validates (two threads in all), with N > 1 there are N + 2.
+    /// On a 2-core machine that is 1 — measured at bench M, two validators beside the reader and
+    /// the writer competed with the writer for the two cores (339k–352k records/s against
+    /// 354k–399k with one; docs/performance.md).
+    public static var defaultThreads: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 2) }
+
     /// An importer into `workspace`; `progress` is called with the number of rows read so far.
-    public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil, threads: Int = RecordImporter.defaultThreads) {
         self.workspace = workspace
         self.progress = progress
         self.threads = max(1, threads)

@@ -55,7 +55,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
                 let offset = rowsBefore
                 var progress: (@Sendable (Int) -> Void)?
                 if showingProgress { progress = { (rows: Int) in bar.update(offset + rows) } }
-                let importer = RecordImporter(workspace: workspace, progress: progress, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+                let importer = RecordImporter(workspace: workspace, progress: progress, threads: threads ?? RecordImporter.defaultThreads)
                 let imported = try importer.importFile(file)
                 rowsBefore += imported.rows
                 bar.update(rowsBefore)
@@ -63,7 +63,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
                 result.inputBytes += Self.size(file)
             }
             result.outputBytes = try Self.databaseBytes(bench)
-            let validators = threads ?? ProcessInfo.processInfo.activeProcessorCount
+            let validators = threads ?? RecordImporter.defaultThreads
             result.detail = validators == 1 ? "rows validated on the reading thread" : "rows validated on \(validators) threads"
         case .exportTables, .export:
             // Dated 200 days after the data: past the shipped protocols' embargo (max_days, 182), so

@@ -31,8 +31,8 @@ struct CohortBench: ParsableCommand {
             date shift, roster and pattern scrubbing of notes, CSV + NDJSON, tar.gz, signed digest manifest), \
             printed as "export CSV + JSON ÷ DuckDB pipeline" with both peak RSS, or "DuckDB reference \
             skipped: …" when .venv or duckdb is missing (scripts/setup-venv.sh installs it); with --threads, \
-            DuckDB gets the same threads. --threads N (default: every core) is also the import's: rows \
-            are validated on N threads besides the reader (1: on the reading thread) and written in file \
+            DuckDB gets the same threads. --threads N is also the import's: rows are validated on N \
+            threads besides the reader (1: on the reading thread; default: the cores less two, at least 1) and written in file \
             order by the one database writer; the import's line says which. Prints records/s, MB/s, peak resident memory and sizes, the ratios, \
             and the targets. Build in release mode: debug figures are meaningless.
 
@@ -78,7 +78,7 @@ struct CohortBench: ParsableCommand {
         @Option(help: "Working folder (a previous benchmark there is replaced).") var dir: String = "cohort-bench-data"
         @Option(help: "Export compression: fast, default or best (zlib 1, 6, 9); the gzip reference uses the same level.")
         var compression: ExportCompression = .default
-        @Option(help: "Threads that validate rows (import) and read and de-identify records (export phases); default: every core.")
+        @Option(help: "Threads that validate rows (import; default: cores less 2, at least 1) and read and de-identify records (export; default: every core).")
         var threads: Int?
         @Flag(help: "Keep the generated workspace, files and archive (and, with --database, the databases made on that server).") var keep = false
         @Flag(help: "Print JSON instead of tables.") var json = false
@@ -198,7 +198,7 @@ struct CohortBench: ParsableCommand {
         @Option(help: "The size's folder.") var dir: String
         @Option(help: "Export compression.") var compression: ExportCompression = .default
         @Option(help: "Records the import phase expects (the total of its progress line).") var expectedRecords: Int?
-        @Option(help: "Threads that validate rows (import) or read and de-identify records (export phases); default: every core.") var threads: Int?
+        @Option(help: "Threads that validate rows (import; default: cores less 2, at least 1) or read and de-identify records (export; default: every core).") var threads: Int?
         @Flag(name: [.customShort("q"), .long], help: "No progress line.") var quiet = false
 
         func run() throws {

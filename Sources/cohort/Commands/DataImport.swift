@@ -16,8 +16,8 @@ extension Cohort.DataCommand {
                 On the first bad row nothing from that file is stored and the error names file:line: field. With --rejects FILE, good \
                 rows are kept and bad ones written to FILE with their reasons (a fixed rejects file imports as it is). Re-importing a \
                 file is idempotent (same participant, kind, start and source = same record). On a terminal a progress bar shows \
-                rows, rate and ETA on stderr (--quiet: none). --threads N (default: every core) validates rows on N threads \
-                besides the reader; one writer stores them in file order, so the result, the rejects file and the first error \
+                rows, rate and ETA on stderr (--quiet: none). --threads N validates rows on N threads besides the reader \
+                (default: the cores less two — the reader's and the writer's — at least 1, which validates on the reading thread); one writer stores them in file order, so the result, the rejects file and the first error \
                 are the same for any N.
 
                 Outside sources, chosen with --from or recognized by content: an Apple Health export (export.zip, its folder or \
@@ -53,7 +53,7 @@ extension Cohort.DataCommand {
         @Option(help: "The study id the files belong to (checked against the workspace).") var study: String?
         @Option(help: "Keep good rows (records, FHIR resources, health_metrics rows) and write bad ones with their reasons to this CSV (mode 0600).")
         var rejects: String?
-        @Option(help: "Threads that validate rows of cohort's CSV/NDJSON/JSON files (default: every core; 1: the reading thread).")
+        @Option(help: "Threads that validate rows of cohort's CSV/NDJSON/JSON files (default: the cores less two, at least 1: the reading thread).")
         var threads: Int?
         @Option(help: "How to report the result.") var format: ReportFormat = .table
         @OptionGroup var options: WorkspaceOptions
@@ -120,7 +120,7 @@ extension Cohort.DataCommand {
                 let bar = ProgressBar("importing \(url.lastPathComponent)", unit: "rows", total: showing ? RecordImporter.estimatedRows(in: url) : nil)
                 var progress: (@Sendable (Int) -> Void)?
                 if showing { progress = { (rows: Int) in bar.update(rows) } }
-                let importer = RecordImporter(workspace: workspace, progress: progress, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+                let importer = RecordImporter(workspace: workspace, progress: progress, threads: threads ?? RecordImporter.defaultThreads)
                 let result: ImportFileResult
                 do {
                     result = try importer.importFile(url, rejectsURL: rejects.map { URL(fileURLWithPath: $0) }, studyID: study)
