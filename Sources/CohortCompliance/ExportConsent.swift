@@ -60,7 +60,9 @@ package struct ConsentCoverage: Sendable {
         while segment < boundaries.count && boundaries[segment] <= instant { segment += 1 }
         let governing = segments[segment]
         if !governing.accepted { return .versionNotAccepted }
-        return governing.types.contains(type) ? nil : .notCovered
+        // A handful of types: compared case by case, not hashed (DataType hashes its raw string,
+        // and this runs twice per exported record).
+        return governing.types.contains { $0 == type } ? nil : .notCovered
     }
 
     /// Nil when consent covers `record`; else the key it is counted under in what the export states,

@@ -10,11 +10,14 @@ package enum CSVText {
 
     /// Appends the bytes of `field(field)` to `bytes` (no intermediate string for plain fields).
     package static func appendField(_ field: String, to bytes: inout [UInt8]) {
-        if needsQuotes(field) {
-            bytes.append(contentsOf: Self.field(field).utf8)
-        } else {
-            bytes.append(contentsOf: field.utf8)
+        // One pass over the contiguous UTF-8 (not a `UTF8View` walk to check, then another to copy).
+        var field = field
+        let plain = field.withUTF8 { utf8 -> Bool in
+            for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0D || byte == 0x0A { return false }
+            bytes.append(contentsOf: utf8)
+            return true
         }
+        if !plain { bytes.append(contentsOf: Self.field(field).utf8) }
     }
 
     /// Whether `field` holds a comma, a quote, CR or LF.

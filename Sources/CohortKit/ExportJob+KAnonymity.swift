@@ -5,6 +5,7 @@ import CohortIO
 import CohortPackage
 import CohortStore
 import Foundation
+import Synchronization
 
 extension ExportJob {
     /// Makes the export's participant rows k-anonymous under `policy` (nothing when it asks for
@@ -59,13 +60,19 @@ extension ExportJob {
         let deid = cohort.deid
         let coverage = cohort.coverage
         let storeLock = NSLock()
+        // Record buffers handed from one participant to the next (one per thread at most), so
+        // the arrays do not grow from empty, copying every record on the way, per participant.
+        let spare = Mutex<[[Record]]>([])
         return try Parallel.map(cohort.included, threads: options.threads) { stored in
             let participant = stored.participant
-            var records: [Record] = []
+            var records = spare.withLock { $0.popLast() } ?? []
+            records.removeAll(keepingCapacity: true)
             try storeLock.withLock {
                 try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append(Deidentifier.startAndSourceFields(of: $0)) }
             }
-            return Self.profile(of: participant, records: records, coverage: coverage[participant.id], probe: deid.workerCopy())
+            let profile = Self.profile(of: participant, records: records, coverage: coverage[participant.id], probe: deid.workerCopy())
+            spare.withLock { $0.append(records) }
+            return profile
         }
     }
 

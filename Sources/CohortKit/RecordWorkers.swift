@@ -56,10 +56,13 @@ final class RecordWorkers: Sendable {
                 defer { running.leave() }
                 var deid = deid.workerCopy()
                 do {
+                    // One buffer for the worker's participants (capacity kept: it does not grow
+                    // from empty, copying every record on the way, per participant).
+                    var records: [Record] = []
                     for index in stride(from: worker, to: included.count, by: count) {
                         let stored = included[index]
                         let participant = stored.participant
-                        var records: [Record] = []
+                        records.removeAll(keepingCapacity: true)
                         try lock.withLock {
                             try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
                         }

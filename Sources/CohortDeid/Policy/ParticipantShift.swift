@@ -96,7 +96,10 @@ package struct ParticipantShift: Sendable {
         let wall = shift(start).epochMilliseconds
         var out = wall
         var elapsed = false
-        if let track = tracks[kind] {
+        // One hash of the kind per record: the slot found here is read and then written in place.
+        let slot = tracks.index(forKey: kind)
+        if let slot {
+            let track = tracks.values[slot]
             let gap = real - track.lastReal
             let wallGap = wall - track.lastPublished
             if track.elapsed {
@@ -111,7 +114,8 @@ package struct ParticipantShift: Sendable {
                 elapsed = true
             }
         }
-        tracks[kind] = SeriesTrack(lastReal: real, lastPublished: out, elapsed: elapsed && out != wall)
+        let next = SeriesTrack(lastReal: real, lastPublished: out, elapsed: elapsed && out != wall)
+        if let slot { tracks.values[slot] = next } else { tracks[kind] = next }
         let publishedStart = Timestamp(epochMilliseconds: out, utcOffsetSeconds: publishedOffsetSeconds)
         guard let end else { return (publishedStart, nil) }
         if elapsed {

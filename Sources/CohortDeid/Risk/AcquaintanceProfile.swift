@@ -38,12 +38,21 @@ public struct AcquaintanceProfile: Sendable {
 
     /// Adds one published record: its kind, start (milliseconds, written at `offsetSeconds`)
     /// and source (nil or empty: none).
+    ///
+    /// The kind's entry is changed in place (one lookup; a copy taken out of the dictionary
+    /// would copy its day bitmap and sources on every record while the dictionary still held them).
     public mutating func add(kind: String, startMs: Int64, offsetSeconds: Int32, source: String?) {
-        var entry = byKind[kind] ?? (DaySet(), [], startMs, offsetSeconds)
+        let day = TimeAttacks.localDay(startMs, offsetSeconds)
+        Self.add(to: &byKind[kind, default: (DaySet(), [], startMs, offsetSeconds)], day: day, startMs: startMs, offsetSeconds, source)
+    }
+
+    private static func add(
+        to entry: inout (days: DaySet, sources: Set<String>, first: Int64, firstOffset: Int32), day: Int, startMs: Int64, _ offsetSeconds: Int32,
+        _ source: String?
+    ) {
         if let source, !source.isEmpty { entry.sources.insert(source) }
-        entry.days.insert(TimeAttacks.localDay(startMs, offsetSeconds))
+        entry.days.insert(day)
         if startMs < entry.first { (entry.first, entry.firstOffset) = (startMs, offsetSeconds) }
-        byKind[kind] = entry
     }
 
     /// The attribute texts: device classes and kinds as sorted `;`-joined sets, active days in

@@ -419,7 +419,11 @@ public struct ResidualScanner: Sendable {
         let format: FileFormat
         var workspace = LineWorkspace()
         // CSV: the header, and a quoted cell that continues on the next line.
-        var header: [String]?
+        var header: [String]? {
+            didSet { headerFreeText = header.map { $0.map { ResidualScanner.freeTextColumns.contains($0) } } ?? [] }
+        }
+        /// Per header column, whether it is free text (decided once per file, not per cell).
+        var headerFreeText: [Bool] = []
         var headerCells: [String] = []
         var cell: [UInt8] = []
         var column = 0
@@ -430,6 +434,13 @@ public struct ResidualScanner: Sendable {
         var isObject: [Bool] = []
         var keys: [[UInt8]] = []
         var expectKey = false
+        /// The current value's key path (``keyPath()``) as UTF-8, rebuilt per value in place.
+        var pathBytes: [UInt8] = []
+        /// NDJSON: how many values of the current line were checked (the memo's slot).
+        var lineValues = 0
+        /// Per slot (CSV column, NDJSON value number in its line), the last value checked there
+        /// and its kinds (``memoizedMask(_:slot:isJSON:freeText:)``).
+        var memo: [(bytes: [UInt8], freeText: Bool, mask: UInt16)] = []
         /// Free-text values checked against the allow-list.
         var freeTextValues = 0
         /// Values checked for roster forms: CSV cells (not the header), JSON strings that are not
@@ -452,6 +463,7 @@ public struct ResidualScanner: Sendable {
             case .ndjson:
                 isObject.removeAll(keepingCapacity: true)
                 keys.removeAll(keepingCapacity: true)
+                lineValues = 0
                 expectKey = false
                 jsonLine(number, bytes, emit)
             case .json:
@@ -546,15 +558,42 @@ public struct ResidualScanner: Sendable {
         }
 
         private mutating func check(_ value: UnsafeBufferPointer<UInt8>, line: Int, _ emit: (Hit) -> Void) {
-            let name = header.flatMap { column < $0.count ? $0[column] : nil } ?? "column \(column + 1)"
-            let freeText = ResidualScanner.freeTextColumns.contains(name)
+            // A column past the header is named `column N`, which is never a free-text name.
+            let freeText = column < headerFreeText.count && headerFreeText[column]
             values += 1
             if freeText { freeTextValues += 1 }
-            var mask = scanner.kindMask(utf8: value, isJSON: false, freeText: freeText, &workspace)
+            var mask = memoizedMask(value, slot: column, isJSON: false, freeText: freeText)
             let phone = ResidualScanner.bit(.phone)
             if mask & phone != 0, !freeText, ResidualScanner.isShortQuantity(value) { mask &= ~phone }
             guard mask != 0 else { return }
-            emit(Hit(line: line, mask: mask, field: name, sha256: SHA256.hex(value)))
+            emit(Hit(line: line, mask: mask, field: columnName(), sha256: SHA256.hex(value)))
+        }
+
+        /// ``ResidualScanner/kindMask(utf8:isJSON:freeText:_:)`` of `value`, remembered per slot.
+        /// The mask is a function of the value's bytes, `isJSON` (fixed per file) and `freeText`
+        /// alone (the workspace is scratch space; the index and vocabulary do not change), so a
+        /// value equal to the slot's last one, with the same `freeText`, has the same mask. Export
+        /// rows repeat their pseudonym, kind, unit and source from row to row; those are matched once
+        /// per run of equal values. A negative slot is not remembered.
+        mutating func memoizedMask(_ value: UnsafeBufferPointer<UInt8>, slot: Int, isJSON: Bool, freeText: Bool) -> UInt16 {
+            guard slot >= 0, slot < 64 else { return scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace) }
+            if slot < memo.count, memo[slot].freeText == freeText, memo[slot].bytes.count == value.count,
+                memo[slot].bytes.withUnsafeBufferPointer({ value.count == 0 || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
+            {
+                return memo[slot].mask
+            }
+            let mask = scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
+            while memo.count <= slot { memo.append(([], false, 0)) }
+            memo[slot].bytes.removeAll(keepingCapacity: true)
+            memo[slot].bytes.append(contentsOf: value)
+            memo[slot].freeText = freeText
+            memo[slot].mask = mask
+            return mask
+        }
+
+        /// The current column's name in findings: its header cell, else `column N`.
+        func columnName() -> String {
+            header.flatMap { column < $0.count ? $0[column] : nil } ?? "column \(column + 1)"
         }
 
         // MARK: JSON
@@ -592,12 +631,13 @@ public struct ResidualScanner: Sendable {
                         keys[keys.count - 1].removeAll(keepingCapacity: true)
                         keys[keys.count - 1].append(contentsOf: raw)
                     } else if !raw.isEmpty, !isFixedField() {
-                        let path = keyPath()
-                        let freeText = ResidualScanner.isFreeTextJSONPath(path)
+                        buildPathBytes()
+                        let freeText = Self.isFreeTextPath(pathBytes)
                         values += 1
                         if freeText { freeTextValues += 1 }
-                        let mask = scanner.kindMask(utf8: raw, isJSON: true, freeText: freeText, &workspace)
-                        if mask != 0 { emit(Hit(line: number, mask: mask, field: path, sha256: Self.jsonStringSHA256(raw))) }
+                        let mask = memoizedMask(raw, slot: format == .ndjson ? lineValues : -1, isJSON: true, freeText: freeText)
+                        lineValues += 1
+                        if mask != 0 { emit(Hit(line: number, mask: mask, field: keyPath(), sha256: Self.jsonStringSHA256(raw))) }
                     }
                     i = j
                 default:
@@ -617,10 +657,47 @@ public struct ResidualScanner: Sendable {
         private static let coding = Array("coding".utf8)
 
         /// Whether the current value's key is fixed vocabulary.
-        private func isFixedField() -> Bool {
+        func isFixedField() -> Bool {
             guard let key = keys.last(where: { !$0.isEmpty }) else { return false }
-            if Self.fixedKeys.contains(key) { return true }
-            return key == Self.display && keys.contains(Self.coding)
+            if Self.fixedKeys.contains(where: { Self.same($0, key) }) { return true }
+            return Self.same(key, Self.display) && keys.contains { Self.same($0, Self.coding) }
+        }
+
+        /// Byte equality, lengths first (most keys differ in length).
+        @inline(__always)
+        static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+            guard a.count == b.count else { return false }
+            return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+        }
+
+        /// Writes ``keyPath()``'s UTF-8 bytes into `pathBytes` (no `String` per value).
+        mutating func buildPathBytes() {
+            pathBytes.removeAll(keepingCapacity: true)
+            for key in keys where !key.isEmpty {
+                if !pathBytes.isEmpty { pathBytes.append(0x2E) }
+                pathBytes.append(contentsOf: key)
+            }
+        }
+
+        private static let freeTextWholePaths: [[UInt8]] = ["text", "note"].map { Array($0.utf8) }
+        private static let freeTextPathSuffixes: [[UInt8]] = ["note.text", "valueString", "medicationCodeableConcept.text", ".note"]
+            .map { Array($0.utf8) }
+
+        /// ``ResidualScanner/isFreeTextJSONPath(_:)`` of the path whose UTF-8 bytes are `path`.
+        /// An ASCII path is compared byte for byte: every ASCII byte is a `Character` of its own
+        /// (save CR LF, and no literal starts with LF), so `==` and `hasSuffix` of ASCII literals
+        /// are byte comparisons there. Any other path goes through the `String` function itself
+        /// (`hasSuffix` compares grapheme clusters: a prepended mark can absorb the `n`).
+        static func isFreeTextPath(_ path: [UInt8]) -> Bool {
+            guard path.withUnsafeBufferPointer({ ResidualScanner.isASCII($0) }) else {
+                return ResidualScanner.isFreeTextJSONPath(String(decoding: path, as: UTF8.self))
+            }
+            if freeTextWholePaths.contains(where: { same($0, path) }) { return true }
+            return freeTextPathSuffixes.contains { suffix in
+                suffix.count <= path.count && path.withUnsafeBufferPointer { p in
+                    suffix.withUnsafeBufferPointer { memcmp(p.baseAddress! + (p.count - $0.count), $0.baseAddress!, $0.count) == 0 }
+                }
+            }
         }
 
         /// SHA-256 of the unescaped JSON string whose raw content is `raw` (of `raw` itself when
