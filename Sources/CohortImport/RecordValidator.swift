@@ -30,16 +30,9 @@ package final class RecordValidator {
         var requiresText: Bool
     }
 
-    let studyProtocol: StudyProtocol
-    let file: String
-    /// Participants, and their index by study code.
-    let subjects: [Subject]
-    let subjectIndex: [String: Int]
-    /// Kinds in `RecordKind.allCases` order: facts, names, canonical units, text vocabularies.
-    let kinds: [KindFacts]
-    let kindNames: [[UInt8]]
-    let canonicalUnits: [[UInt8]]
-    let vocabularies: [Set<String>?]
+    /// What this validator knows, shared read only with its copies on other threads
+    /// (``init(tables:)``).
+    package let tables: Tables
     /// The last row's participant code and subject (rows usually come grouped by participant).
     private var lastCode: [UInt8] = []
     private var lastSubject = -1
@@ -49,8 +42,6 @@ package final class RecordValidator {
     /// A validator for rows of `file` under `studyProtocol`, looking participants and their
     /// consent up in `directory` once, now; `now` bounds start times (no data from the future).
     package init(directory: any RecordSubjects, studyProtocol: StudyProtocol, file: String, now: Date) throws {
-        self.studyProtocol = studyProtocol
-        self.file = file
         let admissions = try directory.admissions(studyProtocol: studyProtocol)
         var subjects: [Subject] = []
         var subjectIndex: [String: Int] = [:]
@@ -61,16 +52,15 @@ package final class RecordValidator {
             subjectIndex[p.code] = subjects.count
             subjects.append(Subject(position: position, id: p.id, code: p.code, timeZone: tz, window: window))
         }
-        self.subjects = subjects
-        self.subjectIndex = subjectIndex
-        kinds = RecordKind.allCases.map { kind in
+        let kinds = RecordKind.allCases.map { kind in
             KindFacts(
                 kind: kind, collected: studyProtocol.collects(kind), range: kind.range, isInteger: kind.isInteger, requiresValue: kind.requiresValue,
                 requiresText: kind.requiresText)
         }
-        kindNames = RecordKind.allCases.map { Array($0.rawValue.utf8) }
-        canonicalUnits = RecordKind.allCases.map { Array($0.canonicalUnit.utf8) }
-        vocabularies = RecordKind.allCases.map(\.textVocabulary)
+        tables = Tables(
+            studyProtocol: studyProtocol, file: file, subjects: subjects, subjectIndex: subjectIndex, kinds: kinds,
+            kindNames: RecordKind.allCases.map { Array($0.rawValue.utf8) }, canonicalUnits: RecordKind.allCases.map { Array($0.canonicalUnit.utf8) },
+            vocabularies: RecordKind.allCases.map(\.textVocabulary))
     }
 
     /// What a validator knows, without its caches: a copy for another thread
@@ -78,31 +68,19 @@ package final class RecordValidator {
     package struct Tables: Sendable {
         let studyProtocol: StudyProtocol
         let file: String
+        /// Participants, and their index by study code.
         let subjects: [Subject]
         let subjectIndex: [String: Int]
+        /// Kinds in `RecordKind.allCases` order: facts, names, canonical units, text vocabularies.
         let kinds: [KindFacts]
         let kindNames: [[UInt8]]
         let canonicalUnits: [[UInt8]]
         let vocabularies: [Set<String>?]
     }
 
-    /// This validator's tables.
-    package var tables: Tables {
-        Tables(
-            studyProtocol: studyProtocol, file: file, subjects: subjects, subjectIndex: subjectIndex, kinds: kinds, kindNames: kindNames,
-            canonicalUnits: canonicalUnits, vocabularies: vocabularies)
-    }
-
     /// A validator with `tables` (another validator's) and caches of its own.
     package init(tables: Tables) {
-        studyProtocol = tables.studyProtocol
-        file = tables.file
-        subjects = tables.subjects
-        subjectIndex = tables.subjectIndex
-        kinds = tables.kinds
-        kindNames = tables.kindNames
-        canonicalUnits = tables.canonicalUnits
-        vocabularies = tables.vocabularies
+        self.tables = tables
     }
 
     /// Whether `bytes` are exactly `name`.
@@ -115,13 +93,13 @@ package final class RecordValidator {
     }
 
     func fail(_ line: Int, _ field: String, _ message: String, hint: String? = nil) -> CohortError {
-        CohortError.invalid(message, file: file, line: line, field: field, hint: hint)
+        CohortError.invalid(message, file: tables.file, line: line, field: field, hint: hint)
     }
 
     /// The index of the subject whose study code is `code`.
     private func subject(_ code: UnsafeBufferPointer<UInt8>) -> Int? {
         if lastSubject >= 0, Self.same(lastCode, code) { return lastSubject }
-        guard let found = subjectIndex[String(decoding: code, as: UTF8.self)] else { return nil }
+        guard let found = tables.subjectIndex[String(decoding: code, as: UTF8.self)] else { return nil }
         lastCode = Array(code)
         lastSubject = found
         return found
@@ -129,14 +107,14 @@ package final class RecordValidator {
 
     /// The index of the kind named `name`, nil for an unknown kind.
     private func kindIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
-        if Self.same(kindNames[lastKind], name) { return lastKind }
-        if let index = kindNames.firstIndex(where: { Self.same($0, name) }) {
+        if Self.same(tables.kindNames[lastKind], name) { return lastKind }
+        if let index = tables.kindNames.firstIndex(where: { Self.same($0, name) }) {
             lastKind = index
             return index
         }
         // Not byte-equal to a kind name: decide as the string comparison of `RecordKind(rawValue:)` does.
         guard let kind = RecordKind(rawValue: String(decoding: name, as: UTF8.self)) else { return nil }
-        return kinds.firstIndex { $0.kind == kind }
+        return tables.kinds.firstIndex { $0.kind == kind }
     }
 
     /// The participant's position in the directory's ``RecordSubjects/enrolledParticipants`` and
@@ -155,11 +133,11 @@ package final class RecordValidator {
             throw fail(line, "kind", "unknown record kind",
                 hint: Suggest.closest(to: kindText, in: RecordKind.allCases.map(\.rawValue)).map { "did you mean '\($0)'?" } ?? "see the README for record kinds")
         }
-        let subject = subjects[subjectIndex]
-        let facts = kinds[kindIndex]
+        let subject = tables.subjects[subjectIndex]
+        let facts = tables.kinds[kindIndex]
         let kind = facts.kind
         guard facts.collected else {
-            throw fail(line, "kind", "the protocol does not collect \(kind.rawValue)", hint: "collected: \(studyProtocol.collectedKinds.map(\.rawValue).sorted().joined(separator: ", "))")
+            throw fail(line, "kind", "the protocol does not collect \(kind.rawValue)", hint: "collected: \(tables.studyProtocol.collectedKinds.map(\.rawValue).sorted().joined(separator: ", "))")
         }
         guard let startBytes = fields[.start] else { throw fail(line, "start", "a start instant is required") }
         guard let start = Timestamp.parse(startBytes, defaultTimeZone: subject.timeZone) else {
@@ -179,7 +157,7 @@ package final class RecordValidator {
             error.cause = .recordBeforeEnrollment
             throw error
         case .afterStudyPeriod?:
-            var error = fail(line, "start", "the record is dated after the participant's study period (\(studyProtocol.durationDays) days)")
+            var error = fail(line, "start", "the record is dated after the participant's study period (\(tables.studyProtocol.durationDays) days)")
             error.cause = .recordAfterStudyPeriod
             throw error
         case .future?:
@@ -191,7 +169,7 @@ package final class RecordValidator {
         if let valueBytes = fields[.value] {
             guard let raw = Self.number(valueBytes), raw.isFinite else { throw fail(line, "value", "expected a number") }
             let converted: Double
-            if let unit = fields[.unit], !Self.same(canonicalUnits[kindIndex], unit) {
+            if let unit = fields[.unit], !Self.same(tables.canonicalUnits[kindIndex], unit) {
                 guard let c = Units.toCanonical(raw, unit: String(decoding: unit, as: UTF8.self), kind: kind) else {
                     throw fail(line, "unit", "unit not accepted for \(kind.rawValue)", hint: "use one of: \(Units.accepted(for: kind).joined(separator: ", ")) (UCUM)")
                 }
@@ -214,7 +192,7 @@ package final class RecordValidator {
         }
         var text = fields.string(.text)
         if facts.requiresText, text == nil { throw fail(line, "text", "\(kind.rawValue) needs a text (e.g. the medication name)") }
-        if let vocabulary = vocabularies[kindIndex], let t = text {
+        if let vocabulary = tables.vocabularies[kindIndex], let t = text {
             let items = t.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
             for item in items where !vocabulary.contains(item) {
                 throw fail(
@@ -234,7 +212,7 @@ package final class RecordValidator {
             note: note)
         if let refusal = subject.window.consentRefusal(at: start, code: subject.code) {
             var error = refusal
-            error.location = .init(file: file, line: line, field: "participant")
+            error.location = .init(file: tables.file, line: line, field: "participant")
             throw error
         }
         return (subject.position, record)
