@@ -89,9 +89,13 @@ public struct ResidualScanner: Sendable {
     /// Whether a JSON value at `keyPath` is free text: a record's `text` or `note`, a FHIR
     /// annotation (`note.text`), `valueString`, or a medication's `medicationCodeableConcept.text`.
     package static func isFreeTextJSONPath(_ keyPath: String) -> Bool {
-        keyPath == "text" || keyPath == "note" || keyPath.hasSuffix("note.text") || keyPath.hasSuffix("valueString")
-            || keyPath.hasSuffix("medicationCodeableConcept.text") || keyPath.hasSuffix(".note")
+        freeTextJSONPaths.contains(keyPath) || freeTextJSONPathSuffixes.contains { keyPath.hasSuffix($0) }
     }
+
+    /// The JSON key paths that are free text as a whole, and the endings that make one free
+    /// text: the one list both ``isFreeTextJSONPath(_:)`` and the byte scanner's ASCII path read.
+    static let freeTextJSONPaths = ["text", "note"]
+    static let freeTextJSONPathSuffixes = ["note.text", "valueString", "medicationCodeableConcept.text", ".note"]
 
     /// Scans `files`; paths in findings are the files' paths as given.
     public func scan(files: [URL]) throws -> [ResidualFinding] {
@@ -679,9 +683,8 @@ public struct ResidualScanner: Sendable {
             }
         }
 
-        private static let freeTextWholePaths: [[UInt8]] = ["text", "note"].map { Array($0.utf8) }
-        private static let freeTextPathSuffixes: [[UInt8]] = ["note.text", "valueString", "medicationCodeableConcept.text", ".note"]
-            .map { Array($0.utf8) }
+        private static let freeTextWholePaths: [[UInt8]] = ResidualScanner.freeTextJSONPaths.map { Array($0.utf8) }
+        private static let freeTextPathSuffixes: [[UInt8]] = ResidualScanner.freeTextJSONPathSuffixes.map { Array($0.utf8) }
 
         /// ``ResidualScanner/isFreeTextJSONPath(_:)`` of the path whose UTF-8 bytes are `path`.
         /// An ASCII path is compared byte for byte: every ASCII byte is a `Character` of its own
