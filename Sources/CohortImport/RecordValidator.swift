@@ -83,6 +83,13 @@ package final class RecordValidator {
         self.tables = tables
     }
 
+    /// Whether `error`, thrown for one row, refuses that row alone (a value of the wrong form, or a
+    /// row consent does not cover): with a rejects file the row is written there and the file
+    /// goes on; any other error stops the file.
+    package static func refusesRowOnly(_ error: CohortError) -> Bool {
+        error.code == .invalidInput || error.code == .policy
+    }
+
     /// Whether `bytes` are exactly `name`.
     static func same(_ name: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard name.count == bytes.count else { return false }

@@ -62,7 +62,7 @@ final class ExternalRecordIntake {
             }
             let field = error.location?.field
             error.location = .init(file: record.file, line: record.line, field: field.map { record.origins[$0] ?? $0 })
-            guard error.code == .invalidInput || error.code == .policy else { throw error }
+            guard RecordValidator.refusesRowOnly(error) else { throw error }
             return try reject(error, record)
         }
         try inserter.add(validated.1, participant: validated.0)

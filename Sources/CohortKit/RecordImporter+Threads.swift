@@ -108,7 +108,7 @@ final class ParallelRecordValidation {
                     do {
                         let (position, record) = try validator.validate(fields, line: line)
                         result.records.append((handles[position], record))
-                    } catch let error as CohortError where rejecting && (error.code == .invalidInput || error.code == .policy) {
+                    } catch let error as CohortError where rejecting && RecordValidator.refusesRowOnly(error) {
                         result.rejects.append(
                             Rejected(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line)))
                     }

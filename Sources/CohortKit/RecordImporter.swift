@@ -226,7 +226,7 @@ private final class ValidatingReader {
                         guard handoff.send(.batch(batch)) else { throw Cancelled() }
                         batch.removeAll(keepingCapacity: true)
                     }
-                } catch let error as CohortError where rejects != nil && error.code == .invalidInput || rejects != nil && error.code == .policy {
+                } catch let error as CohortError where rejects != nil && RecordValidator.refusesRowOnly(error) {
                     rejected += 1
                     try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line))
                 }
