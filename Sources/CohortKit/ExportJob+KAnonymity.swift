@@ -50,8 +50,9 @@ extension ExportJob {
     ///
     /// Participants are profiled on up to `options.threads` threads: each reads its records from
     /// the store under one lock (the store sees one reader at a time, as with ``RecordWorkers``)
-    /// (only the fields the probe reads: ``Deidentifier/startAndSourceFields(of:)``) and
-    /// de-identifies them outside it. A profile depends only on its participant's records and
+    /// — only the fields the probe reads (``StudyStore/forEachRecordStartAndSource(_:participantID:_:)``:
+    /// ``Deidentifier/startAndSourceFields(of:)`` of each record, no value, text or note
+    /// read or decrypted) — and de-identifies them outside it. A profile depends only on its participant's records and
     /// the de-identifier's keys (a fresh ``Deidentifier/workerCopy()`` per participant), and the
     /// profiles come back in `cohort.included` order, so they are the same whatever the thread count.
     func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> [AcquaintanceProfile]? {
@@ -68,7 +69,7 @@ extension ExportJob {
             var records = spare.withLock { $0.popLast() } ?? []
             records.removeAll(keepingCapacity: true)
             try storeLock.withLock {
-                try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append(Deidentifier.startAndSourceFields(of: $0)) }
+                try workspace.store.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { records.append($0) }
             }
             let profile = Self.profile(of: participant, records: records, coverage: coverage[participant.id], probe: deid.workerCopy())
             spare.withLock { $0.append(records) }

@@ -72,6 +72,16 @@ public protocol StudyStore: AnyObject, Sendable {
 
     /// Streams the participant's records, by start then kind.
     func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
+    /// Streams the participant's records as ``forEachRecord(_:participantID:_:)`` does (same
+    /// records, same order), each with its participant, kind, start, end and source only: no
+    /// value, text or note (nothing is decrypted). What the export's k-anonymity profiles read
+    /// (`Deidentifier.startAndSourceFields(of:)` of each full record).
+    func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
+    /// Runs `body` with `count` record readers, one for each thread of a pass over many
+    /// participants, and closes them when it returns or throws (do not keep them). A store may
+    /// give each its own connection, so the threads read at once (SQLite: read-only connections
+    /// beside the write-ahead log); otherwise they read through the store, one at a time.
+    func withRecordReaders<T>(_ count: Int, _ body: ([any StoreRecordReader]) throws -> T) throws -> T
     /// Streams every record's participant, kind and start (for compliance).
     func forEachRecordStart(_ body: (ParticipantHandle, RecordKind, Timestamp) throws -> Void) throws
     /// The number of records, of one participant or of all.

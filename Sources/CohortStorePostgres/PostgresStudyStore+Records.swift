@@ -49,6 +49,31 @@ extension PostgresStudyStore {
         }
     }
 
+    /// The records of one participant as ``forEachRecord(_:participantID:_:)`` streams them (same
+    /// order, same strict reading), with no value, text or note: those columns are not fetched
+    /// and nothing is decrypted.
+    public func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
+        let location = self.location
+        let sql = """
+            SELECT id, kind, start_ms, start_offset, end_ms, end_offset, source FROM records
+            WHERE participant_pk = \(participant.rowKey) ORDER BY start_ms, kind, source
+            """
+        try streamRows(sql) { row in
+            let reader = RecordRowReader(row: row, location: location)
+            let id = try reader.int64(0, "id")
+            let kind = try reader.kind(1)
+            let start = Timestamp(epochMilliseconds: try reader.int64(2, "start_ms"), utcOffsetSeconds: try reader.offset(3, "start_offset"))
+            var end: Timestamp?
+            if let endMs = try reader.optionalInt64(4, "end_ms") {
+                end = Timestamp(epochMilliseconds: endMs, utcOffsetSeconds: try reader.offset(5, "end_offset"))
+            }
+            guard let source = row[6] else {
+                throw Self.problem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
+            }
+            try body(CohortCore.Record(participantID: participantID, kind: kind, start: start, end: end, source: source.isEmpty ? nil : source))
+        }
+    }
+
     /// Streams (participant, kind, start) of every record — what compliance needs — through a
     /// server-side cursor.
     public func forEachRecordStart(_ body: (ParticipantHandle, RecordKind, Timestamp) throws -> Void) throws {

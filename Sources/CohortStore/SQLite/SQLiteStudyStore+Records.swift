@@ -184,34 +184,65 @@ extension SQLiteStudyStore {
     /// Streams the records of one participant (ordered by start), without loading them all;
     /// notes are decrypted. A malformed row fails with its table, row and column.
     public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
-        try read { db in
-            // One statement per connection (GRDB's cache), stepped here and read by column index.
-            let statement = try db.cachedStatement(
-                sql: "SELECT \(RecordStatement.columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind")
-            let stmt = statement.sqliteStatement
-            sqlite3_reset(stmt)
-            sqlite3_clear_bindings(stmt)
-            defer { sqlite3_reset(stmt) }
-            sqlite3_bind_int64(stmt, 1, participant.rowKey)
-            var columns = RecordStatement(statement)
-            while true {
-                let code = sqlite3_step(stmt)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) })
-                }
-                let row = try columns.row()
-                let note = try row.sealedNote.map { sealed in
-                    try PIISealing.openStoredNote(
-                        sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
-                        source: row.source
-                    ) { column, expected in RowReader.problem(table: RecordRow.databaseTableName, rowID: row.id, column: column, expected: expected) }
-                }
-                try body(
-                    CohortCore.Record(
-                        participantID: participantID, kind: row.kind, start: row.start, end: row.end, value: row.value, text: row.text,
-                        source: row.source.isEmpty ? nil : row.source, note: note))
+        try read { db in try Self.forEachRecord(db, participant, participantID: participantID, piiKey: piiKey, body) }
+    }
+
+    /// The records of one participant as ``forEachRecord(_:participantID:_:)`` streams them, with
+    /// no value, text or note (those columns are not read; nothing is decrypted).
+    public func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
+        try read { db in try Self.forEachRecordStartAndSource(db, participant, participantID: participantID, body) }
+    }
+
+    /// ``forEachRecord(_:participantID:_:)`` on connection `db` (in a read transaction).
+    static func forEachRecord(
+        _ db: Database, _ participant: ParticipantHandle, participantID: UUID, piiKey: [UInt8], _ body: (CohortCore.Record) throws -> Void
+    ) throws {
+        try stepRecords(db, columns: RecordStatement.columns, participant) { columns in
+            let row = try columns.row()
+            let note = try row.sealedNote.map { sealed in
+                try PIISealing.openStoredNote(
+                    sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
+                    source: row.source
+                ) { column, expected in RowReader.problem(table: RecordRow.databaseTableName, rowID: row.id, column: column, expected: expected) }
             }
+            try body(
+                CohortCore.Record(
+                    participantID: participantID, kind: row.kind, start: row.start, end: row.end, value: row.value, text: row.text,
+                    source: row.source.isEmpty ? nil : row.source, note: note))
+        }
+    }
+
+    /// ``forEachRecordStartAndSource(_:participantID:_:)`` on connection `db` (in a read transaction).
+    static func forEachRecordStartAndSource(
+        _ db: Database, _ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void
+    ) throws {
+        try stepRecords(db, columns: RecordStatement.startAndSourceColumns, participant) { columns in
+            let row = try columns.startAndSource()
+            try body(
+                CohortCore.Record(participantID: participantID, kind: row.kind, start: row.start, end: row.end, source: row.source.isEmpty ? nil : row.source))
+        }
+    }
+
+    /// Steps the participant's `records` rows (`columns`, by start then kind) and calls `body`
+    /// on each with the statement's reader. One statement per connection and column list
+    /// (GRDB's cache), read by column index.
+    private static func stepRecords(
+        _ db: Database, columns: String, _ participant: ParticipantHandle, _ body: (inout RecordStatement) throws -> Void
+    ) throws {
+        let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind")
+        let stmt = statement.sqliteStatement
+        sqlite3_reset(stmt)
+        sqlite3_clear_bindings(stmt)
+        defer { sqlite3_reset(stmt) }
+        sqlite3_bind_int64(stmt, 1, participant.rowKey)
+        var reader = RecordStatement(statement)
+        while true {
+            let code = sqlite3_step(stmt)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) })
+            }
+            try body(&reader)
         }
     }
 

@@ -13,8 +13,11 @@ import GRDBSQLite
 /// the table, row and column, never the value — so a row reads the same either way (a test
 /// compares the two on every row of a study).
 struct RecordStatement {
-    /// The columns read, in this order (the indexes below).
+    /// The columns ``row()`` reads, in this order (the indexes below).
     static let columns = "id, participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc"
+    /// The columns ``startAndSource()`` reads: the first seven of ``columns``, then the source
+    /// (no value, text or note).
+    static let startAndSourceColumns = "id, participant_pk, kind, start_ms, start_offset, end_ms, end_offset, source"
     private static let table = RecordRow.databaseTableName
 
     private let stmt: SQLiteStatement
@@ -27,25 +30,11 @@ struct RecordStatement {
         stmt = statement.sqliteStatement
     }
 
-    /// The row the statement stands on, decoded (the note still sealed).
+    /// The row the statement (over ``columns``) stands on, decoded (the note still sealed).
     mutating func row() throws -> RecordRow {
-        let id = try int64(0, "id")
+        let (id, participantPK, kind, start, end) = try head()
         func problem(_ column: String, _ expected: String) -> CohortError {
             RowReader.problem(table: Self.table, rowID: id, column: column, expected: expected)
-        }
-        func offset(_ index: CInt, _ column: String) throws -> Int32 {
-            let n = try int64(index, column, rowID: id)
-            guard abs(n) <= 18 * 3600 else { throw problem(column, "a UTC offset in seconds (within ±18 hours)") }
-            return Int32(n)
-        }
-        let participantPK = try int64(1, "participant_pk", rowID: id)
-        let kind = try kind(rowID: id)
-        let start = Timestamp(epochMilliseconds: try int64(3, "start_ms", rowID: id), utcOffsetSeconds: try offset(4, "start_offset"))
-        var end: Timestamp?
-        switch sqlite3_column_type(stmt, 5) {
-        case SQLITE_NULL: end = nil
-        case SQLITE_INTEGER: end = Timestamp(epochMilliseconds: sqlite3_column_int64(stmt, 5), utcOffsetSeconds: try offset(6, "end_offset"))
-        default: throw problem("end_ms", "an integer")
         }
         var value: Double?
         switch sqlite3_column_type(stmt, 7) {
@@ -59,10 +48,7 @@ struct RecordStatement {
         case SQLITE_TEXT: text = lastText.string(stmt, 8)
         default: throw problem("text", "text")
         }
-        guard sqlite3_column_type(stmt, 9) == SQLITE_TEXT else {
-            throw problem("source", sqlite3_column_type(stmt, 9) == SQLITE_NULL ? "text, found nothing" : "text")
-        }
-        let source = lastSource.string(stmt, 9)
+        let source = try source(9, rowID: id)
         var sealedNote: [UInt8]?
         switch sqlite3_column_type(stmt, 10) {
         case SQLITE_NULL: sealedNote = nil
@@ -80,6 +66,43 @@ struct RecordStatement {
         return RecordRow(
             id: id, participantPK: participantPK, kind: kind, start: start, end: end, value: value, text: text, source: source, sealedNote: sealedNote,
             batchID: nil)
+    }
+
+    /// The row the statement (over ``startAndSourceColumns``) stands on: id, participant, kind,
+    /// start, end and source, decoded as ``row()`` decodes them.
+    mutating func startAndSource() throws -> (id: Int64, participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?, source: String) {
+        let (id, participantPK, kind, start, end) = try head()
+        return (id, participantPK, kind, start, end, try source(7, rowID: id))
+    }
+
+    /// Columns 0–6, which both column lists share: id, participant, kind, start and end.
+    private func head() throws -> (id: Int64, participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?) {
+        let id = try int64(0, "id")
+        func offset(_ index: CInt, _ column: String) throws -> Int32 {
+            let n = try int64(index, column, rowID: id)
+            guard abs(n) <= 18 * 3600 else {
+                throw RowReader.problem(table: Self.table, rowID: id, column: column, expected: "a UTC offset in seconds (within ±18 hours)")
+            }
+            return Int32(n)
+        }
+        let participantPK = try int64(1, "participant_pk", rowID: id)
+        let kind = try kind(rowID: id)
+        let start = Timestamp(epochMilliseconds: try int64(3, "start_ms", rowID: id), utcOffsetSeconds: try offset(4, "start_offset"))
+        switch sqlite3_column_type(stmt, 5) {
+        case SQLITE_NULL: return (id, participantPK, kind, start, nil)
+        case SQLITE_INTEGER:
+            return (id, participantPK, kind, start, Timestamp(epochMilliseconds: sqlite3_column_int64(stmt, 5), utcOffsetSeconds: try offset(6, "end_offset")))
+        default: throw RowReader.problem(table: Self.table, rowID: id, column: "end_ms", expected: "an integer")
+        }
+    }
+
+    /// The source at column `index` (text, empty when none).
+    private mutating func source(_ index: CInt, rowID: Int64) throws -> String {
+        guard sqlite3_column_type(stmt, index) == SQLITE_TEXT else {
+            throw RowReader.problem(
+                table: Self.table, rowID: rowID, column: "source", expected: sqlite3_column_type(stmt, index) == SQLITE_NULL ? "text, found nothing" : "text")
+        }
+        return lastSource.string(stmt, index)
     }
 
     private func int64(_ index: CInt, _ column: String, rowID: Int64? = nil) throws -> Int64 {
