@@ -48,32 +48,32 @@ extension ExportJob {
     /// de-identifier per participant (its counts are discarded; no text is scrubbed) and the same
     /// consent decisions as the write.
     ///
-    /// Participants are profiled on up to `options.threads` threads: each reads its records from
-    /// the store under one lock (the store sees one reader at a time, as with ``RecordWorkers``)
-    /// — only the fields the probe reads (``StudyStore/forEachRecordStartAndSource(_:participantID:_:)``:
-    /// ``Deidentifier/startAndSourceFields(of:)`` of each record, no value, text or note
-    /// read or decrypted) — and de-identifies them outside it. A profile depends only on its participant's records and
-    /// the de-identifier's keys (a fresh ``Deidentifier/workerCopy()`` per participant), and the
-    /// profiles come back in `cohort.included` order, so they are the same whatever the thread count.
+    /// Participants are profiled on up to `options.threads` threads. Each reads its records
+    /// through its own store reader (``StudyStore/withRecordReaders(_:_:)``; on SQLite its own
+    /// read-only connection, so the threads read at once, as ``RecordWorkers`` do), and only the
+    /// fields the probe reads (``StudyStore/forEachRecordStartAndSource(_:participantID:_:)``:
+    /// ``Deidentifier/startAndSourceFields(of:)`` of each record; no value, text or note is read
+    /// or decrypted). A profile depends only on its participant's records and the de-identifier's
+    /// keys (a fresh ``Deidentifier/workerCopy()`` per participant), and the profiles come back
+    /// in `cohort.included` order, so they are the same whatever the thread count.
     func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> [AcquaintanceProfile]? {
         guard policy.kAnonymity != nil else { return nil }
         let workspace = workspace
         let deid = cohort.deid
         let coverage = cohort.coverage
-        let storeLock = NSLock()
-        // Record buffers handed from one participant to the next (one per thread at most), so
-        // the arrays do not grow from empty, copying every record on the way, per participant.
-        let spare = Mutex<[[Record]]>([])
-        return try Parallel.map(cohort.included, threads: options.threads) { stored in
-            let participant = stored.participant
-            var records = spare.withLock { $0.popLast() } ?? []
-            records.removeAll(keepingCapacity: true)
-            try storeLock.withLock {
-                try workspace.store.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { records.append($0) }
+        // Participants are handed out to threads one at a time: a thread takes a free reader and
+        // record buffer (the buffer keeps its capacity from one participant to the next, so it
+        // does not grow from empty, copying every record on the way), and gives them back.
+        return try workspace.store.withRecordReaders(options.threads) { readers in
+            let spare = Mutex(readers.map { (reader: $0, records: [Record]()) })
+            return try Parallel.map(cohort.included, threads: readers.count) { stored in
+                let participant = stored.participant
+                guard var slot = spare.withLock({ $0.popLast() }) else { throw Self.readersExhausted }
+                defer { spare.withLock { $0.append(slot) } }
+                slot.records.removeAll(keepingCapacity: true)
+                try slot.reader.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { slot.records.append($0) }
+                return Self.profile(of: participant, records: slot.records, coverage: coverage[participant.id], probe: deid.workerCopy())
             }
-            let profile = Self.profile(of: participant, records: records, coverage: coverage[participant.id], probe: deid.workerCopy())
-            spare.withLock { $0.append(records) }
-            return profile
         }
     }
 
@@ -108,6 +108,13 @@ extension ExportJob {
         }
         if !generalization.sourcesPublished { cohort.deid.publishesSources = false }
         return (names, generalization.values, generalization)
+    }
+
+    /// A profiling thread found no free store reader (there is one per thread).
+    private static var readersExhausted: CohortError {
+        CohortError(
+            .integrity, "the export's k-anonymity pass ran more threads than it has store readers; nothing was published",
+            hint: "this is a bug in cohort: run the export again with --threads 1 and report it")
     }
 
     /// k-anonymization returned rows that are not the input rows in order (less the suppressed).

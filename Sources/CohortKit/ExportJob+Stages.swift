@@ -316,22 +316,45 @@ extension ExportJob {
         let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
         var tally = RecordTally()
-        // With more than one thread, records are read and de-identified by `RecordWorkers` and
-        // replayed here in participant order (the same rows, in the same order, as one thread writes).
-        let workers =
-            options.threads > 1
-            ? RecordWorkers(
-                workspace: workspace, included: cohort.included, coverage: cohort.coverage, leftOutKinds: cohort.leftOutKinds, deid: cohort.deid,
-                threads: options.threads)
-            : nil
-        defer { workers?.cancel() }
+        var workerStats: DeidentificationStats?
+        if options.threads > 1 {
+            // Records are read (each worker through its own store reader) and de-identified by
+            // `RecordWorkers`, and replayed here in participant order (the same rows, in the same
+            // order, as one thread writes). The readers close when the workers have ended.
+            workerStats = try workspace.store.withRecordReaders(options.threads) { readers in
+                let workers = RecordWorkers(
+                    readers: readers, included: cohort.included, coverage: cohort.coverage, leftOutKinds: cohort.leftOutKinds, deid: cohort.deid)
+                defer { workers.cancel() }
+                try writeParticipants(&cohort, workers: workers, writer: writer, compliance: &compliance, tally: &tally)
+                return try workers.finish()
+            }
+        } else {
+            try writeParticipants(&cohort, workers: nil, writer: writer, compliance: &compliance, tally: &tally)
+        }
+        var stats = cohort.deid.stats
+        if let workerStats { stats.merge(workerStats) }
+        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = tally.kindRecordsLeftOut }
+        _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": tally.records])
+        try compliance.finish()
+        try complianceFile.close()
+        return WrittenExport(
+            included: cohort.included.map(ExportedParticipant.init),
+            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
+            records: tally.records, context: context,
+            stats: stats)
+    }
+
+    /// The write stage's participants, in order: each one's consents and records (from `workers`,
+    /// or read and de-identified here when nil) into `writer` and `compliance`.
+    private func writeParticipants(
+        _ cohort: inout DeidentifiedCohort, workers: RecordWorkers?, writer: ExportWriter, compliance: inout ComplianceExportStream, tally: inout RecordTally
+    ) throws {
         for (index, stored) in cohort.included.enumerated() {
             let participant = stored.participant
             guard let coverage = cohort.coverage[participant.id] else {
                 throw CohortError(.integrity, "a participant of the export has no consent decision; nothing was published", hint: "run the export again")
             }
-            let history = try workers?.withStore { try workspace.store.consentHistory(stored.handle, participantID: participant.id) }
-                ?? workspace.store.consentHistory(stored.handle, participantID: participant.id)
+            let history = try workspace.store.consentHistory(stored.handle, participantID: participant.id)
             let consents = history.map { cohort.deid.consent($0, of: participant) }
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
@@ -355,17 +378,6 @@ extension ExportJob {
             }
             progress?(index + 1, cohort.included.count)
         }
-        var stats = cohort.deid.stats
-        if let workers { stats.merge(try workers.finish()) }
-        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = tally.kindRecordsLeftOut }
-        _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": tally.records])
-        try compliance.finish()
-        try complianceFile.close()
-        return WrittenExport(
-            included: cohort.included.map(ExportedParticipant.init),
-            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
-            records: tally.records, context: context,
-            stats: stats)
     }
 
     /// README: the export's `data/README.txt` from the compiled-in template.

@@ -22,8 +22,8 @@ enum RecordOutcome: Sendable {
 /// write stage hands the rows to the writers in participant order.
 ///
 /// Worker `w` of `n` takes participants `w`, `w + n`, … in order: it reads one participant's
-/// records from the store (under ``withStore(_:)``, which the write stage's own store reads take
-/// too, so the store sees one reader at a time), decides consent and de-identifies each record
+/// records through its own store reader (``StudyStore/withRecordReaders(_:_:)``: on SQLite its
+/// own read-only connection, so the workers read at once), decides consent and de-identifies each record
 /// with its own ``Deidentifier/workerCopy()``, and queues the participant's outcomes (at most
 /// one queued ahead per worker: memory stays a few participants' records). The write stage takes
 /// participant `i` from worker `i mod n`, so it replays exactly the sequence one thread would
@@ -38,18 +38,18 @@ final class RecordWorkers: Sendable {
 
     private let queues: [BoundedQueue<Message>]
     private let running = DispatchGroup()
-    private let storeLock = NSLock()
 
-    /// Starts `threads` workers (at least 1) over `included`.
+    /// Starts one worker per reader over `included` (worker `w` reads through `readers[w]`; the
+    /// readers must stay open until ``finish()`` or ``cancel()`` has returned).
     init(
-        workspace: Workspace, included: [StoredParticipant], coverage: [UUID: ConsentCoverage], leftOutKinds: [UUID: Set<String>], deid: Deidentifier,
-        threads: Int
+        readers: [any StoreRecordReader], included: [StoredParticipant], coverage: [UUID: ConsentCoverage], leftOutKinds: [UUID: Set<String>],
+        deid: Deidentifier
     ) {
-        let count = max(1, threads)
+        let count = readers.count
         queues = (0..<count).map { _ in BoundedQueue(limit: 1) }
         for worker in 0..<count {
             let queue = queues[worker]
-            let lock = storeLock
+            let reader = readers[worker]
             let running = running
             running.enter()
             let thread = Thread {
@@ -63,9 +63,7 @@ final class RecordWorkers: Sendable {
                         let stored = included[index]
                         let participant = stored.participant
                         records.removeAll(keepingCapacity: true)
-                        try lock.withLock {
-                            try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
-                        }
+                        try reader.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
                         let covers = coverage[participant.id]
                         let kindsLeftOut = leftOutKinds[participant.id]
                         var outcomes: [RecordOutcome] = []
@@ -90,11 +88,6 @@ final class RecordWorkers: Sendable {
             thread.name = "cohort-export-records-\(worker)"
             thread.start()
         }
-    }
-
-    /// Runs `body` (a read of the store) while no worker reads the store.
-    func withStore<T>(_ body: () throws -> T) rethrows -> T {
-        try storeLock.withLock(body)
     }
 
     /// Participant `index`'s outcomes (participants are taken in order, each once).

@@ -278,8 +278,14 @@ public final class SQLiteStudyStore: StudyStore {
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try read(on: dbQueue, body)
+    }
+
+    /// `body` in a read transaction of `queue` (the store's connection or a reader's), its
+    /// errors named as the store names them.
+    func read<T>(on queue: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
         do {
-            return try dbQueue.read(body)
+            return try queue.read(body)
         } catch let error as CohortError {
             throw locating(error)
         } catch {

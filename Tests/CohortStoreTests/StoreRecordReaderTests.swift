@@ -1,0 +1,149 @@
+import CohortCore
+import CohortStore
+import Foundation
+import Synchronization
+import Testing
+
+/// The export's record reads: the slim read of the k-anonymity pass
+/// (`forEachRecordStartAndSource`) and the per-thread readers (`withRecordReaders`).
+struct StoreRecordReaderTests {
+    /// Two participants' records with values, texts, notes, ends, several UTC offsets and
+    /// sources (some none, some repeated, one non-ASCII), imported into `store`.
+    static func seed(_ store: any StudyStore) throws -> [(handle: ParticipantHandle, id: UUID, records: [CohortCore.Record])] {
+        let a = try enrollment(code: "P-0001", identity: StudyStoreTests.identity)
+        let b = try enrollment(code: "P-0002", identity: ParticipantIdentity(name: "Other Person"))
+        try store.enroll([a, b], actor: "coordinator", source: "test", at: fixedDate)
+        let handles = try store.participants().map(\.handle)
+        let texts: [String?] = ["ibuprofen", nil, "naproxen", "", "ibuprofène"]
+        let sources: [String?] = ["Garmin Venu", "Garmin Venu", nil, "Apple Watch", "Fitbit — Ümlaut", ""]
+        let offsets: [Int32] = [-18_000, 3600, 19_800, -12_600]
+        func records(_ e: Enrollment, shift: Int) -> [CohortCore.Record] {
+            (0..<40).map { i in
+                let kinds: [RecordKind] = [.medicationDose, .heartRate, .sleepDuration, .steps]
+                let offset = offsets[(i + shift) % offsets.count]
+                let startMs = 1_741_900_000_000 + Int64(i / 3) * 3_600_000 + Int64(i % 3) * 60_000
+                return CohortCore.Record(
+                    participantID: e.participant.id, kind: kinds[(i + shift) % kinds.count],
+                    start: Timestamp(epochMilliseconds: startMs, utcOffsetSeconds: offset),
+                    end: i % 3 == 0 ? Timestamp(epochMilliseconds: startMs + 28_800_000, utcOffsetSeconds: offsets[(i + 1) % offsets.count]) : nil,
+                    value: i % 4 == 0 ? nil : 60.5 + Double(i), text: texts[i % texts.count], source: sources[i % sources.count],
+                    note: i % 5 == 2 ? "woke up twice \(i)" : nil)
+            }
+        }
+        let mine = records(a, shift: 0), theirs = records(b, shift: 1)
+        _ = try StudyStoreTests.importRecords(store, mine, pk: handles[0], file: "a.json")
+        _ = try StudyStoreTests.importRecords(store, theirs, pk: handles[1], file: "b.json")
+        // An empty source is stored as none.
+        func asStored(_ records: [CohortCore.Record]) -> [CohortCore.Record] {
+            records.map { r in
+                var r = r
+                if r.source?.isEmpty == true { r.source = nil }
+                return r
+            }
+        }
+        return [(handles[0], a.participant.id, asStored(mine)), (handles[1], b.participant.id, asStored(theirs))]
+    }
+
+    /// What the k-anonymity pass keeps of a record, written here independently of the store:
+    /// participant, kind, start, end and source.
+    static func startAndSource(_ r: CohortCore.Record) -> CohortCore.Record {
+        CohortCore.Record(participantID: r.participantID, kind: r.kind, start: r.start, end: r.end, source: r.source)
+    }
+
+    /// The slim read gives, record for record and in the same order, the full read's records
+    /// less their value, text and note — through the store and through each reader.
+    @Test(arguments: StoreKind.tested)
+    func theSlimReadIsTheFullReadLessValueTextAndNote(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            for participant in try Self.seed(store) {
+                var full: [CohortCore.Record] = [], slim: [CohortCore.Record] = []
+                try store.forEachRecord(participant.handle, participantID: participant.id) { full.append($0) }
+                try store.forEachRecordStartAndSource(participant.handle, participantID: participant.id) { slim.append($0) }
+                #expect(full.count == participant.records.count)
+                #expect(Set(full) == Set(participant.records), "the full read returns what was stored")
+                #expect(full.contains { $0.note != nil } && full.contains { $0.text != nil } && full.contains { $0.value != nil })
+                #expect(slim == full.map(Self.startAndSource))
+                #expect(slim.allSatisfy { $0.value == nil && $0.text == nil && $0.note == nil })
+                try store.withRecordReaders(2) { readers in
+                    #expect(readers.count == 2)
+                    for reader in readers {
+                        var viaFull: [CohortCore.Record] = [], viaSlim: [CohortCore.Record] = []
+                        try reader.forEachRecord(participant.handle, participantID: participant.id) { viaFull.append($0) }
+                        try reader.forEachRecordStartAndSource(participant.handle, participantID: participant.id) { viaSlim.append($0) }
+                        #expect(viaFull == full)
+                        #expect(viaSlim == slim)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Readers on two threads at once read what one reads alone, and each read sees what was
+    /// committed before it began (a reader opened earlier included: each read is its own
+    /// transaction).
+    @Test(arguments: StoreKind.tested)
+    func readersReadAtOnceAndSeeWhatWasCommittedBeforeEachRead(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            let seeded = try Self.seed(store)
+            try store.withRecordReaders(2) { readers in
+                let results = Mutex<[Int: [CohortCore.Record]]>([:])
+                DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                    var read: [CohortCore.Record] = []
+                    for _ in 0..<20 {
+                        read.removeAll()
+                        let p = seeded[worker]
+                        try? readers[worker].forEachRecord(p.handle, participantID: p.id) { read.append($0) }
+                    }
+                    results.withLock { $0[worker] = read }
+                }
+                for worker in 0..<2 {
+                    #expect(Set(results.withLock { $0[worker] } ?? []) == Set(seeded[worker].records))
+                }
+                let later = CohortCore.Record(
+                    participantID: seeded[0].id, kind: .heartRate, start: Timestamp(epochMilliseconds: 1_800_000_000_000, utcOffsetSeconds: 0), value: 70,
+                    source: "Later Device")
+                _ = try StudyStoreTests.importRecords(store, [later], pk: seeded[0].handle, file: "later.json")
+                var after: [CohortCore.Record] = []
+                try readers[1].forEachRecordStartAndSource(seeded[0].handle, participantID: seeded[0].id) { after.append($0) }
+                #expect(after.last == Self.startAndSource(later))
+                #expect(after.count == seeded[0].records.count + 1)
+            }
+        }
+    }
+
+    /// SQLite's readers are connections of their own, closed when `withRecordReaders` returns
+    /// or throws. (SQLite keeps a closed connection's descriptor while another connection of the
+    /// process holds locks on the file, and reuses it at the next open, so the count is checked
+    /// over many rounds: a reader left open would add three descriptors a round.)
+    @Test func sqliteReadersAreClosedOnEveryPath() throws {
+        try withStoreFixture(.sqlite) { fixture in
+            let store = try fixture.open(create: true)
+            let seeded = try Self.seed(store)
+            let path = fixture.url.path
+            let before = Self.openDescriptors(of: path)
+            #expect(before >= 1, "the store's own connection holds study.db open")
+            struct Stop: Error {}
+            for round in 0..<20 {
+                try store.withRecordReaders(3) { readers in
+                    for reader in readers { try reader.forEachRecord(seeded[0].handle, participantID: seeded[0].id) { _ in } }
+                    #expect(Self.openDescriptors(of: path) >= before + 3, "three readers, three connections")
+                }
+                #expect(throws: (any Error).self, "round \(round): the body's error ends the pass") {
+                    try store.withRecordReaders(3) { readers in
+                        try readers[0].forEachRecordStartAndSource(seeded[1].handle, participantID: seeded[1].id) { _ in throw Stop() }
+                    }
+                }
+            }
+            #expect(Self.openDescriptors(of: path) <= before + 3)
+        }
+    }
+
+    /// How many of this process's file descriptors are open on `path`.
+    static func openDescriptors(of path: String) -> Int {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == target }.count
+    }
+}
