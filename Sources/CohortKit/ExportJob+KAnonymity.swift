@@ -62,32 +62,27 @@ extension ExportJob {
         let deid = cohort.deid
         let coverage = cohort.coverage
         // Participants are handed out to threads one at a time: a thread takes a free reader and
-        // record buffer (the buffer keeps its capacity from one participant to the next, so it
-        // does not grow from empty, copying every record on the way), and gives them back.
+        // record buffer, and gives them back. A reader with a connection of its own is profiled
+        // as its rows come (memory does not grow with a participant's records); one that reads
+        // through the store's one connection is read whole first, into the buffer (which keeps
+        // its capacity from one participant to the next), so the probe runs outside the read.
         return try workspace.store.withRecordReaders(options.threads) { readers in
             let spare = Mutex(readers.map { (reader: $0, records: [Record]()) })
             return try Parallel.map(cohort.included, threads: readers.count) { stored in
                 let participant = stored.participant
                 guard var slot = spare.withLock({ $0.popLast() }) else { throw Self.readersExhausted }
                 defer { spare.withLock { $0.append(slot) } }
-                slot.records.removeAll(keepingCapacity: true)
-                try slot.reader.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { slot.records.append($0) }
-                return Self.profile(of: participant, records: slot.records, coverage: coverage[participant.id], probe: deid.workerCopy())
+                var profile = ProfileBuilder(participant: participant, coverage: coverage[participant.id], probe: deid.workerCopy())
+                if slot.reader.hasOwnConnection {
+                    try slot.reader.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { profile.add($0) }
+                } else {
+                    slot.records.removeAll(keepingCapacity: true)
+                    try slot.reader.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { slot.records.append($0) }
+                    for record in slot.records { profile.add(record) }
+                }
+                return profile.profile
             }
         }
-    }
-
-    /// One participant's ``AcquaintanceProfile``: the start and source `probe` would publish for
-    /// each of `records` that consent covers.
-    private static func profile(of participant: Participant, records: [Record], coverage: ConsentCoverage?, probe: Deidentifier) -> AcquaintanceProfile {
-        var probe = probe
-        var profile = AcquaintanceProfile()
-        for record in records {
-            if coverage?.refusal(for: record.kind.dataType, atMilliseconds: record.start.epochMilliseconds) != nil { continue }
-            guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { continue }
-            profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
-        }
-        return profile
     }
 
     /// The record attributes k-anonymity counts (names, one value list per included participant),
@@ -136,5 +131,26 @@ extension ExportManifest.KAnonymity {
         recordQuasiIdentifiers = summary.recordQuasiIdentifiers
         recordAchievedK = summary.recordAchievedK
         recordAttributesEnforced = summary.recordAttributesEnforced
+    }
+}
+
+/// One participant's ``AcquaintanceProfile``, built record by record: the start and source the
+/// probe (a de-identifier copy) would publish for each record consent covers.
+private struct ProfileBuilder {
+    let participant: Participant
+    let coverage: ConsentCoverage?
+    var probe: Deidentifier
+    private(set) var profile = AcquaintanceProfile()
+
+    init(participant: Participant, coverage: ConsentCoverage?, probe: Deidentifier) {
+        self.participant = participant
+        self.coverage = coverage
+        self.probe = probe
+    }
+
+    mutating func add(_ record: Record) {
+        if coverage?.refusal(for: record.kind.dataType, atMilliseconds: record.start.epochMilliseconds) != nil { return }
+        guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { return }
+        profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
     }
 }

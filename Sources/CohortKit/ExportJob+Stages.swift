@@ -323,7 +323,8 @@ extension ExportJob {
             // order, as one thread writes). The readers close when the workers have ended.
             workerStats = try workspace.store.withRecordReaders(options.threads) { readers in
                 let workers = RecordWorkers(
-                    readers: readers, included: cohort.included, coverage: cohort.coverage, leftOutKinds: cohort.leftOutKinds, deid: cohort.deid)
+                    readers: readers, included: cohort.included, coverage: cohort.coverage, leftOutKinds: cohort.leftOutKinds, deid: cohort.deid,
+                    chunkSize: options.recordChunkSize)
                 defer { workers.cancel() }
                 try writeParticipants(&cohort, workers: workers, writer: writer, compliance: &compliance, tally: &tally)
                 return try workers.finish()
@@ -359,7 +360,7 @@ extension ExportJob {
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
             if let workers {
-                for outcome in try workers.outcomes(of: index) { try tally.replay(outcome, writer: writer, compliance: &compliance) }
+                try workers.forEachOutcome(of: index) { try tally.replay($0, writer: writer, compliance: &compliance) }
             } else {
                 let leftOutKinds = cohort.leftOutKinds[participant.id]
                 try workspace.store.forEachRecord(stored.handle, participantID: participant.id) { record in

@@ -46,6 +46,9 @@ public struct ExportOptions: Sendable {
     /// test-only executable `cohort-export-paused`, to hold an export at that point while another
     /// process withdraws a participant: the shipped binary reads no test hook from its environment.
     package var afterSnapshot: (@Sendable () -> Void)?
+    /// Records per chunk the record workers hand to the write stage (``RecordWorkers/chunkSize``;
+    /// tests make it small so that chunk boundaries fall inside participants).
+    package var recordChunkSize = RecordWorkers.chunkSize
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {

@@ -23,30 +23,47 @@ enum RecordOutcome: Sendable {
 ///
 /// Worker `w` of `n` takes participants `w`, `w + n`, … in order: it reads one participant's
 /// records through its own store reader (``StudyStore/withRecordReaders(_:_:)``: on SQLite its
-/// own read-only connection, so the workers read at once), decides consent and de-identifies each record
-/// with its own ``Deidentifier/workerCopy()``, and queues the participant's outcomes (at most
-/// one queued ahead per worker: memory stays a few participants' records). The write stage takes
-/// participant `i` from worker `i mod n`, so it replays exactly the sequence one thread would
-/// produce; a record's row depends only on the record and its participant, so the output is
-/// byte-identical whatever the thread count (tests compare 1, 2 and 3 threads). The workers'
-/// counts come back at the end and are merged into the export's statistics.
+/// own read-only connection, so the workers read at once), decides consent and de-identifies
+/// each record with its own ``Deidentifier/workerCopy()``, and queues the outcomes in chunks of
+/// at most ``chunkSize`` (at most ``queuedChunks`` queued ahead per worker). The write stage takes
+/// participant `i`'s chunks from worker `i mod n` until the one marked last, so it replays exactly
+/// the sequence one thread would produce; a record's row depends only on the record and its
+/// participant, so the output is byte-identical whatever the thread count (tests compare 1, 2
+/// and 3 threads). The workers' counts come back at the end and are merged into the export's
+/// statistics.
+///
+/// **Memory does not grow with a participant's records.** A reader with its own connection
+/// (``StoreRecordReader/hasOwnConnection``) is read as its rows come: each chunk goes to the
+/// queue as soon as it is full, the read waiting while the queue is full, so a worker holds at
+/// most a chunk being filled and ``queuedChunks`` queued — whether a participant has a hundred
+/// records or a million. A reader that reads through the store's one connection (PostgreSQL)
+/// must not wait inside a read (the write stage and the other worker need that connection: it
+/// would deadlock), so there a participant's records are read whole first, then de-identified
+/// and queued in the same chunks.
 final class RecordWorkers: Sendable {
-    private enum Message: Sendable {
-        case participant([RecordOutcome])
+    fileprivate enum Message: Sendable {
+        /// Outcomes of the participant being replayed, in order; `last`: its final chunk.
+        case outcomes([RecordOutcome], last: Bool)
         case done(DeidentificationStats)
     }
+
+    /// Records per queued chunk.
+    static let chunkSize = 512
+    /// Chunks a worker may queue ahead of the write stage.
+    static let queuedChunks = 2
 
     private let queues: [BoundedQueue<Message>]
     private let running = DispatchGroup()
 
     /// Starts one worker per reader over `included` (worker `w` reads through `readers[w]`; the
-    /// readers must stay open until ``finish()`` or ``cancel()`` has returned).
+    /// readers must stay open until ``finish()`` or ``cancel()`` has returned). `chunkSize`:
+    /// records per queued chunk (tests make it small).
     init(
         readers: [any StoreRecordReader], included: [StoredParticipant], coverage: [UUID: ConsentCoverage], leftOutKinds: [UUID: Set<String>],
-        deid: Deidentifier
+        deid: Deidentifier, chunkSize: Int = RecordWorkers.chunkSize
     ) {
         let count = readers.count
-        queues = (0..<count).map { _ in BoundedQueue(limit: 1) }
+        queues = (0..<count).map { _ in BoundedQueue(limit: Self.queuedChunks) }
         for worker in 0..<count {
             let queue = queues[worker]
             let reader = readers[worker]
@@ -54,32 +71,14 @@ final class RecordWorkers: Sendable {
             running.enter()
             let thread = Thread {
                 defer { running.leave() }
-                var deid = deid.workerCopy()
+                var work = Worker(queue: queue, reader: reader, deid: deid.workerCopy(), chunkSize: max(1, chunkSize))
                 do {
-                    // One buffer for the worker's participants (capacity kept: it does not grow
-                    // from empty, copying every record on the way, per participant).
-                    var records: [Record] = []
                     for index in stride(from: worker, to: included.count, by: count) {
-                        let stored = included[index]
-                        let participant = stored.participant
-                        records.removeAll(keepingCapacity: true)
-                        try reader.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
-                        let covers = coverage[participant.id]
-                        let kindsLeftOut = leftOutKinds[participant.id]
-                        var outcomes: [RecordOutcome] = []
-                        outcomes.reserveCapacity(records.count)
-                        for record in records {
-                            if let key = covers?.leftOutKey(for: record) {
-                                outcomes.append(.leftOut(key))
-                            } else if kindsLeftOut?.contains(record.kind.rawValue) == true {
-                                outcomes.append(.leftOutKind)
-                            } else {
-                                outcomes.append(.covered(record, deid.record(record, of: participant)))
-                            }
-                        }
-                        guard queue.send(.participant(outcomes)) else { return }  // cancelled
+                        let participant = included[index]
+                        let id = participant.participant.id
+                        guard try work.run(participant, coverage: coverage[id], leftOutKinds: leftOutKinds[id]) else { return }  // cancelled
                     }
-                    queue.send(.done(deid.stats))
+                    queue.send(.done(work.deid.stats))
                     queue.close()
                 } catch {
                     queue.close(failure: error)
@@ -90,12 +89,17 @@ final class RecordWorkers: Sendable {
         }
     }
 
-    /// Participant `index`'s outcomes (participants are taken in order, each once).
+    /// Replays participant `index`'s outcomes into `body`, in order (participants are taken in
+    /// order, each once).
     ///
-    /// - Throws: the error that stopped the worker (a store read).
-    func outcomes(of index: Int) throws -> [RecordOutcome] {
-        guard case .participant(let outcomes) = try queues[index % queues.count].receive() else { throw Self.outOfStep }
-        return outcomes
+    /// - Throws: the error that stopped the worker (a store read), or what `body` throws.
+    func forEachOutcome(of index: Int, _ body: (RecordOutcome) throws -> Void) throws {
+        let queue = queues[index % queues.count]
+        while true {
+            guard case .outcomes(let outcomes, let last) = try queue.receive() else { throw Self.outOfStep }
+            for outcome in outcomes { try body(outcome) }
+            if last { return }
+        }
     }
 
     /// After the last participant: the workers' counts together; waits for every worker to end.
@@ -120,5 +124,73 @@ final class RecordWorkers: Sendable {
         CohortError(
             .integrity, "the export's record workers fell out of step with its participants; nothing was published",
             hint: "this is a bug in cohort: run the export again with --threads 1 and report it")
+    }
+}
+
+/// One worker thread's state: its queue, reader, de-identifier and the chunk it is filling.
+private struct Worker {
+    /// Thrown out of a read when the queue was cancelled (the export stopped).
+    private struct Cancelled: Error {}
+
+    let queue: BoundedQueue<RecordWorkers.Message>
+    let reader: any StoreRecordReader
+    var deid: Deidentifier
+    let chunkSize: Int
+    private var chunk: [RecordOutcome] = []
+    /// Records read whole first (a reader without a connection of its own); capacity kept.
+    private var records: [Record] = []
+
+    init(queue: BoundedQueue<RecordWorkers.Message>, reader: any StoreRecordReader, deid: Deidentifier, chunkSize: Int) {
+        self.queue = queue
+        self.reader = reader
+        self.deid = deid
+        self.chunkSize = chunkSize
+        chunk.reserveCapacity(chunkSize)
+    }
+
+    /// Reads, decides and queues one participant's records (the last chunk marked); false when
+    /// the queue was cancelled.
+    mutating func run(_ stored: StoredParticipant, coverage: ConsentCoverage?, leftOutKinds: Set<String>?) throws -> Bool {
+        let participant = stored.participant
+        do {
+            if reader.hasOwnConnection {
+                try reader.forEachRecord(stored.handle, participantID: participant.id) { record in
+                    try add(record, of: participant, coverage: coverage, leftOutKinds: leftOutKinds)
+                }
+            } else {
+                var records = self.records
+                self.records = []
+                records.removeAll(keepingCapacity: true)
+                try reader.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
+                for record in records { try add(record, of: participant, coverage: coverage, leftOutKinds: leftOutKinds) }
+                records.removeAll(keepingCapacity: true)
+                self.records = records
+            }
+        } catch is Cancelled {
+            return false
+        }
+        return send(last: true)
+    }
+
+    /// Consent decides first: a record it does not cover is neither published nor counted; then
+    /// k over what an acquaintance knows: a kind left out is not in compliance either.
+    private mutating func add(_ record: Record, of participant: Participant, coverage: ConsentCoverage?, leftOutKinds: Set<String>?) throws {
+        if let key = coverage?.leftOutKey(for: record) {
+            chunk.append(.leftOut(key))
+        } else if leftOutKinds?.contains(record.kind.rawValue) == true {
+            chunk.append(.leftOutKind)
+        } else {
+            chunk.append(.covered(record, deid.record(record, of: participant)))
+        }
+        if chunk.count >= chunkSize, !send(last: false) { throw Cancelled() }
+    }
+
+    /// Queues the chunk (waiting while the queue is full) and starts a new one; false when the
+    /// queue was cancelled.
+    private mutating func send(last: Bool) -> Bool {
+        let full = chunk
+        chunk = []
+        chunk.reserveCapacity(chunkSize)
+        return queue.send(.outcomes(full, last: last))
     }
 }

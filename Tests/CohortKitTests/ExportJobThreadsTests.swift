@@ -36,4 +36,21 @@ struct ExportJobThreadsTests {
             #expect(outcomes[threads]?.records == single.records)
         }
     }
+
+    /// The workers hand records over in chunks: with chunks of 1 and 7 records (boundaries
+    /// inside every participant's ~110) the archive is still the one a single thread makes.
+    @Test func chunkBoundariesInsideParticipantsChangeNothing() throws {
+        let cohort = try TimeZoneCohort(participants: 9)
+        defer { cohort.cleanup() }
+        var digests: [String] = []
+        for (threads, chunk) in [(1, 512), (2, 1), (3, 7), (2, 512)] {
+            var options = ExportOptions(
+                recipient: "analyst", formats: [.csv, .json, .fhir], outDirectory: cohort.directory.appendingPathComponent("out-\(threads)-\(chunk)"),
+                createdAt: TimeZoneCohort.now)
+            options.threads = threads
+            options.recordChunkSize = chunk
+            digests.append(try #require(try ExportJob(workspace: cohort.workspace, options: options).run().archive?.sha256))
+        }
+        #expect(Set(digests).count == 1, "every thread count and chunk size gives the one-thread archive")
+    }
 }

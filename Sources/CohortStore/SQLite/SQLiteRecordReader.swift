@@ -25,6 +25,7 @@ extension SQLiteStudyStore {
 final class SQLiteRecordReader: StoreRecordReader {
     private let store: SQLiteStudyStore
     private let queue: DatabaseQueue
+    var hasOwnConnection: Bool { true }
 
     init(store: SQLiteStudyStore) throws {
         self.store = store
