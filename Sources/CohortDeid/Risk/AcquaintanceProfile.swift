@@ -14,11 +14,27 @@ import CohortCore
 /// participant's watch, what they log and roughly how long they took part can look for exactly
 /// these.
 public struct AcquaintanceProfile: Sendable {
-    /// Per kind: the published local days and device classes of its records. The export holds
-    /// every included participant's profile at once, so days are a bitmap (``DaySet``: a few
-    /// words for a participant's months) rather than a hashed set (about 1.5 KB per kind): the
-    /// sets made the export's peak memory grow by about 12 KB per participant (issue 28).
-    private var byKind: [String: (days: DaySet, sources: Set<String>, first: Int64, firstOffset: Int32)] = [:]
+    /// One kind's published local days, device classes (bits into ``sources``) and first record.
+    private struct Entry: Sendable {
+        var kind: String
+        var days = DaySet()
+        var sourceBits: UInt64 = 0
+        var first: Int64
+        var firstOffset: Int32
+    }
+
+    /// Per kind, in the order the kinds first came. The export holds every included
+    /// participant's profile at once (issue 28: ≤ 64 MB at bench L's 1,860 participants), so a
+    /// profile is two arrays — its kinds (a few dozen bytes each, the days a bitmap held inline
+    /// for a participant's months, ``DaySet``) and its device classes, each kind naming its own
+    /// by bits — rather than a dictionary of kinds holding a hashed set of sources each (about
+    /// 3 KB per participant, 5.8 MB at L).
+    private var entries: [Entry] = []
+    /// The device classes seen, in the order they came; an entry's bit `i` is `sources[i]`.
+    private var sources: [String] = []
+    /// Classes past the 64th (``Entry/sourceBits`` has a bit for the first 64), by entry index:
+    /// nothing a real study has, kept so that no class is ever dropped.
+    private var moreSources: [Int: Set<String>] = [:]
 
     /// Width in days of the active-days bands (roughly the quarters someone took part).
     package static let activeDaysBand = 90
@@ -34,25 +50,23 @@ public struct AcquaintanceProfile: Sendable {
     }
 
     /// The kinds with at least one record.
-    public var kinds: Set<String> { Set(byKind.keys) }
+    public var kinds: Set<String> { Set(entries.map(\.kind)) }
 
     /// Adds one published record: its kind, start (milliseconds, written at `offsetSeconds`)
     /// and source (nil or empty: none).
-    ///
-    /// The kind's entry is changed in place (one lookup; a copy taken out of the dictionary
-    /// would copy its day bitmap and sources on every record while the dictionary still held them).
     public mutating func add(kind: String, startMs: Int64, offsetSeconds: Int32, source: String?) {
-        let day = TimeAttacks.localDay(startMs, offsetSeconds)
-        Self.add(to: &byKind[kind, default: (DaySet(), [], startMs, offsetSeconds)], day: day, startMs: startMs, offsetSeconds, source)
-    }
-
-    private static func add(
-        to entry: inout (days: DaySet, sources: Set<String>, first: Int64, firstOffset: Int32), day: Int, startMs: Int64, _ offsetSeconds: Int32,
-        _ source: String?
-    ) {
-        if let source, !source.isEmpty { entry.sources.insert(source) }
-        entry.days.insert(day)
-        if startMs < entry.first { (entry.first, entry.firstOffset) = (startMs, offsetSeconds) }
+        let index: Int
+        if let found = entries.firstIndex(where: { $0.kind == kind }) {
+            index = found
+        } else {
+            index = entries.count
+            entries.append(Entry(kind: kind, first: startMs, firstOffset: offsetSeconds))
+        }
+        entries[index].days.insert(TimeAttacks.localDay(startMs, offsetSeconds))
+        if startMs < entries[index].first { (entries[index].first, entries[index].firstOffset) = (startMs, offsetSeconds) }
+        guard let source, !source.isEmpty else { return }
+        let bit = sources.firstIndex(of: source) ?? { sources.append(source); return sources.count - 1 }()
+        if bit < 64 { entries[index].sourceBits |= 1 << UInt64(bit) } else { moreSources[index, default: []].insert(source) }
     }
 
     /// The attribute texts: device classes and kinds as sorted `;`-joined sets, active days in
@@ -60,50 +74,85 @@ public struct AcquaintanceProfile: Sendable {
     /// of the records of `kinds` only (nil: every kind), with device classes left empty when
     /// `sources` is false (the export publishes no source).
     public func values(weekdayKept: Bool, kinds: Set<String>? = nil, sources: Bool = true) -> [String] {
-        let kept = byKind.filter { kinds?.contains($0.key) ?? true }
+        let kept = entries.indices.filter { kinds?.contains(entries[$0].kind) ?? true }
         var result: [String] = []
         if weekdayKept {
-            let first = kept.values.min { $0.first < $1.first }
-            let date = first.map { CivilDate(daysSinceEpoch: TimeAttacks.localDay($0.first, $0.firstOffset)) }
+            // The earliest record of the kept kinds (the earlier offset on a tie: one answer
+            // whatever order the kinds came in).
+            let first = kept.map { (entries[$0].first, entries[$0].firstOffset) }.min { $0 < $1 }
+            let date = first.map { CivilDate(daysSinceEpoch: TimeAttacks.localDay($0.0, $0.1)) }
             result += [date.map { String($0.isoWeekday) } ?? "", date.map { String($0.month) } ?? ""]
         }
-        let classes = sources ? kept.values.reduce(into: Set<String>()) { $0.formUnion($1.sources) } : []
+        var classes = Set<String>()
+        if sources {
+            for i in kept {
+                var bits = entries[i].sourceBits
+                while bits != 0 {
+                    classes.insert(self.sources[bits.trailingZeroBitCount])
+                    bits &= bits - 1
+                }
+                classes.formUnion(moreSources[i] ?? [])
+            }
+        }
         var days = DaySet()
-        for entry in kept.values { days.formUnion(entry.days) }
+        for i in kept { days.formUnion(entries[i].days) }
         return result + [
-            classes.sorted().joined(separator: ";"), kept.keys.sorted().joined(separator: ";"),
+            classes.sorted().joined(separator: ";"), kept.map { entries[$0].kind }.sorted().joined(separator: ";"),
             String(days.count / Self.activeDaysBand * Self.activeDaysBand) + "+",
         ]
     }
 }
 
 /// A set of day numbers as a bitmap over the words that hold them (64 days a word, from the
-/// word of the earliest day): a participant's few months of days cost a few words.
+/// word of the earliest day). The first three words (a participant's few months) are held
+/// inline; only a longer span allocates.
 struct DaySet: Sendable {
-    /// The first day of `words[0]` (a multiple of 64).
+    /// The first day of word 0 (a multiple of 64); meaningful once a day is in.
     private var base = 0
-    private var words: [UInt64] = []
+    private var w0: UInt64 = 0
+    private var w1: UInt64 = 0
+    private var w2: UInt64 = 0
+    /// Words 3, 4, …
+    private var more: [UInt64] = []
+    private var isEmpty = true
 
     /// How many days the set holds.
-    var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+    var count: Int { w0.nonzeroBitCount + w1.nonzeroBitCount + w2.nonzeroBitCount + more.reduce(0) { $0 + $1.nonzeroBitCount } }
 
     mutating func insert(_ day: Int) {
         let wordBase = (day >> 6) << 6  // rounds down, negative days too
-        if words.isEmpty {
+        if isEmpty {
             base = wordBase
-            words = [0]
+            isEmpty = false
         } else if wordBase < base {
-            words.insert(contentsOf: repeatElement(0, count: (base - wordBase) >> 6), at: 0)
+            setWords(Array(repeating: 0, count: (base - wordBase) >> 6) + words)
             base = wordBase
         }
         let index = (day - base) >> 6
-        if index >= words.count { words.append(contentsOf: repeatElement(0, count: index - words.count + 1)) }
-        words[index] |= 1 << UInt64(day - base - (index << 6))
+        let bit: UInt64 = 1 << UInt64(day - base - (index << 6))
+        switch index {
+        case 0: w0 |= bit
+        case 1: w1 |= bit
+        case 2: w2 |= bit
+        default:
+            if index - 3 >= more.count { more.append(contentsOf: repeatElement(0, count: index - 3 - more.count + 1)) }
+            more[index - 3] |= bit
+        }
     }
 
     mutating func formUnion(_ other: DaySet) {
         for (i, word) in other.words.enumerated() where word != 0 {
             for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { insert(other.base + (i << 6) + bit) }
         }
+    }
+
+    /// Every word, from word 0.
+    private var words: [UInt64] { isEmpty ? [] : [w0, w1, w2] + more }
+
+    private mutating func setWords(_ words: [UInt64]) {
+        w0 = words.count > 0 ? words[0] : 0
+        w1 = words.count > 1 ? words[1] : 0
+        w2 = words.count > 2 ? words[2] : 0
+        more = words.count > 3 ? Array(words[3...]) : []
     }
 }
