@@ -53,7 +53,10 @@ extension ExportJob {
     /// read-only connection, so the threads read at once, as ``RecordWorkers`` do), and only the
     /// fields the probe reads (``StudyStore/forEachRecordStartAndSource(_:participantID:_:)``:
     /// ``Deidentifier/startAndSourceFields(of:)`` of each record; no value, text or note is read
-    /// or decrypted). A profile depends only on its participant's records and the de-identifier's
+    /// or decrypted), kind by kind in the store's index order (no sort), not by start as the write
+    /// reads them: a record's published start depends only on the earlier records of its kind,
+    /// which come in the same order either way (DeidentifierTests proves the two orders publish
+    /// the same). A profile depends only on its participant's records and the de-identifier's
     /// keys (a fresh ``Deidentifier/workerCopy()`` per participant), and the profiles come back
     /// in `cohort.included` order, so they are the same whatever the thread count.
     func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> [AcquaintanceProfile]? {

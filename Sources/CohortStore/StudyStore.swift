@@ -72,10 +72,13 @@ public protocol StudyStore: AnyObject, Sendable {
 
     /// Streams the participant's records, by start then kind.
     func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
-    /// Streams the participant's records as ``forEachRecord(_:participantID:_:)`` does (same
-    /// records, same order), each with its participant, kind, start, end and source only: no
-    /// value, text or note (nothing is decrypted). What the export's k-anonymity profiles read
-    /// (`Deidentifier.startAndSourceFields(of:)` of each full record).
+    /// Streams the participant's records — the records ``forEachRecord(_:participantID:_:)``
+    /// streams — each with its participant, kind, start, end and source only: no value, text or
+    /// note (nothing is decrypted). Kind by kind (in byte order), each kind by start then source
+    /// (the order of the store's unique key: SQLite sorts nothing), so each kind's records come in
+    /// `forEachRecord`'s order. What the export's k-anonymity profiles read
+    /// (`Deidentifier.startAndSourceFields(of:)` of each record; a published start depends only
+    /// on the earlier records of its kind).
     func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
     /// Runs `body` with `count` record readers, one for each thread of a pass over many
     /// participants, and closes them when it returns or throws (do not keep them). A store may

@@ -49,14 +49,14 @@ extension PostgresStudyStore {
         }
     }
 
-    /// The records of one participant as ``forEachRecord(_:participantID:_:)`` streams them (same
-    /// order, same strict reading), with no value, text or note: those columns are not fetched
-    /// and nothing is decrypted.
+    /// The records of one participant (read as strictly as ``forEachRecord(_:participantID:_:)``)
+    /// with no value, text or note — those columns are not fetched and nothing is decrypted — kind
+    /// by kind, each kind by start then source.
     public func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         let location = self.location
         let sql = """
             SELECT id, kind, start_ms, start_offset, end_ms, end_offset, source FROM records
-            WHERE participant_pk = \(participant.rowKey) ORDER BY start_ms, kind, source
+            WHERE participant_pk = \(participant.rowKey) ORDER BY kind, start_ms, source
             """
         try streamRows(sql) { row in
             let reader = RecordRowReader(row: row, location: location)

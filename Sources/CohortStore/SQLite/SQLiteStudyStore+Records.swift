@@ -187,8 +187,9 @@ extension SQLiteStudyStore {
         try read { db in try Self.forEachRecord(db, participant, participantID: participantID, piiKey: piiKey, body) }
     }
 
-    /// The records of one participant as ``forEachRecord(_:participantID:_:)`` streams them, with
-    /// no value, text or note (those columns are not read; nothing is decrypted).
+    /// The records of one participant with no value, text or note (those columns are not read;
+    /// nothing is decrypted), kind by kind in the unique index's order (kind, start, source), so
+    /// SQLite sorts nothing.
     public func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         try read { db in try Self.forEachRecordStartAndSource(db, participant, participantID: participantID, body) }
     }
@@ -197,7 +198,7 @@ extension SQLiteStudyStore {
     static func forEachRecord(
         _ db: Database, _ participant: ParticipantHandle, participantID: UUID, piiKey: [UInt8], _ body: (CohortCore.Record) throws -> Void
     ) throws {
-        try stepRecords(db, columns: RecordStatement.columns, participant) { columns in
+        try stepRecords(db, columns: RecordStatement.columns, order: "start_ms, kind", participant) { columns in
             let row = try columns.row()
             let note = try row.sealedNote.map { sealed in
                 try PIISealing.openStoredNote(
@@ -216,20 +217,20 @@ extension SQLiteStudyStore {
     static func forEachRecordStartAndSource(
         _ db: Database, _ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void
     ) throws {
-        try stepRecords(db, columns: RecordStatement.startAndSourceColumns, participant) { columns in
+        try stepRecords(db, columns: RecordStatement.startAndSourceColumns, order: "kind, start_ms, source", participant) { columns in
             let row = try columns.startAndSource()
             try body(
                 CohortCore.Record(participantID: participantID, kind: row.kind, start: row.start, end: row.end, source: row.source.isEmpty ? nil : row.source))
         }
     }
 
-    /// Steps the participant's `records` rows (`columns`, by start then kind) and calls `body`
-    /// on each with the statement's reader. One statement per connection and column list
-    /// (GRDB's cache), read by column index.
+    /// Steps the participant's `records` rows (`columns`, in `order`) and calls `body` on each
+    /// with the statement's reader. One statement per connection and query (GRDB's cache), read
+    /// by column index.
     private static func stepRecords(
-        _ db: Database, columns: String, _ participant: ParticipantHandle, _ body: (inout RecordStatement) throws -> Void
+        _ db: Database, columns: String, order: String, _ participant: ParticipantHandle, _ body: (inout RecordStatement) throws -> Void
     ) throws {
-        let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE participant_pk = ? ORDER BY start_ms, kind")
+        let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM records WHERE participant_pk = ? ORDER BY \(order)")
         let stmt = statement.sqliteStatement
         sqlite3_reset(stmt)
         sqlite3_clear_bindings(stmt)
