@@ -23,6 +23,7 @@ final class FHIRWriter {
     private var transaction: BufferedFileWriter?
     private var transactionEntries = 0
     private let layout: FHIRLayout
+    private let taps: FileWriteTaps?
     private let writesTransactions: Bool
     private var bundleFiles: [ExportedFile] = []
     private var recordOrdinal = 0
@@ -37,8 +38,9 @@ final class FHIRWriter {
     private var json = FHIRJSON(capacity: 4096)
     private var line: [UInt8] = []
 
-    init(directory: URL, context: ExportContext) throws {
+    init(directory: URL, context: ExportContext, taps: FileWriteTaps? = nil) throws {
         self.directory = directory
+        self.taps = taps
         bundlesDirectory = directory.appendingPathComponent("bundles", isDirectory: true)
         mapper = FHIRMapper(context: context)
         encoder = JSONEncoder()
@@ -60,7 +62,7 @@ final class FHIRWriter {
         let security = "\"meta\":{\"security\":[{\"code\":\"PSEUDED\",\"display\":\"pseudonymized\",\"system\":\"\(FHIR.observationValue)\"}]},"
         if layout.writesBundles {
             let name = "bundles/\(p.pseudonym).json"
-            let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
+            let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name, taps: taps)
             try writer.write(
                 "{\"resourceType\":\"Bundle\",\"id\":\"\(mapper.bundleID(p.pseudonym))\"," + security
                     + "\"type\":\"collection\",\"timestamp\":\"\(mapper.context.createdAt.iso8601)\",\"entry\":[")
@@ -72,7 +74,7 @@ final class FHIRWriter {
             // (or the same study's ResearchStudy from every participant) updates, never duplicates.
             let name = "bundles/\(p.pseudonym).transaction.json"
             let writer = try BufferedFileWriter(
-                url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".transaction.json"), relativePath: "data/fhir/" + name)
+                url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".transaction.json"), relativePath: "data/fhir/" + name, taps: taps)
             try writer.write(
                 "{\"resourceType\":\"Bundle\",\"id\":\"\(mapper.transactionBundleID(p.pseudonym))\"," + security
                     + "\"type\":\"transaction\",\"entry\":[")
@@ -196,7 +198,7 @@ final class FHIRWriter {
             request: "cohort export --outputs fhir",
             requiresAccessToken: false, output: outputs, error: [])
         let data = try CanonicalJSON.pretty(manifest) + Data("\n".utf8)
-        let writer = try BufferedFileWriter(url: directory.appendingPathComponent("manifest.json"), relativePath: "data/fhir/manifest.json")
+        let writer = try BufferedFileWriter(url: directory.appendingPathComponent("manifest.json"), relativePath: "data/fhir/manifest.json", taps: taps)
         try writer.write(data)
         try writer.close()
         files.append(ExportedFile(path: writer.relativePath, rows: 0, bytes: writer.bytesWritten))
@@ -247,7 +249,7 @@ final class FHIRWriter {
     /// The NDJSON file for resources of `type`, opened on first use.
     private func bulkWriter(_ type: String) throws -> BufferedFileWriter {
         if let existing = bulk[type] { return existing }
-        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(type + ".ndjson"), relativePath: "data/fhir/\(type).ndjson")
+        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(type + ".ndjson"), relativePath: "data/fhir/\(type).ndjson", taps: taps)
         bulk[type] = writer
         return writer
     }
