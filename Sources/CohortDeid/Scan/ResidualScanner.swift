@@ -434,9 +434,12 @@ public struct ResidualScanner: Sendable {
         var cellLine = 0
         var inQuotes = false
         var continuing = false
-        // JSON: per open container, whether it is an object and its current key.
+        // JSON: per open container (the first `depth` entries), whether it is an object and its
+        // current key. Entries past `depth` are kept, capacity and all, for the next containers
+        // opened at that depth: no allocation per object.
         var isObject: [Bool] = []
         var keys: [[UInt8]] = []
+        var depth = 0
         var expectKey = false
         /// The current value's key path (``keyPath()``) as UTF-8, rebuilt per value in place.
         var pathBytes: [UInt8] = []
@@ -465,8 +468,7 @@ public struct ResidualScanner: Sendable {
             case .csv:
                 csvLine(number, bytes, emit)
             case .ndjson:
-                isObject.removeAll(keepingCapacity: true)
-                keys.removeAll(keepingCapacity: true)
+                depth = 0
                 lineValues = 0
                 expectKey = false
                 jsonLine(number, bytes, emit)
@@ -608,21 +610,16 @@ public struct ResidualScanner: Sendable {
             while i < n {
                 switch bytes[i] {
                 case 0x7B:  // {
-                    isObject.append(true)
-                    keys.append([])
+                    open(object: true)
                     expectKey = true
                 case 0x5B:  // [
-                    isObject.append(false)
-                    keys.append([])
+                    open(object: false)
                     expectKey = false
                 case 0x7D, 0x5D:  // } ]
-                    if !isObject.isEmpty {
-                        isObject.removeLast()
-                        keys.removeLast()
-                    }
+                    if depth > 0 { depth -= 1 }
                     expectKey = false
                 case 0x2C:  // ,
-                    expectKey = isObject.last == true
+                    expectKey = depth > 0 && isObject[depth - 1]
                 case 0x3A:  // :
                     expectKey = false
                 case 0x22:  // a string: up to the next quote not escaped
@@ -631,9 +628,9 @@ public struct ResidualScanner: Sendable {
                         j += bytes[j] == 0x5C ? 2 : 1
                     }
                     let raw = UnsafeBufferPointer(rebasing: bytes[(i + 1)..<min(j, n)])
-                    if expectKey, isObject.last == true {
-                        keys[keys.count - 1].removeAll(keepingCapacity: true)
-                        keys[keys.count - 1].append(contentsOf: raw)
+                    if expectKey, depth > 0, isObject[depth - 1] {
+                        keys[depth - 1].removeAll(keepingCapacity: true)
+                        keys[depth - 1].append(contentsOf: raw)
                     } else if !raw.isEmpty, !isFixedField() {
                         buildPathBytes()
                         let freeText = Self.isFreeTextPath(pathBytes)
@@ -651,9 +648,21 @@ public struct ResidualScanner: Sendable {
             }
         }
 
+        /// Opens a container at `depth`, reusing the key buffer left there by an earlier one.
+        private mutating func open(object: Bool) {
+            if depth < keys.count {
+                isObject[depth] = object
+                keys[depth].removeAll(keepingCapacity: true)
+            } else {
+                isObject.append(object)
+                keys.append([])
+            }
+            depth += 1
+        }
+
         /// The key path of the current value: the keys of the open objects, joined by dots.
         private func keyPath() -> String {
-            keys.filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+            keys[..<depth].filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
         }
 
         private static let fixedKeys: [[UInt8]] = ResidualScanner.fixedJSONKeys.map { Array($0.utf8) }
@@ -662,9 +671,10 @@ public struct ResidualScanner: Sendable {
 
         /// Whether the current value's key is fixed vocabulary.
         func isFixedField() -> Bool {
-            guard let key = keys.last(where: { !$0.isEmpty }) else { return false }
+            let open = keys[..<depth]
+            guard let key = open.last(where: { !$0.isEmpty }) else { return false }
             if Self.fixedKeys.contains(where: { Self.same($0, key) }) { return true }
-            return Self.same(key, Self.display) && keys.contains { Self.same($0, Self.coding) }
+            return Self.same(key, Self.display) && open.contains { Self.same($0, Self.coding) }
         }
 
         /// Byte equality, lengths first (most keys differ in length).
@@ -677,7 +687,7 @@ public struct ResidualScanner: Sendable {
         /// Writes ``keyPath()``'s UTF-8 bytes into `pathBytes` (no `String` per value).
         mutating func buildPathBytes() {
             pathBytes.removeAll(keepingCapacity: true)
-            for key in keys where !key.isEmpty {
+            for key in keys[..<depth] where !key.isEmpty {
                 if !pathBytes.isEmpty { pathBytes.append(0x2E) }
                 pathBytes.append(contentsOf: key)
             }

@@ -29,7 +29,10 @@ struct ResidualScannerFieldTests {
                 keys.append(key)
             }
             var values = ResidualScanner.ValueScanner(scanner: ResidualScanner(roster: []), format: .ndjson)
-            values.keys = keys
+            // The open containers are the first `depth` entries; stale ones past it must not count.
+            values.keys = keys + [Array("note".utf8), Array("text".utf8)]
+            values.isObject = Array(repeating: true, count: values.keys.count)
+            values.depth = keys.count
             values.buildPathBytes()
             let path = keys.filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
             #expect(String(decoding: values.pathBytes, as: UTF8.self) == path)
