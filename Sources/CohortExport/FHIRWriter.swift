@@ -103,8 +103,9 @@ final class FHIRWriter {
         for event in events {
             switch event {
             case .participant(let p, let consents): try begin(p, consents: consents)
-            case .record(let r): try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
-            case .dailyTotal(let r): try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
+            case .record(let r):
+                try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: FHIRMapper.kindParts[r.kind]?.slot)
+            case .dailyTotal(let r): try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: nil)
             }
         }
     }
@@ -115,11 +116,13 @@ final class FHIRWriter {
     /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
     /// (the golden files pin that both forms match what building each style separately gives).
     func write(_ r: DeidentifiedRecord) throws {
-        try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
+        try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: FHIRMapper.kindParts[r.kind]?.slot)
     }
 
-    /// Writes a built record resource (a record's, or a daily total's) to its NDJSON file and the current Bundle.
-    private func write(resource: FHIRMapper.RecordResource) throws {
+    /// Writes a built record resource (a record's, or a daily total's) to its NDJSON file and the
+    /// current Bundle. `slot`: its kind's ``FHIRMapper/KindParts/slot`` when its category, code
+    /// and narrative are its kind's (a record's), so their JSON is memoized (``FHIRJSON/memoSlot``).
+    private func write(resource: FHIRMapper.RecordResource, slot: Int?) throws {
         recordOrdinal += 1
         // The reused buffers move into locals for the record (no exclusivity check per append).
         var json = FHIRJSON(capacity: 0)
@@ -131,6 +134,7 @@ final class FHIRWriter {
             swap(&line, &self.line)
         }
         json.reset()
+        json.memoSlot = slot
         resource.write(to: &json)
         let type: String
         switch resource {
