@@ -434,14 +434,18 @@ public struct ResidualScanner: Sendable {
         var cellLine = 0
         var inQuotes = false
         var continuing = false
-        // JSON: per open container (the first `depth` entries), whether it is an object and its
-        // current key. Entries past `depth` are kept, capacity and all, for the next containers
-        // opened at that depth: no allocation per object.
+        // JSON: per open container (the first `depth` entries, kept past it for reuse), whether
+        // it is an object, where its current key starts in `pathBytes` (its `.` included) and
+        // how long that key is (0: none, or an array), and what the key is (``KeyClass``).
         var isObject: [Bool] = []
-        var keys: [[UInt8]] = []
+        var keyStart: [Int] = []
+        var keyLength: [Int] = []
+        var keyClass: [KeyClass] = []
         var depth = 0
         var expectKey = false
-        /// The current value's key path (``keyPath()``) as UTF-8, rebuilt per value in place.
+        /// The current value's key path (``keyPath()``) as UTF-8: the open containers' non-empty
+        /// keys joined by `.`, kept as a stack — a key replaces its container's part, a closed
+        /// container's part is cut off.
         var pathBytes: [UInt8] = []
         /// NDJSON: how many values of the current line were checked (the memo's slot).
         var lineValues = 0
@@ -469,6 +473,7 @@ public struct ResidualScanner: Sendable {
                 csvLine(number, bytes, emit)
             case .ndjson:
                 depth = 0
+                pathBytes.removeAll(keepingCapacity: true)
                 lineValues = 0
                 expectKey = false
                 jsonLine(number, bytes, emit)
@@ -616,7 +621,7 @@ public struct ResidualScanner: Sendable {
                     open(object: false)
                     expectKey = false
                 case 0x7D, 0x5D:  // } ]
-                    if depth > 0 { depth -= 1 }
+                    close()
                     expectKey = false
                 case 0x2C:  // ,
                     expectKey = depth > 0 && isObject[depth - 1]
@@ -629,10 +634,8 @@ public struct ResidualScanner: Sendable {
                     }
                     let raw = UnsafeBufferPointer(rebasing: bytes[(i + 1)..<min(j, n)])
                     if expectKey, depth > 0, isObject[depth - 1] {
-                        keys[depth - 1].removeAll(keepingCapacity: true)
-                        keys[depth - 1].append(contentsOf: raw)
+                        setKey(raw)
                     } else if !raw.isEmpty, !isFixedField() {
-                        buildPathBytes()
                         let freeText = Self.isFreeTextPath(pathBytes)
                         values += 1
                         if freeText { freeTextValues += 1 }
@@ -648,33 +651,81 @@ public struct ResidualScanner: Sendable {
             }
         }
 
-        /// Opens a container at `depth`, reusing the key buffer left there by an earlier one.
-        private mutating func open(object: Bool) {
-            if depth < keys.count {
+        /// What a key is, for ``isFixedField()``: decided once when the key is read.
+        enum KeyClass {
+            case none, fixed, display, coding, other
+        }
+
+        /// Opens a container (without a key yet) at `depth`.
+        mutating func open(object: Bool) {
+            if depth < isObject.count {
                 isObject[depth] = object
-                keys[depth].removeAll(keepingCapacity: true)
+                keyStart[depth] = pathBytes.count
+                keyLength[depth] = 0
+                keyClass[depth] = .none
             } else {
                 isObject.append(object)
-                keys.append([])
+                keyStart.append(pathBytes.count)
+                keyLength.append(0)
+                keyClass.append(.none)
             }
             depth += 1
         }
 
-        /// The key path of the current value: the keys of the open objects, joined by dots.
-        private func keyPath() -> String {
-            keys[..<depth].filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+        /// Closes the innermost container: its key leaves the path.
+        mutating func close() {
+            guard depth > 0 else { return }
+            depth -= 1
+            pathBytes.removeSubrange(keyStart[depth]...)
+        }
+
+        /// The innermost container's key is now `raw` (its JSON string content).
+        mutating func setKey(_ raw: UnsafeBufferPointer<UInt8>) {
+            let d = depth - 1
+            pathBytes.removeSubrange(keyStart[d]...)
+            keyLength[d] = raw.count
+            keyClass[d] = Self.keyClass(raw)
+            guard !raw.isEmpty else { return }
+            if !pathBytes.isEmpty { pathBytes.append(0x2E) }
+            pathBytes.append(contentsOf: raw)
+        }
+
+        /// The key path of the current value: the keys of the open objects, joined by dots (each
+        /// key decoded on its own, as the path has always been made).
+        func keyPath() -> String {
+            (0..<depth).filter { keyLength[$0] > 0 }.map { d in
+                let start = keyStart[d] + (keyStart[d] > 0 ? 1 : 0)  // after the `.` before it
+                return String(decoding: pathBytes[start..<start + keyLength[d]], as: UTF8.self)
+            }.joined(separator: ".")
         }
 
         private static let fixedKeys: [[UInt8]] = ResidualScanner.fixedJSONKeys.map { Array($0.utf8) }
         private static let display = Array("display".utf8)
         private static let coding = Array("coding".utf8)
 
-        /// Whether the current value's key is fixed vocabulary.
+        /// What `key` is: one of ``ResidualScanner/fixedJSONKeys``, `display`, `coding`, or another.
+        static func keyClass(_ key: UnsafeBufferPointer<UInt8>) -> KeyClass {
+            guard !key.isEmpty else { return .none }
+            func equals(_ word: [UInt8]) -> Bool {
+                word.count == key.count && word.withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
+            }
+            if fixedKeys.contains(where: equals) { return .fixed }
+            if equals(display) { return .display }
+            if equals(coding) { return .coding }
+            return .other
+        }
+
+        /// Whether the current value's key is fixed vocabulary: the last open container's key
+        /// that is not empty is a fixed key, or `display` with a `coding` among the open keys.
         func isFixedField() -> Bool {
-            let open = keys[..<depth]
-            guard let key = open.last(where: { !$0.isEmpty }) else { return false }
-            if Self.fixedKeys.contains(where: { Self.same($0, key) }) { return true }
-            return Self.same(key, Self.display) && open.contains { Self.same($0, Self.coding) }
+            var d = depth - 1
+            while d >= 0, keyLength[d] == 0 { d -= 1 }
+            guard d >= 0 else { return false }
+            switch keyClass[d] {
+            case .fixed: return true
+            case .display: return (0..<depth).contains { keyClass[$0] == .coding }
+            default: return false
+            }
         }
 
         /// Byte equality, lengths first (most keys differ in length).
@@ -684,14 +735,6 @@ public struct ResidualScanner: Sendable {
             return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
         }
 
-        /// Writes ``keyPath()``'s UTF-8 bytes into `pathBytes` (no `String` per value).
-        mutating func buildPathBytes() {
-            pathBytes.removeAll(keepingCapacity: true)
-            for key in keys[..<depth] where !key.isEmpty {
-                if !pathBytes.isEmpty { pathBytes.append(0x2E) }
-                pathBytes.append(contentsOf: key)
-            }
-        }
 
         private static let freeTextWholePaths: [[UInt8]] = ResidualScanner.freeTextJSONPaths.map { Array($0.utf8) }
         private static let freeTextPathSuffixes: [[UInt8]] = ResidualScanner.freeTextJSONPathSuffixes.map { Array($0.utf8) }

@@ -29,13 +29,22 @@ struct ResidualScannerFieldTests {
                 keys.append(key)
             }
             var values = ResidualScanner.ValueScanner(scanner: ResidualScanner(roster: []), format: .ndjson)
-            // The open containers are the first `depth` entries; stale ones past it must not count.
-            values.keys = keys + [Array("note".utf8), Array("text".utf8)]
-            values.isObject = Array(repeating: true, count: values.keys.count)
-            values.depth = keys.count
-            values.buildPathBytes()
+            // The keys as the scan reads them: an object per key (an array between some), and
+            // containers opened and closed after them whose keys must leave the path again.
+            for (index, key) in keys.enumerated() {
+                if index % 2 == 1 { values.open(object: false) }
+                values.open(object: true)
+                key.withUnsafeBufferPointer { values.setKey($0) }
+            }
+            for stale in ["note", "text"] {
+                values.open(object: true)
+                Array(stale.utf8).withUnsafeBufferPointer { values.setKey($0) }
+            }
+            values.open(object: false)
+            for _ in 0..<3 { values.close() }
             let path = keys.filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
             #expect(String(decoding: values.pathBytes, as: UTF8.self) == path)
+            #expect(values.keyPath() == path)
             let expected = ResidualScanner.isFreeTextJSONPath(path)
             if expected { freeText += 1 }
             #expect(ResidualScanner.ValueScanner.isFreeTextPath(values.pathBytes) == expected, "\(path.debugDescription)")
