@@ -703,15 +703,29 @@ public struct ResidualScanner: Sendable {
         private static let display = Array("display".utf8)
         private static let coding = Array("coding".utf8)
 
+        /// The keys ``keyClass(_:)`` knows, with their length and first eight bytes (``prefix(_:)``)
+        /// to compare first; `display` and `coding` are not fixed keys, so the order is free.
+        private static let classified: [(count: Int, prefix: UInt64, word: [UInt8], kind: KeyClass)] =
+            fixedKeys.map { ($0.count, $0.withUnsafeBufferPointer(prefix), $0, KeyClass.fixed) }
+            + [(display, KeyClass.display), (coding, KeyClass.coding)].map { ($0.0.count, $0.0.withUnsafeBufferPointer(prefix), $0.0, $0.1) }
+
+        /// The first (up to) eight bytes of `bytes`, zero-padded, as one number.
+        static func prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var value: UInt64 = 0
+            for index in 0..<min(bytes.count, 8) { value |= UInt64(bytes[index]) << (8 * UInt64(index)) }
+            return value
+        }
+
         /// What `key` is: one of ``ResidualScanner/fixedJSONKeys``, `display`, `coding`, or another.
         static func keyClass(_ key: UnsafeBufferPointer<UInt8>) -> KeyClass {
-            guard !key.isEmpty else { return .none }
-            func equals(_ word: [UInt8]) -> Bool {
-                word.count == key.count && word.withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
+            guard let base = key.baseAddress, !key.isEmpty else { return .none }
+            let head = prefix(key)
+            for entry in classified where entry.count == key.count && entry.prefix == head {
+                // Same length and first eight bytes: the rest (if any) decides.
+                if key.count <= 8 || entry.word.withUnsafeBufferPointer({ memcmp($0.baseAddress! + 8, base + 8, key.count - 8) == 0 }) {
+                    return entry.kind
+                }
             }
-            if fixedKeys.contains(where: equals) { return .fixed }
-            if equals(display) { return .display }
-            if equals(coding) { return .coding }
             return .other
         }
 

@@ -16,6 +16,23 @@ struct ResidualScannerFieldTests {
         "valuestring", "e", "note ", " text", "a.b", "ot", "n",
     ].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xE2, 0x80], [0x0D, 0x0A]]
 
+    /// A key's class read from its bytes is the `String` rule's, for every known key and keys one
+    /// byte away from one (longer, shorter, last or ninth byte changed).
+    @Test func keyClassAgreesWithTheStringRule() {
+        var keys = ResidualScanner.fixedJSONKeys.sorted() + ["display", "coding", "", "é", "resourceTypé", "codé"]
+        for word in Array(keys) {
+            keys += [word + "x", String(word.dropLast()), String(word.dropLast()) + "?"]
+            if word.count > 8 { keys.append(String(word.prefix(8)) + "#" + String(word.dropFirst(9))) }
+        }
+        for key in keys {
+            let expected: ResidualScanner.ValueScanner.KeyClass =
+                key.isEmpty ? .none
+                : ResidualScanner.fixedJSONKeys.contains(key) ? .fixed : key == "display" ? .display : key == "coding" ? .coding : .other
+            let found = Array(key.utf8).withUnsafeBufferPointer { ResidualScanner.ValueScanner.keyClass($0) }
+            #expect(found == expected, "\(key.debugDescription)")
+        }
+    }
+
     /// The byte rule equals the `String` rule for random key stacks (joined as the scan joins them).
     @Test(arguments: [1 as UInt64, 2, 3])
     func freeTextPathAgreesWithTheStringRule(seed: UInt64) {
