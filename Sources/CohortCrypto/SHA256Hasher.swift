@@ -49,7 +49,10 @@ public final class SHA256Hasher {
         var length: UInt32 = 0
         let ok = EVP_DigestFinal_ex(context, &digest, &length)
         OpenSSL.require(ok == 1 && Int(length) == SHA256.byteCount, "EVP_DigestFinal_ex failed")
-        Self.start(context)
+        // Restarted with the digest the context already holds: `EVP_sha256()` again would make
+        // OpenSSL 3 look its implementation up (under a lock) on every restart.
+        let restarted = EVP_DigestInit_ex2(context, nil, nil)
+        OpenSSL.require(restarted == 1, "EVP_DigestInit_ex2(SHA-256) failed")
         return digest
     }
 }

@@ -1,6 +1,6 @@
 public import CohortCore
 public import Foundation
-import CohortIO
+package import CohortIO
 
 /// Lays out the `data/` part of an export bag from a stream of de-identified rows:
 /// `csv/` (tables, codebook, datapackage.json), `json/` (NDJSON tables, study.json) and `fhir/`
@@ -39,13 +39,21 @@ public final class ExportWriter {
     /// The current participant's samples per cumulative kind, and their published UTC offset.
     private var totals: [RecordKind: DailyTotals] = [:]
     private var totalsOffset: Int32 = 0
+    private let taps: FileWriteTaps?
 
     /// Creates the folders for the chosen formats under `dataDirectory` (the bag's `data/`) and
     /// opens every table file with its header.
     ///
     /// - Throws: `CohortError` (`system`) naming the folder or file that could not be created.
-    public init(dataDirectory: URL, context: ExportContext) throws {
+    public convenience init(dataDirectory: URL, context: ExportContext) throws {
+        try self.init(dataDirectory: dataDirectory, context: context, taps: nil)
+    }
+
+    /// ``init(dataDirectory:context:)`` with every file it writes seen by `taps` (the bag's
+    /// digests computed as the files are written).
+    package init(dataDirectory: URL, context: ExportContext, taps: FileWriteTaps?) throws {
         self.context = context
+        self.taps = taps
         self.dataDirectory = dataDirectory
         let formats = context.formats
         func folder(_ name: String, _ wanted: Bool) throws -> URL? {
@@ -77,13 +85,13 @@ public final class ExportWriter {
         let totalsLayout = tabular ? TableLayout.dailyTotals(context.studyProtocol) : nil
         if let totalsLayout { layouts.append(totalsLayout) }
         let csvFolder = csvDirectory, jsonFolder = jsonDirectory
-        dailyTotals = try totalsLayout.map { try TableWriter(layout: $0, csvDirectory: csvFolder, jsonDirectory: jsonFolder) }
+        dailyTotals = try totalsLayout.map { try TableWriter(layout: $0, csvDirectory: csvFolder, jsonDirectory: jsonFolder, taps: taps) }
         dailyTotalKinds = tabular || formats.contains(.fhir) ? Set(TableLayout.dailyTotalKinds(context.studyProtocol)) : []
         self.layouts = layouts
         if tabular {
             var writers: [TableWriter] = []
             for layout in layouts where layout.name != "daily_totals" {
-                writers.append(try TableWriter(layout: layout, csvDirectory: csvDirectory, jsonDirectory: jsonDirectory))
+                writers.append(try TableWriter(layout: layout, csvDirectory: csvDirectory, jsonDirectory: jsonDirectory, taps: taps))
             }
             participants = writers[0]
             consents = writers[1]
@@ -97,7 +105,7 @@ public final class ExportWriter {
             consents = nil
             families = [:]
         }
-        fhir = try fhirDirectory.map { try FHIRWriter(directory: $0, context: context) }
+        fhir = try fhirDirectory.map { try FHIRWriter(directory: $0, context: context, taps: taps) }
         if let participants, let consents {
             tableSink = TableSink(participants: participants, consents: consents, families: families)
             tableWorker = SerialWorker(name: "cohort-export-tables")
@@ -232,7 +240,7 @@ public final class ExportWriter {
             tableRows[writer.layout.name] = writer.rows
         }
         if let csvDirectory {
-            let codebook = try BufferedFileWriter(url: csvDirectory.appendingPathComponent("codebook.csv"), relativePath: "data/csv/codebook.csv")
+            let codebook = try BufferedFileWriter(url: csvDirectory.appendingPathComponent("codebook.csv"), relativePath: "data/csv/codebook.csv", taps: taps)
             try codebook.write(CSVText.record(Codebook.header))
             let rows = Codebook.rows(layouts: layouts)
             for row in rows { try codebook.write(CSVText.record(row)) }
@@ -260,7 +268,7 @@ public final class ExportWriter {
         } catch {
             throw CohortError(.system, "cannot encode export metadata", at: .init(file: "data/\(folder)/\(name)"))
         }
-        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(name), relativePath: "data/\(folder)/\(name)")
+        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(name), relativePath: "data/\(folder)/\(name)", taps: taps)
         try writer.write(data)
         try writer.close()
         return ExportedFile(path: writer.relativePath, rows: 0, bytes: writer.bytesWritten)

@@ -12,6 +12,17 @@ struct FHIRJSON {
     /// Where each `Reference.reference` value was written: the bytes of its JSON string,
     /// quotes included, so a writer can rewrite references without searching the output.
     private(set) var referenceValues: [Range<Int>] = []
+    /// The slot under which the kind-constant members of the next resource are memoized (the
+    /// writer sets the record kind's ``FHIRMapper/KindParts/slot``); nil: nothing is memoized.
+    var memoSlot: Int?
+    /// Per slot, the last value of each memoized member and the JSON written for it.
+    private var memos = Memos()
+
+    struct Memos {
+        var category: [(value: [FHIR.CodeableConcept], json: [UInt8])?] = []
+        var code: [(value: FHIR.CodeableConcept, json: [UInt8])?] = []
+        var text: [(value: FHIR.Narrative, json: [UInt8])?] = []
+    }
 
     init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
@@ -73,6 +84,51 @@ struct FHIRJSON {
         JSONText.appendString(text, to: &bytes)
     }
 
+    /// `member(name, value)` for a kind-constant member: when the value equals the one last
+    /// written under the same ``memoSlot``, its JSON is copied rather than written again. That
+    /// JSON is a function of the value alone — an object or array opens its own member state,
+    /// and these types hold no reference (``referenceValues`` is untouched) — so the bytes are
+    /// the same either way.
+    private mutating func memoized<V: Equatable>(
+        _ name: StaticString, _ value: V?, in memo: inout [(value: V, json: [UInt8])?], write: (inout FHIRJSON, V) -> Void
+    ) {
+        guard let value else { return }
+        key(name)
+        guard let slot = memoSlot else { return write(&self, value) }
+        if slot < memo.count, let entry = memo[slot], entry.value == value {
+            bytes.append(contentsOf: entry.json)
+            return
+        }
+        let start = bytes.count
+        write(&self, value)
+        while memo.count <= slot { memo.append(nil) }
+        memo[slot] = (value, Array(bytes[start...]))
+    }
+
+    /// A kind's `category` (see ``memoized(_:_:in:write:)``).
+    mutating func member(_ name: StaticString, memoized value: [FHIR.CodeableConcept]?) {
+        var memo: [(value: [FHIR.CodeableConcept], json: [UInt8])?] = []
+        swap(&memo, &memos.category)
+        defer { swap(&memo, &memos.category) }
+        memoized(name, value, in: &memo) { json, values in json.array(values) }
+    }
+
+    /// A kind's `code` (see ``memoized(_:_:in:write:)``).
+    mutating func member(_ name: StaticString, memoized value: FHIR.CodeableConcept?) {
+        var memo: [(value: FHIR.CodeableConcept, json: [UInt8])?] = []
+        swap(&memo, &memos.code)
+        defer { swap(&memo, &memos.code) }
+        memoized(name, value, in: &memo) { json, concept in concept.write(to: &json) }
+    }
+
+    /// A kind's narrative `text` (see ``memoized(_:_:in:write:)``).
+    mutating func member(_ name: StaticString, memoized value: FHIR.Narrative?) {
+        var memo: [(value: FHIR.Narrative, json: [UInt8])?] = []
+        swap(&memo, &memos.text)
+        defer { swap(&memo, &memos.text) }
+        memoized(name, value, in: &memo) { json, narrative in narrative.write(to: &json) }
+    }
+
     /// Writes member `"reference"` and notes where its value is (``referenceValues``).
     mutating func reference(_ value: String?) {
         guard let value else { return }
@@ -104,6 +160,11 @@ extension FHIRJSON {
     mutating func member(_ name: StaticString, _ values: [some FHIRJSONWritable]?) {
         guard let values else { return }
         key(name)
+        array(values)
+    }
+
+    /// A JSON array of `values`.
+    mutating func array(_ values: [some FHIRJSONWritable]) {
         beginArray()
         for value in values {
             element()
@@ -206,8 +267,8 @@ extension FHIR.MedicationStatement.DoseAndRate: FHIRJSONWritable {
 extension FHIR.Observation: FHIRJSONWritable {
     func write(to json: inout FHIRJSON) {
         json.beginObject()
-        json.member("category", category)
-        json.member("code", code)
+        json.member("category", memoized: category)
+        json.member("code", memoized: code)
         json.member("component", component)
         json.member("dataAbsentReason", dataAbsentReason)
         json.member("device", device)
@@ -218,7 +279,7 @@ extension FHIR.Observation: FHIRJSONWritable {
         json.member("resourceType", resourceType)
         json.member("status", status)
         json.member("subject", subject)
-        json.member("text", text)
+        json.member("text", memoized: text)
         json.member("valueQuantity", valueQuantity)
         json.member("valueString", valueString)
         json.endObject()
@@ -237,7 +298,7 @@ extension FHIR.MedicationStatement: FHIRJSONWritable {
         json.member("resourceType", resourceType)
         json.member("status", status)
         json.member("subject", subject)
-        json.member("text", text)
+        json.member("text", memoized: text)
         json.endObject()
     }
 }

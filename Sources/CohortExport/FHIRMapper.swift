@@ -264,8 +264,12 @@ struct FHIRMapper: Sendable {
         /// The UCUM code and its display (`Quantity.code`, `Quantity.unit`).
         let unit: String
         let unitDisplay: String
+        /// The kind's place in `RecordKind.allCases` (``FHIRJSON/memoSlot``); nil when built
+        /// outside ``kindParts``.
+        let slot: Int?
 
-        init(_ kind: RecordKind) {
+        init(_ kind: RecordKind, slot: Int? = nil) {
+            self.slot = slot
             let coding = kind.coding
             narrative = kind == .medicationDose ? FHIR.Narrative("Medication dose taken") : FHIR.Narrative(coding.display)
             category = FHIRMapper.category(kind).map { [FHIR.CodeableConcept(coding: $0)] }
@@ -275,7 +279,8 @@ struct FHIRMapper: Sendable {
         }
     }
 
-    static let kindParts: [RecordKind: KindParts] = Dictionary(uniqueKeysWithValues: RecordKind.allCases.map { ($0, KindParts($0)) })
+    static let kindParts: [RecordKind: KindParts] = Dictionary(
+        uniqueKeysWithValues: RecordKind.allCases.enumerated().map { ($0.element, KindParts($0.element, slot: $0.offset)) })
 
     /// The value withheld (or the medication name) by the de-identification policy.
     static let masked = FHIR.CodeableConcept(coding: [FHIR.Coding(system: FHIR.dataAbsentReason, code: "masked", display: "Masked")])

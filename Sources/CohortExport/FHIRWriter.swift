@@ -23,6 +23,7 @@ final class FHIRWriter {
     private var transaction: BufferedFileWriter?
     private var transactionEntries = 0
     private let layout: FHIRLayout
+    private let taps: FileWriteTaps?
     private let writesTransactions: Bool
     private var bundleFiles: [ExportedFile] = []
     private var recordOrdinal = 0
@@ -37,8 +38,9 @@ final class FHIRWriter {
     private var json = FHIRJSON(capacity: 4096)
     private var line: [UInt8] = []
 
-    init(directory: URL, context: ExportContext) throws {
+    init(directory: URL, context: ExportContext, taps: FileWriteTaps? = nil) throws {
         self.directory = directory
+        self.taps = taps
         bundlesDirectory = directory.appendingPathComponent("bundles", isDirectory: true)
         mapper = FHIRMapper(context: context)
         encoder = JSONEncoder()
@@ -60,7 +62,7 @@ final class FHIRWriter {
         let security = "\"meta\":{\"security\":[{\"code\":\"PSEUDED\",\"display\":\"pseudonymized\",\"system\":\"\(FHIR.observationValue)\"}]},"
         if layout.writesBundles {
             let name = "bundles/\(p.pseudonym).json"
-            let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name)
+            let writer = try BufferedFileWriter(url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".json"), relativePath: "data/fhir/" + name, taps: taps)
             try writer.write(
                 "{\"resourceType\":\"Bundle\",\"id\":\"\(mapper.bundleID(p.pseudonym))\"," + security
                     + "\"type\":\"collection\",\"timestamp\":\"\(mapper.context.createdAt.iso8601)\",\"entry\":[")
@@ -72,7 +74,7 @@ final class FHIRWriter {
             // (or the same study's ResearchStudy from every participant) updates, never duplicates.
             let name = "bundles/\(p.pseudonym).transaction.json"
             let writer = try BufferedFileWriter(
-                url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".transaction.json"), relativePath: "data/fhir/" + name)
+                url: bundlesDirectory.appendingPathComponent(p.pseudonym + ".transaction.json"), relativePath: "data/fhir/" + name, taps: taps)
             try writer.write(
                 "{\"resourceType\":\"Bundle\",\"id\":\"\(mapper.transactionBundleID(p.pseudonym))\"," + security
                     + "\"type\":\"transaction\",\"entry\":[")
@@ -101,8 +103,9 @@ final class FHIRWriter {
         for event in events {
             switch event {
             case .participant(let p, let consents): try begin(p, consents: consents)
-            case .record(let r): try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
-            case .dailyTotal(let r): try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
+            case .record(let r):
+                try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: FHIRMapper.kindParts[r.kind]?.slot)
+            case .dailyTotal(let r): try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: nil)
             }
         }
     }
@@ -113,11 +116,13 @@ final class FHIRWriter {
     /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
     /// (the golden files pin that both forms match what building each style separately gives).
     func write(_ r: DeidentifiedRecord) throws {
-        try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids))
+        try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: FHIRMapper.kindParts[r.kind]?.slot)
     }
 
-    /// Writes a built record resource (a record's, or a daily total's) to its NDJSON file and the current Bundle.
-    private func write(resource: FHIRMapper.RecordResource) throws {
+    /// Writes a built record resource (a record's, or a daily total's) to its NDJSON file and the
+    /// current Bundle. `slot`: its kind's ``FHIRMapper/KindParts/slot`` when its category, code
+    /// and narrative are its kind's (a record's), so their JSON is memoized (``FHIRJSON/memoSlot``).
+    private func write(resource: FHIRMapper.RecordResource, slot: Int?) throws {
         recordOrdinal += 1
         // The reused buffers move into locals for the record (no exclusivity check per append).
         var json = FHIRJSON(capacity: 0)
@@ -129,6 +134,7 @@ final class FHIRWriter {
             swap(&line, &self.line)
         }
         json.reset()
+        json.memoSlot = slot
         resource.write(to: &json)
         let type: String
         switch resource {
@@ -196,7 +202,7 @@ final class FHIRWriter {
             request: "cohort export --outputs fhir",
             requiresAccessToken: false, output: outputs, error: [])
         let data = try CanonicalJSON.pretty(manifest) + Data("\n".utf8)
-        let writer = try BufferedFileWriter(url: directory.appendingPathComponent("manifest.json"), relativePath: "data/fhir/manifest.json")
+        let writer = try BufferedFileWriter(url: directory.appendingPathComponent("manifest.json"), relativePath: "data/fhir/manifest.json", taps: taps)
         try writer.write(data)
         try writer.close()
         files.append(ExportedFile(path: writer.relativePath, rows: 0, bytes: writer.bytesWritten))
@@ -247,7 +253,7 @@ final class FHIRWriter {
     /// The NDJSON file for resources of `type`, opened on first use.
     private func bulkWriter(_ type: String) throws -> BufferedFileWriter {
         if let existing = bulk[type] { return existing }
-        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(type + ".ndjson"), relativePath: "data/fhir/\(type).ndjson")
+        let writer = try BufferedFileWriter(url: directory.appendingPathComponent(type + ".ndjson"), relativePath: "data/fhir/\(type).ndjson", taps: taps)
         bulk[type] = writer
         return writer
     }

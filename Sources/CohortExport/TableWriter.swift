@@ -16,7 +16,7 @@ final class TableWriter {
     private var csvLine: [UInt8] = []
     private var jsonLine: [UInt8] = []
 
-    init(layout: TableLayout, csvDirectory: URL?, jsonDirectory: URL?) throws {
+    init(layout: TableLayout, csvDirectory: URL?, jsonDirectory: URL?, taps: FileWriteTaps? = nil) throws {
         self.layout = layout
         jsonKeys = layout.columns.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":").utf8) }
         recordFields = layout.columns.map(TableLayout.RecordField.init(column:))
@@ -24,7 +24,7 @@ final class TableWriter {
         jsonLine.reserveCapacity(1024)
         if let csvDirectory {
             let writer = try BufferedFileWriter(
-                url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv")
+                url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv", taps: taps)
             try writer.write(CSVText.record(layout.columns.map(\.name)))
             csv = writer
         } else {
@@ -32,7 +32,7 @@ final class TableWriter {
         }
         if let jsonDirectory {
             ndjson = try BufferedFileWriter(
-                url: jsonDirectory.appendingPathComponent(layout.name + ".ndjson"), relativePath: "data/json/\(layout.name).ndjson")
+                url: jsonDirectory.appendingPathComponent(layout.name + ".ndjson"), relativePath: "data/json/\(layout.name).ndjson", taps: taps)
         } else {
             ndjson = nil
         }

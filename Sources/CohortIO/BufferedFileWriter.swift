@@ -20,10 +20,13 @@ package final class BufferedFileWriter {
     /// rather than an array, so appending a small slice is one bounds check and one memcpy.
     private let buffer: UnsafeMutableRawPointer
     private var count = 0
+    /// Sees every byte handed to the operating system, and the file's identity at close.
+    private let tap: (any FileWriteTap)?
 
-    /// Creates (or truncates) the file at `url`.
-    package init(url: URL, relativePath: String) throws {
+    /// Creates (or truncates) the file at `url`; `taps` may give it a tap (see ``FileWriteTap``).
+    package init(url: URL, relativePath: String, taps: FileWriteTaps? = nil) throws {
         self.relativePath = relativePath
+        tap = taps?.tap(for: relativePath)
         do {
             file = try FileDescriptor.open(
                 FilePath(url.path), .writeOnly, options: [.create, .truncate, .closeOnExec],
@@ -85,6 +88,7 @@ package final class BufferedFileWriter {
         guard let file else { return }
         defer { self.file = nil }
         try flush()
+        if let tap, let identity = FileIdentity(descriptor: file.rawValue) { tap.closed(identity: identity) }
         do {
             try file.close()
         } catch {
@@ -99,6 +103,7 @@ package final class BufferedFileWriter {
         } catch {
             throw Self.error("cannot write export file", relativePath, error)
         }
+        tap?.wrote(raw)
     }
 
     private static func error(_ message: String, _ path: String, _ error: any Error) -> CohortError {

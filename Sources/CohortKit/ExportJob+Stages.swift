@@ -139,6 +139,8 @@ struct WrittenExport {
     let records: Int
     let context: ExportContext
     let stats: DeidentificationStats
+    /// The written files' sizes, digests and rows, computed as they were written (for the bag).
+    let digests: PayloadDigests
 }
 
 /// The residual scan's result with the reviewed exceptions it used.
@@ -310,10 +312,11 @@ extension ExportJob {
             studyProtocol: p, protocolSHA256: plan.pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
             recipient: plan.recipient, createdAt: plan.createdAt, toolVersion: CohortVersion.string, exclusions: cohort.exclusions,
             formats: plan.formats, fhirLayout: options.fhirLayout, fhirTransactions: options.fhirTransactions)
-        let writer = try ExportWriter(dataDirectory: staging.dataDirectory, context: context)
+        let digests = PayloadDigests()
+        let writer = try ExportWriter(dataDirectory: staging.dataDirectory, context: context, taps: digests.taps)
         let reports = staging.bag.appendingPathComponent("data/reports", isDirectory: true)
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
-        let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json")
+        let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json", taps: digests.taps)
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
         var tally = RecordTally()
         var workerStats: DeidentificationStats?
@@ -379,6 +382,20 @@ extension ExportJob {
             }
             progress?(index + 1, cohort.included.count)
         }
+<<<<<<< HEAD
+=======
+        var stats = cohort.deid.stats
+        if let workers { stats.merge(try workers.finish()) }
+        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = tally.kindRecordsLeftOut }
+        _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": tally.records])
+        try compliance.finish()
+        try complianceFile.close()
+        return WrittenExport(
+            included: cohort.included.map(ExportedParticipant.init),
+            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
+            records: tally.records, context: context,
+            stats: stats, digests: digests)
+>>>>>>> full
     }
 
     /// README: the export's `data/README.txt` from the compiled-in template.
@@ -478,14 +495,16 @@ extension ExportJob {
         return report
     }
 
-    /// Bag: BagIt manifests, digests and row counts over everything written.
-    func bag(plan: ExportPlan, staging: ExportStaging) throws -> BagContents {
+    /// Bag: BagIt manifests, digests and row counts over everything written — those the writers
+    /// computed as they wrote (for files unchanged since), the others by reading the files.
+    func bag(_ written: WrittenExport, plan: ExportPlan, staging: ExportStaging) throws -> BagContents {
         let p = plan.studyProtocol
         return try BagWriter.write(
             bagDirectory: staging.bag,
             metadata: BagMetadata(
                 sourceOrganization: p.institution, studyID: p.id, createdAt: plan.createdAt, toolVersion: "cohort \(CohortVersion.string)",
-                protocolRevision: p.revision, protocolSHA256: plan.pinned.sha256, recipient: plan.recipient))
+                protocolRevision: p.revision, protocolSHA256: plan.pinned.sha256, recipient: plan.recipient),
+            digests: written.digests)
     }
 
     /// Archive, sign and publish: `export.create` names the archive's SHA-256 and commits — after

@@ -154,7 +154,7 @@ public struct ExportJob: Sendable {
         let scanned = try residualScan(scanner, plan: plan, staging: staging)
         let report = try writeReport(written, scanned, plan: plan, recipientKey: recipientKey, staging: staging)
         clock.end("scan")
-        let contents = try bag(plan: plan, staging: staging)
+        let contents = try bag(written, plan: plan, staging: staging)
         clock.end("bag")
         var outcome = try publish(written, scanned, report: report, contents: contents, plan: plan, staging: staging, inProgress: inProgress)
         clock.end("archive")

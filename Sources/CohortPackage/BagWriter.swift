@@ -29,18 +29,29 @@ package enum BagWriter {
     /// Existing tag files are replaced. Anything else beside `data/` is refused, so that the
     /// bag holds exactly what its manifests list.
     ///
+    /// A payload file that `digests` describes as written (and unchanged since, see
+    /// ``PayloadDigests``) is not read again; every other file is read and hashed.
+    ///
     /// - Returns: every payload file (path, size, SHA-256, rows) and every tag file.
     /// - Throws: `.invalidInput` when `data/` is missing, holds something other than regular
     ///   files and directories, the bag root holds other files, or a metadata value spans lines;
     ///   `.system` for I/O failures.
     public static func write(bagDirectory: URL, metadata: BagMetadata) throws -> BagContents {
+        try write(bagDirectory: bagDirectory, metadata: metadata, digests: nil)
+    }
+
+    /// ``write(bagDirectory:metadata:)``, taking the descriptions in `digests` of the files it
+    /// still describes.
+    package static func write(bagDirectory: URL, metadata: BagMetadata, digests: PayloadDigests?) throws -> BagContents {
         let root = bagDirectory.standardizedFileURL.path
         try checkRoot(root)
         var found: [(path: String, relative: String, size: UInt64)] = []
         try collect(directory: root + "/data", relative: "data", into: &found)
         // Files are hashed on every core, largest first; the result does not depend on the order.
         found.sort { $0.size > $1.size }
-        var payload = try Parallel.map(found) { try hash(path: $0.path, relative: $0.relative) }
+        var payload = try Parallel.map(found) { file in
+            try digests?.description(of: file.relative, identity: FileIdentity(path: file.path)) ?? hash(path: file.path, relative: file.relative)
+        }
         payload.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
 
         var tags: [BagFile] = []

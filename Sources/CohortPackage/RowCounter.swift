@@ -69,19 +69,32 @@ package struct RowCounter: Sendable {
                 }
             }
         case .ndjson:
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\n"):
-                    if lineHasContent { count += 1 }
-                    lineHasContent = false
-                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                    break
-                default:
-                    lineHasContent = true
-                }
-            }
+            countLines(bytes)
         case .fhirBundle:
             bundle.update(bytes)
+        }
+    }
+
+    /// NDJSON: a line counts once it has a byte other than white space; after that byte only
+    /// the line's end matters, found with `memchr` rather than byte by byte.
+    private mutating func countLines(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        var index = 0
+        while index < bytes.count {
+            if lineHasContent {
+                guard let end = memchr(base + index, 0x0A, bytes.count - index) else { return }
+                count += 1
+                lineHasContent = false
+                index = base.distance(to: UnsafeRawPointer(end)) + 1
+                continue
+            }
+            switch bytes[index] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                break  // a blank line ends without counting
+            default:
+                lineHasContent = true
+            }
+            index += 1
         }
     }
 

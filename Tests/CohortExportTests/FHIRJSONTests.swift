@@ -57,4 +57,36 @@ struct FHIRJSONTests {
             #expect(viaWriter(statement) == (try viaEncoder(statement)))
         }
     }
+
+    /// One reused writer with memo slots (as the FHIR worker writes records) gives, resource after
+    /// resource, the bytes JSONEncoder gives each alone — slots seeing the same value again, and a
+    /// slot seeing other categories, codes and narratives (nil ones too) after a first one.
+    @Test func memoizedMembersWriteWhatTheEncoderWrites() throws {
+        var json = FHIRJSON()
+        var state: UInt64 = 28
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var seen = 0
+        for round in 0..<600 {
+            let text = Self.texts[round % Self.texts.count]
+            let pick = next(4)
+            let coding = FHIR.Coding(system: "http://loinc.org", code: ["8867-4", "41950-7", "x"][pick % 3], display: pick == 3 ? text : "Heart rate")
+            let category = pick == 2 ? nil : [FHIR.CodeableConcept(coding: [coding], text: pick == 1 ? text : nil)]
+            var observation = FHIR.Observation(
+                id: "id-\(round)", text: pick == 0 ? nil : FHIR.Narrative(["Heart rate", text][pick % 2]), category: category,
+                code: FHIR.CodeableConcept(coding: [coding], text: pick == 3 ? text : nil),
+                subject: FHIR.Reference(reference: "urn:uuid:abc", display: nil), effectiveDateTime: "2026-01-02T03:04:05Z",
+                effectivePeriod: nil, note: nil, device: nil)
+            observation.valueString = text
+            json.reset()
+            json.memoSlot = round % 5 == 4 ? nil : next(3)
+            observation.write(to: &json)
+            #expect(json.bytes == (try viaEncoder(observation)), "round \(round)")
+            #expect(json.referenceValues.count == 1)
+            if json.memoSlot != nil { seen += 1 }
+        }
+        #expect(seen > 300)
+    }
 }

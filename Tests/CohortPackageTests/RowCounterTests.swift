@@ -40,6 +40,30 @@ struct RowCounterTests {
         #expect(try count("data/fhir/Patient.ndjson", text) == expected)
     }
 
+    /// Random NDJSON-like bytes in random chunks: the count is the number of lines holding a
+    /// byte other than space, tab or CR, counted here by splitting the whole text.
+    @Test func ndjsonCountInChunksMatchesSplittingTheText() {
+        var state: UInt64 = 0x28
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let alphabet: [UInt8] = Array("{}a \t\r\n\n".utf8)
+        for _ in 0..<400 {
+            let bytes = (0..<next(300)).map { _ in alphabet[next(alphabet.count)] }
+            let expected = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+                .filter { line in line.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } }.count
+            var counter = RowCounter(path: "data/json/x.ndjson")!
+            var offset = 0
+            while offset < bytes.count {
+                let piece = min(bytes.count - offset, 1 + next(40))
+                counter.update(Array(bytes[offset..<offset + piece]))
+                offset += piece
+            }
+            #expect((try? counter.finish()) == expected)
+        }
+    }
+
     @Test func bundleCountsEntries() throws {
         #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle","entry":[{},{}]}"#) == 2)
         #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle"}"#) == 0)

@@ -434,11 +434,18 @@ public struct ResidualScanner: Sendable {
         var cellLine = 0
         var inQuotes = false
         var continuing = false
-        // JSON: per open container, whether it is an object and its current key.
+        // JSON: per open container (the first `depth` entries, kept past it for reuse), whether
+        // it is an object, where its current key starts in `pathBytes` (its `.` included) and
+        // how long that key is (0: none, or an array), and what the key is (``KeyClass``).
         var isObject: [Bool] = []
-        var keys: [[UInt8]] = []
+        var keyStart: [Int] = []
+        var keyLength: [Int] = []
+        var keyClass: [KeyClass] = []
+        var depth = 0
         var expectKey = false
-        /// The current value's key path (``keyPath()``) as UTF-8, rebuilt per value in place.
+        /// The current value's key path (``keyPath()``) as UTF-8: the open containers' non-empty
+        /// keys joined by `.`, kept as a stack — a key replaces its container's part, a closed
+        /// container's part is cut off.
         var pathBytes: [UInt8] = []
         /// NDJSON: how many values of the current line were checked (the memo's slot).
         var lineValues = 0
@@ -465,8 +472,8 @@ public struct ResidualScanner: Sendable {
             case .csv:
                 csvLine(number, bytes, emit)
             case .ndjson:
-                isObject.removeAll(keepingCapacity: true)
-                keys.removeAll(keepingCapacity: true)
+                depth = 0
+                pathBytes.removeAll(keepingCapacity: true)
                 lineValues = 0
                 expectKey = false
                 jsonLine(number, bytes, emit)
@@ -608,21 +615,16 @@ public struct ResidualScanner: Sendable {
             while i < n {
                 switch bytes[i] {
                 case 0x7B:  // {
-                    isObject.append(true)
-                    keys.append([])
+                    open(object: true)
                     expectKey = true
                 case 0x5B:  // [
-                    isObject.append(false)
-                    keys.append([])
+                    open(object: false)
                     expectKey = false
                 case 0x7D, 0x5D:  // } ]
-                    if !isObject.isEmpty {
-                        isObject.removeLast()
-                        keys.removeLast()
-                    }
+                    close()
                     expectKey = false
                 case 0x2C:  // ,
-                    expectKey = isObject.last == true
+                    expectKey = depth > 0 && isObject[depth - 1]
                 case 0x3A:  // :
                     expectKey = false
                 case 0x22:  // a string: up to the next quote not escaped
@@ -631,11 +633,9 @@ public struct ResidualScanner: Sendable {
                         j += bytes[j] == 0x5C ? 2 : 1
                     }
                     let raw = UnsafeBufferPointer(rebasing: bytes[(i + 1)..<min(j, n)])
-                    if expectKey, isObject.last == true {
-                        keys[keys.count - 1].removeAll(keepingCapacity: true)
-                        keys[keys.count - 1].append(contentsOf: raw)
+                    if expectKey, depth > 0, isObject[depth - 1] {
+                        setKey(raw)
                     } else if !raw.isEmpty, !isFixedField() {
-                        buildPathBytes()
                         let freeText = Self.isFreeTextPath(pathBytes)
                         values += 1
                         if freeText { freeTextValues += 1 }
@@ -651,20 +651,95 @@ public struct ResidualScanner: Sendable {
             }
         }
 
-        /// The key path of the current value: the keys of the open objects, joined by dots.
-        private func keyPath() -> String {
-            keys.filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+        /// What a key is, for ``isFixedField()``: decided once when the key is read.
+        enum KeyClass {
+            case none, fixed, display, coding, other
+        }
+
+        /// Opens a container (without a key yet) at `depth`.
+        mutating func open(object: Bool) {
+            if depth < isObject.count {
+                isObject[depth] = object
+                keyStart[depth] = pathBytes.count
+                keyLength[depth] = 0
+                keyClass[depth] = .none
+            } else {
+                isObject.append(object)
+                keyStart.append(pathBytes.count)
+                keyLength.append(0)
+                keyClass.append(.none)
+            }
+            depth += 1
+        }
+
+        /// Closes the innermost container: its key leaves the path.
+        mutating func close() {
+            guard depth > 0 else { return }
+            depth -= 1
+            pathBytes.removeSubrange(keyStart[depth]...)
+        }
+
+        /// The innermost container's key is now `raw` (its JSON string content).
+        mutating func setKey(_ raw: UnsafeBufferPointer<UInt8>) {
+            let d = depth - 1
+            pathBytes.removeSubrange(keyStart[d]...)
+            keyLength[d] = raw.count
+            keyClass[d] = Self.keyClass(raw)
+            guard !raw.isEmpty else { return }
+            if !pathBytes.isEmpty { pathBytes.append(0x2E) }
+            pathBytes.append(contentsOf: raw)
+        }
+
+        /// The key path of the current value: the keys of the open objects, joined by dots (each
+        /// key decoded on its own, as the path has always been made).
+        func keyPath() -> String {
+            (0..<depth).filter { keyLength[$0] > 0 }.map { d in
+                let start = keyStart[d] + (keyStart[d] > 0 ? 1 : 0)  // after the `.` before it
+                return String(decoding: pathBytes[start..<start + keyLength[d]], as: UTF8.self)
+            }.joined(separator: ".")
         }
 
         private static let fixedKeys: [[UInt8]] = ResidualScanner.fixedJSONKeys.map { Array($0.utf8) }
         private static let display = Array("display".utf8)
         private static let coding = Array("coding".utf8)
 
-        /// Whether the current value's key is fixed vocabulary.
+        /// The keys ``keyClass(_:)`` knows, with their length and first eight bytes (``prefix(_:)``)
+        /// to compare first; `display` and `coding` are not fixed keys, so the order is free.
+        private static let classified: [(count: Int, prefix: UInt64, word: [UInt8], kind: KeyClass)] =
+            fixedKeys.map { ($0.count, $0.withUnsafeBufferPointer(prefix), $0, KeyClass.fixed) }
+            + [(display, KeyClass.display), (coding, KeyClass.coding)].map { ($0.0.count, $0.0.withUnsafeBufferPointer(prefix), $0.0, $0.1) }
+
+        /// The first (up to) eight bytes of `bytes`, zero-padded, as one number.
+        static func prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var value: UInt64 = 0
+            for index in 0..<min(bytes.count, 8) { value |= UInt64(bytes[index]) << (8 * UInt64(index)) }
+            return value
+        }
+
+        /// What `key` is: one of ``ResidualScanner/fixedJSONKeys``, `display`, `coding`, or another.
+        static func keyClass(_ key: UnsafeBufferPointer<UInt8>) -> KeyClass {
+            guard let base = key.baseAddress, !key.isEmpty else { return .none }
+            let head = prefix(key)
+            for entry in classified where entry.count == key.count && entry.prefix == head {
+                // Same length and first eight bytes: the rest (if any) decides.
+                if key.count <= 8 || entry.word.withUnsafeBufferPointer({ memcmp($0.baseAddress! + 8, base + 8, key.count - 8) == 0 }) {
+                    return entry.kind
+                }
+            }
+            return .other
+        }
+
+        /// Whether the current value's key is fixed vocabulary: the last open container's key
+        /// that is not empty is a fixed key, or `display` with a `coding` among the open keys.
         func isFixedField() -> Bool {
-            guard let key = keys.last(where: { !$0.isEmpty }) else { return false }
-            if Self.fixedKeys.contains(where: { Self.same($0, key) }) { return true }
-            return Self.same(key, Self.display) && keys.contains { Self.same($0, Self.coding) }
+            var d = depth - 1
+            while d >= 0, keyLength[d] == 0 { d -= 1 }
+            guard d >= 0 else { return false }
+            switch keyClass[d] {
+            case .fixed: return true
+            case .display: return (0..<depth).contains { keyClass[$0] == .coding }
+            default: return false
+            }
         }
 
         /// Byte equality, lengths first (most keys differ in length).
@@ -674,14 +749,6 @@ public struct ResidualScanner: Sendable {
             return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
         }
 
-        /// Writes ``keyPath()``'s UTF-8 bytes into `pathBytes` (no `String` per value).
-        mutating func buildPathBytes() {
-            pathBytes.removeAll(keepingCapacity: true)
-            for key in keys where !key.isEmpty {
-                if !pathBytes.isEmpty { pathBytes.append(0x2E) }
-                pathBytes.append(contentsOf: key)
-            }
-        }
 
         private static let freeTextWholePaths: [[UInt8]] = ResidualScanner.freeTextJSONPaths.map { Array($0.utf8) }
         private static let freeTextPathSuffixes: [[UInt8]] = ResidualScanner.freeTextJSONPathSuffixes.map { Array($0.utf8) }

@@ -16,6 +16,23 @@ struct ResidualScannerFieldTests {
         "valuestring", "e", "note ", " text", "a.b", "ot", "n",
     ].map { Array($0.utf8) } + [[0xFF], [0xC3], [0xE2, 0x80], [0x0D, 0x0A]]
 
+    /// A key's class read from its bytes is the `String` rule's, for every known key and keys one
+    /// byte away from one (longer, shorter, last or ninth byte changed).
+    @Test func keyClassAgreesWithTheStringRule() {
+        var keys = ResidualScanner.fixedJSONKeys.sorted() + ["display", "coding", "", "é", "resourceTypé", "codé"]
+        for word in Array(keys) {
+            keys += [word + "x", String(word.dropLast()), String(word.dropLast()) + "?"]
+            if word.count > 8 { keys.append(String(word.prefix(8)) + "#" + String(word.dropFirst(9))) }
+        }
+        for key in keys {
+            let expected: ResidualScanner.ValueScanner.KeyClass =
+                key.isEmpty ? .none
+                : ResidualScanner.fixedJSONKeys.contains(key) ? .fixed : key == "display" ? .display : key == "coding" ? .coding : .other
+            let found = Array(key.utf8).withUnsafeBufferPointer { ResidualScanner.ValueScanner.keyClass($0) }
+            #expect(found == expected, "\(key.debugDescription)")
+        }
+    }
+
     /// The byte rule equals the `String` rule for random key stacks (joined as the scan joins them).
     @Test(arguments: [1 as UInt64, 2, 3])
     func freeTextPathAgreesWithTheStringRule(seed: UInt64) {
@@ -29,10 +46,22 @@ struct ResidualScannerFieldTests {
                 keys.append(key)
             }
             var values = ResidualScanner.ValueScanner(scanner: ResidualScanner(roster: []), format: .ndjson)
-            values.keys = keys
-            values.buildPathBytes()
+            // The keys as the scan reads them: an object per key (an array between some), and
+            // containers opened and closed after them whose keys must leave the path again.
+            for (index, key) in keys.enumerated() {
+                if index % 2 == 1 { values.open(object: false) }
+                values.open(object: true)
+                key.withUnsafeBufferPointer { values.setKey($0) }
+            }
+            for stale in ["note", "text"] {
+                values.open(object: true)
+                Array(stale.utf8).withUnsafeBufferPointer { values.setKey($0) }
+            }
+            values.open(object: false)
+            for _ in 0..<3 { values.close() }
             let path = keys.filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
             #expect(String(decoding: values.pathBytes, as: UTF8.self) == path)
+            #expect(values.keyPath() == path)
             let expected = ResidualScanner.isFreeTextJSONPath(path)
             if expected { freeText += 1 }
             #expect(ResidualScanner.ValueScanner.isFreeTextPath(values.pathBytes) == expected, "\(path.debugDescription)")

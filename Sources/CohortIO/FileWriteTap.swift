@@ -1,0 +1,67 @@
+import Foundation
+
+/// Sees the bytes a ``BufferedFileWriter`` hands to the operating system, in file order, and the
+/// file's identity once it is closed — so a digest of a file can be computed as it is written,
+/// without reading it back (the export's bag, see `PayloadDigests`).
+package protocol FileWriteTap: AnyObject {
+    /// The next bytes of the file, in order (each byte exactly once).
+    func wrote(_ bytes: UnsafeRawBufferPointer)
+    /// The file is complete; `identity` is what `fstat` said just before it was closed.
+    func closed(identity: FileIdentity)
+}
+
+/// Which tap (if any) sees the file written at a bag-relative path.
+package struct FileWriteTaps: Sendable {
+    private let make: @Sendable (String) -> (any FileWriteTap)?
+
+    /// Taps made by `make` for each file's relative path (nil: that file is not tapped).
+    package init(_ make: @escaping @Sendable (String) -> (any FileWriteTap)?) {
+        self.make = make
+    }
+
+    /// The tap for the file at `relativePath`.
+    package func tap(for relativePath: String) -> (any FileWriteTap)? { make(relativePath) }
+}
+
+/// What identifies one version of a file's content without reading it: device, inode, size, and
+/// the modification and status-change times to the nanosecond. Writing to the file, truncating
+/// it, replacing it by a rename or setting its times changes at least one of them.
+package struct FileIdentity: Sendable, Equatable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let modified: timespec
+    let changed: timespec
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = info.st_mtim
+        changed = info.st_ctim
+    }
+
+    /// The identity of the open file `descriptor`, or nil when `fstat` fails.
+    package init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The identity of the file at `path` (symbolic links not followed), or nil when `lstat` fails.
+    package init?(path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The file size in bytes.
+    package var byteCount: UInt64 { UInt64(size) }
+    /// The modification time: seconds since the epoch and nanoseconds.
+    package var modifiedTime: (seconds: Int, nanoseconds: Int) { (Int(modified.tv_sec), Int(modified.tv_nsec)) }
+
+    package static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+        a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified.tv_sec == b.modified.tv_sec
+            && a.modified.tv_nsec == b.modified.tv_nsec && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+    }
+}
