@@ -345,7 +345,7 @@ extension ExportJob {
             included: cohort.included.map(ExportedParticipant.init),
             withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
             records: tally.records, context: context,
-            stats: stats)
+            stats: stats, digests: digests)
     }
 
     /// The write stage's participants, in order: each one's consents and records (from `workers`,
@@ -382,20 +382,6 @@ extension ExportJob {
             }
             progress?(index + 1, cohort.included.count)
         }
-<<<<<<< HEAD
-=======
-        var stats = cohort.deid.stats
-        if let workers { stats.merge(try workers.finish()) }
-        if cohort.kSummary?.recordKindsLeftOut != nil { cohort.kSummary?.recordsLeftOut = tally.kindRecordsLeftOut }
-        _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": tally.records])
-        try compliance.finish()
-        try complianceFile.close()
-        return WrittenExport(
-            included: cohort.included.map(ExportedParticipant.init),
-            withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
-            records: tally.records, context: context,
-            stats: stats, digests: digests)
->>>>>>> full
     }
 
     /// README: the export's `data/README.txt` from the compiled-in template.
