@@ -146,6 +146,11 @@ extension PostgresStudyStore {
     /// Runs `body` in one repeatable-read, read-only transaction (one snapshot for the whole
     /// read); errors name this database.
     func reading<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try reading(on: connection, body)
+    }
+
+    /// ``reading(_:)`` on `connection` (the store's, or a record reader's).
+    func reading<T>(on connection: SerializedConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
         do {
             return try connection.withConnection { conn in try conn.transaction(isolation: "REPEATABLE READ READ ONLY") { try body(conn) } }
         } catch let error as CohortError {

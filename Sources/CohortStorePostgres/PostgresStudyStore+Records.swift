@@ -7,11 +7,23 @@ extension PostgresStudyStore {
     /// Rows fetched from a server-side cursor at a time: memory stays flat however many records
     /// a participant (or the study) has.
     static let fetchRows = 10_000
+    /// Rows a record reader fetches at a time (``PostgresStudyStore/withRecordReaders(_:_:)``):
+    /// one reader per thread, each with its rows in memory at once, so fewer than the store's.
+    static let readerFetchRows = 2_000
 
     /// Streams the records of one participant, by start then kind, through a server-side cursor
     /// (``fetchRows`` at a time, one snapshot); notes are decrypted. A malformed row fails with
     /// its table, row and column.
     public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
+        try forEachRecord(participant, participantID: participantID, on: connection, batch: Self.fetchRows, body)
+    }
+
+    /// ``forEachRecord(_:participantID:_:)`` through `connection` (the store's, or a reader's),
+    /// `batch` rows fetched at a time.
+    func forEachRecord(
+        _ participant: ParticipantHandle, participantID: UUID, on connection: SerializedConnection, batch: Int,
+        _ body: (CohortCore.Record) throws -> Void
+    ) throws {
         let location = self.location
         let keys = self.keys.all
         // `kind` and `source` are in the byte-order collation "C" (migration v4-bulk-records), so
@@ -21,7 +33,7 @@ extension PostgresStudyStore {
             SELECT id, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc FROM records
             WHERE participant_pk = \(participant.rowKey) ORDER BY start_ms, kind, source
             """
-        try streamRows(sql) { row in
+        try streamRows(sql, batch: batch, on: connection) { row in
             let reader = RecordRowReader(row: row, location: location)
             let id = try reader.int64(0, "id")
             let kind = try reader.kind(1)
@@ -53,12 +65,20 @@ extension PostgresStudyStore {
     /// with no value, text or note — those columns are not fetched and nothing is decrypted — kind
     /// by kind, each kind by start then source.
     public func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
+        try forEachRecordStartAndSource(participant, participantID: participantID, on: connection, batch: Self.fetchRows, body)
+    }
+
+    /// ``forEachRecordStartAndSource(_:participantID:_:)`` through `connection`, `batch` rows at a time.
+    func forEachRecordStartAndSource(
+        _ participant: ParticipantHandle, participantID: UUID, on connection: SerializedConnection, batch: Int,
+        _ body: (CohortCore.Record) throws -> Void
+    ) throws {
         let location = self.location
         let sql = """
             SELECT id, kind, start_ms, start_offset, end_ms, end_offset, source FROM records
             WHERE participant_pk = \(participant.rowKey) ORDER BY kind, start_ms, source
             """
-        try streamRows(sql) { row in
+        try streamRows(sql, batch: batch, on: connection) { row in
             let reader = RecordRowReader(row: row, location: location)
             let id = try reader.int64(0, "id")
             let kind = try reader.kind(1)
@@ -112,8 +132,8 @@ extension PostgresStudyStore {
 
     /// Runs `sql` through a server-side cursor inside one read transaction and calls `body` with
     /// each row (text columns, nil = NULL), `batch` rows (default ``fetchRows``) in memory at a time.
-    func streamRows(_ sql: String, batch: Int = fetchRows, _ body: ([String?]) throws -> Void) throws {
-        try reading { conn in
+    func streamRows(_ sql: String, batch: Int = fetchRows, on connection: SerializedConnection? = nil, _ body: ([String?]) throws -> Void) throws {
+        try reading(on: connection ?? self.connection) { conn in
             try conn.query("DECLARE cohort_stream NO SCROLL CURSOR FOR \(sql)")
             while true {
                 let rows = try conn.query("FETCH FORWARD \(batch) FROM cohort_stream")

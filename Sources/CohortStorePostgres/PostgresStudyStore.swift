@@ -40,16 +40,22 @@ public final class PostgresStudyStore: StudyStore {
         self.piiKey = piiKey
         self.isReadOnly = options.readOnly
         self.options = options
-        let conn = try PostgresConnection(url: url)
-        try conn.query("SET client_min_messages = warning")
-        let lockMs = Int64(options.lockTimeout.components.seconds) * 1000 + options.lockTimeout.components.attoseconds / 1_000_000_000_000_000
-        try conn.query("SET lock_timeout = \(max(lockMs, 1))")
-        // 0 is PostgreSQL's "no limit".
-        try conn.query("SET statement_timeout = \(options.statementTimeout.map { max(Self.milliseconds($0), 1) } ?? 0)")
+        let conn = try Self.session(url: url, options: options)
         try Self.migrate(conn, create: create, readOnly: options.readOnly, location: location)
         keys = try Self.keyRing(conn, piiKey: piiKey)
         if options.readOnly { try conn.query("SET default_transaction_read_only = on") }
         connection = SerializedConnection(conn)
+    }
+
+    /// A connection to `url` with the session settings every connection of a store has: warnings
+    /// only, `options`' lock and statement timeouts.
+    static func session(url: String, options: StoreOpenOptions) throws -> PostgresConnection {
+        let conn = try PostgresConnection(url: url)
+        try conn.query("SET client_min_messages = warning")
+        try conn.query("SET lock_timeout = \(max(milliseconds(options.lockTimeout), 1))")
+        // 0 is PostgreSQL's "no limit".
+        try conn.query("SET statement_timeout = \(options.statementTimeout.map { max(Self.milliseconds($0), 1) } ?? 0)")
+        return conn
     }
 
     /// `duration` in whole milliseconds.

@@ -123,6 +123,43 @@ struct StoreRecordReaderTests {
         }
     }
 
+    /// What the export's record workers rely on to stream a participant in chunks: each reader
+    /// has a connection of its own, so while one waits inside a read (as a worker does while its
+    /// queue is full) the store and another reader still read. Reading through the store's one
+    /// connection this would hang; the wait is bounded, so the test fails instead.
+    @Test(arguments: StoreKind.tested)
+    func aReaderMayWaitInsideAReadWhileOthersRead(kind: StoreKind) throws {
+        try withStoreFixture(kind) { fixture in
+            let store = try fixture.open(create: true)
+            let seeded = try Self.seed(store)
+            try store.withRecordReaders(2) { readers in
+                let own = readers.allSatisfy { $0.hasOwnConnection }
+                #expect(own)
+                let othersDone = DispatchSemaphore(value: 0)
+                let counts = Mutex<[Int]>([])
+                DispatchQueue.global().async {
+                    // Inside reader 0's read of participant 0, reader 1 and the store read participant 1.
+                    var n = 0
+                    try? readers[1].forEachRecord(seeded[1].handle, participantID: seeded[1].id) { _ in n += 1 }
+                    let viaStore = (try? store.recordCount(seeded[1].handle)) ?? -1
+                    counts.withLock { $0 = [n, viaStore] }
+                    othersDone.signal()
+                }
+                var waited = false
+                var timedOut = false
+                try readers[0].forEachRecord(seeded[0].handle, participantID: seeded[0].id) { _ in
+                    guard !waited else { return }
+                    waited = true
+                    timedOut = othersDone.wait(timeout: .now() + 20) == .timedOut
+                }
+                #expect(waited && !timedOut, "the other reads finished while reader 0 waited inside its read")
+                if timedOut { othersDone.wait() }  // let the other thread end before the readers close
+                let read = counts.withLock { $0 }
+                #expect(read == [seeded[1].records.count, seeded[1].records.count])
+            }
+        }
+    }
+
     /// SQLite's readers are connections of their own, closed when `withRecordReaders` returns
     /// or throws. (SQLite keeps a closed connection's descriptor while another connection of the
     /// process holds locks on the file, and reuses it at the next open, so the count is checked
