@@ -35,18 +35,10 @@ extension PostgresStudyStore {
             """
         try streamRows(sql, batch: batch, on: connection) { row in
             let reader = RecordRowReader(row: row, location: location)
-            let id = try reader.int64(0, "id")
-            let kind = try reader.kind(1)
-            let start = Timestamp(epochMilliseconds: try reader.int64(2, "start_ms"), utcOffsetSeconds: try reader.offset(3, "start_offset"))
-            var end: Timestamp?
-            if let endMs = try reader.optionalInt64(4, "end_ms") {
-                end = Timestamp(epochMilliseconds: endMs, utcOffsetSeconds: try reader.offset(5, "end_offset"))
-            }
+            let (id, kind, start, end) = try reader.head()
             let value = try reader.optionalDouble(6, "value")
             let text = row[7]
-            guard let source = row[8] else {
-                throw Self.problem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
-            }
+            let source = try reader.source(8)
             // Text that is not bytes opens as nothing: the same refusal as a note sealed elsewhere.
             let note = try row[9].map { hex in
                 try PIISealing.openStoredNote(
@@ -80,16 +72,8 @@ extension PostgresStudyStore {
             """
         try streamRows(sql, batch: batch, on: connection) { row in
             let reader = RecordRowReader(row: row, location: location)
-            let id = try reader.int64(0, "id")
-            let kind = try reader.kind(1)
-            let start = Timestamp(epochMilliseconds: try reader.int64(2, "start_ms"), utcOffsetSeconds: try reader.offset(3, "start_offset"))
-            var end: Timestamp?
-            if let endMs = try reader.optionalInt64(4, "end_ms") {
-                end = Timestamp(epochMilliseconds: endMs, utcOffsetSeconds: try reader.offset(5, "end_offset"))
-            }
-            guard let source = row[6] else {
-                throw Self.problem(table: "records", rowID: id, column: "source", expected: "a text (empty when none)", location: location)
-            }
+            let (_, kind, start, end) = try reader.head()
+            let source = try reader.source(6)
             try body(CohortCore.Record(participantID: participantID, kind: kind, start: start, end: end, source: source.isEmpty ? nil : source))
         }
     }
@@ -155,6 +139,25 @@ struct RecordRowReader {
 
     func problem(_ column: String, expected: String) -> CohortError {
         PostgresStudyStore.problem(table: "records", rowID: rowID, column: column, expected: expected, location: location)
+    }
+
+    /// Columns 0–5 of a `records` row as both record reads select them: id, kind, start with its
+    /// offset, end with its offset.
+    func head() throws -> (id: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?) {
+        let id = try int64(0, "id")
+        let kind = try self.kind(1)
+        let start = Timestamp(epochMilliseconds: try int64(2, "start_ms"), utcOffsetSeconds: try offset(3, "start_offset"))
+        var end: Timestamp?
+        if let endMs = try optionalInt64(4, "end_ms") {
+            end = Timestamp(epochMilliseconds: endMs, utcOffsetSeconds: try offset(5, "end_offset"))
+        }
+        return (id, kind, start, end)
+    }
+
+    /// The `source` column at `index` (empty when the record has none; never NULL).
+    func source(_ index: Int) throws -> String {
+        guard let source = row[index] else { throw problem("source", expected: "a text (empty when none)") }
+        return source
     }
 
     func int64(_ index: Int, _ column: String) throws -> Int64 {

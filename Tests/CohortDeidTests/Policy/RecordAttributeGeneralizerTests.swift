@@ -98,8 +98,8 @@ struct DaySetTests {
     }
 }
 
-/// SplitMix64: a reproducible generator for the cases above.
-private struct SeededGenerator: RandomNumberGenerator {
+/// SplitMix64: a reproducible generator for the cases above (and AcquaintanceProfileTests).
+struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

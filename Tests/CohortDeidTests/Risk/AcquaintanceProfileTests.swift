@@ -40,7 +40,7 @@ struct AcquaintanceProfileTests {
 
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func theCompactProfileSaysWhatSetsSay(seed: UInt64) {
-        var g = SplitMix(seed: seed)
+        var g = SeededGenerator(seed: seed)
         let kinds = (0..<12).map { "kind_\($0)" }
         let sources = (0..<(seed.isMultiple(of: 2) ? 70 : 3)).map { "class \($0)" } + ["", "class 0"]
         var profile = AcquaintanceProfile()
@@ -65,18 +65,5 @@ struct AcquaintanceProfileTests {
                 }
             }
         }
-    }
-}
-
-/// SplitMix64, reproducible.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
