@@ -4,6 +4,7 @@ import CohortIO
 import CohortImport
 import CohortStore
 public import Foundation
+import Synchronization
 
 /// The outcome of importing one file.
 public struct ImportFileResult: Sendable, Codable {
@@ -77,7 +78,11 @@ public struct RecordImporter: Sendable {
         let format = Self.format(of: url)
         let subjects = try StoreSubjects(workspace: workspace)
         let validator = try RecordValidator(directory: subjects, studyProtocol: pinned.studyProtocol, file: file, now: workspace.now())
-        let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: "", format: format, pendingSHA256: Self.digestInBackground(url))
+        let digest = BackgroundDigest(of: url)
+        // On every path out, success or error, the hashing thread has ended first: a process
+        // that exits (after an error) while it still hashed crashed in OpenSSL's cleanup.
+        defer { digest.wait() }
+        let info = ImportBatchInfo(fileName: url.lastPathComponent, fileSHA256: "", format: format, pendingSHA256: digest.result)
         let rejects = try rejectsURL.map { try RejectsWriter(url: $0, columns: RecordImporter.columns) }
         if threads > 1 {
             // The threads start inside the transaction: when it cannot begin (the database is
@@ -147,27 +152,57 @@ public struct RecordImporter: Sendable {
     /// Starts hashing `url` on a thread of its own; the returned function waits for the digest.
     /// The file is read twice either way (hashed, and parsed); hashed beside the import, the
     /// hash no longer delays it — it was 7.6 % of the writer thread's time at bench M.
-    static func digestInBackground(_ url: URL) -> @Sendable () throws -> String {
-        let result = BoundedQueue<String>(limit: 1)
-        Thread {
-            do {
-                result.send(try fileSHA256(url))
-                result.close()
-            } catch {
-                result.close(failure: error)
-            }
-        }.start()
-        return {
-            guard let digest = try result.receive() else { throw CohortError(.system, "cannot read the data file", at: .init(file: url.path)) }
-            return digest
-        }
-    }
-
     static func fileSHA256(_ url: URL) throws -> String {
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw CohortError(.notFound, "cannot read the data file", at: .init(file: url.path))
         }
         return try SHA256Hasher.digest(ofFile: url.path).sha256
+    }
+}
+
+/// A file's SHA-256 computed on a thread of its own beside the import (the batch row records it).
+/// ``result`` waits for it; ``wait()`` only waits for the thread to end — the import calls it on
+/// every path out, so no hashing thread outlives the call that started it.
+final class BackgroundDigest: Sendable {
+    /// The files being hashed now, with how many threads hash each (tests check that none
+    /// outlives its import).
+    static let hashing = Mutex<[String: Int]>([:])
+
+    private let queue = BoundedQueue<String>(limit: 1)
+    private let running = DispatchGroup()
+    private let url: URL
+
+    /// Starts hashing `url`.
+    init(of url: URL) {
+        self.url = url
+        let queue = queue
+        running.enter()
+        Self.hashing.withLock { $0[url.path, default: 0] += 1 }
+        Thread { [running] in
+            defer {
+                Self.hashing.withLock { $0[url.path] = ($0[url.path] ?? 1) > 1 ? ($0[url.path] ?? 1) - 1 : nil }
+                running.leave()
+            }
+            do {
+                queue.send(try RecordImporter.fileSHA256(url))
+                queue.close()
+            } catch {
+                queue.close(failure: error)
+            }
+        }.start()
+    }
+
+    /// The file's digest (waits for it); throws what reading the file threw.
+    var result: @Sendable () throws -> String {
+        { [queue, url] in
+            guard let digest = try queue.receive() else { throw CohortError(.system, "cannot read the data file", at: .init(file: url.path)) }
+            return digest
+        }
+    }
+
+    /// Waits until the hashing thread has ended.
+    func wait() {
+        running.wait()
     }
 }
 

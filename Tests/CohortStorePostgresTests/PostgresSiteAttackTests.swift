@@ -33,7 +33,9 @@ struct PostgresSiteAttackTests {
             self.url = url
             let admin = try PostgresConnection(url: url("postgres"))
             for (role, options) in [("study_owner", "LOGIN CREATEROLE"), ("coord_a", "LOGIN"), ("coord_b", "LOGIN"), ("monitor", "LOGIN"), ("stranger", "LOGIN")] {
-                try admin.query("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '\(role)') THEN CREATE ROLE \(role) \(options); END IF; END $$")
+                _ = try SharedCluster.roles.withLock {
+                    try admin.query("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '\(role)') THEN CREATE ROLE \(role) \(options); END IF; END $$")
+                }
             }
             try admin.query("ALTER DATABASE \(name) OWNER TO study_owner")
             let owner = try PostgresStudyStore(url: url("study_owner"), piiKey: PostgresSiteAttackTests.piiKey, create: true)
@@ -52,10 +54,10 @@ struct PostgresSiteAttackTests {
             }
             signingKey = try Ed25519PrivateKey.generate()
             try owner.checkpoint(signingKey: signingKey, at: Date())
-            for site in ["site-a", "site-b"] { try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: site), url: url("study_owner")) }
-            try PostgresSiteRoles.apply(try PostgresSiteRoles.grantStatements(site: "site-a", login: "coord_a"), url: url("study_owner"))
-            try PostgresSiteRoles.apply(try PostgresSiteRoles.grantStatements(site: "site-b", login: "coord_b"), url: url("study_owner"))
-            try PostgresSiteRoles.apply(try PostgresSiteRoles.grantStatements(site: nil, login: "monitor"), url: url("study_owner"))
+            for site in ["site-a", "site-b"] { try SharedCluster.apply(try PostgresSiteRoles.addSiteStatements(site: site), url: url("study_owner")) }
+            try SharedCluster.apply(try PostgresSiteRoles.grantStatements(site: "site-a", login: "coord_a"), url: url("study_owner"))
+            try SharedCluster.apply(try PostgresSiteRoles.grantStatements(site: "site-b", login: "coord_b"), url: url("study_owner"))
+            try SharedCluster.apply(try PostgresSiteRoles.grantStatements(site: nil, login: "monitor"), url: url("study_owner"))
         }
 
         func connect(_ role: String) throws -> PostgresConnection { try PostgresConnection(url: url(role)) }
@@ -388,7 +390,7 @@ extension PostgresSiteAttackTests {
         ] {
             try owner.query(v5)
         }
-        try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: "site-a"), url: study.url("study_owner"))
+        try SharedCluster.apply(try PostgresSiteRoles.addSiteStatements(site: "site-a"), url: study.url("study_owner"))
         let privileges = try owner.query(
             """
             SELECT t || ':' || p FROM unnest(ARRAY['participants', 'consents', 'withdrawals', 'records', 'redactable_texts', 'import_batches',

@@ -24,8 +24,9 @@ struct PostgresSiteSecurityTests {
             let (url, name) = try SharedCluster.newDatabase()
             self.url = url
             let admin = try PostgresConnection(url: url("postgres"))
-            // Roles are cluster-wide: made once for the whole cluster.
-            try admin.query(
+            // Roles are cluster-wide: made once for the whole cluster (under the process's role lock).
+            _ = try SharedCluster.roles.withLock {
+                try admin.query(
                 """
                 DO $$ BEGIN
                   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'study_owner') THEN
@@ -34,6 +35,7 @@ struct PostgresSiteSecurityTests {
                   END IF;
                 END $$
                 """)
+            }
             try admin.query("ALTER DATABASE \(name) OWNER TO study_owner")
             _ = try PostgresStudyStore(url: url("study_owner"), piiKey: Array(repeating: 7, count: 32), create: true)
             let owner = try PostgresConnection(url: url("study_owner"))
@@ -73,10 +75,10 @@ struct PostgresSiteSecurityTests {
             ] {
                 try owner.query(statement)
             }
-            for site in ["site-a", "site-b"] { try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: site), url: url("study_owner")) }
-            try PostgresSiteRoles.apply(try PostgresSiteRoles.grantStatements(site: "site-a", login: "coord_a"), url: url("study_owner"))
-            try PostgresSiteRoles.apply(try PostgresSiteRoles.grantStatements(site: "site-b", login: "coord_b"), url: url("study_owner"))
-            try PostgresSiteRoles.apply(try PostgresSiteRoles.grantStatements(site: nil, login: "monitor"), url: url("study_owner"))
+            for site in ["site-a", "site-b"] { try SharedCluster.apply(try PostgresSiteRoles.addSiteStatements(site: site), url: url("study_owner")) }
+            try SharedCluster.apply(try PostgresSiteRoles.grantStatements(site: "site-a", login: "coord_a"), url: url("study_owner"))
+            try SharedCluster.apply(try PostgresSiteRoles.grantStatements(site: "site-b", login: "coord_b"), url: url("study_owner"))
+            try SharedCluster.apply(try PostgresSiteRoles.grantStatements(site: nil, login: "monitor"), url: url("study_owner"))
         }
 
         func connect(_ role: String) throws -> PostgresConnection { try PostgresConnection(url: url(role)) }
@@ -229,14 +231,14 @@ struct PostgresSiteSecurityTests {
             #expect(store.schemaVersion == "v8-site-data-keys")
         }
         do {
-            try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: "site-c"), url: study.url("coord_a"))
+            try SharedCluster.apply(try PostgresSiteRoles.addSiteStatements(site: "site-c"), url: study.url("coord_a"))
             Issue.record("a coordinator administered site roles")
         } catch let error as CohortError {
             #expect(error.code == .security)
         }
         #expect(try study.count("postgres", "SELECT count(*) FROM pg_roles WHERE rolname = 'cohort_site_site-c'") == 0)
         do {
-            try PostgresSiteRoles.apply(
+            try SharedCluster.apply(
                 try PostgresSiteRoles.grantStatements(site: "site-a", login: "nobody_zz"), url: study.owner, requiredRoles: ["cohort_site_site-a", "nobody_zz"])
             Issue.record("a grant to a missing login role was accepted")
         } catch let error as CohortError {
@@ -244,7 +246,7 @@ struct PostgresSiteSecurityTests {
             #expect(error.location?.field == "role")
         }
         // Adding a site twice re-grants and changes nothing else.
-        try PostgresSiteRoles.apply(try PostgresSiteRoles.addSiteStatements(site: "site-a"), url: study.owner)
+        try SharedCluster.apply(try PostgresSiteRoles.addSiteStatements(site: "site-a"), url: study.owner)
         #expect(try study.column("coord_a", "SELECT code FROM participants") == ["P-0001", "P-0002"])
     }
 }

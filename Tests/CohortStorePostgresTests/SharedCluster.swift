@@ -1,5 +1,6 @@
 import CohortCore
 import CohortPostgres
+import CohortStorePostgres
 import CohortTestSupport
 import Foundation
 import Synchronization
@@ -16,6 +17,17 @@ enum SharedCluster {
             return false
         }
         return true
+    }
+
+    /// Roles are cluster-wide, and `IF NOT EXISTS … CREATE ROLE` checks and then writes: two tests
+    /// making the same role at once (the site tests' logins, a site's group role) can both pass
+    /// the check, and one then fails with a unique violation (SQLSTATE 23505, seen in CI under
+    /// load). Every role this test process makes goes through this lock.
+    static let roles = NSLock()
+
+    /// ``PostgresSiteRoles/apply(_:url:requiredRoles:)`` under ``roles``.
+    static func apply(_ statements: [String], url: String, requiredRoles: [String] = []) throws {
+        try roles.withLock { try PostgresSiteRoles.apply(statements, url: url, requiredRoles: requiredRoles) }
     }
 
     /// A new, empty database on the process's shared cluster; a URL maker for it by user, and its name.
