@@ -180,7 +180,10 @@ final class BackgroundDigest: Sendable {
         Self.hashing.withLock { $0[url.path, default: 0] += 1 }
         Thread { [running] in
             defer {
-                Self.hashing.withLock { $0[url.path] = ($0[url.path] ?? 1) > 1 ? ($0[url.path] ?? 1) - 1 : nil }
+                Self.hashing.withLock { hashing in
+                    let left = (hashing[url.path] ?? 1) - 1
+                    hashing[url.path] = left > 0 ? left : nil
+                }
                 running.leave()
             }
             do {

@@ -36,10 +36,10 @@ enum RecordOutcome: Sendable {
 /// (``StoreRecordReader/hasOwnConnection``) is read as its rows come: each chunk goes to the
 /// queue as soon as it is full, the read waiting while the queue is full, so a worker holds at
 /// most a chunk being filled and ``queuedChunks`` queued — whether a participant has a hundred
-/// records or a million. A reader that reads through the store's one connection (PostgreSQL)
-/// must not wait inside a read (the write stage and the other worker need that connection: it
-/// would deadlock), so there a participant's records are read whole first, then de-identified
-/// and queued in the same chunks.
+/// records or a million. (Both stores' readers have connections of their own.) A reader that
+/// shared a connection must not wait inside a read (the write stage and the other worker would
+/// need that connection: it would deadlock), so for such a reader a participant's records are
+/// read whole first, then de-identified and queued in the same chunks.
 final class RecordWorkers: Sendable {
     fileprivate enum Message: Sendable {
         /// Outcomes of the participant being replayed, in order; `last`: its final chunk.

@@ -18,30 +18,3 @@ public protocol StoreRecordReader: AnyObject, Sendable {
     /// ``StudyStore/forEachRecordStartAndSource(_:participantID:_:)``.
     func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
 }
-
-extension StudyStore {
-    /// `count` readers that read through this store itself (its calls are serialized by the
-    /// store: one connection under one lock), for a store that has no readers of its own.
-    public func withRecordReaders<T>(_ count: Int, _ body: ([any StoreRecordReader]) throws -> T) throws -> T {
-        let reader = StoreReadingThroughStore(store: self)
-        return try body(Array(repeating: reader, count: max(1, count)))
-    }
-}
-
-/// A reader that reads through the store's own calls.
-final class StoreReadingThroughStore: StoreRecordReader {
-    let store: any StudyStore
-    var hasOwnConnection: Bool { false }
-
-    init(store: any StudyStore) {
-        self.store = store
-    }
-
-    func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
-        try store.forEachRecord(participant, participantID: participantID, body)
-    }
-
-    func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
-        try store.forEachRecordStartAndSource(participant, participantID: participantID, body)
-    }
-}

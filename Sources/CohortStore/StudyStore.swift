@@ -81,9 +81,9 @@ public protocol StudyStore: AnyObject, Sendable {
     /// on the earlier records of its kind).
     func forEachRecordStartAndSource(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws
     /// Runs `body` with `count` record readers, one for each thread of a pass over many
-    /// participants, and closes them when it returns or throws (do not keep them). A store may
-    /// give each its own connection, so the threads read at once (SQLite: read-only connections
-    /// beside the write-ahead log); otherwise they read through the store, one at a time.
+    /// participants, and closes them when it returns or throws (do not keep them). Both stores
+    /// give each its own read-only connection, so the threads read at once (SQLite: beside the
+    /// write-ahead log) and a reader may wait inside a read (``StoreRecordReader/hasOwnConnection``).
     func withRecordReaders<T>(_ count: Int, _ body: ([any StoreRecordReader]) throws -> T) throws -> T
     /// Streams every record's participant, kind and start (for compliance).
     func forEachRecordStart(_ body: (ParticipantHandle, RecordKind, Timestamp) throws -> Void) throws
