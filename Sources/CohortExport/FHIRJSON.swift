@@ -88,13 +88,17 @@ struct FHIRJSON {
     /// written under the same ``memoSlot``, its JSON is copied rather than written again. That
     /// JSON is a function of the value alone — an object or array opens its own member state,
     /// and these types hold no reference (``referenceValues`` is untouched) — so the bytes are
-    /// the same either way.
+    /// the same either way. The memo is moved out of ``memos`` while the value is written (no
+    /// copy of it, and no overlapping access to `self`).
     private mutating func memoized<V: Equatable>(
-        _ name: StaticString, _ value: V?, in memo: inout [(value: V, json: [UInt8])?], write: (inout FHIRJSON, V) -> Void
+        _ name: StaticString, _ value: V?, in path: WritableKeyPath<Memos, [(value: V, json: [UInt8])?]>, write: (inout FHIRJSON, V) -> Void
     ) {
         guard let value else { return }
         key(name)
         guard let slot = memoSlot else { return write(&self, value) }
+        var memo: [(value: V, json: [UInt8])?] = []
+        swap(&memo, &memos[keyPath: path])
+        defer { swap(&memo, &memos[keyPath: path]) }
         if slot < memo.count, let entry = memo[slot], entry.value == value {
             bytes.append(contentsOf: entry.json)
             return
@@ -107,26 +111,17 @@ struct FHIRJSON {
 
     /// A kind's `category` (see ``memoized(_:_:in:write:)``).
     mutating func member(_ name: StaticString, memoized value: [FHIR.CodeableConcept]?) {
-        var memo: [(value: [FHIR.CodeableConcept], json: [UInt8])?] = []
-        swap(&memo, &memos.category)
-        defer { swap(&memo, &memos.category) }
-        memoized(name, value, in: &memo) { json, values in json.array(values) }
+        memoized(name, value, in: \.category) { json, values in json.array(values) }
     }
 
     /// A kind's `code` (see ``memoized(_:_:in:write:)``).
     mutating func member(_ name: StaticString, memoized value: FHIR.CodeableConcept?) {
-        var memo: [(value: FHIR.CodeableConcept, json: [UInt8])?] = []
-        swap(&memo, &memos.code)
-        defer { swap(&memo, &memos.code) }
-        memoized(name, value, in: &memo) { json, concept in concept.write(to: &json) }
+        memoized(name, value, in: \.code) { json, concept in concept.write(to: &json) }
     }
 
     /// A kind's narrative `text` (see ``memoized(_:_:in:write:)``).
     mutating func member(_ name: StaticString, memoized value: FHIR.Narrative?) {
-        var memo: [(value: FHIR.Narrative, json: [UInt8])?] = []
-        swap(&memo, &memos.text)
-        defer { swap(&memo, &memos.text) }
-        memoized(name, value, in: &memo) { json, narrative in narrative.write(to: &json) }
+        memoized(name, value, in: \.text) { json, narrative in narrative.write(to: &json) }
     }
 
     /// Writes member `"reference"` and notes where its value is (``referenceValues``).
