@@ -43,10 +43,12 @@ extension ExportJob {
     }
 
     /// What an acquaintance can know from each included participant's records, as they will be
-    /// published (``AcquaintanceProfile``), in `cohort.included` order; nil when the policy asks
-    /// for no k. Reads every included participant's records once more, through a copy of the
-    /// de-identifier per participant (its counts are discarded; no text is scrubbed) and the same
-    /// consent decisions as the write.
+    /// published (``AcquaintanceProfile``), in `cohort.included` order, and — `alsoInUTC` — as
+    /// they would be published with every time in UTC (the second round of ``kAnonymize(_:policy:)``
+    /// once the first generalizes `utc_offset`; ``AcquaintanceProbe`` builds both from one read).
+    /// Nil when the policy asks for no k. Reads every included participant's records once more,
+    /// through a copy of the de-identifier per participant (its counts are discarded; no text is
+    /// scrubbed) and the same consent decisions as the write.
     ///
     /// Participants are profiled on up to `options.threads` threads. Each reads its records
     /// through its own store reader (``StudyStore/withRecordReaders(_:_:)``; on SQLite its own
@@ -59,7 +61,7 @@ extension ExportJob {
     /// the same). A profile depends only on its participant's records and the de-identifier's
     /// keys (a fresh ``Deidentifier/workerCopy()`` per participant), and the profiles come back
     /// in `cohort.included` order, so they are the same whatever the thread count.
-    func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy) throws -> [AcquaintanceProfile]? {
+    func recordProfiles(_ cohort: DeidentifiedCohort, policy: DeidentificationPolicy, alsoInUTC: Bool) throws -> RecordProfiles? {
         guard policy.kAnonymity != nil else { return nil }
         let workspace = workspace
         let deid = cohort.deid
@@ -69,13 +71,14 @@ extension ExportJob {
         // as its rows come (memory does not grow with a participant's records); one that reads
         // through the store's one connection is read whole first, into the buffer (which keeps
         // its capacity from one participant to the next), so the probe runs outside the read.
-        return try workspace.store.withRecordReaders(options.threads) { readers in
+        let probes = try workspace.store.withRecordReaders(options.threads) { readers in
             let spare = Mutex(readers.map { (reader: $0, records: [Record]()) })
             return try Parallel.map(cohort.included, threads: readers.count) { stored in
                 let participant = stored.participant
                 guard var slot = spare.withLock({ $0.popLast() }) else { throw Self.readersExhausted }
                 defer { spare.withLock { $0.append(slot) } }
-                var profile = ProfileBuilder(participant: participant, coverage: coverage[participant.id], probe: deid.workerCopy())
+                var profile = ProfileBuilder(
+                    coverage: coverage[participant.id], probe: AcquaintanceProbe(participant: participant, probe: deid.workerCopy(), alsoInUTC: alsoInUTC))
                 if slot.reader.hasOwnConnection {
                     try slot.reader.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { profile.add($0) }
                 } else {
@@ -83,20 +86,22 @@ extension ExportJob {
                     try slot.reader.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { slot.records.append($0) }
                     for record in slot.records { profile.add(record) }
                 }
-                return profile.profile
+                return profile.probe
             }
         }
+        return RecordProfiles(asPublished: probes.map(\.profile), inUTC: alsoInUTC ? probes.map { $0.utcProfile ?? AcquaintanceProfile() } : nil)
     }
 
-    /// The record attributes k-anonymity counts (names, one value list per included participant),
-    /// nil when the policy asks for no k. With `record_attributes: enforce` (the default) the
+    /// The record attributes k-anonymity counts (names, one value list per included participant)
+    /// from `profiles` (``recordProfiles(_:policy:alsoInUTC:)``, one per included participant, as
+    /// the records will be published). With `record_attributes: enforce` (the default) the
     /// records are generalized first (``RecordAttributeGeneralizer``): the kinds each participant
     /// loses go into `cohort.leftOutKinds` (left out at write) and, when every source must go,
     /// the de-identifier publishes none.
-    func recordAttributes(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws
+    func recordAttributes(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy, profiles: [AcquaintanceProfile]?)
         -> (names: [String], values: [[String]], generalization: RecordAttributeGeneralization?)?
     {
-        guard let settings = policy.kAnonymity, let profiles = try recordProfiles(cohort, policy: policy) else { return nil }
+        guard let settings = policy.kAnonymity, let profiles else { return nil }
         let weekdayKept = policy.dateShift.maxDays == 0 || policy.dateShift.wholeWeeks
         let names = AcquaintanceProfile.attributes(weekdayKept: weekdayKept)
         guard settings.enforceRecordAttributes else { return (names, profiles.map { $0.values(weekdayKept: weekdayKept) }, nil) }
@@ -137,23 +142,21 @@ extension ExportManifest.KAnonymity {
     }
 }
 
-/// One participant's ``AcquaintanceProfile``, built record by record: the start and source the
-/// probe (a de-identifier copy) would publish for each record consent covers.
-private struct ProfileBuilder {
-    let participant: Participant
-    let coverage: ConsentCoverage?
-    var probe: Deidentifier
-    private(set) var profile = AcquaintanceProfile()
+/// The k-anonymity pass's profiles of the included participants (``ExportJob/recordProfiles(_:policy:alsoInUTC:)``).
+struct RecordProfiles {
+    /// As the records will be published.
+    var asPublished: [AcquaintanceProfile]
+    /// As they would be published with every time in UTC (nil unless asked for).
+    var inUTC: [AcquaintanceProfile]?
+}
 
-    init(participant: Participant, coverage: ConsentCoverage?, probe: Deidentifier) {
-        self.participant = participant
-        self.coverage = coverage
-        self.probe = probe
-    }
+/// One participant's ``AcquaintanceProbe``, fed every record consent covers.
+private struct ProfileBuilder {
+    let coverage: ConsentCoverage?
+    var probe: AcquaintanceProbe
 
     mutating func add(_ record: Record) {
         if coverage?.refusal(for: record.kind.dataType, atMilliseconds: record.start.epochMilliseconds) != nil { return }
-        guard let row = probe.publishedStartAndSource(record, of: participant), let start = row.start else { return }
-        profile.add(kind: record.kind.rawValue, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
+        probe.add(record)
     }
 }

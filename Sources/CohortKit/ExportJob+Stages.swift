@@ -278,7 +278,10 @@ extension ExportJob {
     /// could not be made k-anonymous are left out entirely (records and consents too), and counted.
     func kAnonymize(_ cohort: inout DeidentifiedCohort, policy: DeidentificationPolicy) throws {
         let before = cohort
-        var attributes = try recordAttributes(&cohort, policy: policy)  // issue 27: k over what an acquaintance knows
+        // One read profiles the records both as published now and as they would be in UTC, for
+        // the second round below (issue 28: the pass read and probed every record twice).
+        let profiles = try recordProfiles(cohort, policy: policy, alsoInUTC: !cohort.deid.publishesTimesInUTC)
+        var attributes = recordAttributes(&cohort, policy: policy, profiles: profiles?.asPublished)  // issue 27: k over what an acquaintance knows
         cohort.kSummary = try Self.applyKAnonymity(
             policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions,
             recordAttributes: attributes.map { ($0.names, $0.values) })
@@ -288,7 +291,8 @@ extension ExportJob {
             // `utc_offset` held generalized, so what it states is what the files show.
             cohort = before
             cohort.deid.publishesTimesInUTC = true
-            attributes = try recordAttributes(&cohort, policy: policy)
+            let inUTC = try profiles?.inUTC ?? recordProfiles(cohort, policy: policy, alsoInUTC: false)?.asPublished
+            attributes = recordAttributes(&cohort, policy: policy, profiles: inUTC)
             cohort.kSummary = try Self.applyKAnonymity(
                 policy: policy, included: &cohort.included, rows: &cohort.rows, exclusions: &cohort.exclusions,
                 recordAttributes: attributes.map { ($0.names, $0.values) }, timesInUTC: true)

@@ -535,6 +535,17 @@ package struct Deidentifier: Sendable {
         return (row.start, row.source)
     }
 
+    /// Whether the records of `type` are published at the same instants (milliseconds) once every
+    /// time is written in UTC (``publishesTimesInUTC``), only at offset 0: an allow-list — their
+    /// start and end rules are each `shift`, `keep` or none, which place an instant without
+    /// looking at the published offset (``ParticipantShift``). Any other rule (`year` anchors at
+    /// midnight of the published offset) may move the instant, and a caller that needs the UTC
+    /// start must probe a de-identifier that publishes in UTC.
+    package func publishesSameInstantsInUTC(_ type: DataType) -> Bool {
+        let plan = recordPlans[DataType.allCases.firstIndex(of: type) ?? 0]
+        return [plan.fields[0].rule?.transform, plan.fields[1].rule?.transform].allSatisfy { $0 == nil || $0 == .shift || $0 == .keep }
+    }
+
     /// `r` as ``publishedStartAndSource(_:of:)`` reads it: participant, kind, instants and source,
     /// without the value, text and note. A pass that holds many records for it (the export's
     /// k-anonymity profiles) keeps these only.

@@ -13,9 +13,9 @@ import CohortCore
 /// `records.source` map), kinds and active days are not shifted: an acquaintance who knows the
 /// participant's watch, what they log and roughly how long they took part can look for exactly
 /// these.
-public struct AcquaintanceProfile: Sendable {
+public struct AcquaintanceProfile: Sendable, Equatable {
     /// One kind's published local days, device classes (bits into ``sources``) and first record.
-    private struct Entry: Sendable {
+    private struct Entry: Sendable, Equatable {
         var kind: String
         var days = DaySet()
         var sourceBits: UInt64 = 0
@@ -106,7 +106,7 @@ public struct AcquaintanceProfile: Sendable {
 /// A set of day numbers as a bitmap over the words that hold them (64 days a word, from the
 /// word of the earliest day). The first three words (a participant's few months) are held
 /// inline; only a longer span allocates.
-struct DaySet: Sendable {
+struct DaySet: Sendable, Equatable {
     /// The first day of word 0 (a multiple of 64); meaningful once a day is in.
     private var base = 0
     private var w0: UInt64 = 0
@@ -144,6 +144,15 @@ struct DaySet: Sendable {
         for (i, word) in other.words.enumerated() where word != 0 {
             for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { insert(other.base + (i << 6) + bit) }
         }
+    }
+
+    /// The same days: a set's first word starts at its earliest day's word however it was
+    /// built, but growing downwards can leave zero words at its end, so those are not compared.
+    static func == (lhs: DaySet, rhs: DaySet) -> Bool {
+        guard lhs.isEmpty == rhs.isEmpty else { return false }
+        if lhs.isEmpty { return true }
+        func trimmed(_ words: [UInt64]) -> ArraySlice<UInt64> { words[..<((words.lastIndex { $0 != 0 } ?? -1) + 1)] }
+        return lhs.base == rhs.base && trimmed(lhs.words) == trimmed(rhs.words)
     }
 
     /// Every word, from word 0.
