@@ -121,14 +121,24 @@ package struct Deidentifier: Sendable {
     /// The rules a data type's record fields resolve to, resolved once instead of per record.
     private struct RecordPlan: Sendable {
         static let fieldNames = ["start", "end", "value", "unit", "text", "source", "note"]
-        struct Field: Sendable {
+        /// A class, so a record's look at its field (seven per record) retains one reference
+        /// instead of copying the keys and the rule's bins, map and text (issue 28: the copies
+        /// were about 2.5 % of the CSV + JSON export's CPU).
+        final class Field: Sendable {
             /// `table.field`, as the stats name it.
-            var key: String
+            let key: String
             /// The policy key whose rule applies (`records.note` for a shared rule), or nil.
-            var ruleKey: String?
-            var transform: Transform?
+            let ruleKey: String?
+            let transform: Transform?
             /// The rule to apply, or nil when the field is unruled or dropped.
-            var rule: FieldRule?
+            let rule: FieldRule?
+
+            init(key: String, ruleKey: String?, transform: Transform?, rule: FieldRule?) {
+                self.key = key
+                self.ruleKey = ruleKey
+                self.transform = transform
+                self.rule = rule
+            }
         }
         var fields: [Field]
 
