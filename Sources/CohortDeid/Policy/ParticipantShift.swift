@@ -26,8 +26,11 @@ package struct ParticipantShift: Sendable {
     /// The one UTC offset, in seconds, all published instants of the participant are written at.
     package let publishedOffsetSeconds: Int32
     private var offsets: ZoneOffsets
-    /// Per kind, the last instant shifted through ``shiftSeries(_:start:end:)``.
-    private var tracks: [RecordKind: SeriesTrack] = [:]
+    /// Per kind, the last instant shifted through ``shiftSeries(_:start:end:)``: a participant
+    /// records a few kinds, so a short array searched by kind, not a hashed dictionary (hashing
+    /// the kind was about half of this method's cost per record).
+    private var trackKinds: [RecordKind] = []
+    private var tracks: [SeriesTrack] = []
 
     /// Where a kind's series stands: its last real and published instants (milliseconds), and
     /// whether it is running on elapsed time since a wall-clock jump.
@@ -96,10 +99,10 @@ package struct ParticipantShift: Sendable {
         let wall = shift(start).epochMilliseconds
         var out = wall
         var elapsed = false
-        // One hash of the kind per record: the slot found here is read and then written in place.
-        let slot = tracks.index(forKey: kind)
+        // One look-up of the kind per record: the slot found here is read and then written in place.
+        let slot = trackKinds.firstIndex(of: kind)
         if let slot {
-            let track = tracks.values[slot]
+            let track = tracks[slot]
             let gap = real - track.lastReal
             let wallGap = wall - track.lastPublished
             if track.elapsed {
@@ -115,7 +118,12 @@ package struct ParticipantShift: Sendable {
             }
         }
         let next = SeriesTrack(lastReal: real, lastPublished: out, elapsed: elapsed && out != wall)
-        if let slot { tracks.values[slot] = next } else { tracks[kind] = next }
+        if let slot {
+            tracks[slot] = next
+        } else {
+            trackKinds.append(kind)
+            tracks.append(next)
+        }
         let publishedStart = Timestamp(epochMilliseconds: out, utcOffsetSeconds: publishedOffsetSeconds)
         guard let end else { return (publishedStart, nil) }
         if elapsed {
