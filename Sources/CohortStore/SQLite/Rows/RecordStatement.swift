@@ -25,9 +25,6 @@ struct RecordStatement {
     private static let kindNames: [(bytes: [UInt8], kind: RecordKind)] = RecordKind.allCases.map { (Array($0.rawValue.utf8), $0) }
     private var lastText = ReusedText()
     private var lastSource = ReusedText()
-    /// The index in ``kindNames`` of the previous row's kind: rows of one kind come in runs (the
-    /// slim read is in kind order), so most rows compare once.
-    private var lastKind = 0
     /// The kind of every row, once the first is decoded — for a statement that selects one kind
     /// (`kind = ?`: every row's kind has the first's type and bytes).
     private var oneKind: RecordKind?
@@ -129,20 +126,15 @@ struct RecordStatement {
         }
     }
 
-    private mutating func kind(rowID: Int64) throws -> RecordKind {
+    private func kind(rowID: Int64) throws -> RecordKind {
         switch sqlite3_column_type(stmt, 2) {
         case SQLITE_TEXT: break
         case SQLITE_NULL: throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: "text, found nothing")
         default: throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: "text")
         }
         if let text = sqlite3_column_text(stmt, 2), case let count = ReusedText.length(text, sqlite3_column_bytes(stmt, 2)), count > 0 {
-            let last = Self.kindNames[lastKind]
-            if last.bytes.count == count, ReusedText.equal(last.bytes, text, count) { return last.kind }
-            for (index, entry) in Self.kindNames.enumerated() where entry.bytes.count == count {
-                if ReusedText.equal(entry.bytes, text, count) {
-                    lastKind = index
-                    return entry.kind
-                }
+            for entry in Self.kindNames where entry.bytes.count == count {
+                if ReusedText.equal(entry.bytes, text, count) { return entry.kind }
             }
         }
         throw RowReader.problem(
