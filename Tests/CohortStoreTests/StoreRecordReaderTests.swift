@@ -194,3 +194,58 @@ struct StoreRecordReaderTests {
         return fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == target }.count
     }
 }
+
+/// SQLite's full read merges a participant's kinds by start without a sort (one statement per
+/// kind): it must give what `ORDER BY start_ms, kind, source` gives, ties included.
+struct SQLiteFullReadOrderTests {
+    /// Records at one instant in several kinds, one kind at one instant from several sources, a
+    /// kind with one record, kinds whose starts interleave, and a participant with none.
+    @Test func theFullReadIsByStartThenKindThenSourceTiesIncluded() throws {
+        try withStoreFixture(.sqlite) { fixture in
+            let store = try fixture.open(create: true)
+            let a = try enrollment(code: "P-0001", identity: StudyStoreTests.identity)
+            let b = try enrollment(code: "P-0002", identity: ParticipantIdentity(name: "Other Person"))
+            try store.enroll([a, b], actor: "coordinator", source: "test", at: fixedDate)
+            let handles = try store.participants().map(\.handle)
+            let kinds: [RecordKind] = [.steps, .heartRate, .pain, .sleepDuration, .medicationDose, .flare]
+            let sources: [String?] = ["Zeta Band", "Alpha Watch", nil, "Émile's phone", "alpha watch"]
+            var records: [CohortCore.Record] = []
+            var generator = SeededRandom(seed: 28)
+            for i in 0..<400 {
+                let kind = kinds[Int(generator.next() % UInt64(i < 380 ? kinds.count - 1 : kinds.count))]
+                let startMs = 1_741_900_000_000 + Int64(generator.next() % 40) * 60_000
+                let source = sources[Int(generator.next() % UInt64(sources.count))]
+                records.append(
+                    CohortCore.Record(
+                        participantID: a.participant.id, kind: kind, start: Timestamp(epochMilliseconds: startMs, utcOffsetSeconds: 3600), value: Double(i),
+                        source: source))
+            }
+            // One record per (kind, start, source): the store keeps the first of duplicates.
+            var seen = Set<String>()
+            records = records.filter { seen.insert("\($0.kind.rawValue)|\($0.start.epochMilliseconds)|\($0.source ?? "")").inserted }
+            _ = try StudyStoreTests.importRecords(store, records.shuffled(using: &generator), pk: handles[0], file: "a.json")
+            let expected = records.sorted { x, y in
+                if x.start.epochMilliseconds != y.start.epochMilliseconds { return x.start.epochMilliseconds < y.start.epochMilliseconds }
+                let (kindX, kindY) = (Array(x.kind.rawValue.utf8), Array(y.kind.rawValue.utf8))
+                if kindX != kindY { return kindX.lexicographicallyPrecedes(kindY) }
+                return Array((x.source ?? "").utf8).lexicographicallyPrecedes(Array((y.source ?? "").utf8))
+            }
+            let starts = Dictionary(grouping: expected) { $0.start.epochMilliseconds }
+            #expect(starts.values.contains { group in Set(group.map(\.kind)).count > 2 }, "several kinds at one instant")
+            #expect(starts.values.contains { group in group.filter { $0.kind == .heartRate }.count > 2 }, "one kind at one instant from several sources")
+            var viaStore: [CohortCore.Record] = []
+            try store.forEachRecord(handles[0], participantID: a.participant.id) { viaStore.append($0) }
+            #expect(viaStore == expected)
+            try store.withRecordReaders(2) { readers in
+                for reader in readers {
+                    var read: [CohortCore.Record] = []
+                    try reader.forEachRecord(handles[0], participantID: a.participant.id) { read.append($0) }
+                    #expect(read == expected)
+                    var none = 0
+                    try reader.forEachRecord(handles[1], participantID: b.participant.id) { _ in none += 1 }
+                    #expect(none == 0)
+                }
+            }
+        }
+    }
+}

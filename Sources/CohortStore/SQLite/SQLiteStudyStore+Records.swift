@@ -181,8 +181,8 @@ public final class SQLiteRecordInserter: StoreRecordSink {
 
 extension SQLiteStudyStore {
 
-    /// Streams the records of one participant (ordered by start), without loading them all;
-    /// notes are decrypted. A malformed row fails with its table, row and column.
+    /// Streams the records of one participant by start, then kind, then source, without loading
+    /// them all; notes are decrypted. A malformed row fails with its table, row and column.
     public func forEachRecord(_ participant: ParticipantHandle, participantID: UUID, _ body: (CohortCore.Record) throws -> Void) throws {
         try read { db in try Self.forEachRecord(db, participant, participantID: participantID, piiKey: piiKey, body) }
     }
@@ -198,7 +198,7 @@ extension SQLiteStudyStore {
     static func forEachRecord(
         _ db: Database, _ participant: ParticipantHandle, participantID: UUID, piiKey: [UInt8], _ body: (CohortCore.Record) throws -> Void
     ) throws {
-        try stepRecords(db, columns: RecordStatement.columns, order: "start_ms, kind", participant) { columns in
+        try stepRecordsInStartOrder(db, participant) { columns in
             let row = try columns.row()
             let note = try row.sealedNote.map { sealed in
                 try PIISealing.openStoredNote(
@@ -240,11 +240,88 @@ extension SQLiteStudyStore {
         while true {
             let code = sqlite3_step(stmt)
             if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) })
-            }
+            guard code == SQLITE_ROW else { throw stepError(db, code) }
             try body(&reader)
         }
+    }
+
+    /// The most kinds ``stepRecordsInStartOrder(_:_:_:)`` reads at once: one more than there
+    /// are, so a participant with more distinct kinds than that has at least one unknown kind
+    /// among them, whose first row fails the read (``RecordStatement`` decodes strictly).
+    private static let kindSlots = RecordKind.allCases.count + 1
+
+    /// Steps the participant's `records` rows (``RecordStatement/columns``) by start, then kind,
+    /// then source — what `ORDER BY start_ms, kind, source` gives — and calls `body` on each,
+    /// without SQLite sorting them: each kind the participant has is read by a statement of its
+    /// own in the unique index's order (start, then source, within a kind), and the kinds' rows
+    /// are merged here by start, ties in kind order. No temporary b-tree: the sort's copy of every
+    /// row is not made, no sort buffer grows with a participant's records, and no large
+    /// participant's rows spill into SQLite's temporary folder.
+    private static func stepRecordsInStartOrder(_ db: Database, _ participant: ParticipantHandle, _ body: (inout RecordStatement) throws -> Void) throws {
+        var slots: [KindSlot] = []
+        defer { for slot in slots { sqlite3_reset(slot.stmt) } }
+        // The participant's kinds in SQLite's order of them (the index's), one index seek each;
+        // each kind is bound as the value read, whatever its type.
+        let first = try db.cachedStatement(sql: "SELECT kind FROM records WHERE participant_pk = ? ORDER BY kind LIMIT 1").sqliteStatement
+        let next = try db.cachedStatement(sql: "SELECT kind FROM records WHERE participant_pk = ? AND kind > ? ORDER BY kind LIMIT 1").sqliteStatement
+        while slots.count < kindSlots {
+            let probe = slots.isEmpty ? first : next
+            sqlite3_reset(probe)
+            defer { sqlite3_reset(probe) }  // no statement left standing on a row: it would hold the read open
+            sqlite3_bind_int64(probe, 1, participant.rowKey)
+            if let last = slots.last { sqlite3_bind_value(probe, 2, sqlite3_column_value(last.stmt, 2)) }
+            let code = sqlite3_step(probe)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw stepError(db, code) }
+            let statement = try db.cachedStatement(
+                sql: "SELECT /* kind \(slots.count) */ \(RecordStatement.columns) FROM records WHERE participant_pk = ? AND kind = ? ORDER BY start_ms, source")
+            let stmt = statement.sqliteStatement
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+            sqlite3_bind_int64(stmt, 1, participant.rowKey)
+            sqlite3_bind_value(stmt, 2, sqlite3_column_value(probe, 0))
+            slots.append(KindSlot(stmt: stmt, reader: RecordStatement(statement, selectsOneKind: true)))  // reset on the way out from here
+            guard try slots[slots.count - 1].step(db) else { throw stepError(db, SQLITE_CORRUPT) }  // its kind's row was just seen
+        }
+        // Merge: the slot whose row starts first, the earliest kind on a tie.
+        while true {
+            var earliest = -1
+            for index in slots.indices where slots[index].live {
+                if earliest < 0 || slots[index].startMs < slots[earliest].startMs { earliest = index }
+            }
+            guard earliest >= 0 else { return }
+            try body(&slots[earliest].reader)
+            _ = try slots[earliest].step(db)
+        }
+    }
+
+    /// One kind's statement in ``stepRecordsInStartOrder(_:_:_:)``, its reader, and the start of
+    /// the row it stands on.
+    private struct KindSlot {
+        let stmt: SQLiteStatement
+        var reader: RecordStatement
+        var startMs: Int64 = 0
+        var live = false
+
+        /// Steps to the next row; false (and not live) after the last.
+        mutating func step(_ db: Database) throws -> Bool {
+            let code = sqlite3_step(stmt)
+            if code == SQLITE_ROW {
+                startMs = sqlite3_column_int64(stmt, 3)
+                live = true
+            } else if code == SQLITE_DONE {
+                live = false
+            } else {
+                live = false
+                throw SQLiteStudyStore.stepError(db, code)
+            }
+            return live
+        }
+    }
+
+    /// The error of a statement step that failed with `code`.
+    private static func stepError(_ db: Database, _ code: CInt) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) })
     }
 
     /// Streams (participant, kind, start) of every record — what compliance needs.

@@ -25,9 +25,15 @@ struct RecordStatement {
     private static let kindNames: [(bytes: [UInt8], kind: RecordKind)] = RecordKind.allCases.map { (Array($0.rawValue.utf8), $0) }
     private var lastText = ReusedText()
     private var lastSource = ReusedText()
+    /// The kind of every row, once the first is decoded — for a statement that selects one kind
+    /// (`kind = ?`: every row's kind has the first's type and bytes).
+    private var oneKind: RecordKind?
+    private let selectsOneKind: Bool
 
-    init(_ statement: Statement) {
+    /// `selectsOneKind`: the statement's rows all have one kind, decoded from the first row.
+    init(_ statement: Statement, selectsOneKind: Bool = false) {
         stmt = statement.sqliteStatement
+        self.selectsOneKind = selectsOneKind
     }
 
     /// The row the statement (over ``columns``) stands on, decoded (the note still sealed).
@@ -76,7 +82,7 @@ struct RecordStatement {
     }
 
     /// Columns 0–6, which both column lists share: id, participant, kind, start and end.
-    private func head() throws -> (id: Int64, participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?) {
+    private mutating func head() throws -> (id: Int64, participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?) {
         let id = try int64(0, "id")
         func offset(_ index: CInt, _ column: String) throws -> Int32 {
             let n = try int64(index, column, rowID: id)
@@ -86,7 +92,13 @@ struct RecordStatement {
             return Int32(n)
         }
         let participantPK = try int64(1, "participant_pk", rowID: id)
-        let kind = try kind(rowID: id)
+        let kind: RecordKind
+        if let oneKind {
+            kind = oneKind
+        } else {
+            kind = try self.kind(rowID: id)
+            if selectsOneKind { oneKind = kind }
+        }
         let start = Timestamp(epochMilliseconds: try int64(3, "start_ms", rowID: id), utcOffsetSeconds: try offset(4, "start_offset"))
         switch sqlite3_column_type(stmt, 5) {
         case SQLITE_NULL: return (id, participantPK, kind, start, nil)
