@@ -698,22 +698,35 @@ public struct ResidualScanner: Sendable {
         private static let classifiedHeads: [(count: Int, prefix: UInt64, kind: KeyClass)] = classifiedWords.map { word in
             (word.count, word.withUnsafeBufferPointer(prefix), word == display ? .display : word == coding ? .coding : .fixed)
         }
+        /// Per key length below 64, a bit for each entry of ``classifiedHeads`` of that length
+        /// (a key of another length is none of them).
+        private static let headsByLength: [UInt64] = (0..<64).map { length in
+            classifiedHeads.enumerated().reduce(0) { $0 | ($1.element.count == length ? 1 << UInt64($1.offset) : 0) }
+        }
 
         /// The first (up to) eight bytes of `bytes`, zero-padded, as one number.
+        @inline(__always)
         static func prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            if bytes.count >= 8, let base = bytes.baseAddress { return UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)) }
             var value: UInt64 = 0
-            for index in 0..<min(bytes.count, 8) { value |= UInt64(bytes[index]) << (8 * UInt64(index)) }
+            for index in 0..<bytes.count { value |= UInt64(bytes[index]) << (8 * UInt64(index)) }
             return value
         }
 
         /// What `key` is: one of ``ResidualScanner/fixedJSONKeys``, `display`, `coding`, or another.
         static func keyClass(_ key: UnsafeBufferPointer<UInt8>) -> KeyClass {
             guard let base = key.baseAddress, !key.isEmpty else { return .none }
+            guard key.count < 64 else { return .other }
+            var candidates = headsByLength[key.count]
+            guard candidates != 0 else { return .other }
             let head = prefix(key)
-            for (i, entry) in classifiedHeads.enumerated() where entry.count == key.count && entry.prefix == head {
+            while candidates != 0 {
+                let i = candidates.trailingZeroBitCount
+                candidates &= candidates - 1
+                let entry = classifiedHeads[i]
                 // Same length and first eight bytes: the rest (if any) decides.
-                if key.count <= 8
-                    || classifiedWords[i].withUnsafeBufferPointer({ memcmp($0.baseAddress! + 8, base + 8, key.count - 8) == 0 })
+                if entry.prefix == head,
+                    key.count <= 8 || classifiedWords[i].withUnsafeBufferPointer({ memcmp($0.baseAddress! + 8, base + 8, key.count - 8) == 0 })
                 {
                     return entry.kind
                 }
@@ -723,6 +736,10 @@ public struct ResidualScanner: Sendable {
 
         private static let freeTextWholePaths: [[UInt8]] = ResidualScanner.freeTextJSONPaths.map { Array($0.utf8) }
         private static let freeTextPathSuffixes: [[UInt8]] = ResidualScanner.freeTextJSONPathSuffixes.map { Array($0.utf8) }
+        /// The last bytes of the free-text literals, one bit per ASCII byte.
+        private static let literalEnds: UInt128 = (freeTextWholePaths + freeTextPathSuffixes).reduce(0) { ends, literal in
+            literal.last.map { $0 < 0x80 ? ends | 1 << UInt128($0) : ends } ?? ends
+        }
 
         /// ``ResidualScanner/isFreeTextJSONPath(_:)`` of the path whose UTF-8 bytes are `path`.
         /// An ASCII path is compared byte for byte: every ASCII byte is a `Character` of its own
@@ -730,10 +747,13 @@ public struct ResidualScanner: Sendable {
         /// are byte comparisons there. Any other path goes through the `String` function itself
         /// (`hasSuffix` compares grapheme clusters: a prepended mark can absorb the `n`).
         static func isFreeTextPath(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+            // A path whose last byte is an ASCII byte no literal ends with ends in a `Character`
+            // no literal ends with (nothing combines into or decomposes from an ASCII scalar).
+            guard let p = path.baseAddress, let last = path.last else { return false }
+            if last < 0x80, literalEnds & (1 << UInt128(last)) == 0 { return false }
             guard ResidualScanner.isASCII(path) else {
                 return ResidualScanner.isFreeTextJSONPath(String(decoding: path, as: UTF8.self))
             }
-            guard let p = path.baseAddress else { return false }
             if freeTextWholePaths.contains(where: { $0.count == path.count && memcmp($0, p, path.count) == 0 }) { return true }
             return freeTextPathSuffixes.contains { suffix in
                 suffix.count <= path.count && memcmp(p + (path.count - suffix.count), suffix, suffix.count) == 0
