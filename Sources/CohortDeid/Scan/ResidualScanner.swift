@@ -442,6 +442,11 @@ public struct ResidualScanner: Sendable {
         /// Per slot (CSV column, NDJSON value number in its line), the last value checked there
         /// and its kinds (``memoizedMask(_:slot:isJSON:freeText:)``).
         var memo: [(bytes: [UInt8], freeText: Bool, mask: UInt16)] = []
+        /// Values matched recently in any slot and their kinds, at ``recentIndex(_:tag:)``; `tag`
+        /// is `isJSON` and `freeText` as two bits (0xFF: empty). A FHIR resource's timestamps come
+        /// again in other slots of the next resources (`effectiveDateTime`, `effectivePeriod.start`).
+        var recent: [(bytes: [UInt8], tag: UInt8, mask: UInt16)] = Array(repeating: ([], 0xFF, 0), count: ValueScanner.recentCount)
+        static let recentCount = 256
         /// Free-text values checked against the allow-list.
         var freeTextValues = 0
         /// Values checked for roster forms: CSV cells (not the header), JSON strings that are not
@@ -574,7 +579,8 @@ public struct ResidualScanner: Sendable {
         /// alone (the workspace is scratch space; the index and vocabulary do not change), so a
         /// value equal to the slot's last one, with the same `freeText`, has the same mask. Export
         /// rows repeat their pseudonym, kind, unit and source from row to row; those are matched once
-        /// per run of equal values. A negative slot is not remembered.
+        /// per run of equal values; a value the slot does not hold is looked up in ``recent``
+        /// (``recentMask(_:isJSON:freeText:)``). A negative slot is not remembered.
         mutating func memoizedMask(_ value: UnsafeBufferPointer<UInt8>, slot: Int, isJSON: Bool, freeText: Bool) -> UInt16 {
             guard slot >= 0, slot < 64 else { return scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace) }
             if slot < memo.count, memo[slot].freeText == freeText, memo[slot].bytes.count == value.count,
@@ -582,13 +588,40 @@ public struct ResidualScanner: Sendable {
             {
                 return memo[slot].mask
             }
-            let mask = scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
+            let mask = recentMask(value, isJSON: isJSON, freeText: freeText)
             while memo.count <= slot { memo.append(([], false, 0)) }
             memo[slot].bytes.removeAll(keepingCapacity: true)
             memo[slot].bytes.append(contentsOf: value)
             memo[slot].freeText = freeText
             memo[slot].mask = mask
             return mask
+        }
+
+        /// ``ResidualScanner/kindMask(utf8:isJSON:freeText:_:)`` of `value`, from ``recent`` when
+        /// the entry its bytes hash to holds the same bytes with the same `isJSON` and `freeText`
+        /// (the mask is a function of those three alone), else matched and kept there.
+        mutating func recentMask(_ value: UnsafeBufferPointer<UInt8>, isJSON: Bool, freeText: Bool) -> UInt16 {
+            let tag: UInt8 = (isJSON ? 1 : 0) | (freeText ? 2 : 0)
+            let index = Self.recentIndex(value, tag: tag)
+            if recent[index].tag == tag, recent[index].bytes.count == value.count,
+                recent[index].bytes.withUnsafeBufferPointer({ value.count == 0 || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
+            {
+                return recent[index].mask
+            }
+            let mask = scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
+            recent[index].bytes.removeAll(keepingCapacity: true)
+            recent[index].bytes.append(contentsOf: value)
+            recent[index].tag = tag
+            recent[index].mask = mask
+            return mask
+        }
+
+        /// Where `value` (with `tag`) is kept in ``recent``: FNV-1a of its bytes and tag.
+        @inline(__always)
+        static func recentIndex(_ value: UnsafeBufferPointer<UInt8>, tag: UInt8) -> Int {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(tag)
+            for byte in value { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return Int(truncatingIfNeeded: (hash ^ (hash >> 32)) % UInt64(recentCount))
         }
 
         /// The current column's name in findings: its header cell, else `column N`.
