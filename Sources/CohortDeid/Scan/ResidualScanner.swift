@@ -434,24 +434,19 @@ public struct ResidualScanner: Sendable {
         var cellLine = 0
         var inQuotes = false
         var continuing = false
-        // JSON: per open container (the first `depth` entries, kept past it for reuse), whether
-        // it is an object, where its current key starts in `pathBytes` (its `.` included) and
-        // how long that key is (0: none, or an array), and what the key is (``KeyClass``).
-        var isObject: [Bool] = []
-        var keyStart: [Int] = []
-        var keyLength: [Int] = []
-        var keyClass: [KeyClass] = []
-        var depth = 0
+        // JSON: the open containers and their keys, the key path as bytes (``JSONKeyStack``).
+        let keys = JSONKeyStack()
         var expectKey = false
-        /// The current value's key path (``keyPath()``) as UTF-8: the open containers' non-empty
-        /// keys joined by `.`, kept as a stack — a key replaces its container's part, a closed
-        /// container's part is cut off.
-        var pathBytes: [UInt8] = []
         /// NDJSON: how many values of the current line were checked (the memo's slot).
         var lineValues = 0
         /// Per slot (CSV column, NDJSON value number in its line), the last value checked there
         /// and its kinds (``memoizedMask(_:slot:isJSON:freeText:)``).
         var memo: [(bytes: [UInt8], freeText: Bool, mask: UInt16)] = []
+        /// Values matched recently in any slot and their kinds, at ``recentIndex(_:tag:)``; `tag`
+        /// is `isJSON` and `freeText` as two bits (0xFF: empty). A FHIR resource's timestamps come
+        /// again in other slots of the next resources (`effectiveDateTime`, `effectivePeriod.start`).
+        var recent: [(bytes: [UInt8], tag: UInt8, mask: UInt16)] = Array(repeating: ([], 0xFF, 0), count: ValueScanner.recentCount)
+        static let recentCount = 256
         /// Free-text values checked against the allow-list.
         var freeTextValues = 0
         /// Values checked for roster forms: CSV cells (not the header), JSON strings that are not
@@ -472,8 +467,7 @@ public struct ResidualScanner: Sendable {
             case .csv:
                 csvLine(number, bytes, emit)
             case .ndjson:
-                depth = 0
-                pathBytes.removeAll(keepingCapacity: true)
+                keys.reset()
                 lineValues = 0
                 expectKey = false
                 jsonLine(number, bytes, emit)
@@ -585,7 +579,8 @@ public struct ResidualScanner: Sendable {
         /// alone (the workspace is scratch space; the index and vocabulary do not change), so a
         /// value equal to the slot's last one, with the same `freeText`, has the same mask. Export
         /// rows repeat their pseudonym, kind, unit and source from row to row; those are matched once
-        /// per run of equal values. A negative slot is not remembered.
+        /// per run of equal values; a value the slot does not hold is looked up in ``recent``
+        /// (``recentMask(_:isJSON:freeText:)``). A negative slot is not remembered.
         mutating func memoizedMask(_ value: UnsafeBufferPointer<UInt8>, slot: Int, isJSON: Bool, freeText: Bool) -> UInt16 {
             guard slot >= 0, slot < 64 else { return scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace) }
             if slot < memo.count, memo[slot].freeText == freeText, memo[slot].bytes.count == value.count,
@@ -593,13 +588,40 @@ public struct ResidualScanner: Sendable {
             {
                 return memo[slot].mask
             }
-            let mask = scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
+            let mask = recentMask(value, isJSON: isJSON, freeText: freeText)
             while memo.count <= slot { memo.append(([], false, 0)) }
             memo[slot].bytes.removeAll(keepingCapacity: true)
             memo[slot].bytes.append(contentsOf: value)
             memo[slot].freeText = freeText
             memo[slot].mask = mask
             return mask
+        }
+
+        /// ``ResidualScanner/kindMask(utf8:isJSON:freeText:_:)`` of `value`, from ``recent`` when
+        /// the entry its bytes hash to holds the same bytes with the same `isJSON` and `freeText`
+        /// (the mask is a function of those three alone), else matched and kept there.
+        mutating func recentMask(_ value: UnsafeBufferPointer<UInt8>, isJSON: Bool, freeText: Bool) -> UInt16 {
+            let tag: UInt8 = (isJSON ? 1 : 0) | (freeText ? 2 : 0)
+            let index = Self.recentIndex(value, tag: tag)
+            if recent[index].tag == tag, recent[index].bytes.count == value.count,
+                recent[index].bytes.withUnsafeBufferPointer({ value.count == 0 || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
+            {
+                return recent[index].mask
+            }
+            let mask = scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
+            recent[index].bytes.removeAll(keepingCapacity: true)
+            recent[index].bytes.append(contentsOf: value)
+            recent[index].tag = tag
+            recent[index].mask = mask
+            return mask
+        }
+
+        /// Where `value` (with `tag`) is kept in ``recent``: FNV-1a of its bytes and tag.
+        @inline(__always)
+        static func recentIndex(_ value: UnsafeBufferPointer<UInt8>, tag: UInt8) -> Int {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(tag)
+            for byte in value { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return Int(truncatingIfNeeded: (hash ^ (hash >> 32)) % UInt64(recentCount))
         }
 
         /// The current column's name in findings: its header cell, else `column N`.
@@ -610,38 +632,31 @@ public struct ResidualScanner: Sendable {
         // MARK: JSON
 
         private mutating func jsonLine(_ number: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Hit) -> Void) {
+            guard let base = bytes.baseAddress else { return }
             let n = bytes.count
             var i = 0
             while i < n {
-                switch bytes[i] {
+                switch base[i] {
                 case 0x7B:  // {
-                    open(object: true)
+                    keys.open(object: true)
                     expectKey = true
                 case 0x5B:  // [
-                    open(object: false)
+                    keys.open(object: false)
                     expectKey = false
                 case 0x7D, 0x5D:  // } ]
-                    close()
+                    keys.close()
                     expectKey = false
                 case 0x2C:  // ,
-                    expectKey = depth > 0 && isObject[depth - 1]
+                    expectKey = keys.inObject
                 case 0x3A:  // :
                     expectKey = false
                 case 0x22:  // a string: up to the next quote not escaped
-                    var j = i + 1
-                    while j < n, bytes[j] != 0x22 {
-                        j += bytes[j] == 0x5C ? 2 : 1
-                    }
-                    let raw = UnsafeBufferPointer(rebasing: bytes[(i + 1)..<min(j, n)])
-                    if expectKey, depth > 0, isObject[depth - 1] {
-                        setKey(raw)
-                    } else if !raw.isEmpty, !isFixedField() {
-                        let freeText = Self.isFreeTextPath(pathBytes)
-                        values += 1
-                        if freeText { freeTextValues += 1 }
-                        let mask = memoizedMask(raw, slot: format == .ndjson ? lineValues : -1, isJSON: true, freeText: freeText)
-                        lineValues += 1
-                        if mask != 0 { emit(Hit(line: number, mask: mask, field: keyPath(), sha256: Self.jsonStringSHA256(raw))) }
+                    let j = Self.stringEnd(base, from: i + 1, count: n)
+                    let raw = UnsafeBufferPointer(start: base + i + 1, count: j - i - 1)
+                    if expectKey, keys.inObject {
+                        keys.setKey(raw)
+                    } else if !raw.isEmpty, !keys.isFixedField() {
+                        value(raw, line: number, emit)
                     }
                     i = j
                 default:
@@ -651,123 +666,136 @@ public struct ResidualScanner: Sendable {
             }
         }
 
+        /// A JSON string value that is not fixed vocabulary: counted, matched, a hit emitted.
+        private mutating func value(_ raw: UnsafeBufferPointer<UInt8>, line number: Int, _ emit: (Hit) -> Void) {
+            let freeText = Self.isFreeTextPath(keys.pathBuffer)
+            values += 1
+            if freeText { freeTextValues += 1 }
+            let mask = memoizedMask(raw, slot: format == .ndjson ? lineValues : -1, isJSON: true, freeText: freeText)
+            lineValues += 1
+            if mask != 0 { emit(Hit(line: number, mask: mask, field: keyPath(), sha256: Self.jsonStringSHA256(raw))) }
+        }
+
+        /// Where the JSON string whose content starts at `start` ends: the index of the first quote
+        /// at or after `start` that no backslash escapes, or `count` when the line has none. A
+        /// backslash escapes the byte after it, so a quote ends the string exactly when the run of
+        /// backslashes right before it (within the string) is even: the byte before such a run is
+        /// not a backslash, so the run starts outside any escape and pairs off from its start.
+        /// Quotes are found with `memchr` (most of a FHIR line's bytes are inside strings).
+        @inline(__always)
+        static func stringEnd(_ base: UnsafePointer<UInt8>, from start: Int, count n: Int) -> Int {
+            var from = start
+            while from < n, let found = memchr(base + from, 0x22, n - from) {
+                let quote = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                var run = quote
+                while run > start, base[run - 1] == 0x5C { run -= 1 }
+                if (quote - run) & 1 == 0 { return quote }
+                from = quote + 1
+            }
+            return n
+        }
+
         /// What a key is, for ``isFixedField()``: decided once when the key is read.
         enum KeyClass {
             case none, fixed, display, coding, other
         }
 
-        /// Opens a container (without a key yet) at `depth`.
-        mutating func open(object: Bool) {
-            if depth < isObject.count {
-                isObject[depth] = object
-                keyStart[depth] = pathBytes.count
-                keyLength[depth] = 0
-                keyClass[depth] = .none
-            } else {
-                isObject.append(object)
-                keyStart.append(pathBytes.count)
-                keyLength.append(0)
-                keyClass.append(.none)
-            }
-            depth += 1
-        }
+        /// Opens a container (without a key yet).
+        func open(object: Bool) { keys.open(object: object) }
 
         /// Closes the innermost container: its key leaves the path.
-        mutating func close() {
-            guard depth > 0 else { return }
-            depth -= 1
-            pathBytes.removeSubrange(keyStart[depth]...)
-        }
+        func close() { keys.close() }
 
         /// The innermost container's key is now `raw` (its JSON string content).
-        mutating func setKey(_ raw: UnsafeBufferPointer<UInt8>) {
-            let d = depth - 1
-            pathBytes.removeSubrange(keyStart[d]...)
-            keyLength[d] = raw.count
-            keyClass[d] = Self.keyClass(raw)
-            guard !raw.isEmpty else { return }
-            if !pathBytes.isEmpty { pathBytes.append(0x2E) }
-            pathBytes.append(contentsOf: raw)
-        }
+        func setKey(_ raw: UnsafeBufferPointer<UInt8>) { keys.setKey(raw) }
+
+        /// The current value's key path as UTF-8 (``JSONKeyStack``).
+        var pathBytes: [UInt8] { Array(keys.pathBuffer) }
 
         /// The key path of the current value: the keys of the open objects, joined by dots (each
         /// key decoded on its own, as the path has always been made).
-        func keyPath() -> String {
-            (0..<depth).filter { keyLength[$0] > 0 }.map { d in
-                let start = keyStart[d] + (keyStart[d] > 0 ? 1 : 0)  // after the `.` before it
-                return String(decoding: pathBytes[start..<start + keyLength[d]], as: UTF8.self)
-            }.joined(separator: ".")
-        }
+        func keyPath() -> String { keys.keyPath() }
+
+        /// Whether the current value's key is fixed vocabulary (``JSONKeyStack/isFixedField()``).
+        func isFixedField() -> Bool { keys.isFixedField() }
 
         private static let fixedKeys: [[UInt8]] = ResidualScanner.fixedJSONKeys.map { Array($0.utf8) }
         private static let display = Array("display".utf8)
         private static let coding = Array("coding".utf8)
 
         /// The keys ``keyClass(_:)`` knows, with their length and first eight bytes (``prefix(_:)``)
-        /// to compare first; `display` and `coding` are not fixed keys, so the order is free.
-        private static let classified: [(count: Int, prefix: UInt64, word: [UInt8], kind: KeyClass)] =
-            fixedKeys.map { ($0.count, $0.withUnsafeBufferPointer(prefix), $0, KeyClass.fixed) }
-            + [(display, KeyClass.display), (coding, KeyClass.coding)].map { ($0.0.count, $0.0.withUnsafeBufferPointer(prefix), $0.0, $0.1) }
+        /// to compare first; `display` and `coding` are not fixed keys, so the order is free. The
+        /// heads hold no reference (the loop over them retains nothing); `classifiedWords[i]` is
+        /// entry i's key.
+        private static let classifiedWords: [[UInt8]] = fixedKeys + [display, coding]
+        private static let classifiedHeads: [(count: Int, prefix: UInt64, kind: KeyClass)] = classifiedWords.map { word in
+            (word.count, word.withUnsafeBufferPointer(prefix), word == display ? .display : word == coding ? .coding : .fixed)
+        }
+        /// Per key length below 64, a bit for each entry of ``classifiedHeads`` of that length
+        /// (a key of another length is none of them).
+        private static let headsByLength: [UInt64] = (0..<64).map { length in
+            classifiedHeads.enumerated().reduce(0) { $0 | ($1.element.count == length ? 1 << UInt64($1.offset) : 0) }
+        }
 
         /// The first (up to) eight bytes of `bytes`, zero-padded, as one number.
+        @inline(__always)
         static func prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            if bytes.count >= 8, let base = bytes.baseAddress { return UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)) }
             var value: UInt64 = 0
-            for index in 0..<min(bytes.count, 8) { value |= UInt64(bytes[index]) << (8 * UInt64(index)) }
+            for index in 0..<bytes.count { value |= UInt64(bytes[index]) << (8 * UInt64(index)) }
             return value
         }
 
         /// What `key` is: one of ``ResidualScanner/fixedJSONKeys``, `display`, `coding`, or another.
         static func keyClass(_ key: UnsafeBufferPointer<UInt8>) -> KeyClass {
             guard let base = key.baseAddress, !key.isEmpty else { return .none }
+            guard key.count < 64 else { return .other }
+            var candidates = headsByLength[key.count]
+            guard candidates != 0 else { return .other }
             let head = prefix(key)
-            for entry in classified where entry.count == key.count && entry.prefix == head {
+            while candidates != 0 {
+                let i = candidates.trailingZeroBitCount
+                candidates &= candidates - 1
+                let entry = classifiedHeads[i]
                 // Same length and first eight bytes: the rest (if any) decides.
-                if key.count <= 8 || entry.word.withUnsafeBufferPointer({ memcmp($0.baseAddress! + 8, base + 8, key.count - 8) == 0 }) {
+                if entry.prefix == head,
+                    key.count <= 8 || classifiedWords[i].withUnsafeBufferPointer({ memcmp($0.baseAddress! + 8, base + 8, key.count - 8) == 0 })
+                {
                     return entry.kind
                 }
             }
             return .other
         }
 
-        /// Whether the current value's key is fixed vocabulary: the last open container's key
-        /// that is not empty is a fixed key, or `display` with a `coding` among the open keys.
-        func isFixedField() -> Bool {
-            var d = depth - 1
-            while d >= 0, keyLength[d] == 0 { d -= 1 }
-            guard d >= 0 else { return false }
-            switch keyClass[d] {
-            case .fixed: return true
-            case .display: return (0..<depth).contains { keyClass[$0] == .coding }
-            default: return false
-            }
-        }
-
-        /// Byte equality, lengths first (most keys differ in length).
-        @inline(__always)
-        static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-            guard a.count == b.count else { return false }
-            return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
-        }
-
-
         private static let freeTextWholePaths: [[UInt8]] = ResidualScanner.freeTextJSONPaths.map { Array($0.utf8) }
         private static let freeTextPathSuffixes: [[UInt8]] = ResidualScanner.freeTextJSONPathSuffixes.map { Array($0.utf8) }
+        /// The last bytes of the free-text literals, one bit per ASCII byte.
+        private static let literalEnds: UInt128 = (freeTextWholePaths + freeTextPathSuffixes).reduce(0) { ends, literal in
+            literal.last.map { $0 < 0x80 ? ends | 1 << UInt128($0) : ends } ?? ends
+        }
 
         /// ``ResidualScanner/isFreeTextJSONPath(_:)`` of the path whose UTF-8 bytes are `path`.
         /// An ASCII path is compared byte for byte: every ASCII byte is a `Character` of its own
         /// (save CR LF, and no literal starts with LF), so `==` and `hasSuffix` of ASCII literals
         /// are byte comparisons there. Any other path goes through the `String` function itself
         /// (`hasSuffix` compares grapheme clusters: a prepended mark can absorb the `n`).
-        static func isFreeTextPath(_ path: [UInt8]) -> Bool {
-            guard path.withUnsafeBufferPointer({ ResidualScanner.isASCII($0) }) else {
+        static func isFreeTextPath(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+            // A path whose last byte is an ASCII byte no literal ends with ends in a `Character`
+            // no literal ends with (nothing combines into or decomposes from an ASCII scalar).
+            guard let p = path.baseAddress, let last = path.last else { return false }
+            if last < 0x80, literalEnds & (1 << UInt128(last)) == 0 { return false }
+            guard ResidualScanner.isASCII(path) else {
                 return ResidualScanner.isFreeTextJSONPath(String(decoding: path, as: UTF8.self))
             }
-            if freeTextWholePaths.contains(where: { same($0, path) }) { return true }
+            if freeTextWholePaths.contains(where: { $0.count == path.count && memcmp($0, p, path.count) == 0 }) { return true }
             return freeTextPathSuffixes.contains { suffix in
-                suffix.count <= path.count && path.withUnsafeBufferPointer { p in
-                    suffix.withUnsafeBufferPointer { memcmp(p.baseAddress! + (p.count - $0.count), $0.baseAddress!, $0.count) == 0 }
-                }
+                suffix.count <= path.count && memcmp(p + (path.count - suffix.count), suffix, suffix.count) == 0
             }
+        }
+
+        /// ``isFreeTextPath(_:)`` of the bytes of `path`.
+        static func isFreeTextPath(_ path: [UInt8]) -> Bool {
+            path.withUnsafeBufferPointer { isFreeTextPath($0) }
         }
 
         /// SHA-256 of the unescaped JSON string whose raw content is `raw` (of `raw` itself when

@@ -45,7 +45,7 @@ struct ResidualScannerFieldTests {
                 for _ in 0..<Int.random(in: 1...3, using: &g) { key += Self.keyPieces.randomElement(using: &g) ?? [] }
                 keys.append(key)
             }
-            var values = ResidualScanner.ValueScanner(scanner: ResidualScanner(roster: []), format: .ndjson)
+            let values = ResidualScanner.ValueScanner(scanner: ResidualScanner(roster: []), format: .ndjson)
             // The keys as the scan reads them: an object per key (an array between some), and
             // containers opened and closed after them whose keys must leave the path again.
             for (index, key) in keys.enumerated() {
