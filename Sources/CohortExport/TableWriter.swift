@@ -45,12 +45,47 @@ final class TableWriter {
         }
     }
 
-    /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array.
+    /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array
+    /// and without a ``Cell`` per value (each would copy, retain and release the record's
+    /// strings); the bytes are those of `Cell`'s appends, as `TableWriterTests` checks.
     func write(_ r: DeidentifiedRecord) throws {
         try writeRow { csv, json in
-            for (index, field) in recordFields.enumerated() {
-                append(TableLayout.cell(field, of: r), column: index, csv: &csv, json: &json)
+            for index in recordFields.indices {
+                append(recordFields[index], of: r, column: index, csv: &csv, json: &json)
             }
+        }
+    }
+
+    /// Appends what `TableLayout.cell(field, of: r)` shows, reading the record's values in place.
+    private func append(
+        _ field: TableLayout.RecordField, of r: DeidentifiedRecord, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]
+    ) {
+        switch field {
+        case .pseudonym: append(text: r.pseudonym, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .kind: append(text: r.kind.rawValue, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .start: append(r.start.map { .timestamp($0) } ?? .null, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .end: append(r.end.map { .timestamp($0) } ?? .null, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .value(let integerColumn):
+            append(Cell.numeric(r.value, integral: integerColumn || r.kind.isInteger), column: column, csv: &csvBytes, json: &jsonBytes)
+        case .valueLabel: append(text: r.valueLabel, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .unit: append(text: r.unit, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .text: append(text: r.text, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .source: append(text: r.source, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .note: append(text: r.note, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .none: append(Cell.null, column: column, csv: &csvBytes, json: &jsonBytes)
+        }
+    }
+
+    /// Appends `text` as `append(text.map(Cell.string) ?? .null, …)` would, without the cell.
+    private func append(text: String?, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
+        guard let text else { return append(Cell.null, column: column, csv: &csvBytes, json: &jsonBytes) }
+        if csv != nil {
+            if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
+            Cell.appendCSV(string: text, to: &csvBytes)
+        }
+        if ndjson != nil {
+            jsonBytes.append(contentsOf: jsonKeys[column])
+            Cell.appendJSON(string: text, to: &jsonBytes)
         }
     }
 
