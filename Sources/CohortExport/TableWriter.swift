@@ -8,20 +8,33 @@ final class TableWriter {
     private let csv: BufferedFileWriter?
     private let ndjson: BufferedFileWriter?
     private(set) var rows = 0
-    /// `"name":` for each column, with the separator before it, built once.
-    private let jsonKeys: [[UInt8]]
+    /// `"name":` for each column, with the separator before it, built once: the bytes of all
+    /// columns one after another, column `i`'s at `jsonKeyRanges[i]` (one flat array, so a key
+    /// is appended as a slice of raw bytes, with no retain of a per-column array).
+    private let jsonKeyBytes: [UInt8]
+    private let jsonKeyRanges: [Range<Int>]
     /// What each column shows of a record, resolved once.
     private let recordFields: [TableLayout.RecordField]
-    /// The row being written, reused row after row.
+    /// The rows written but not yet handed to the files, reused batch after batch: a batch is
+    /// handed over once it reaches ``batchBytes``, the file writer's capacity, so the file
+    /// writer passes it straight to the operating system rather than copying each row into
+    /// its own buffer (and the per-row costs of a hand-over are paid per batch).
     private var csvLine: [UInt8] = []
     private var jsonLine: [UInt8] = []
+    private static let batchBytes = BufferedFileWriter.capacity
 
     init(layout: TableLayout, csvDirectory: URL?, jsonDirectory: URL?, taps: FileWriteTaps? = nil) throws {
         self.layout = layout
-        jsonKeys = layout.columns.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":").utf8) }
+        var keyBytes: [UInt8] = []
+        var keyRanges: [Range<Int>] = []
+        for (index, column) in layout.columns.enumerated() {
+            let start = keyBytes.count
+            keyBytes += Array(((index == 0 ? "{" : ",") + JSONText.string(column.name) + ":").utf8)
+            keyRanges.append(start..<keyBytes.count)
+        }
+        jsonKeyBytes = keyBytes
+        jsonKeyRanges = keyRanges
         recordFields = layout.columns.map(TableLayout.RecordField.init(column:))
-        csvLine.reserveCapacity(512)
-        jsonLine.reserveCapacity(1024)
         if let csvDirectory {
             let writer = try BufferedFileWriter(
                 url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv", taps: taps)
@@ -84,13 +97,13 @@ final class TableWriter {
             Cell.appendCSV(string: text, to: &csvBytes)
         }
         if ndjson != nil {
-            jsonBytes.append(contentsOf: jsonKeys[column])
+            appendKey(column, to: &jsonBytes)
             Cell.appendJSON(string: text, to: &jsonBytes)
         }
     }
 
-    /// Builds a row in the reused line buffers (moved into locals for the row, so appends need
-    /// no exclusivity check on this object's properties) and writes it.
+    /// Builds a row at the end of the batch buffers (moved into locals for the row, so appends
+    /// need no exclusivity check on this object's properties), and hands a full batch over.
     private func writeRow(_ build: (inout [UInt8], inout [UInt8]) -> Void) throws {
         rows += 1
         var csvBytes: [UInt8] = []
@@ -101,19 +114,24 @@ final class TableWriter {
             swap(&csvBytes, &csvLine)
             swap(&jsonBytes, &jsonLine)
         }
-        csvBytes.removeAll(keepingCapacity: true)
-        jsonBytes.removeAll(keepingCapacity: true)
         build(&csvBytes, &jsonBytes)
-        if let csv {
+        if csv != nil {
             csvBytes.append(0x0D)
             csvBytes.append(0x0A)
-            try csv.write(csvBytes)
         }
-        if let ndjson {
+        if ndjson != nil {
             jsonBytes.append(UInt8(ascii: "}"))
             jsonBytes.append(0x0A)
-            try ndjson.write(jsonBytes)
         }
+        if csvBytes.count >= Self.batchBytes { try hand(&csvBytes, to: csv) }
+        if jsonBytes.count >= Self.batchBytes { try hand(&jsonBytes, to: ndjson) }
+    }
+
+    /// Writes the batch `bytes` to `file` and empties it.
+    private func hand(_ bytes: inout [UInt8], to file: BufferedFileWriter?) throws {
+        guard let file, !bytes.isEmpty else { return }
+        try file.write(bytes)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     private func append(_ cell: Cell, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
@@ -122,13 +140,21 @@ final class TableWriter {
             cell.appendCSV(to: &csvBytes)
         }
         if ndjson != nil {
-            jsonBytes.append(contentsOf: jsonKeys[column])
+            appendKey(column, to: &jsonBytes)
             cell.appendJSON(to: &jsonBytes)
         }
     }
 
-    /// Closes the files and describes them.
+    /// Appends column `column`'s `"name":` (with the separator before it).
+    private func appendKey(_ column: Int, to bytes: inout [UInt8]) {
+        let range = jsonKeyRanges[column]
+        jsonKeyBytes.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Hands the last batch over, closes the files and describes them.
     func finish() throws -> [ExportedFile] {
+        try hand(&csvLine, to: csv)
+        try hand(&jsonLine, to: ndjson)
         var files: [ExportedFile] = []
         for writer in [csv, ndjson].compactMap({ $0 }) {
             try writer.close()
