@@ -50,6 +50,18 @@ enum Cell: Sendable, Equatable {
         }
     }
 
+    /// For the cells whose JSON value is their CSV field's bytes (finite numbers, integers:
+    /// bare; dates, timestamps: in quotes), whether it is quoted; nil for the others. Lets a
+    /// writer of both format such a value once (`CellTests` checks the claim).
+    var jsonQuotesCSV: Bool? {
+        switch self {
+        case .number(let value): value.isFinite ? false : nil
+        case .integer: false
+        case .date, .timestamp: true
+        case .null, .string, .list: nil
+        }
+    }
+
     /// Appends the JSON value: the bytes of `jsonText`.
     func appendJSON(to bytes: inout [UInt8]) {
         switch self {

@@ -134,10 +134,20 @@ final class TableWriter {
         bytes.removeAll(keepingCapacity: true)
     }
 
+    /// Appends `cell` to both lines. A number, date or timestamp is formatted once: its JSON
+    /// value is the CSV field's bytes, bare or in quotes (``Cell/jsonQuotesCSV``).
     private func append(_ cell: Cell, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
         if csv != nil {
             if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
+            let start = csvBytes.count
             cell.appendCSV(to: &csvBytes)
+            if ndjson != nil, let quoted = cell.jsonQuotesCSV {
+                appendKey(column, to: &jsonBytes)
+                if quoted { jsonBytes.append(UInt8(ascii: "\"")) }
+                csvBytes.withUnsafeBufferPointer { jsonBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
+                if quoted { jsonBytes.append(UInt8(ascii: "\"")) }
+                return
+            }
         }
         if ndjson != nil {
             appendKey(column, to: &jsonBytes)
