@@ -41,7 +41,7 @@ enum Cell: Sendable, Equatable {
     func appendCSV(to bytes: inout [UInt8]) {
         switch self {
         case .null: break
-        case .string(let text): CSVText.appendField(text, to: &bytes)
+        case .string(let text): Self.appendCSV(string: text, to: &bytes)
         case .number(let value): bytes.append(contentsOf: NumberText.format(value).utf8)
         case .integer(let value): ByteText.appendInt(value, to: &bytes)
         case .date(let date): ByteText.appendDate(date, to: &bytes)
@@ -50,11 +50,23 @@ enum Cell: Sendable, Equatable {
         }
     }
 
+    /// For the cells whose JSON value is their CSV field's bytes (finite numbers, integers:
+    /// bare; dates, timestamps: in quotes), whether it is quoted; nil for the others. Lets a
+    /// writer of both format such a value once (`CellTests` checks the claim).
+    var jsonQuotesCSV: Bool? {
+        switch self {
+        case .number(let value): value.isFinite ? false : nil
+        case .integer: false
+        case .date, .timestamp: true
+        case .null, .string, .list: nil
+        }
+    }
+
     /// Appends the JSON value: the bytes of `jsonText`.
     func appendJSON(to bytes: inout [UInt8]) {
         switch self {
         case .null: bytes.append(contentsOf: Self.nullBytes)
-        case .string(let text): JSONText.appendString(text, to: &bytes)
+        case .string(let text): Self.appendJSON(string: text, to: &bytes)
         case .number(let value):
             if value.isFinite { bytes.append(contentsOf: NumberText.format(value).utf8) } else { bytes.append(contentsOf: Self.nullBytes) }
         case .integer(let value): ByteText.appendInt(value, to: &bytes)
@@ -75,6 +87,13 @@ enum Cell: Sendable, Equatable {
             bytes.append(UInt8(ascii: "]"))
         }
     }
+
+    /// What `Cell.string(text).appendCSV(to:)` appends, for writers that hold the text
+    /// without a cell.
+    static func appendCSV(string text: String, to bytes: inout [UInt8]) { CSVText.appendField(text, to: &bytes) }
+
+    /// What `Cell.string(text).appendJSON(to:)` appends.
+    static func appendJSON(string text: String, to bytes: inout [UInt8]) { JSONText.appendString(text, to: &bytes) }
 
     private static let nullBytes: [UInt8] = Array("null".utf8)
 

@@ -19,22 +19,26 @@ enum ExportEvent: Sendable {
 final class TableSink {
     private let participants: TableWriter
     private let consents: TableWriter
-    private let families: [DataType: TableWriter]
+    /// The record tables, found by a scan of the few families (no hashing per record).
+    private let families: [(type: DataType, writer: TableWriter)]
 
     init(participants: TableWriter, consents: TableWriter, families: [DataType: TableWriter]) {
         self.participants = participants
         self.consents = consents
-        self.families = families
+        self.families = families.sorted { $0.key < $1.key }.map { (type: $0.key, writer: $0.value) }
     }
 
     func consume(_ events: [ExportEvent]) throws {
-        for event in events {
-            switch event {
+        // By index, not `for event in events`: the iterator would copy each event (retaining
+        // every string of its record) where the subscript lends it.
+        for index in events.indices {
+            switch events[index] {
             case .participant(let p, let ordered):
                 try participants.write(participants.layout.row(p))
                 for consent in ordered { try consents.write(consents.layout.row(consent)) }
             case .record(let r):
-                if let writer = families[r.kind.dataType] { try writer.write(r) }
+                let type = r.kind.dataType
+                if let family = families.first(where: { $0.type == type }) { try family.writer.write(r) }
             case .dailyTotal:
                 break
             }

@@ -8,20 +8,33 @@ final class TableWriter {
     private let csv: BufferedFileWriter?
     private let ndjson: BufferedFileWriter?
     private(set) var rows = 0
-    /// `"name":` for each column, with the separator before it, built once.
-    private let jsonKeys: [[UInt8]]
+    /// `"name":` for each column, with the separator before it, built once: the bytes of all
+    /// columns one after another, column `i`'s at `jsonKeyRanges[i]` (one flat array, so a key
+    /// is appended as a slice of raw bytes, with no retain of a per-column array).
+    private let jsonKeyBytes: [UInt8]
+    private let jsonKeyRanges: [Range<Int>]
     /// What each column shows of a record, resolved once.
     private let recordFields: [TableLayout.RecordField]
-    /// The row being written, reused row after row.
+    /// The rows written but not yet handed to the files, reused batch after batch: a batch is
+    /// handed over once it reaches ``batchBytes``, the file writer's capacity, so the file
+    /// writer passes it straight to the operating system rather than copying each row into
+    /// its own buffer (and the per-row costs of a hand-over are paid per batch).
     private var csvLine: [UInt8] = []
     private var jsonLine: [UInt8] = []
+    private static let batchBytes = BufferedFileWriter.capacity
 
     init(layout: TableLayout, csvDirectory: URL?, jsonDirectory: URL?, taps: FileWriteTaps? = nil) throws {
         self.layout = layout
-        jsonKeys = layout.columns.enumerated().map { Array((($0.offset == 0 ? "{" : ",") + JSONText.string($0.element.name) + ":").utf8) }
+        var keyBytes: [UInt8] = []
+        var keyRanges: [Range<Int>] = []
+        for (index, column) in layout.columns.enumerated() {
+            let start = keyBytes.count
+            keyBytes += Array(((index == 0 ? "{" : ",") + JSONText.string(column.name) + ":").utf8)
+            keyRanges.append(start..<keyBytes.count)
+        }
+        jsonKeyBytes = keyBytes
+        jsonKeyRanges = keyRanges
         recordFields = layout.columns.map(TableLayout.RecordField.init(column:))
-        csvLine.reserveCapacity(512)
-        jsonLine.reserveCapacity(1024)
         if let csvDirectory {
             let writer = try BufferedFileWriter(
                 url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv", taps: taps)
@@ -45,17 +58,52 @@ final class TableWriter {
         }
     }
 
-    /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array.
+    /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array
+    /// and without a ``Cell`` per value (each would copy, retain and release the record's
+    /// strings); the bytes are those of `Cell`'s appends, as `TableWriterTests` checks.
     func write(_ r: DeidentifiedRecord) throws {
         try writeRow { csv, json in
-            for (index, field) in recordFields.enumerated() {
-                append(TableLayout.cell(field, of: r), column: index, csv: &csv, json: &json)
+            for index in recordFields.indices {
+                append(recordFields[index], of: r, column: index, csv: &csv, json: &json)
             }
         }
     }
 
-    /// Builds a row in the reused line buffers (moved into locals for the row, so appends need
-    /// no exclusivity check on this object's properties) and writes it.
+    /// Appends what `TableLayout.cell(field, of: r)` shows, reading the record's values in place.
+    private func append(
+        _ field: TableLayout.RecordField, of r: DeidentifiedRecord, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]
+    ) {
+        switch field {
+        case .pseudonym: append(text: r.pseudonym, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .kind: append(text: r.kind.rawValue, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .start: append(r.start.map { .timestamp($0) } ?? .null, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .end: append(r.end.map { .timestamp($0) } ?? .null, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .value(let integerColumn):
+            append(Cell.numeric(r.value, integral: integerColumn || r.kind.isInteger), column: column, csv: &csvBytes, json: &jsonBytes)
+        case .valueLabel: append(text: r.valueLabel, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .unit: append(text: r.unit, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .text: append(text: r.text, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .source: append(text: r.source, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .note: append(text: r.note, column: column, csv: &csvBytes, json: &jsonBytes)
+        case .none: append(Cell.null, column: column, csv: &csvBytes, json: &jsonBytes)
+        }
+    }
+
+    /// Appends `text` as `append(text.map(Cell.string) ?? .null, …)` would, without the cell.
+    private func append(text: String?, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
+        guard let text else { return append(Cell.null, column: column, csv: &csvBytes, json: &jsonBytes) }
+        if csv != nil {
+            if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
+            Cell.appendCSV(string: text, to: &csvBytes)
+        }
+        if ndjson != nil {
+            appendKey(column, to: &jsonBytes)
+            Cell.appendJSON(string: text, to: &jsonBytes)
+        }
+    }
+
+    /// Builds a row at the end of the batch buffers (moved into locals for the row, so appends
+    /// need no exclusivity check on this object's properties), and hands a full batch over.
     private func writeRow(_ build: (inout [UInt8], inout [UInt8]) -> Void) throws {
         rows += 1
         var csvBytes: [UInt8] = []
@@ -66,34 +114,57 @@ final class TableWriter {
             swap(&csvBytes, &csvLine)
             swap(&jsonBytes, &jsonLine)
         }
-        csvBytes.removeAll(keepingCapacity: true)
-        jsonBytes.removeAll(keepingCapacity: true)
         build(&csvBytes, &jsonBytes)
-        if let csv {
+        if csv != nil {
             csvBytes.append(0x0D)
             csvBytes.append(0x0A)
-            try csv.write(csvBytes)
         }
-        if let ndjson {
+        if ndjson != nil {
             jsonBytes.append(UInt8(ascii: "}"))
             jsonBytes.append(0x0A)
-            try ndjson.write(jsonBytes)
         }
+        if csvBytes.count >= Self.batchBytes { try hand(&csvBytes, to: csv) }
+        if jsonBytes.count >= Self.batchBytes { try hand(&jsonBytes, to: ndjson) }
     }
 
+    /// Writes the batch `bytes` to `file` and empties it.
+    private func hand(_ bytes: inout [UInt8], to file: BufferedFileWriter?) throws {
+        guard let file, !bytes.isEmpty else { return }
+        try file.write(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `cell` to both lines. A number, date or timestamp is formatted once: its JSON
+    /// value is the CSV field's bytes, bare or in quotes (``Cell/jsonQuotesCSV``).
     private func append(_ cell: Cell, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
         if csv != nil {
             if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
+            let start = csvBytes.count
             cell.appendCSV(to: &csvBytes)
+            if ndjson != nil, let quoted = cell.jsonQuotesCSV {
+                appendKey(column, to: &jsonBytes)
+                if quoted { jsonBytes.append(UInt8(ascii: "\"")) }
+                csvBytes.withUnsafeBufferPointer { jsonBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
+                if quoted { jsonBytes.append(UInt8(ascii: "\"")) }
+                return
+            }
         }
         if ndjson != nil {
-            jsonBytes.append(contentsOf: jsonKeys[column])
+            appendKey(column, to: &jsonBytes)
             cell.appendJSON(to: &jsonBytes)
         }
     }
 
-    /// Closes the files and describes them.
+    /// Appends column `column`'s `"name":` (with the separator before it).
+    private func appendKey(_ column: Int, to bytes: inout [UInt8]) {
+        let range = jsonKeyRanges[column]
+        jsonKeyBytes.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Hands the last batch over, closes the files and describes them.
     func finish() throws -> [ExportedFile] {
+        try hand(&csvLine, to: csv)
+        try hand(&jsonLine, to: ndjson)
         var files: [ExportedFile] = []
         for writer in [csv, ndjson].compactMap({ $0 }) {
             try writer.close()

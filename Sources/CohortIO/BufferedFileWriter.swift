@@ -9,7 +9,7 @@ import SystemPackage
 /// Errors name the file by its path relative to the bag root (`data/csv/biometrics.csv`).
 package final class BufferedFileWriter {
     /// Bytes buffered before they are handed to the operating system.
-    static let capacity = 64 * 1024
+    package static let capacity = 64 * 1024
 
     /// The path relative to the bag root, used in errors and in `ExportedFile`.
     package let relativePath: String

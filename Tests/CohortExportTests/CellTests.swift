@@ -22,4 +22,18 @@ struct CellTests {
         cell.appendJSON(to: &json)
         #expect(String(decoding: json, as: UTF8.self) == cell.jsonText)
     }
+
+    /// Where a cell says its JSON value is its CSV field (bare or quoted), the JSON text is
+    /// exactly that; numbers, integers, dates and timestamps say so, the other cells do not.
+    @Test(arguments: cells + [.number(.infinity), .number(-.infinity), .number(123_456.789), .integer(Int.min)])
+    func jsonQuotesCSVHolds(cell: Cell) {
+        let csv = CSVText.field(cell.csvText)
+        switch cell {
+        case .number(let value) where value.isFinite: #expect(cell.jsonQuotesCSV == false)
+        case .integer: #expect(cell.jsonQuotesCSV == false)
+        case .date, .timestamp: #expect(cell.jsonQuotesCSV == true)
+        default: #expect(cell.jsonQuotesCSV == nil)
+        }
+        if let quoted = cell.jsonQuotesCSV { #expect(cell.jsonText == (quoted ? "\"" + csv + "\"" : csv)) }
+    }
 }
