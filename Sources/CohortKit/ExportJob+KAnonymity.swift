@@ -86,10 +86,12 @@ extension ExportJob {
                     try slot.reader.forEachRecordStartAndSource(stored.handle, participantID: participant.id) { slot.records.append($0) }
                     for record in slot.records { profile.add(record) }
                 }
-                return profile.probe
+                // The profiles only: the probe's de-identifier copies (their counts, the
+                // participant's shift) would otherwise stay alive for every participant.
+                return (profile.probe.profile.trimmed(), profile.probe.utcProfile?.trimmed())
             }
         }
-        return RecordProfiles(asPublished: probes.map(\.profile), inUTC: alsoInUTC ? probes.map { $0.utcProfile ?? AcquaintanceProfile() } : nil)
+        return RecordProfiles(asPublished: probes.map(\.0), inUTC: alsoInUTC ? probes.map { $0.1 ?? AcquaintanceProfile() } : nil)
     }
 
     /// The record attributes k-anonymity counts (names, one value list per included participant)

@@ -69,6 +69,18 @@ public struct AcquaintanceProfile: Sendable, Equatable {
         if bit < 64 { entries[index].sourceBits |= 1 << UInt64(bit) } else { moreSources[index, default: []].insert(source) }
     }
 
+    /// The same profile in buffers of exactly its size: a profile grows by doubling while its
+    /// records come, and the export holds every participant's (twice when it also profiles in
+    /// UTC), so it keeps them trimmed (issue 28: the peak at bench L is the k-anonymity pass's).
+    package func trimmed() -> AcquaintanceProfile {
+        var copy = AcquaintanceProfile()
+        copy.entries = entries.withUnsafeBufferPointer { Array($0) }
+        for i in copy.entries.indices { copy.entries[i].days.trim() }
+        copy.sources = sources.withUnsafeBufferPointer { Array($0) }
+        copy.moreSources = moreSources
+        return copy
+    }
+
     /// The attribute texts: device classes and kinds as sorted `;`-joined sets, active days in
     /// bands of ``activeDaysBand`` (`0+`, `90+`, …), the first record's ISO weekday and month —
     /// of the records of `kinds` only (nil: every kind), with device classes left empty when
@@ -153,6 +165,11 @@ struct DaySet: Sendable, Equatable {
         if lhs.isEmpty { return true }
         func trimmed(_ words: [UInt64]) -> ArraySlice<UInt64> { words[..<((words.lastIndex { $0 != 0 } ?? -1) + 1)] }
         return lhs.base == rhs.base && trimmed(lhs.words) == trimmed(rhs.words)
+    }
+
+    /// The words past the third in a buffer of exactly their number.
+    mutating func trim() {
+        if more.capacity > more.count { more = more.withUnsafeBufferPointer { Array($0) } }
     }
 
     /// Every word, from word 0.

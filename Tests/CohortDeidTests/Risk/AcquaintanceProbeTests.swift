@@ -39,6 +39,7 @@ struct AcquaintanceProbeTests {
                 }
             }
             #expect(probe.profile == local.profile)
+            #expect(probe.profile.trimmed() == probe.profile && probe.utcProfile?.trimmed() == probe.utcProfile)
             #expect(probe.utcProfile == utc.profile)
             #expect(local.utcProfile == nil)
             for weekdayKept in [true, false] {
