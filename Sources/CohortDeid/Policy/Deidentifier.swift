@@ -147,6 +147,8 @@ package struct Deidentifier: Sendable {
             }
         }
         var fields: [Field]
+        /// ``Deidentifier/publishesSameInstantsInUTC(_:)`` for this type, decided once.
+        let sameInstantsInUTC: Bool
 
         init(table: String, policy: DeidentificationPolicy) {
             fields = Self.fieldNames.map { name in
@@ -155,6 +157,7 @@ package struct Deidentifier: Sendable {
                 let ruleKey = policy.fields[key] != nil ? key : (policy.fields["records.\(name)"] != nil ? "records.\(name)" : nil)
                 return Field(key: key, ruleKey: ruleKey, transform: rule?.transform, rule: rule?.transform == .drop ? nil : rule)
             }
+            sameInstantsInUTC = fields[0...1].allSatisfy { [nil, .shift, .keep].contains($0.rule?.transform) }
         }
     }
 
@@ -558,8 +561,7 @@ package struct Deidentifier: Sendable {
     /// midnight of the published offset) may move the instant, and a caller that needs the UTC
     /// start must probe a de-identifier that publishes in UTC.
     package func publishesSameInstantsInUTC(_ type: DataType) -> Bool {
-        let plan = recordPlans[DataType.allCases.firstIndex(of: type) ?? 0]
-        return [plan.fields[0].rule?.transform, plan.fields[1].rule?.transform].allSatisfy { $0 == nil || $0 == .shift || $0 == .keep }
+        recordPlans[DataType.allCases.firstIndex(of: type) ?? 0].sameInstantsInUTC
     }
 
     /// `r` as ``publishedStartAndSource(_:of:)`` reads it: participant, kind, instants and source,
