@@ -29,10 +29,8 @@ final class TableSink {
     }
 
     func consume(_ events: [ExportEvent]) throws {
-        // By index, not `for event in events`: the iterator would copy each event (retaining
-        // every string of its record) where the subscript lends it.
-        for index in events.indices {
-            switch events[index] {
+        for event in events {
+            switch event {
             case .participant(let p, let ordered):
                 try participants.write(participants.layout.row(p))
                 for consent in ordered { try consents.write(consents.layout.row(consent)) }
