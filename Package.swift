@@ -150,7 +150,7 @@ let package = Package(
             name: "cohort-bench",
             dependencies: [
                 "CohortKit", "CohortCore", "CohortCrypto", "CohortDelivery", "CohortStore", "CohortCompliance", "CohortPackage", "CohortDemo", "CohortPostgres",
-                "CohortImport",
+                "CohortImport", "CohortIO",
                 "CohortTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

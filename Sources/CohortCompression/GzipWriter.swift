@@ -1,5 +1,6 @@
 import CZlib
 import CohortCore
+import CohortIO
 import Foundation
 
 /// A streaming, reproducible gzip (RFC 1952) compressor over zlib that uses several cores.
@@ -26,9 +27,10 @@ public final class GzipWriter {
     /// Bytes of input per independently compressed block (the last block may be shorter).
     public static let blockSize = 128 * 1024
 
-    /// The thread count used when none is given: the active processors, between 1 and 4.
+    /// The thread count used when none is given: the cores this process may use
+    /// (``Cores/available``), between 1 and 4.
     public static var defaultThreadCount: Int {
-        min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4)
+        min(Cores.available, 4)
     }
 
     /// More threads than this gain nothing and only cost memory.

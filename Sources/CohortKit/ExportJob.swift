@@ -39,8 +39,9 @@ public struct ExportOptions: Sendable {
     public var encryption: ExportEncryption?
     /// Threads that read and de-identify records, participant by participant (the rows are
     /// written in participant order, so the output is the same for any count); 1 does it on the
-    /// writing thread itself. Default: the machine's active processors.
-    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// writing thread itself. Default: the cores this process may
+    /// use (its affinity mask and CPU quota, ``Cores/available``).
+    public var threads = Cores.available
     /// Called once the export's snapshot is taken (`export.begin` committed, the roster read)
     /// and before anything is written; nil (the default) in `cohort`. A test sets it, through the
     /// test-only executable `cohort-export-paused`, to hold an export at that point while another

@@ -47,7 +47,7 @@ public struct RecordImporter: Sendable {
     /// On a 2-core machine that is 1 — measured at bench M, two validators beside the reader and
     /// the writer competed with the writer for the two cores (339k–352k records/s against
     /// 354k–399k with one; docs/performance.md).
-    public static var defaultThreads: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 2) }
+    public static var defaultThreads: Int { max(1, Cores.available - 2) }
 
     /// An importer into `workspace`; `progress` is called with the number of rows read so far.
     public init(workspace: Workspace, progress: (@Sendable (Int) -> Void)? = nil, threads: Int = RecordImporter.defaultThreads) {

@@ -22,6 +22,9 @@ struct BenchRunner: Sendable {
     var databaseURL: String?
     /// `--threads`: the export phases' record threads (nil: every core).
     var threads: Int?
+    /// The cores this run is confined to (the bench's affinity mask, which every process it
+    /// starts inherits); DuckDB gets that many threads unless `threads` says otherwise.
+    var cores = 1
     /// `--quiet`: the phase processes draw no progress line either.
     var quiet = false
     var log: @Sendable (String) -> Void
@@ -48,9 +51,9 @@ struct BenchRunner: Sendable {
             ReferenceResult(name: "gzip_inflate_sha256", command: "gzip -dc ARCHIVE | sha256sum", seconds: digestSeconds, inputBytes: BenchPhase.size(archive)),
         ]
         log("\(size): reference: the DuckDB pipeline on the same input files …")
-        let duckdb = try DuckDBReference.run(bench: bench, compressionLevel: compression.level, threads: threads)
+        let duckdb = try DuckDBReference.run(bench: bench, compressionLevel: compression.level, threads: threads ?? cores)
         return SizeReport(
-            size: size, store: store, participants: participants, recordsGenerated: written, compression: compression.rawValue, phases: phases,
+            size: size, store: store, participants: participants, recordsGenerated: written, compression: compression.rawValue, cores: cores, phases: phases,
             references: references, duckdb: duckdb)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortCore
+import CohortIO
 import CohortKit
 import Foundation
 
@@ -33,7 +34,10 @@ struct CohortBench: ParsableCommand {
             skipped: …" when .venv or duckdb is missing (scripts/setup-venv.sh installs it); with --threads, \
             DuckDB gets the same threads. --threads N is also the import's: rows are validated on N \
             threads besides the reader (1: on the reading thread; default: the cores less two, at least 1) and written in file \
-            order by the one database writer; the import's line says which. Prints records/s, MB/s, peak resident memory and sizes, the ratios, \
+            order by the one database writer; the import's line says which. --cores 1,all runs each size on one \
+            core and then on all (every process the bench starts is confined to the first N CPUs it may use, \
+            and the thread defaults — records, validators, deflate, scan, DuckDB — follow) and prints \
+            each phase's speed-up and its fraction of linear. Prints records/s, MB/s, peak resident memory and sizes, the ratios, \
             and the targets. Build in release mode: debug figures are meaningless.
 
             Sizes: S ≈ 100k records (37 participants), M ≈ 1M (372), L ≈ 5M (1,860), XL ≈ 10M (3,720), \
@@ -51,6 +55,7 @@ struct CohortBench: ParsableCommand {
               swift run -c release cohort-bench --size M,L --json > bench.json
               swift run -c release cohort-bench --size S --keep --dir /tmp/bench
               swift run -c release cohort-bench --size M --threads 1  # one thread
+              swift run -c release cohort-bench --size M --cores 1,all
               swift run -c release cohort-bench --size M --store both
               swift run -c release cohort-bench --size M,XL --store postgres
               swift run -c release cohort-bench --size M,XL-dense --store postgres
@@ -80,6 +85,11 @@ struct CohortBench: ParsableCommand {
         var compression: ExportCompression = .default
         @Option(help: "Threads that validate rows (import; default: cores less 2, at least 1) and read and de-identify records (export; default: every core).")
         var threads: Int?
+        @Option(
+            help: ArgumentHelp(
+                "Cores to run on, of those the bench may use: a count or a comma-separated list such as 1,2,all.",
+                discussion: "Every process the bench starts runs on the first N of its CPUs, and the thread defaults follow. With several counts each size runs once per count and a table gives each phase's speed-up over the fewest and its fraction of linear (goal ≥ 0.7)."))
+        var cores: String = "all"
         @Flag(help: "Keep the generated workspace, files and archive (and, with --database, the databases made on that server).") var keep = false
         @Flag(help: "Print JSON instead of tables.") var json = false
         @Flag(name: [.customShort("q"), .long], help: "No progress and no notes on stderr (errors and results stay).") var quiet = false
@@ -90,6 +100,7 @@ struct CohortBench: ParsableCommand {
             }
             if database != nil, store == .sqlite { throw ValidationError("--database needs --store postgres or both") }
             if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
+            _ = try coreCounts()
             if let participants, !(1...20_000).contains(participants) {
                 throw ValidationError("--participants must be between 1 and 20000")
             }
@@ -97,7 +108,25 @@ struct CohortBench: ParsableCommand {
 
         var sizeNames: [String] { size.uppercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
 
+        /// `--cores` as counts, ascending, each between 1 and the cores the bench may use.
+        func coreCounts() throws -> [Int] {
+            let available = Cores.available
+            var counts: Set<Int> = []
+            for item in cores.lowercased().split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                guard let count = item == "all" ? available : Int(item), (1...available).contains(count) else {
+                    throw ValidationError("--cores takes counts between 1 and \(available) (the cores this process may use) or 'all', comma-separated")
+                }
+                counts.insert(count)
+            }
+            guard !counts.isEmpty else { throw ValidationError("--cores takes counts between 1 and \(available) or 'all', comma-separated") }
+            if counts != [available], Cores.allowedCPUs().count < counts.max()! {
+                throw ValidationError("--cores: this system does not say which CPUs the bench may use, so it can run on all of them only")
+            }
+            return counts.sorted()
+        }
+
         func run() throws {
+            let counts = try coreCounts()
             // The protocol and templates are compiled in: the bench runs the same from any folder.
             let root = try ExampleFiles.temporaryCopy()
             defer { try? FileManager.default.removeItem(at: root) }
@@ -107,31 +136,29 @@ struct CohortBench: ParsableCommand {
                 if showing { FileHandle.standardError.write(Data(("· " + line + "\n").utf8)) }
             }
             var reports: [SizeReport] = []
+            var scalings: [CoreScaling] = []
             let runs: [(String, Int, [Int])] = participants.map { [("custom", $0, [0])] } ?? sizeNames.compactMap { name in
                 BenchSize(rawValue: name).map { (name, $0.participants, $0.heartRateMinutes) }
             }
             let server = store == .sqlite ? nil : try BenchPostgresServer(databaseURL: database)
             server?.keepsDatabases = keep && database != nil
             defer { server?.stop() }
+            // Confined by affinity: every process the bench starts from then on inherits it.
+            let allowed = Cores.allowedCPUs()
             for (name, count, minutes) in runs {
-                var pair: [SizeReport] = []
-                for kind in store.stores {
-                    // SQLite alone keeps the folder layout of earlier runs.
-                    let folder = store == .sqlite ? name : "\(name)-\(kind)"
-                    let bench = BenchWorkspace(root: base.appendingPathComponent(folder, isDirectory: true))
-                    var runner = BenchRunner(
-                        size: name, participants: count, seed: seed, bench: bench, compression: compression, projectRoot: root, quiet: quiet, log: log)
-                    runner.store = kind
-                    runner.threads = threads
-                    runner.heartRateMinutes = minutes
-                    if kind == "postgres", let server { runner.databaseURL = try server.freshDatabase(label: name) }
-                    let report = try runner.run()
-                    if !keep { try? FileManager.default.removeItem(at: bench.root) }
-                    reports.append(report)
-                    pair.append(report)
-                    if !json { print(report.render()) }
+                var sized: [SizeReport] = []
+                for cores in counts {
+                    if cores < allowed.count { try Cores.restrict(to: Array(allowed.prefix(cores))) }
+                    defer { if cores < allowed.count { try? Cores.restrict(to: allowed) } }
+                    let size = SizeRun(name: name, participants: count, heartRateMinutes: minutes, cores: cores)
+                    sized += try measure(size, root: root, base: base, server: server, log: log)
                 }
-                if !json, let comparison = StoreComparison(pair) { print(comparison.render()) }
+                reports += sized
+                for kind in store.stores {
+                    guard let scaling = CoreScaling(sized.filter { $0.store == kind }) else { continue }
+                    scalings.append(scaling)
+                    if !json { print(scaling.render()) }
+                }
             }
             if !keep, (try? FileManager.default.contentsOfDirectory(atPath: base.path))?.isEmpty == true {
                 try? FileManager.default.removeItem(at: base)
@@ -143,8 +170,8 @@ struct CohortBench: ParsableCommand {
                 let comparisons = Dictionary(
                     runs.compactMap { run in StoreComparison(reports.filter { $0.size == run.0 }).map { (run.0, $0) } }, uniquingKeysWith: { a, _ in a })
                 let document = BenchDocument(
-                    tool: "cohort-bench \(CohortVersion.string)", cores: ProcessInfo.processInfo.activeProcessorCount,
-                    exportThreads: threads ?? ProcessInfo.processInfo.activeProcessorCount, sizes: reports, memoryGrowthLOverM: flatness,
+                    tool: "cohort-bench \(CohortVersion.string)", cores: Cores.available, coreCounts: counts,
+                    exportThreads: threads ?? counts[counts.count - 1], sizes: reports, coreScaling: scalings.isEmpty ? nil : scalings, memoryGrowthLOverM: flatness,
                     postgresOverSQLite: comparisons.isEmpty ? nil : comparisons, exportMemoryXLOverM: Self.exportGrowth(reports, size: "XL")?.memory,
                     exportMemoryXLDenseOverM: Self.exportGrowth(reports, size: "XL-DENSE")?.memory)
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))
@@ -161,6 +188,38 @@ struct CohortBench: ParsableCommand {
                 }
             }
             if reports.contains(where: { $0.phases.contains { !$0.passed } }) { throw ExitCode(1) }
+        }
+
+        /// One size on one core count.
+        struct SizeRun {
+            var name: String
+            var participants: Int
+            var heartRateMinutes: [Int]
+            var cores: Int
+        }
+
+        /// Runs `size` on each store of `--store` (on the cores the process is confined to) and
+        /// prints each report, and the PostgreSQL ÷ SQLite table when both ran.
+        func measure(_ size: SizeRun, root: URL, base: URL, server: BenchPostgresServer?, log: @escaping @Sendable (String) -> Void) throws -> [SizeReport] {
+            var pair: [SizeReport] = []
+            for kind in store.stores {
+                // SQLite alone keeps the folder layout of earlier runs.
+                let folder = store == .sqlite ? size.name : "\(size.name)-\(kind)"
+                let bench = BenchWorkspace(root: base.appendingPathComponent(folder, isDirectory: true))
+                var runner = BenchRunner(
+                    size: size.name, participants: size.participants, seed: seed, bench: bench, compression: compression, projectRoot: root, quiet: quiet, log: log)
+                runner.store = kind
+                runner.threads = threads
+                runner.cores = size.cores
+                runner.heartRateMinutes = size.heartRateMinutes
+                if kind == "postgres", let server { runner.databaseURL = try server.freshDatabase(label: size.name) }
+                let report = try runner.run()
+                if !keep { try? FileManager.default.removeItem(at: bench.root) }
+                pair.append(report)
+                if !json { print(report.render()) }
+            }
+            if !json, let comparison = StoreComparison(pair) { print(comparison.render()) }
+            return pair
         }
 
         /// L's peak resident memory over M's, when both ran (on the same store).
@@ -223,10 +282,15 @@ struct CohortBench: ParsableCommand {
 /// `--json` output.
 struct BenchDocument: Encodable, Sendable {
     var tool: String
+    /// The cores the bench may use (its affinity mask and CPU quota).
     var cores: Int
-    /// The export phases' record threads (`--threads`, default the cores).
+    /// `--cores`: the counts each size ran on.
+    var coreCounts: [Int]
+    /// The export phases' record threads (`--threads`, default the cores of the last count).
     var exportThreads: Int
     var sizes: [SizeReport]
+    /// Per size and store run on two or more core counts: each phase's speed-up.
+    var coreScaling: [CoreScaling]?
     var memoryGrowthLOverM: Double?
     /// Per size run on both stores: PostgreSQL ÷ SQLite.
     var postgresOverSQLite: [String: StoreComparison]?
@@ -237,6 +301,8 @@ struct BenchDocument: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case tool, cores, sizes
+        case coreCounts = "core_counts"
+        case coreScaling = "core_scaling"
         case exportThreads = "export_threads"
         case memoryGrowthLOverM = "memory_growth_l_over_m"
         case postgresOverSQLite = "postgres_over_sqlite"

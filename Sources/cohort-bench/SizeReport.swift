@@ -9,6 +9,8 @@ struct SizeReport: Encodable, Sendable {
     var participants: Int
     var recordsGenerated: Int
     var compression: String
+    /// The cores the run was confined to (`--cores`; all the bench may use by default).
+    var cores: Int
     var phases: [PhaseResult]
     var references: [ReferenceResult]
     /// The DuckDB pipeline on the same input files (scripts/duckdb-export-reference.py), or why it
@@ -16,7 +18,7 @@ struct SizeReport: Encodable, Sendable {
     var duckdb: DuckDBReference.Outcome?
 
     enum CodingKeys: String, CodingKey {
-        case size, store, participants, compression, phases, references, ratios, targets, duckdb
+        case size, store, participants, compression, cores, phases, references, ratios, targets, duckdb
         case recordsGenerated = "records_generated"
         case duckdbSkipped = "duckdb_skipped"
     }
@@ -92,6 +94,7 @@ struct SizeReport: Encodable, Sendable {
         try container.encode(participants, forKey: .participants)
         try container.encode(recordsGenerated, forKey: .recordsGenerated)
         try container.encode(compression, forKey: .compression)
+        try container.encode(cores, forKey: .cores)
         try container.encode(phases, forKey: .phases)
         try container.encode(references, forKey: .references)
         try container.encode(
@@ -109,7 +112,7 @@ struct SizeReport: Encodable, Sendable {
 
     /// The human-readable table.
     func render() -> String {
-        var text = "size \(size) on \(store == "postgres" ? "PostgreSQL" : "SQLite"): \(participants) participants × 90 days, \(Self.grouped(recordsGenerated)) records generated, compression \(compression)\n\n"
+        var text = "size \(size) on \(store == "postgres" ? "PostgreSQL" : "SQLite"): \(participants) participants × 90 days, \(Self.grouped(recordsGenerated)) records generated, compression \(compression), \(cores) core\(cores == 1 ? "" : "s")\n\n"
         var table = TextTable(
             header: ["phase", "records", "seconds", "records/s", "MB/s", "peak RSS", "output"],
             alignments: [.left, .right, .right, .right, .right, .right, .left])

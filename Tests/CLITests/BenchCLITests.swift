@@ -203,6 +203,45 @@ struct BenchCLITests {
         #expect(!output.contains("÷ DuckDB") && output.contains("export CSV + JSON"), "\(output)")
     }
 
+    /// `--cores 1,all`: each size runs on one core and then on every core the bench may use; on
+    /// one core the phases' processes see one (a record thread), and the scaling table's
+    /// speed-ups are recomputed here from the two runs' seconds. A count past the cores is a
+    /// usage error.
+    @Test func coresRunsEachSizeOnOneCoreAndOnAll() throws {
+        let cli = try CLI()
+        defer { cli.cleanup() }
+        let (status, data, errors) = try runCapturingStderr(
+            ["--participants", "6", "--seed", "1", "--dir", cli.path("bench"), "--compression", "fast", "--cores", "1,all", "--json"])
+        #expect(status == 0, "\(errors)")
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let all = try #require(document["cores"] as? Int)
+        let sizes = try #require(document["sizes"] as? [[String: Any]])
+        #expect(sizes.compactMap { $0["cores"] as? Int } == (all > 1 ? [1, all] : [1]))
+        func phase(_ size: [String: Any], _ name: String) -> [String: Any]? {
+            (size["phases"] as? [[String: Any]])?.first { $0["phase"] as? String == name }
+        }
+        let one = try #require(sizes.first)
+        #expect((phase(one, "export")?["detail"] as? String)?.contains("; 1 record thread;") == true, "\(String(describing: phase(one, "export")))")
+        guard all > 1, let many = sizes.last else {
+            print("coresRunsEachSizeOnOneCoreAndOnAll: one core here, so no scaling table to check")
+            return
+        }
+        #expect((phase(many, "export")?["detail"] as? String)?.contains("; \(all) record threads;") == true)
+        let scaling = try #require((document["core_scaling"] as? [[String: Any]])?.first)
+        #expect(scaling["cores"] as? [Int] == [1, all])
+        let rows = try #require(scaling["phases"] as? [[String: Any]])
+        #expect(rows.compactMap { $0["phase"] as? String } == ["import", "export-tables", "export"])
+        for row in rows {
+            let name = try #require(row["phase"] as? String)
+            let a = try #require(phase(one, name)?["seconds"] as? Double), b = try #require(phase(many, name)?["seconds"] as? Double)
+            let speedUp = try #require(row["speed_up"] as? [Double]), ofLinear = try #require(row["of_linear"] as? [Double])
+            #expect(abs(speedUp[1] - a / b) < 1e-9 && abs(ofLinear[1] - a / b / Double(all)) < 1e-9, "\(name)")
+        }
+        for bad in ["0", String(all + 1), "two"] {
+            #expect(try run(["--cores", bad]).0 == 64, "--cores \(bad)")
+        }
+    }
+
     @Test func unknownSizeIsAUsageError() throws {
         let (status, _) = try run(["--size", "XXL"])
         #expect(status == 64)

@@ -410,6 +410,31 @@ struct ExportCLITests {
         }
     }
 
+    /// Without `--threads`, the export starts a record thread per core the process may use: its
+    /// affinity mask, not the machine's CPU count. Confined to one CPU by `taskset`, it says 1;
+    /// unconfined, the count of `Cpus_allowed_list` in /proc/self/status (read here on its own).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") || BenchCLITests.isCI, "no /usr/bin/taskset (util-linux)"))
+    func defaultThreadsFollowTheCoresTheProcessMayUse() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "CI must have taskset (util-linux)")
+        let cli = try demo()
+        defer { cli.cleanup() }
+        func threads(_ result: CLI.Result) throws -> String? {
+            try #require(result.status == 0, "\(result.output)")
+            return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["threads"] as? String
+        }
+        let export = ["export", "--recipient", "Lab A", "--format", "json", "-w", cli.workspace]
+        let confined = try cli.run(["-c", "0", CLI.binary.path] + export + ["--out", cli.path("one")], binary: URL(fileURLWithPath: "/usr/bin/taskset"))
+        #expect(try threads(confined) == "1")
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let list = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?.split(separator: ":").last)
+        var allowed = 0
+        for range in list.split(separator: ",") {
+            let ends = range.split(separator: "-").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            allowed += ends.count == 2 ? ends[1] - ends[0] + 1 : 1
+        }
+        #expect(try threads(try cli.run(export + ["--out", cli.path("all")])) == String(allowed))
+    }
+
     /// `--compression fast|default|best` changes only the deflate level (zlib 1, 6, 9): the gzip
     /// header says so (XFL 4, 0, 2), the tar inside is the same, and every archive verifies.
     @Test func compressionLevelsChangeOnlyTheDeflateLevel() throws {

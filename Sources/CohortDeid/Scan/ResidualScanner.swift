@@ -48,7 +48,7 @@ public struct ResidualScanner: Sendable {
 
     /// A scanner for the identifiers of everyone on `roster`, scanning on up to two threads.
     package init(roster: [Participant]) {
-        self.init(roster: roster, threads: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)))
+        self.init(roster: roster, threads: min(2, Cores.available))
     }
 
     /// A scanner for the identifiers of everyone on `roster`, scanning on `threads` threads
@@ -64,7 +64,7 @@ public struct ResidualScanner: Sendable {
     /// A scanner for the identifiers collected in `identifiers` (for `.scanner`), on up to two
     /// threads.
     package init(identifiers: consuming RosterIdentifiers) {
-        self.init(identifiers: identifiers, threads: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)), pieceSize: 4 << 20)
+        self.init(identifiers: identifiers, threads: min(2, Cores.available), pieceSize: 4 << 20)
     }
 
     init(identifiers: consuming RosterIdentifiers, threads: Int, pieceSize: Int) {
