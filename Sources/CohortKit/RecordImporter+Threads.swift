@@ -20,7 +20,8 @@ final class ParallelRecordValidation {
 
     /// What a validator hands to the writer for one chunk, in the chunk's row order.
     struct Validated {
-        var records: [(ParticipantHandle, Record)] = []
+        /// The chunk's valid rows, made ready for the writer's sink.
+        var records = PreparedRecords.none
         var rejects: [Rejected] = []
         var rows = 0
         /// The first error that is not a rejected row (or the reader's): the file stops here.
@@ -41,7 +42,7 @@ final class ParallelRecordValidation {
     /// Starts the reader and `threads` validators for `url`.
     init(
         url: URL, format: String, validator: RecordValidator, handles: [ParticipantHandle], rejects: RejectsWriter?, threads: Int,
-        progress: (@Sendable (Int) -> Void)?
+        preparer: RecordPreparer, progress: (@Sendable (Int) -> Void)?
     ) {
         let count = max(2, threads)
         let inputs = (0..<count).map { _ in BoundedQueue<RecordRowChunk>(limit: Self.queueDepth) }
@@ -56,7 +57,8 @@ final class ParallelRecordValidation {
         for (input, output) in zip(inputs, outputs) {
             Thread {
                 Self.validate(
-                    from: input, into: output, validator: RecordValidator(tables: tables), handles: handles, rejecting: rejecting, file: file)
+                    from: input, into: output, validator: RecordValidator(tables: tables), handles: handles, preparer: preparer, rejecting: rejecting,
+                    file: file)
             }.start()
         }
         Thread {
@@ -97,17 +99,18 @@ final class ParallelRecordValidation {
     /// writer stops taking them.
     private static func validate(
         from input: BoundedQueue<RecordRowChunk>, into output: BoundedQueue<Validated>, validator: RecordValidator, handles: [ParticipantHandle],
-        rejecting: Bool, file: String
+        preparer: RecordPreparer, rejecting: Bool, file: String
     ) {
         defer { output.close() }
         while let chunk = try? input.receive() {
             var result = Validated()
+            var records: [(ParticipantHandle, Record)] = []
             do {
                 try chunk.forEachRow { fields, line in
                     result.rows += 1
                     do {
                         let (position, record) = try validator.validate(fields, line: line)
-                        result.records.append((handles[position], record))
+                        records.append((handles[position], record))
                     } catch let error as CohortError where rejecting && RecordValidator.refusesRowOnly(error) {
                         result.rejects.append(
                             Rejected(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line)))
@@ -116,6 +119,11 @@ final class ParallelRecordValidation {
                 result.failure = chunk.failure
             } catch {
                 result.failure = error
+            }
+            do {
+                result.records = try preparer.prepare(records)
+            } catch {
+                result.failure = result.failure ?? error
             }
             guard output.send(result) else {
                 input.cancel()
@@ -135,7 +143,7 @@ final class ParallelRecordValidation {
             var index = 0
             while let chunk = try outputs[index % outputs.count].receive() {
                 index += 1
-                for (handle, record) in chunk.records { try inserter.add(record, participant: handle) }
+                try inserter.add(chunk.records)
                 accepted += chunk.records.count
                 for row in chunk.rejects { try rejects?.write(line: row.line, field: row.field, reason: row.reason, fields: row.fields) }
                 total += chunk.rows

@@ -89,7 +89,8 @@ public struct RecordImporter: Sendable {
             // locked), none is left waiting.
             let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { sink in
                 try ParallelRecordValidation(
-                    url: url, format: format, validator: validator, handles: subjects.handles, rejects: rejects, threads: threads, progress: progress
+                    url: url, format: format, validator: validator, handles: subjects.handles, rejects: rejects, threads: threads,
+                    preparer: sink.preparer, progress: progress
                 ).run(into: sink)
             }
             return try finish(result, file: file, format: format, started: started)
@@ -104,9 +105,10 @@ public struct RecordImporter: Sendable {
         pending.close()
         let result = try workspace.store.importBatch(info, actor: workspace.actor, at: workspace.now()) { inserter in
             let handoff = BoundedQueue<ValidatingReader.Output>(limit: 8)
+            let preparer = inserter.preparer
             Thread {
                 let reader = try? pending.receive()
-                reader?.run(into: handoff)
+                reader?.run(into: handoff, preparer: preparer)
             }.start()
             var accepted = 0
             var counts = (total: 0, rejected: 0)
@@ -115,7 +117,7 @@ public struct RecordImporter: Sendable {
                     switch output {
                     case .batch(let batch):
                         // Queued and written in groups; a row that is already stored counts as a duplicate.
-                        for (pk, record) in batch { try inserter.add(record, participant: pk) }
+                        try inserter.add(batch)
                         accepted += batch.count
                     case .counts(let total, let rejected):
                         counts = (total, rejected)
@@ -241,16 +243,17 @@ private final class ValidatingReader {
         self.progress = progress
     }
 
-    /// What the reader hands to the database writer: batches of valid rows, then its counts.
+    /// What the reader hands to the database writer: batches of valid rows, made ready for the
+    /// writer's sink (issue 28: the import's writer is its one sequential thread), then its counts.
     enum Output {
-        case batch([(ParticipantHandle, Record)])
+        case batch(PreparedRecords)
         case counts(total: Int, rejected: Int)
     }
 
     /// Thrown inside the row loop when the consumer has cancelled.
     private struct Cancelled: Error {}
 
-    func run(into handoff: BoundedQueue<Output>) {
+    func run(into handoff: BoundedQueue<Output>, preparer: RecordPreparer) {
         var batch: [(ParticipantHandle, Record)] = []
         batch.reserveCapacity(Self.batchSize)
         do {
@@ -261,7 +264,7 @@ private final class ValidatingReader {
                     let (position, record) = try validator.validate(fields, line: line)
                     batch.append((handles[position], record))
                     if batch.count == Self.batchSize {
-                        guard handoff.send(.batch(batch)) else { throw Cancelled() }
+                        guard handoff.send(.batch(try preparer.prepare(batch))) else { throw Cancelled() }
                         batch.removeAll(keepingCapacity: true)
                     }
                 } catch let error as CohortError where rejects != nil && RecordValidator.refusesRowOnly(error) {
@@ -269,7 +272,7 @@ private final class ValidatingReader {
                     try rejects?.write(line: line, field: error.location?.field ?? "", reason: error.message, fields: fields.dictionary(file: file, line: line))
                 }
             }
-            if !batch.isEmpty, !handoff.send(.batch(batch)) { throw Cancelled() }
+            if !batch.isEmpty, !handoff.send(.batch(try preparer.prepare(batch))) { throw Cancelled() }
             try rejects?.close()
             handoff.send(.counts(total: total, rejected: rejected))
             handoff.close()

@@ -192,4 +192,59 @@ public protocol RecordSink: AnyObject {
     func add(_ record: CohortCore.Record, participant: ParticipantHandle) throws
     /// Writes every queued row.
     func flush() throws
+    /// Makes records ready for ``add(_:)`` on any thread — the import's reader, beside this
+    /// sink's writer — so the writer only binds and writes them. The default keeps the records
+    /// as they are.
+    var preparer: RecordPreparer { get }
+    /// Queues records made ready by this sink's ``preparer``, in their order, as `add(_:participant:)`
+    /// would each of them.
+    func add(_ prepared: PreparedRecords) throws
+}
+
+extension RecordSink {
+    /// Keeps the records as they are: ``add(_:)`` adds them one by one.
+    public var preparer: RecordPreparer { RecordPreparer() }
+
+    /// Adds the records one by one (``add(_:participant:)``).
+    public func add(_ prepared: PreparedRecords) throws {
+        for (participant, record) in prepared.records { try add(record, participant: participant) }
+    }
+}
+
+/// Turns records into a sink's queued form on any thread (``RecordSink/preparer``). SQLite's
+/// inserter (issue 28): its bound rows — the record's text columns in one byte buffer and a
+/// non-empty note sealed under pii.key, as the inserter's own `add` does — so the database's
+/// writer, the import's one sequential thread, neither encodes nor encrypts nor frees the
+/// records' strings.
+public struct RecordPreparer: Sendable {
+    /// pii.key, when records are sealed into SQLite rows; nil keeps them as they are.
+    let sqliteKey: [UInt8]?
+
+    /// A preparer that keeps the records as they are.
+    public init() { sqliteKey = nil }
+
+    init(sqliteKey: [UInt8]) { self.sqliteKey = sqliteKey }
+
+    /// `records`, in order, ready for the sink's ``RecordSink/add(_:)``.
+    public func prepare(_ records: [(ParticipantHandle, CohortCore.Record)]) throws -> PreparedRecords {
+        guard let key = sqliteKey else { return PreparedRecords(records: records, sqlite: nil) }
+        var rows = SQLiteRecordInserter.Rows()
+        rows.reserve(records.count)
+        for (participant, record) in records { try rows.append(record, participantPK: participant.rowKey, piiKey: key) }
+        return PreparedRecords(records: [], sqlite: rows)
+    }
+}
+
+/// Records a ``RecordPreparer`` made ready for its sink.
+public struct PreparedRecords: Sendable {
+    /// The records as they are (a preparer that keeps them), else empty.
+    let records: [(ParticipantHandle, CohortCore.Record)]
+    /// SQLite's bound rows (``SQLiteRecordInserter``'s preparer).
+    let sqlite: SQLiteRecordInserter.Rows?
+
+    /// How many records.
+    public var count: Int { sqlite?.count ?? records.count }
+
+    /// No records.
+    public static let none = PreparedRecords(records: [], sqlite: nil)
 }

@@ -23,8 +23,8 @@ public final class SQLiteRecordInserter: StoreRecordSink {
     static let batchSize = 128
     static let columnCount = 11
 
-    /// One queued row; its text columns are ranges in `text`.
-    struct Row {
+    /// One queued row; its text columns are ranges in its ``Rows``' `text`.
+    struct Row: Sendable {
         var participantPK: Int64
         var kind: Range<Int>
         var startMs: Int64
@@ -38,15 +38,75 @@ public final class SQLiteRecordInserter: StoreRecordSink {
         var note: Range<Int>?
     }
 
+    /// Rows ready to bind: each record's columns, its text columns' UTF-8 (and a sealed note)
+    /// one after another in one buffer. Made by ``add(_:participant:)`` on the writer's thread,
+    /// or ahead of it by the ``preparer`` on another.
+    struct Rows: Sendable {
+        var rows: [Row] = []
+        /// The UTF-8 of the rows' text columns, one after another.
+        var text: [UInt8] = []
+
+        var count: Int { rows.count }
+
+        mutating func reserve(_ count: Int) {
+            rows.reserveCapacity(count)
+            text.reserveCapacity(count * 24)
+        }
+
+        mutating func removeAll() {
+            rows.removeAll(keepingCapacity: true)
+            text.removeAll(keepingCapacity: true)
+        }
+
+        /// Appends `record`'s row; a non-empty note is sealed (AES-256-GCM under `piiKey`,
+        /// associated data naming the record's unique key and the field).
+        mutating func append(_ record: CohortCore.Record, participantPK: Int64, piiKey: [UInt8]) throws {
+            var note: Range<Int>?
+            if let text = record.note, !text.isEmpty {
+                let sealed = try PIISealing.sealNote(
+                    text, key: piiKey, participantPK: participantPK, kind: record.kind.rawValue, startMs: record.start.epochMilliseconds,
+                    source: record.source ?? "")
+                note = append(bytes: sealed)
+            }
+            rows.append(
+                Row(
+                    participantPK: participantPK, kind: append(record.kind.rawValue), startMs: record.start.epochMilliseconds,
+                    startOffset: Int64(record.start.utcOffsetSeconds), endMs: record.end?.epochMilliseconds,
+                    endOffset: record.end.map { Int64($0.utcOffsetSeconds) }, value: record.value, text: record.text.map { append($0) },
+                    source: append(record.source ?? ""), note: note))
+        }
+
+        /// Appends `other`'s row `index`, its text copied into this buffer.
+        mutating func append(_ other: Rows, at index: Int) {
+            var row = other.rows[index]
+            func copy(_ range: Range<Int>) -> Range<Int> {
+                let start = text.count
+                text.append(contentsOf: other.text[range])
+                return start..<text.count
+            }
+            row.kind = copy(row.kind)
+            row.text = row.text.map(copy)
+            row.source = copy(row.source)
+            row.note = row.note.map(copy)
+            rows.append(row)
+        }
+
+        private mutating func append(_ string: String) -> Range<Int> { append(bytes: string.utf8) }
+
+        private mutating func append(bytes: some Sequence<UInt8>) -> Range<Int> {
+            let start = text.count
+            text.append(contentsOf: bytes)
+            return start..<text.count
+        }
+    }
+
     let single: Statement
     let batch: Statement
     let batchID: Int64
     let db: Database
     let piiKey: [UInt8]
     /// Rows queued by `add`, not yet written.
-    private var queue: [Row] = []
-    /// The UTF-8 of the queued rows' text columns, one after another.
-    private var text: [UInt8] = []
+    private var queue = Rows()
     /// Rows `add` has stored so far (duplicates not counted). Complete after `flush()`.
     public private(set) var insertedCount = 0
     /// The participants written, for the withdrawal check at commit.
@@ -63,20 +123,19 @@ public final class SQLiteRecordInserter: StoreRecordSink {
         let tuple = "(" + Array(repeating: "?", count: Self.columnCount).joined(separator: ", ") + ")"
         single = try db.makeStatement(sql: head + tuple + " ON CONFLICT DO NOTHING")
         batch = try db.makeStatement(sql: head + Array(repeating: tuple, count: Self.batchSize).joined(separator: ", ") + " ON CONFLICT DO NOTHING")
-        queue.reserveCapacity(Self.batchSize)
-        text.reserveCapacity(4096)
+        queue.reserve(Self.batchSize)
     }
+
+    /// Seals and encodes records into this inserter's rows on the caller's thread.
+    public var preparer: RecordPreparer { RecordPreparer(sqliteKey: piiKey) }
 
     /// Inserts `record` for `participant` now; false when the same record (same participant,
     /// kind, start and source) is already stored. Writes queued rows first.
     public func insert(_ record: CohortCore.Record, participant: ParticipantHandle) throws -> Bool {
         try flush()
         try enqueue(record, participantPK: participant.rowKey)
-        defer {
-            queue.removeAll(keepingCapacity: true)
-            text.removeAll(keepingCapacity: true)
-        }
-        return try execute(single, rows: 0..<1) > 0
+        defer { queue.removeAll() }
+        return try execute(single, rows: queue, 0..<1) > 0
     }
 
     /// Queues `record` for `participant`; rows are written in groups. Call `flush()` after the
@@ -86,52 +145,53 @@ public final class SQLiteRecordInserter: StoreRecordSink {
         if queue.count == Self.batchSize { try flush() }
     }
 
+    /// Queues rows this inserter's ``preparer`` made, in order: the rows already queued are
+    /// topped up first, then whole groups are written straight from `prepared`'s buffer, and the
+    /// rest is queued — the same statements, in the same order, as adding each record.
+    public func add(_ prepared: PreparedRecords) throws {
+        guard let rows = prepared.sqlite else {
+            for (participant, record) in prepared.records { try add(record, participant: participant) }
+            return
+        }
+        for row in rows.rows { imported.note(row.participantPK, startMs: row.startMs) }
+        var next = 0
+        while queue.count > 0, next < rows.count {
+            queue.append(rows, at: next)
+            next += 1
+            if queue.count == Self.batchSize { try flush() }
+        }
+        while rows.count - next >= Self.batchSize {
+            insertedCount += try execute(batch, rows: rows, next..<(next + Self.batchSize))
+            next += Self.batchSize
+        }
+        while next < rows.count {
+            queue.append(rows, at: next)
+            next += 1
+        }
+    }
+
     /// Writes every queued row.
     public func flush() throws {
-        guard !queue.isEmpty else { return }
-        defer {
-            queue.removeAll(keepingCapacity: true)
-            text.removeAll(keepingCapacity: true)
-        }
+        guard queue.count > 0 else { return }
+        defer { queue.removeAll() }
         if queue.count == Self.batchSize {
-            insertedCount += try execute(batch, rows: 0..<Self.batchSize)
+            insertedCount += try execute(batch, rows: queue, 0..<Self.batchSize)
         } else {
-            for i in queue.indices { insertedCount += try execute(single, rows: i..<(i + 1)) }
+            for i in 0..<queue.count { insertedCount += try execute(single, rows: queue, i..<(i + 1)) }
         }
     }
 
     private func enqueue(_ record: CohortCore.Record, participantPK: Int64) throws {
         imported.note(participantPK, startMs: record.start.epochMilliseconds)
-        var note: Range<Int>?
-        if let text = record.note, !text.isEmpty {
-            let sealed = try PIISealing.sealNote(
-                text, key: piiKey, participantPK: participantPK, kind: record.kind.rawValue, startMs: record.start.epochMilliseconds,
-                source: record.source ?? "")
-            let start = self.text.count
-            self.text.append(contentsOf: sealed)
-            note = start..<self.text.count
-        }
-        queue.append(
-            Row(
-                participantPK: participantPK, kind: append(record.kind.rawValue), startMs: record.start.epochMilliseconds,
-                startOffset: Int64(record.start.utcOffsetSeconds), endMs: record.end?.epochMilliseconds,
-                endOffset: record.end.map { Int64($0.utcOffsetSeconds) }, value: record.value, text: record.text.map { append($0) },
-                source: append(record.source ?? ""), note: note))
+        try queue.append(record, participantPK: participantPK, piiKey: piiKey)
     }
 
-    /// Appends `string`'s UTF-8 to `text`; its range there.
-    private func append(_ string: String) -> Range<Int> {
-        let start = text.count
-        text.append(contentsOf: string.utf8)
-        return start..<text.count
-    }
-
-    /// Binds queued `rows` to `statement` (which has that many value tuples) and runs it; the
-    /// number of rows stored.
-    private func execute(_ statement: Statement, rows: Range<Int>) throws -> Int {
+    /// Binds `rows`' rows `range` to `statement` (which has that many value tuples) and runs it;
+    /// the number of rows stored.
+    private func execute(_ statement: Statement, rows: Rows, _ range: Range<Int>) throws -> Int {
         let stmt = statement.sqliteStatement
         let connection = db.sqliteConnection
-        let code: CInt = text.withUnsafeBufferPointer { buffer in
+        let code: CInt = rows.text.withUnsafeBufferPointer { buffer in
             func bind(_ range: Range<Int>?, at index: CInt) {
                 guard let range, let base = buffer.baseAddress else {
                     sqlite3_bind_null(stmt, index)
@@ -152,8 +212,8 @@ public final class SQLiteRecordInserter: StoreRecordSink {
             func bind(_ value: Int64?, at index: CInt) {
                 if let value { sqlite3_bind_int64(stmt, index, value) } else { sqlite3_bind_null(stmt, index) }
             }
-            for (n, i) in rows.enumerated() {
-                let row = queue[i]
+            for (n, i) in range.enumerated() {
+                let row = rows.rows[i]
                 let first = CInt(n * Self.columnCount)
                 sqlite3_bind_int64(stmt, first + 1, row.participantPK)
                 bind(row.kind, at: first + 2)
