@@ -37,7 +37,7 @@ extension Cohort {
 
                 --outputs names the files written (csv, json, fhir); --format is how this command reports what it did (table or json). \
                 On a terminal a progress bar shows participants, rate and ETA on stderr (--quiet: none). --threads N (default: \
-                every core) reads and de-identifies participants on N threads; the writers keep participant order, so the archive \
+                every core the process may use: taskset and cgroup limits count) reads and de-identifies participants on N threads; the writers keep participant order, so the archive \
                 is the same for any N.
 
                 Examples:
@@ -71,7 +71,7 @@ extension Cohort {
         var createdAt: Instant?
         @Flag(help: "Leave the bag directory instead of the archive.") var noArchive = false
         @Option(help: "fast, default or best (zlib levels 1, 6, 9).") var compression: ExportCompression = .default
-        @Option(help: "Threads that read and de-identify participants (default: every core); the archive is the same for any count.")
+        @Option(help: "Threads that read and de-identify participants (default: every core the process may use); the archive is the same for any count.")
         var threads: Int?
         @Option(help: "How to report the result.") var format: ReportFormat = .table
         @Option(help: "FHIR shapes: bulk (NDJSON, default), bundles (one collection Bundle per participant) or both.") var fhir: FHIRLayout = .bulk
