@@ -94,58 +94,119 @@ public struct SafeVocabulary: Sendable {
     }
 
     /// Calls `body` with each non-empty line of `text`, without an array of them.
-    private static func forEachLine(of text: String, _ body: (Substring) -> Void) {
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        while start < utf8.endIndex {
-            let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
-            if start < end { body(text[start..<end]) }
-            start = end < utf8.endIndex ? utf8.index(after: end) : end
-        }
-    }
 
     /// The vocabulary with the word lists read from `directory` (holding `american-english-large`
     /// and `en_med_glut.dic`) or, when nil, from their Debian package paths.
     public static func load(directory: URL? = nil) throws -> SafeVocabulary {
+        try load(directory: directory, bytewise: true)
+    }
+
+    /// ``load(directory:)``; `bytewise`: lines of ASCII are folded and inserted as bytes (issue 28:
+    /// the lists' 480,000 lines took 0.28 s of CPU through `String`s and scalars in every export),
+    /// the others go the way every line went before — which `bytewise: false` keeps for all of
+    /// them, so a test can hold the two tables equal on the real lists.
+    static func load(directory: URL?, bytewise: Bool) throws -> SafeVocabulary {
         let english = directory.map { $0.appendingPathComponent("american-english-large").path } ?? englishWordListPath
         let medical = directory.map { $0.appendingPathComponent("en_med_glut.dic").path } ?? medicalWordListPath
-        let englishText = try read(english, package: "wamerican-large")
-        let medicalText = try read(medical, package: "hunspell-en-med")
+        let englishBytes = try read(english, package: "wamerican-large")
+        let medicalBytes = try read(medical, package: "hunspell-en-med")
         // Keys go straight into the final table (each once), sized from the line counts: no
         // set of them is built, copied or merged first. The transient sets of an earlier version
         // (two copies of 8 MB each) were an export's peak resident memory (heaptrack, issue 28).
-        let lines = englishText.utf8.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } + medicalText.utf8.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-        var table = WordTable(capacity: lines + builtInCount, bytes: englishText.utf8.count + medicalText.utf8.count)
-        func key(_ line: Substring) -> (key: String, capitalised: Bool)? {
-            guard let first = line.unicodeScalars.first else { return nil }
-            let key = TextTokenizer.fold(Array(line.unicodeScalars)[...]).0
-            return key.count >= 3 ? (key, first.properties.isUppercase) : nil
+        let lines = englishBytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } + medicalBytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        var table = WordTable(capacity: lines + builtInCount, bytes: englishBytes.count + medicalBytes.count)
+        var key: [UInt8] = []
+        forEachLine(of: englishBytes, bytewise: bytewise) { line in
+            switch line {
+            case .ascii(let bytes):
+                if !(0x41...0x5A).contains(bytes[bytes.startIndex]), foldASCII(bytes, into: &key) >= 3 { table.insert(ascii: key) }
+            case .text(let text):
+                if let (key, capitalised) = englishKey(text), !capitalised { table.insert(key) }
+            }
         }
-        forEachLine(of: englishText) { line in
-            if let (key, capitalised) = key(line), !capitalised { table.insert(key) }
-        }
-        forEachLine(of: medicalText) { line in
-            let word = line.split(separator: "/", maxSplits: 1).first ?? line
-            // Lower-case entries only: the medical list also holds eponyms and brand names (`Paco`).
-            guard let first = word.unicodeScalars.first, first.properties.isLowercase,
-                word.unicodeScalars.allSatisfy({ $0.properties.isLowercase || $0 == "-" || $0 == "'" })
-            else { return }
-            for part in word.split(separator: "-") {
-                let key = TextTokenizer.fold(Array(part.unicodeScalars)[...]).0
-                if key.count >= 3 { table.insert(key) }
+        forEachLine(of: medicalBytes, bytewise: bytewise) { line in
+            switch line {
+            case .ascii(let bytes) where bytes[bytes.startIndex] != 0x2F:
+                let word = bytes[..<(bytes.firstIndex(of: 0x2F) ?? bytes.endIndex)]
+                // Lower-case entries only: the medical list also holds eponyms and brand names (`Paco`).
+                guard (0x61...0x7A).contains(word[word.startIndex]), word.allSatisfy({ (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x27 })
+                else { return }
+                for part in word.split(separator: 0x2D) where foldASCII(part, into: &key) >= 3 { table.insert(ascii: key) }
+            case .ascii(let bytes):
+                insertMedical(String(decoding: bytes, as: UTF8.self)[...], into: &table)
+            case .text(let text):
+                insertMedical(text, into: &table)
             }
         }
         // Proper nouns: capitalised entries whose key is also a lower-case dictionary entry
         // (before the built-in words join the table, as the dictionaries alone decide this).
         var properNouns: Set<String> = []
-        forEachLine(of: englishText) { line in
-            if let (key, capitalised) = key(line), capitalised, table.contains(key) { properNouns.insert(key) }
+        forEachLine(of: englishBytes, bytewise: bytewise) { line in
+            switch line {
+            case .ascii(let bytes):
+                if (0x41...0x5A).contains(bytes[bytes.startIndex]), foldASCII(bytes, into: &key) >= 3, table.contains(ascii: key) {
+                    properNouns.insert(String(decoding: key, as: UTF8.self))
+                }
+            case .text(let text):
+                if let (key, capitalised) = englishKey(text), capitalised, table.contains(key) { properNouns.insert(key) }
+            }
         }
         insertBuiltIn(into: &table)
         return SafeVocabulary(table: table, properNouns: WordTable(properNouns))
     }
 
-    /// Read on first use (a `static let` is initialised once, thread-safely).
+    /// A word list's line: its bytes when they are all ASCII (and `bytewise`), else its text.
+    private enum Line {
+        case ascii(ArraySlice<UInt8>)
+        case text(Substring)
+    }
+
+    /// Each non-empty line of `bytes` (split at LF). A line with a byte past ASCII is decoded on
+    /// its own — a newline ends any malformed UTF-8 sequence, so that is the text decoding the
+    /// whole list gives for the line.
+    private static func forEachLine(of bytes: [UInt8], bytewise: Bool, _ body: (Line) -> Void) {
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            if start < end {
+                let line = bytes[start..<end]
+                if bytewise, line.allSatisfy({ $0 < 0x80 }) { body(.ascii(line)) } else { body(.text(String(decoding: line, as: UTF8.self)[...])) }
+            }
+            start = end + 1
+        }
+    }
+
+    /// What ``TextTokenizer/fold(_:)`` makes of ASCII `bytes` (letters lower-cased, digits kept,
+    /// the rest dropped), into `key`; the key's length.
+    private static func foldASCII(_ bytes: ArraySlice<UInt8>, into key: inout [UInt8]) -> Int {
+        key.removeAll(keepingCapacity: true)
+        for var byte in bytes {
+            if byte >= 0x41 && byte <= 0x5A { byte += 32 }
+            if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) { key.append(byte) }
+        }
+        return key.count
+    }
+
+    /// An English list line's key (3 characters or more) and whether the line is capitalised.
+    private static func englishKey(_ line: Substring) -> (key: String, capitalised: Bool)? {
+        guard let first = line.unicodeScalars.first else { return nil }
+        let key = TextTokenizer.fold(Array(line.unicodeScalars)[...]).0
+        return key.count >= 3 ? (key, first.properties.isUppercase) : nil
+    }
+
+    /// A medical list line's lower-case entry (before `/`), each `-` part of 3 characters or more.
+    private static func insertMedical(_ line: Substring, into table: inout WordTable) {
+        let word = line.split(separator: "/", maxSplits: 1).first ?? line
+        // Lower-case entries only: the medical list also holds eponyms and brand names (`Paco`).
+        guard let first = word.unicodeScalars.first, first.properties.isLowercase,
+            word.unicodeScalars.allSatisfy({ $0.properties.isLowercase || $0 == "-" || $0 == "'" })
+        else { return }
+        for part in word.split(separator: "-") {
+            let key = TextTokenizer.fold(Array(part.unicodeScalars)[...]).0
+            if key.count >= 3 { table.insert(key) }
+        }
+    }
+
     private static let systemResult: Result<SafeVocabulary, any Error> = Result {
         let directory = ProcessInfo.processInfo.environment["COHORT_DICTIONARY_DIR"].map { URL(fileURLWithPath: $0) }
         return try load(directory: directory)
@@ -164,14 +225,15 @@ public struct SafeVocabulary: Sendable {
         return vocabulary.contains(key)
     }
 
-    private static func read(_ path: String, package: String) throws -> String {
+    private static func read(_ path: String, package: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CohortError(
                 .notFound, "the word list the free-text scrubber keeps words by is missing", at: .init(file: path),
                 hint: "install the Debian package \(package) (apt-get install \(package)), or set COHORT_DICTIONARY_DIR")
         }
-        // The English list is UTF-8; a stray Latin-1 byte must not lose the whole list.
-        return String(decoding: data, as: UTF8.self)
+        // The English list is UTF-8; a stray Latin-1 byte must not lose the whole list (lines
+        // past ASCII are decoded, repairing, one by one).
+        return [UInt8](data)
     }
 
     /// This vocabulary with `words` (protocol kinds, units, medication names…) also safe; each
@@ -228,8 +290,11 @@ struct WordTable: Sendable {
     /// An empty table sized for about `capacity` distinct keys of about `bytes` bytes in all
     /// (it grows past them; room reserved and not used is never touched).
     init(capacity: Int, bytes byteCount: Int = 0) {
-        mask = 63
-        slots = [Int32](repeating: -1, count: 64)
+        // At most half the slots used once `capacity` keys are in: no rehashing on the way.
+        var slotCount = 64
+        while slotCount < capacity * 2 { slotCount *= 2 }
+        mask = slotCount - 1
+        slots = [Int32](repeating: -1, count: slotCount)
         hashes.reserveCapacity(capacity)
         starts.reserveCapacity(capacity)
         lengths.reserveCapacity(capacity)
@@ -243,6 +308,11 @@ struct WordTable: Sendable {
             others.insert(key)
             return
         }
+        insert(ascii: utf8)
+    }
+
+    /// Adds the ASCII key `utf8` unless it is in the table already.
+    mutating func insert(ascii utf8: [UInt8]) {
         let hash = TextTokenizer.hash(asciiKey: utf8)
         if utf8.withUnsafeBufferPointer({ contains(hash: hash, bytes: $0) }) { return }
         if (hashes.count + 1) * 2 > slots.count { grow() }
@@ -287,7 +357,17 @@ struct WordTable: Sendable {
     func contains(_ key: String) -> Bool {
         let utf8 = Array(key.utf8)
         guard utf8.allSatisfy({ $0 < 0x80 }) else { return others.contains(key) }
-        return utf8.withUnsafeBufferPointer { contains(hash: TextTokenizer.hash(asciiKey: utf8), bytes: $0) }
+        return contains(ascii: utf8)
+    }
+
+    /// Whether the ASCII key `utf8` is in the table.
+    func contains(ascii utf8: [UInt8]) -> Bool {
+        utf8.withUnsafeBufferPointer { contains(hash: TextTokenizer.hash(asciiKey: utf8), bytes: $0) }
+    }
+
+    /// Every key, in the order they came in (for tests that hold two tables equal).
+    var keys: [String] {
+        hashes.indices.map { String(decoding: bytes[Int(starts[$0])..<Int(starts[$0] + lengths[$0])], as: UTF8.self) } + others.sorted()
     }
 
     @inline(__always)

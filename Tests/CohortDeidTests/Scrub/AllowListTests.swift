@@ -108,6 +108,34 @@ struct AllowListTests {
         #expect(capitalised.subtracting(all).filter { vocabulary.contains($0) }.isEmpty, "a proper noun alone is not safe")
     }
 
+    /// The byte-wise loader (ASCII lines folded as bytes, issue 28) builds exactly the table the
+    /// line-as-text loader builds, on lines made to tell them apart: capitals, digits, marks,
+    /// apostrophes, hyphens, a slash first or last, CR endings, Latin-1 and broken UTF-8 bytes.
+    @Test func theByteWiseLoaderBuildsTheSameTable() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dict-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lines: [[UInt8]] = [
+            "apple", "Apple", "APPLE", "Zoë", "zoë", "café", "Café", "O'Brien", "o'brien", "don't", "co-op", "x-ray", "123abc", "ab", "Ab", "abc\r",
+            "Abc\r", "MAY", "may", "Muñoz", "muñoz", "naïve", "", "a1b2c3", "über-cool", "Straße", "strasse", "tab\tword", "abc def",
+        ].map { Array($0.utf8) } + [[0x63, 0x61, 0x66, 0xE9], [0x43, 0x61, 0x66, 0xE9], [0x78, 0xFF, 0x79, 0x7A], [0xC3], [0x41, 0x62, 0x63, 0xC3, 0x28]]
+        let medical: [[UInt8]] = [
+            "12345", "arthritis/MS", "arthritis", "/slash-first", "slash-last/", "co-op/X", "x-ray-vision/Y", "Paco/M", "pain's", "ab-cd-efg",
+            "naïve/M", "uveitis\r", "HLA-b27", "tnf-alpha/S", "-leading", "trailing-", "a--b", "a/b/c", "zz/", "über/X",
+        ].map { Array($0.utf8) } + [[0x61, 0x62, 0x63, 0xFF], [0x61, 0x62, 0x63, 0x2F, 0xFF]]
+        func write(_ name: String, _ lines: [[UInt8]]) throws {
+            try Data(lines.joined(separator: [0x0A]) + [0x0A]).write(to: directory.appendingPathComponent(name))
+        }
+        try write("american-english-large", lines)
+        try write("en_med_glut.dic", medical)
+        let bytewise = try SafeVocabulary.load(directory: directory, bytewise: true)
+        let plain = try SafeVocabulary.load(directory: directory, bytewise: false)
+        #expect(bytewise.words.keys == plain.words.keys)
+        #expect(bytewise.properNouns.keys == plain.properNouns.keys)
+        #expect(["apple", "zoe", "obrien", "may"].allSatisfy(plain.properNouns.keys.contains), "\(plain.properNouns.keys)")
+        #expect(plain.words.keys.contains("arthritis") && plain.words.keys.contains("vision") && !plain.words.keys.contains("paco"))
+    }
+
     /// A missing word list is an error that names the package, never a scrubber that keeps
     /// everything or nothing.
     @Test func aMissingWordListNamesThePackage() {
