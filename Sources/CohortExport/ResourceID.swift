@@ -21,22 +21,31 @@ enum ResourceID {
     /// bits set, as lowercase hexadecimal grouped 8-4-4-4-12.
     static func uuidText(digest: [UInt8]) -> String {
         String(unsafeUninitializedCapacity: 36) { text in
-            var out = 0
-            for index in 0..<16 {
-                var byte = digest[index]
-                if index == 6 { byte = (byte & 0x0F) | 0x50 }
-                if index == 8 { byte = (byte & 0x3F) | 0x80 }
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    text[out] = UInt8(ascii: "-")
-                    out += 1
-                }
-                text[out] = hexDigits[Int(byte >> 4)]
-                text[out + 1] = hexDigits[Int(byte & 0x0F)]
-                out += 2
-            }
-            return out
+            digest.withUnsafeBytes { writeUUID(digest: $0, into: text) }
+            return 36
         }
     }
+
+    /// Writes the 36 bytes of ``uuidText(digest:)`` into `text`.
+    static func writeUUID(digest: UnsafeRawBufferPointer, into text: UnsafeMutableBufferPointer<UInt8>) {
+        var out = 0
+        for index in 0..<16 {
+            var byte = digest[index]
+            if index == 6 { byte = (byte & 0x0F) | 0x50 }
+            if index == 8 { byte = (byte & 0x3F) | 0x80 }
+            if index == 4 || index == 6 || index == 8 || index == 10 {
+                text[out] = UInt8(ascii: "-")
+                out += 1
+            }
+            text[out] = hexDigits[Int(byte >> 4)]
+            text[out + 1] = hexDigits[Int(byte & 0x0F)]
+            out += 2
+        }
+    }
+
+    /// What joins the parts of an id: the unit separator cannot occur in pseudonyms, kinds or
+    /// timestamps, so joins are unambiguous.
+    static let separator: UInt8 = 0x1F
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
@@ -69,18 +78,46 @@ enum ResourceID {
             ByteText.appendInt(value, to: &input)
         }
 
+        /// Appends the next part: `bytes`, which may hold several parts already joined with
+        /// ``ResourceID/separator`` (so a run of parts constant for many ids is joined once).
+        func append(joined bytes: [UInt8]) {
+            separate()
+            input.append(contentsOf: bytes)
+        }
+
+        /// Appends the next part: `bytes` (see ``append(joined:)-([UInt8])``).
+        func append(joined bytes: UnsafeBufferPointer<UInt8>) {
+            separate()
+            input.append(contentsOf: bytes)
+        }
+
         /// The id of the parts appended since the last `make`; starts the next id.
         func make() -> String {
+            String(unsafeUninitializedCapacity: 36) { text in
+                finish(into: text)
+                return 36
+            }
+        }
+
+        /// Appends the 36 bytes of ``make()``'s text to `out`, without a String.
+        func make(into out: inout [UInt8]) {
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: 36))
+            out.withUnsafeMutableBufferPointer { bytes in finish(into: UnsafeMutableBufferPointer(rebasing: bytes[start...])) }
+        }
+
+        private func finish(into text: UnsafeMutableBufferPointer<UInt8>) {
             hasher.update(input)
             input.removeSubrange(ResourceID.namespace.count...)
             parts = 0
-            return ResourceID.uuidText(digest: hasher.finalize())
+            withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
+                hasher.finalize(into: digest)
+                ResourceID.writeUUID(digest: UnsafeRawBufferPointer(digest), into: text)
+            }
         }
 
-        /// The unit separator cannot occur in pseudonyms, kinds or timestamps, so joins are
-        /// unambiguous.
         private func separate() {
-            if parts > 0 { input.append(0x1F) }
+            if parts > 0 { input.append(ResourceID.separator) }
             parts += 1
         }
     }
