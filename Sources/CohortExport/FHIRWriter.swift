@@ -109,7 +109,12 @@ final class FHIRWriter {
             switch event {
             case .participant(let p, let consents): try begin(p, consents: consents)
             case .record(let r): try write(r)
-            case .dailyTotal(let r): try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: nil)
+            case .dailyTotal(let r):
+                if let kind = ObservationBytes.dailyTotals[r.kind] {
+                    try writeObservation(r, kind: kind)
+                } else {
+                    try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: nil)
+                }
             }
         }
     }
@@ -124,7 +129,7 @@ final class FHIRWriter {
         try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: FHIRMapper.kindParts[r.kind]?.slot)
     }
 
-    /// Writes a record's Observation with ``ObservationBytes``: with the Bundle's subject when
+    /// Writes a record's (or a daily total's) Observation with ``ObservationBytes``: with the Bundle's subject when
     /// a Bundle takes it (the NDJSON line then has the bulk subject spliced in), else straight
     /// with the bulk subject, the line's newline included.
     private func writeObservation(_ r: DeidentifiedRecord, kind: ObservationBytes.Kind) throws {

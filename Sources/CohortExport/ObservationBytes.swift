@@ -12,7 +12,8 @@ import Foundation
 /// value. Every constant run is JSON written once per kind with ``FHIRJSON`` from the same
 /// ``FHIRMapper/KindParts`` the model takes, so it is the model's JSON by construction.
 ///
-/// Medication doses (MedicationStatement) and daily totals keep the model path.
+/// Daily totals (``FHIRMapper/dailyTotal(_:ordinal:subject:ids:)``) are written the same way
+/// with their own `code`; medication doses (MedicationStatement) keep the model path.
 struct ObservationBytes {
     /// What an Observation takes from its kind alone, as JSON fragments.
     struct Kind {
@@ -24,13 +25,15 @@ struct ObservationBytes {
         let quantity: [UInt8]
         /// The kind's id part (`kind.rawValue`).
         let idPart: [UInt8]
-        let kind: RecordKind
+        /// Whether these are a daily total's fragments: its Observation has only the category,
+        /// code, effective period, id, subject, narrative and quantity.
+        let dailyTotal: Bool
 
-        init(_ parts: FHIRMapper.KindParts, kind: RecordKind) {
-            self.kind = kind
+        init(_ parts: FHIRMapper.KindParts, kind: RecordKind, dailyTotal: Bool) {
+            self.dailyTotal = dailyTotal
             head = FHIRJSON.fragment(open: true) { json in
                 json.member("category", parts.category)
-                json.member("code", parts.code)
+                json.member("code", dailyTotal ? FHIRMapper.dailyTotalCode(kind) : parts.code)
             }
             narrative = Array("}".utf8) + FHIRJSON.fragment { json in json.member("text", parts.narrative) }
             var quantity = FHIRJSON.fragment { json in
@@ -43,12 +46,18 @@ struct ObservationBytes {
         }
     }
 
-    /// Per kind, its fragments; nil for medication doses (not an Observation).
-    static let kinds: [RecordKind: Kind] = Dictionary(
-        uniqueKeysWithValues: RecordKind.allCases.compactMap { kind in
-            guard kind != .medicationDose, let parts = FHIRMapper.kindParts[kind] else { return nil }
-            return (kind, Kind(parts, kind: kind))
-        })
+    /// Per kind, its records' fragments; nil for medication doses (not an Observation).
+    static let kinds = kinds(dailyTotal: false)
+    /// Per kind, its daily totals' fragments.
+    static let dailyTotals = kinds(dailyTotal: true)
+
+    private static func kinds(dailyTotal: Bool) -> [RecordKind: Kind] {
+        Dictionary(
+            uniqueKeysWithValues: RecordKind.allCases.compactMap { kind in
+                guard kind != .medicationDose, let parts = FHIRMapper.kindParts[kind] else { return nil }
+                return (kind, Kind(parts, kind: kind, dailyTotal: dailyTotal))
+            })
+    }
 
     /// `,"dataAbsentReason":{masked}`.
     private static let masked = FHIRJSON.fragment { json in json.member("dataAbsentReason", FHIRMapper.masked) }
@@ -69,8 +78,10 @@ struct ObservationBytes {
     /// The id's first parts for the current participant: `Observation`, the study id and the
     /// pseudonym, joined as ``ResourceID/Builder`` joins parts.
     private var idPrefix: [UInt8] = []
-    /// Reused per record: the value's number text, written before the members that precede it.
+    /// Reused per record: the value's number text, written before the members that precede it,
+    /// and the id's parts.
     private var number: [UInt8] = []
+    private var idParts = ResourceID.Parts()
 
     init() {
         number.reserveCapacity(32)
@@ -96,17 +107,18 @@ struct ObservationBytes {
         number.removeAll(keepingCapacity: true)
         if let value = r.value { Self.appendNumber(value, to: &number) }
         // FHIR strings must not be empty: an empty label, source or note is the same as none.
-        let label = r.valueLabel.flatMap { $0.isEmpty ? nil : $0 }
+        let record = !kind.dailyTotal
+        let label = record ? r.valueLabel.flatMap { $0.isEmpty ? nil : $0 } : nil
         out.append(contentsOf: kind.head)
-        Self.appendComponents(r, to: &out)
-        if number.isEmpty, label == nil, r.kind.requiresValue { out.append(contentsOf: Self.masked) }
-        if let source = r.source, !source.isEmpty {
+        if record { Self.appendComponents(r, to: &out) }
+        if record, number.isEmpty, label == nil, r.kind.requiresValue { out.append(contentsOf: Self.masked) }
+        if record, let source = r.source, !source.isEmpty {
             Self.append(",\"device\":{\"display\":", to: &out)
             JSONText.appendString(source, to: &out)
             out.append(UInt8(ascii: "}"))
         }
         let id = appendIDs(r, kind: kind, ordinal: ordinal, ids: ids, to: &out)
-        if let note = r.note, !note.isEmpty {
+        if record, let note = r.note, !note.isEmpty {
             Self.append(",\"note\":[{\"text\":", to: &out)
             JSONText.appendString(note, to: &out)
             Self.append("}]", to: &out)
@@ -129,7 +141,7 @@ struct ObservationBytes {
 
     /// Appends `effectiveDateTime` or `effectivePeriod`, then `id`: the id hashes the instants'
     /// text as just written. Returns where the id's text is.
-    private func appendIDs(_ r: DeidentifiedRecord, kind: Kind, ordinal: Int, ids: ResourceID.Builder, to out: inout [UInt8]) -> Range<Int> {
+    private mutating func appendIDs(_ r: DeidentifiedRecord, kind: Kind, ordinal: Int, ids: ResourceID.Builder, to out: inout [UInt8]) -> Range<Int> {
         var start = 0..<0, end = 0..<0
         if let endInstant = r.end {
             Self.append(",\"effectivePeriod\":{\"end\":", to: &out)
@@ -143,16 +155,16 @@ struct ObservationBytes {
             Self.append(",\"effectiveDateTime\":", to: &out)
             start = Self.appendInstant(startInstant, to: &out)
         }
-        ids.append(joined: idPrefix)
-        ids.append(joined: kind.idPart)
+        idParts.append(joined: idPrefix)
+        idParts.append(joined: kind.idPart)
         out.withUnsafeBufferPointer { bytes in
-            ids.append(joined: UnsafeBufferPointer(rebasing: bytes[start]))
-            ids.append(joined: UnsafeBufferPointer(rebasing: bytes[end]))
+            idParts.append(joined: UnsafeBufferPointer(rebasing: bytes[start]))
+            idParts.append(joined: UnsafeBufferPointer(rebasing: bytes[end]))
         }
-        ids.append(ordinal)
+        idParts.append(ordinal)
         Self.append(",\"id\":\"", to: &out)
         let idStart = out.count
-        ids.make(into: &out)
+        ids.make(&idParts, into: &out)
         let id = idStart..<out.count
         out.append(UInt8(ascii: "\""))
         return id

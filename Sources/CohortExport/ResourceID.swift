@@ -49,76 +49,101 @@ enum ResourceID {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// The parts of one id joined into bytes, after the namespace: a value, so a caller that
+    /// builds an id per record can keep it in its own state (no access check per append on a
+    /// class's property). ``Builder`` hashes it.
+    struct Parts {
+        private(set) var bytes: [UInt8] = ResourceID.namespace
+        private var count = 0
+
+        init() {
+            bytes.reserveCapacity(256)
+        }
+
+        /// Appends the next part's UTF-8 bytes.
+        mutating func append(_ part: String) {
+            separate()
+            bytes.append(contentsOf: part.utf8)
+        }
+
+        /// Appends the next part as `instant.iso8601`, or an empty part for nil.
+        mutating func append(_ instant: Timestamp?) {
+            separate()
+            if let instant { ByteText.appendTimestamp(instant, to: &bytes) }
+        }
+
+        /// Appends the next part as `String(value)`.
+        mutating func append(_ value: Int) {
+            separate()
+            ByteText.appendInt(value, to: &bytes)
+        }
+
+        /// Appends the next part: `joined`, which may hold several parts already joined with
+        /// ``ResourceID/separator`` (so a run of parts constant for many ids is joined once).
+        mutating func append(joined: UnsafeBufferPointer<UInt8>) {
+            separate()
+            bytes.append(contentsOf: joined)
+        }
+
+        /// ``append(joined:)-(UnsafeBufferPointer<UInt8>)`` for an array.
+        mutating func append(joined: [UInt8]) {
+            separate()
+            bytes.append(contentsOf: joined)
+        }
+
+        /// Empties the parts (the namespace stays).
+        mutating func reset() {
+            bytes.removeSubrange(ResourceID.namespace.count...)
+            count = 0
+        }
+
+        private mutating func separate() {
+            if count > 0 { bytes.append(ResourceID.separator) }
+            count += 1
+        }
+    }
+
     /// Builds ids part by part into one reused buffer and hasher, for the export's FHIR worker
     /// (one id per record). Gives exactly `ResourceID.make(parts)`. Not `Sendable`: one per thread.
     final class Builder {
         private let hasher = SHA256Hasher()
-        private var input: [UInt8] = ResourceID.namespace
-        private var parts = 0
+        private var parts = Parts()
 
-        init() {
-            input.reserveCapacity(256)
-        }
+        init() {}
 
         /// Appends the next part's UTF-8 bytes.
-        func append(_ part: String) {
-            separate()
-            input.append(contentsOf: part.utf8)
-        }
+        func append(_ part: String) { parts.append(part) }
 
         /// Appends the next part as `instant.iso8601`, or an empty part for nil.
-        func append(_ instant: Timestamp?) {
-            separate()
-            if let instant { ByteText.appendTimestamp(instant, to: &input) }
-        }
+        func append(_ instant: Timestamp?) { parts.append(instant) }
 
         /// Appends the next part as `String(value)`.
-        func append(_ value: Int) {
-            separate()
-            ByteText.appendInt(value, to: &input)
-        }
-
-        /// Appends the next part: `bytes`, which may hold several parts already joined with
-        /// ``ResourceID/separator`` (so a run of parts constant for many ids is joined once).
-        func append(joined bytes: [UInt8]) {
-            separate()
-            input.append(contentsOf: bytes)
-        }
-
-        /// Appends the next part: `bytes` (see ``append(joined:)-([UInt8])``).
-        func append(joined bytes: UnsafeBufferPointer<UInt8>) {
-            separate()
-            input.append(contentsOf: bytes)
-        }
+        func append(_ value: Int) { parts.append(value) }
 
         /// The id of the parts appended since the last `make`; starts the next id.
         func make() -> String {
             String(unsafeUninitializedCapacity: 36) { text in
-                finish(into: text)
+                finish(parts.bytes, into: text)
+                parts.reset()
                 return 36
             }
         }
 
-        /// Appends the 36 bytes of ``make()``'s text to `out`, without a String.
-        func make(into out: inout [UInt8]) {
+        /// Appends the 36 bytes of the id of `parts` to `out`, without a String, and empties
+        /// `parts` for the next id.
+        func make(_ parts: inout Parts, into out: inout [UInt8]) {
             let start = out.count
             out.append(contentsOf: repeatElement(0, count: 36))
-            out.withUnsafeMutableBufferPointer { bytes in finish(into: UnsafeMutableBufferPointer(rebasing: bytes[start...])) }
+            out.withUnsafeMutableBufferPointer { bytes in finish(parts.bytes, into: UnsafeMutableBufferPointer(rebasing: bytes[start...])) }
+            parts.reset()
         }
 
-        private func finish(into text: UnsafeMutableBufferPointer<UInt8>) {
+        private func finish(_ input: [UInt8], into text: UnsafeMutableBufferPointer<UInt8>) {
             hasher.update(input)
-            input.removeSubrange(ResourceID.namespace.count...)
-            parts = 0
             withUnsafeTemporaryAllocation(byteCount: SHA256.byteCount, alignment: 8) { digest in
                 hasher.finalize(into: digest)
                 ResourceID.writeUUID(digest: UnsafeRawBufferPointer(digest), into: text)
             }
-        }
-
-        private func separate() {
-            if parts > 0 { input.append(ResourceID.separator) }
-            parts += 1
         }
     }
 }

@@ -37,13 +37,15 @@ struct ObservationBytesTests {
     }
 
     /// Record after record of one participant, in both subject styles, the Observation written
-    /// from the record gives the bytes of the model written with ``FHIRJSON`` (the route the
-    /// writer took before, memo slots included), and says where its id and subject are.
-    @Test(arguments: [1, 2, 3])
-    func bytesMatchTheModelsJSON(seed: UInt64) throws {
+    /// from the record (or daily total) gives the bytes of the model written with ``FHIRJSON``
+    /// (the route the writer took before, memo slots included), and says where its id and
+    /// subject are.
+    @Test(arguments: [(1, false), (2, false), (3, false), (4, true), (5, true)] as [(UInt64, Bool)])
+    func bytesMatchTheModelsJSON(seed: UInt64, dailyTotal: Bool) throws {
         let mapper = FHIRMapper(context: ExportFixture.context())
         let kinds = RecordKind.allCases.filter { $0 != .medicationDose }
         #expect(Set(ObservationBytes.kinds.keys) == Set(kinds))
+        #expect(Set(ObservationBytes.dailyTotals.keys) == Set(kinds))
         var g = Generator(state: seed)
         var fast = ObservationBytes()
         fast.begin(studyID: mapper.studyID, pseudonym: "K7QF2M4XRB6TNV3D")
@@ -54,11 +56,14 @@ struct ObservationBytesTests {
         for ordinal in 0..<3000 {
             let r = Self.record(&g, kinds: kinds)
             let reference = ordinal % 2 == 0 ? "urn:uuid:\(patient)" : "Patient/\(patient)"
-            let model = mapper.resource(r, ordinal: ordinal, subject: FHIR.Reference(reference: reference), ids: modelIDs)
+            let model =
+                dailyTotal
+                ? mapper.dailyTotal(r, ordinal: ordinal, subject: FHIR.Reference(reference: reference), ids: modelIDs)
+                : mapper.resource(r, ordinal: ordinal, subject: FHIR.Reference(reference: reference), ids: modelIDs)
             json.reset()
-            json.memoSlot = FHIRMapper.kindParts[r.kind]?.slot
+            json.memoSlot = dailyTotal ? nil : FHIRMapper.kindParts[r.kind]?.slot
             model.write(to: &json)
-            let kind = try #require(ObservationBytes.kinds[r.kind])
+            let kind = try #require((dailyTotal ? ObservationBytes.dailyTotals : ObservationBytes.kinds)[r.kind])
             let subject = Array(JSONText.string(reference).utf8)
             out.removeAll(keepingCapacity: true)
             let written = fast.write(r, kind: kind, ordinal: ordinal, subject: subject, ids: fastIDs, to: &out)
