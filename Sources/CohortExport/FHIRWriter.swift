@@ -119,7 +119,8 @@ final class FHIRWriter {
         }
     }
 
-    /// Writes a record's resource to its NDJSON file and to the current Bundle.
+    /// Writes a record's resource to its NDJSON file and to the current Bundle: an Observation
+    /// straight from the record (``ObservationBytes``), a MedicationStatement through the model.
     ///
     /// A record resource's only reference is its subject, so it is built and encoded once and the
     /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
