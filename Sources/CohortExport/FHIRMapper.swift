@@ -222,7 +222,7 @@ struct FHIRMapper: Sendable {
             observation.component = [FHIR.Observation.Component(code: Self.workoutActivity, valueString: text)]
         }
         if r.kind == .migraineAttack, let text {
-            let triggers = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let triggers = Self.migraineTriggers(text)
             if !triggers.isEmpty {
                 observation.component = triggers.map { FHIR.Observation.Component(code: Self.migraineTrigger, valueString: $0) }
             }
@@ -247,6 +247,11 @@ struct FHIRMapper: Sendable {
             FHIR.numberText(value).map { FHIR.Quantity(numberText: $0, unit: parts.unitDisplay, system: FHIR.ucum, code: parts.unit) }
         }
         return .observation(observation)
+    }
+
+    /// A migraine attack's triggers: its text's `;`-separated items, trimmed, empty ones left out.
+    static func migraineTriggers(_ text: String) -> [String] {
+        text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// The `code` of a daily total of `kind`.

@@ -76,7 +76,7 @@ struct ObservationBytes {
     }
 
     /// The id's first parts for the current participant: `Observation`, the study id and the
-    /// pseudonym, joined as ``ResourceID/Builder`` joins parts.
+    /// pseudonym, joined by ``ResourceID/Parts``.
     private var idPrefix: [UInt8] = []
     /// Reused per record: the value's number text, written before the members that precede it,
     /// and the id's parts.
@@ -89,7 +89,11 @@ struct ObservationBytes {
 
     /// Starts a participant's records.
     mutating func begin(studyID: String, pseudonym: String) {
-        idPrefix = Array("Observation".utf8) + [ResourceID.separator] + Array(studyID.utf8) + [ResourceID.separator] + Array(pseudonym.utf8)
+        var prefix = ResourceID.Parts()
+        prefix.append("Observation")
+        prefix.append(studyID)
+        prefix.append(pseudonym)
+        idPrefix = Array(prefix.bytes.dropFirst(ResourceID.namespace.count))
     }
 
     /// Where a written Observation's id text and subject reference (a JSON string, quotes
@@ -190,7 +194,7 @@ struct ObservationBytes {
             append("}]", to: &out)
             return
         }
-        let triggers = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let triggers = FHIRMapper.migraineTriggers(text)
         guard !triggers.isEmpty else { return }
         append(",\"component\":[", to: &out)
         for (index, trigger) in triggers.enumerated() {
