@@ -46,14 +46,21 @@ public final class SHA256Hasher {
     /// Returns the 32-byte digest of everything added so far and resets the hasher.
     public func finalize() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: SHA256.byteCount)
+        digest.withUnsafeMutableBytes { finalize(into: $0) }
+        return digest
+    }
+
+    /// Writes the 32-byte digest of everything added so far into `digest` (at least that many
+    /// bytes) and resets the hasher: ``finalize()`` without an array.
+    package func finalize(into digest: UnsafeMutableRawBufferPointer) {
+        precondition(digest.count >= SHA256.byteCount, "a SHA-256 digest needs 32 bytes")
         var length: UInt32 = 0
-        let ok = EVP_DigestFinal_ex(context, &digest, &length)
+        let ok = EVP_DigestFinal_ex(context, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &length)
         OpenSSL.require(ok == 1 && Int(length) == SHA256.byteCount, "EVP_DigestFinal_ex failed")
         // Restarted with the digest the context already holds: `EVP_sha256()` again would make
         // OpenSSL 3 look its implementation up (under a lock) on every restart.
         let restarted = EVP_DigestInit_ex2(context, nil, nil)
         OpenSSL.require(restarted == 1, "EVP_DigestInit_ex2(SHA-256) failed")
-        return digest
     }
 }
 

@@ -35,6 +35,17 @@ struct FHIRJSON {
         referenceValues.removeAll(keepingCapacity: true)
     }
 
+    /// The JSON of members written by `body` as a part of a larger object: after the opening
+    /// `{` when `open` (the first member takes no comma), else as members following others (each
+    /// starting with a comma). Builds the constant runs ``ObservationBytes`` copies per record.
+    static func fragment(open: Bool = false, _ body: (inout FHIRJSON) -> Void) -> [UInt8] {
+        var json = FHIRJSON(capacity: 256)
+        json.beginObject()
+        if !open { json.hasMember[0] = true }
+        body(&json)
+        return open ? json.bytes : Array(json.bytes.dropFirst())
+    }
+
     mutating func beginObject() {
         bytes.append(UInt8(ascii: "{"))
         hasMember.append(false)

@@ -196,10 +196,9 @@ struct FHIRMapper: Sendable {
         if r.kind == .medicationDose {
             let medication = text.map { name in
                 // The protocol's RxNorm code for this name (case-insensitive), if it names one.
-                let code = context.studyProtocol.medicationCodes[name.trimmingCharacters(in: .whitespaces).lowercased()]
-                return FHIR.CodeableConcept(
-                    coding: code.map { [FHIR.Coding(system: FHIR.rxNorm, code: $0, display: name.trimmingCharacters(in: .whitespaces).lowercased())] },
-                    text: name)
+                let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+                let code = context.studyProtocol.medicationCodes[key]
+                return FHIR.CodeableConcept(coding: code.map { [FHIR.Coding(system: FHIR.rxNorm, code: $0, display: key)] }, text: name)
             } ?? Self.masked
             return .medicationStatement(
                 FHIR.MedicationStatement(
@@ -223,7 +222,7 @@ struct FHIRMapper: Sendable {
             observation.component = [FHIR.Observation.Component(code: Self.workoutActivity, valueString: text)]
         }
         if r.kind == .migraineAttack, let text {
-            let triggers = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let triggers = Self.migraineTriggers(text)
             if !triggers.isEmpty {
                 observation.component = triggers.map { FHIR.Observation.Component(code: Self.migraineTrigger, valueString: $0) }
             }
@@ -239,8 +238,7 @@ struct FHIRMapper: Sendable {
     func dailyTotal(_ r: DeidentifiedRecord, ordinal: Int, subject: FHIR.Reference, ids: ResourceID.Builder) -> RecordResource {
         let id = recordID(r, ordinal: ordinal, ids: ids)
         let parts = Self.kindParts[r.kind] ?? KindParts(r.kind)
-        let code = FHIR.CodeableConcept(
-            coding: [FHIR.Coding(system: Coding.localSystem, code: DailyTotals.fhirCodePrefix + r.kind.rawValue, display: "Daily total (each minute once): \(r.kind.rawValue)")])
+        let code = Self.dailyTotalCode(r.kind)
         let (dateTime, period) = effective(r)
         var observation = FHIR.Observation(
             id: id, text: parts.narrative, category: parts.category, code: code, subject: subject, effectiveDateTime: dateTime,
@@ -249,6 +247,17 @@ struct FHIRMapper: Sendable {
             FHIR.numberText(value).map { FHIR.Quantity(numberText: $0, unit: parts.unitDisplay, system: FHIR.ucum, code: parts.unit) }
         }
         return .observation(observation)
+    }
+
+    /// A migraine attack's triggers: its text's `;`-separated items, trimmed, empty ones left out.
+    static func migraineTriggers(_ text: String) -> [String] {
+        text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The `code` of a daily total of `kind`.
+    static func dailyTotalCode(_ kind: RecordKind) -> FHIR.CodeableConcept {
+        FHIR.CodeableConcept(
+            coding: [FHIR.Coding(system: Coding.localSystem, code: DailyTotals.fhirCodePrefix + kind.rawValue, display: "Daily total (each minute once): \(kind.rawValue)")])
     }
 
     private func effective(_ r: DeidentifiedRecord) -> (String?, FHIR.Period?) {

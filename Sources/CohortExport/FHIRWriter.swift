@@ -37,6 +37,10 @@ final class FHIRWriter {
     private let ids = ResourceID.Builder()
     private var json = FHIRJSON(capacity: 4096)
     private var line: [UInt8] = []
+    /// Writes the records' Observations without the model (``ObservationBytes``), and the rows
+    /// it wrote to `Observation.ndjson` (added to ``bulkCounts`` at the end).
+    private var observationBytes = ObservationBytes()
+    private var observationRows = 0
 
     init(directory: URL, context: ExportContext, taps: FileWriteTaps? = nil) throws {
         self.directory = directory
@@ -59,6 +63,7 @@ final class FHIRWriter {
         bundleSubject = mapper.reference("Patient", patientID, .bundle)
         bundleReference = Array("\"urn:uuid:\(patientID)\"".utf8)
         bulkReference = Array("\"Patient/\(patientID)\"".utf8)
+        observationBytes.begin(studyID: mapper.studyID, pseudonym: p.pseudonym)
         let security = "\"meta\":{\"security\":[{\"code\":\"PSEUDED\",\"display\":\"pseudonymized\",\"system\":\"\(FHIR.observationValue)\"}]},"
         if layout.writesBundles {
             let name = "bundles/\(p.pseudonym).json"
@@ -103,20 +108,58 @@ final class FHIRWriter {
         for event in events {
             switch event {
             case .participant(let p, let consents): try begin(p, consents: consents)
-            case .record(let r):
-                try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: FHIRMapper.kindParts[r.kind]?.slot)
-            case .dailyTotal(let r): try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: nil)
+            case .record(let r): try write(r)
+            case .dailyTotal(let r):
+                if let kind = ObservationBytes.dailyTotals[r.kind] {
+                    try writeObservation(r, kind: kind)
+                } else {
+                    try write(resource: mapper.dailyTotal(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: nil)
+                }
             }
         }
     }
 
-    /// Writes a record's resource to its NDJSON file and to the current Bundle.
+    /// Writes a record's resource to its NDJSON file and to the current Bundle: an Observation
+    /// straight from the record (``ObservationBytes``), a MedicationStatement through the model.
     ///
     /// A record resource's only reference is its subject, so it is built and encoded once and the
     /// NDJSON line is the Bundle entry with `urn:uuid:<patient>` rewritten as `Patient/<patient>`
     /// (the golden files pin that both forms match what building each style separately gives).
     func write(_ r: DeidentifiedRecord) throws {
+        if let kind = ObservationBytes.kinds[r.kind] { return try writeObservation(r, kind: kind) }
         try write(resource: mapper.resource(r, ordinal: recordOrdinal, subject: bundleSubject, ids: ids), slot: FHIRMapper.kindParts[r.kind]?.slot)
+    }
+
+    /// Writes a record's (or a daily total's) Observation with ``ObservationBytes``: with the Bundle's subject when
+    /// a Bundle takes it (the NDJSON line then has the bulk subject spliced in), else straight
+    /// with the bulk subject, the line's newline included.
+    private func writeObservation(_ r: DeidentifiedRecord, kind: ObservationBytes.Kind) throws {
+        let entries = bundle != nil || transaction != nil
+        var line: [UInt8] = []
+        swap(&line, &self.line)
+        defer { swap(&line, &self.line) }
+        line.removeAll(keepingCapacity: true)
+        let written = observationBytes.write(
+            r, kind: kind, ordinal: recordOrdinal, subject: entries ? bundleReference : bulkReference, ids: ids, to: &line)
+        recordOrdinal += 1
+        try line.withUnsafeBytes { bytes in
+            if entries { try writeEntry(type: "Observation", id: UnsafeRawBufferPointer(rebasing: bytes[written.id]), json: bytes) }
+        }
+        guard layout.writesBulk else { return }
+        if observations == nil { observations = try bulkWriter("Observation") }
+        guard let file = observations else { return }
+        if entries {
+            try line.withUnsafeBytes { bytes in
+                try file.write(UnsafeRawBufferPointer(rebasing: bytes[..<written.subject.lowerBound]))
+                try file.write(bulkReference)
+                try file.write(UnsafeRawBufferPointer(rebasing: bytes[written.subject.upperBound...]))
+            }
+            try file.write("\n" as StaticString)
+        } else {
+            line.append(UInt8(ascii: "\n"))
+            try file.write(line)
+        }
+        observationRows += 1
     }
 
     /// Writes a built record resource (a record's, or a daily total's) to its NDJSON file and the
@@ -193,7 +236,7 @@ final class FHIRWriter {
         for type in bulk.keys.sorted() {
             guard let writer = bulk[type] else { continue }
             try writer.close()
-            let count = bulkCounts[type] ?? 0
+            let count = (bulkCounts[type] ?? 0) + (type == "Observation" ? observationRows : 0)
             files.append(ExportedFile(path: writer.relativePath, rows: count, bytes: writer.bytesWritten))
             outputs.append(BulkManifest.Output(type: type, url: "\(type).ndjson", count: count))
         }
@@ -217,6 +260,14 @@ final class FHIRWriter {
     /// Appends one entry (`fullUrl` from `id`, then the resource's JSON) to the current collection
     /// Bundle, and with its PUT request to the current transaction Bundle.
     private func writeEntry(type: String, id: String, json: [UInt8]) throws {
+        var id = id
+        try id.withUTF8 { id in
+            try json.withUnsafeBytes { json in try writeEntry(type: type, id: UnsafeRawBufferPointer(id), json: json) }
+        }
+    }
+
+    /// ``writeEntry(type:id:json:)-(String,String,[UInt8])`` with the id's and the JSON's bytes.
+    private func writeEntry(type: String, id: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer) throws {
         if let bundle {
             try bundle.write(bundleEntries == 0 ? Self.firstEntry : Self.nextEntry)
             try bundle.write(id)
