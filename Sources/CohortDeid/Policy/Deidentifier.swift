@@ -111,12 +111,19 @@ package struct Deidentifier: Sendable {
         let id: UUID
         let pseudonym: String
         var shift: ParticipantShift
+        /// The last source generalized for the participant (``publishedSource(_:_:_:state:)``).
+        var lastSource: SourceMemo?
+    }
+    /// A record source as read (`raw`), the type it was published under (its plan's tally
+    /// base) and what it was published as.
+    private struct SourceMemo: Sendable {
+        let base: Int
+        let raw: String
+        let published: String?
     }
     /// Holiday masking: the participant it is about, their region, and per kind the last day
     /// total on each weekday (ISO), which a holiday's total is replaced by.
     private var holidayMask: (id: UUID, region: PublicHolidays.Region?, last: [RecordKind: [Int: Double]])?
-    /// Set while ``publishedStartAndSource(_:of:)`` runs a record through.
-    private var contentSkipped = false
 
     /// What happened to one record field.
     private enum Outcome: Int {
@@ -443,24 +450,39 @@ package struct Deidentifier: Sendable {
     /// would be after ``horizon``, or its kind is exogenous and the policy leaves such records out
     /// (the record is left out and counted).
     public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord? {
+        var state = participantState(p)
+        defer { lastRecordParticipant = state }
+        guard let head = recordHead(r, shift: &state.shift) else { return nil }
+        var row = DeidentifiedRecord(pseudonym: state.pseudonym, kind: r.kind)
+        row.start = head.start
+        row.end = head.end
+        recordContent(r, of: p, head.plan, head.base, state: &state, into: &row)
+        return row
+    }
+
+    /// The participant's pseudonym and shift, moved out of the cache (`take`: no copy, no
+    /// retain), so the caller alone holds the shift and its series tracks are updated in place;
+    /// the caller moves it back (issue 28: copying it in and out was about 1 % of the export's CPU).
+    private mutating func participantState(_ p: Participant) -> RecordParticipant {
+        if let cached = lastRecordParticipant.take(), cached.id == p.id { return cached }
+        return RecordParticipant(id: p.id, pseudonym: pseudonymizer.pseudonym(for: p.id), shift: shifter.shift(for: p, reference: createdAt))
+    }
+
+    /// What ``record(_:of:)`` and ``publishedStartAndSource(_:of:)`` decide from the record's
+    /// kind and instants alone: its type's plan and the published start and end, or nil when the
+    /// record is left out (exogenous, or after ``horizon``; counted). Counts the record and its
+    /// start and end fields. Reads only `r`'s kind, start and end.
+    private mutating func recordHead(_ r: Record, shift: inout ParticipantShift) -> (plan: RecordPlan, base: Int, start: Timestamp?, end: Timestamp?)? {
         if policy.dateShift.exogenous == .drop, policy.dateShift.isExogenous(r.kind) {
             counted.leftOutExogenous[r.kind.rawValue, default: 0] += 1
             return nil
         }
-        // The participant's state is moved out of the cache (`take`: no copy, no retain), so
-        // `state` alone holds the shift and its series tracks are updated in place, and moved
-        // back at the end (issue 28: copying it in and out was about 1 % of the export's CPU).
-        var state =
-            lastRecordParticipant.take().flatMap { $0.id == p.id ? $0 : nil }
-            ?? RecordParticipant(id: p.id, pseudonym: pseudonymizer.pseudonym(for: p.id), shift: shifter.shift(for: p, reference: createdAt))
-        defer { lastRecordParticipant = state }
-        let pseudonym = state.pseudonym
         let typeIndex = DataType.allCases.firstIndex(of: r.kind.dataType) ?? 0
         let plan = recordPlans[typeIndex]
         let base = typeIndex * RecordPlan.fieldNames.count
         // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
         // The instants first: a record dated after the export's creation is left out whole.
-        let (start, end) = recordInstants(r, plan, shift: &state.shift)
+        let (start, end) = recordInstants(r, plan, shift: &shift)
         if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
@@ -470,22 +492,9 @@ package struct Deidentifier: Sendable {
             return nil
         }
         counted.records += 1
-        var row = DeidentifiedRecord(pseudonym: pseudonym, kind: r.kind)
-        if recordRule(plan, base, 0, present: true) != nil {
-            row.start = start
-            tally(base, 0, row.start == nil ? .unsupported : .applied)
-        }
-        if recordRule(plan, base, 1, present: r.end != nil) != nil, r.end != nil {
-            row.end = end
-            tally(base, 1, row.end == nil ? .unsupported : .applied)
-        }
-        if contentSkipped {
-            // A probe for the acquaintance profile: start and source only, no text scrubbed.
-            if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: state.shift.days) }
-            return row
-        }
-        recordContent(r, of: p, plan, base, shift: state.shift, into: &row)
-        return row
+        if recordRule(plan, base, 0, present: true) != nil { tally(base, 0, start == nil ? .unsupported : .applied) }
+        if r.end != nil, recordRule(plan, base, 1, present: true) != nil { tally(base, 1, end == nil ? .unsupported : .applied) }
+        return (plan, base, start, end)
     }
 
     /// The record's published start and end (shifted as their rules say; dense series continue
@@ -504,8 +513,9 @@ package struct Deidentifier: Sendable {
 
     /// The record's value (holidays masked when asked), unit, and its free texts scrubbed.
     private mutating func recordContent(
-        _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, shift: ParticipantShift, into row: inout DeidentifiedRecord
+        _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, state: inout RecordParticipant, into row: inout DeidentifiedRecord
     ) {
+        let shift = state.shift
         let startRule = plan.fields[0].rule
         let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
         if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
@@ -532,7 +542,7 @@ package struct Deidentifier: Sendable {
             tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
         if publishesSources, let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
-            row.source = text(value, rule, field: nil, shiftDays: shift.days)
+            row.source = publishedSource(value, rule, base, state: &state)
             tally(base, 5, row.source == nil ? .unsupported : .applied)
         }
         if let rule = recordRule(plan, base, 6, present: r.note != nil), let value = r.note {
@@ -543,15 +553,36 @@ package struct Deidentifier: Sendable {
 
     /// The record's published start and source (what ``AcquaintanceProfile`` needs), or nil when
     /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
-    /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
-    /// discarded.
-    /// It reads `r` through ``startAndSourceFields(of:)``, so what it returns cannot depend on the
-    /// fields a caller may drop before it.
+    /// text is scrubbed, no row is built). Counts as ``record(_:of:)`` does, so call it on a copy
+    /// whose counts are discarded.
+    /// It reads only `r`'s kind, instants and source (``startAndSourceFields(of:)``), so what it
+    /// returns cannot depend on the fields a caller may drop before it.
     package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
-        contentSkipped = true
-        defer { contentSkipped = false }
-        guard let row = record(Self.startAndSourceFields(of: r), of: p) else { return nil }
-        return (row.start, row.source)
+        var state = participantState(p)
+        defer { lastRecordParticipant = state }
+        guard let head = recordHead(r, shift: &state.shift) else { return nil }
+        guard publishesSources, let rule = head.plan.fields[5].rule, let value = r.source else { return (head.start, nil) }
+        return (head.start, publishedSource(value, rule, head.base, state: &state))
+    }
+
+    /// A record's source as published under `rule` (the type's at `base`): ``text(_:_:field:shiftDays:)``.
+    /// A participant's records come from a few devices, so under `generalize` (a hash into the
+    /// rule's map, and case-folding on a miss) the last source is remembered with what it became,
+    /// per participant and type, and a record with the same bytes takes that (issue 28). Bytes,
+    /// not `==`: two canonically equivalent texts are equal strings but need not publish the same.
+    /// Other rules are not remembered (`keep` costs nothing; `scrub` counts what it finds).
+    private mutating func publishedSource(_ value: String, _ rule: FieldRule, _ base: Int, state: inout RecordParticipant) -> String? {
+        guard rule.transform == .generalize else { return text(value, rule, field: nil, shiftDays: state.shift.days) }
+        if let last = state.lastSource, last.base == base, Self.sameBytes(last.raw, value) { return last.published }
+        let published = text(value, rule, field: nil, shiftDays: state.shift.days)
+        state.lastSource = SourceMemo(base: base, raw: value, published: published)
+        return published
+    }
+
+    /// Whether `a` and `b` hold the same UTF-8 bytes.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { x in b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) } }
+        return (contiguous ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// Whether the records of `type` are published at the same instants (milliseconds) once every
