@@ -145,12 +145,16 @@ package struct Deidentifier: Sendable {
             let transform: Transform?
             /// The rule to apply, or nil when the field is unruled or dropped.
             let rule: FieldRule?
+            /// `rule`'s transform: what a record's field is decided on, read without copying the
+            /// rule (its bins, map and text) out of the plan per record (issue 28).
+            let applies: Transform?
 
             init(key: String, ruleKey: String?, transform: Transform?, rule: FieldRule?) {
                 self.key = key
                 self.ruleKey = ruleKey
                 self.transform = transform
                 self.rule = rule
+                applies = rule?.transform
             }
         }
         var fields: [Field]
@@ -164,7 +168,7 @@ package struct Deidentifier: Sendable {
                 let ruleKey = policy.fields[key] != nil ? key : (policy.fields["records.\(name)"] != nil ? "records.\(name)" : nil)
                 return Field(key: key, ruleKey: ruleKey, transform: rule?.transform, rule: rule?.transform == .drop ? nil : rule)
             }
-            sameInstantsInUTC = fields[0...1].allSatisfy { [nil, .shift, .keep].contains($0.rule?.transform) }
+            sameInstantsInUTC = fields[0...1].allSatisfy { [nil, .shift, .keep].contains($0.applies) }
         }
     }
 
@@ -341,7 +345,7 @@ package struct Deidentifier: Sendable {
             row.zip3 = SafeHarbor.zip3(zip)
             countApplied("participant", "zip")
         case .generalize:
-            row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, rule) }
+            row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, map: rule.map, other: rule.other) }
             countApplied("participant", "zip")
         default: unsupported("participant.zip")
         }
@@ -354,7 +358,7 @@ package struct Deidentifier: Sendable {
             row.sex = sex
             countApplied("participant", "sex")
         case .generalize:
-            row.sex = Sex(rawValue: generalize(sex.rawValue, rule)) ?? .other
+            row.sex = Sex(rawValue: generalize(sex.rawValue, map: rule.map, other: rule.other)) ?? .other
             countApplied("participant", "sex")
         default: unsupported("participant.sex")
         }
@@ -372,7 +376,7 @@ package struct Deidentifier: Sendable {
             row.enrolledOn = date
             countApplied("participant", "enrolled_on")
         }
-        if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
+        if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule.transform, shift: &shift) {
             if withdrawn > horizon {
                 counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
             } else {
@@ -388,7 +392,7 @@ package struct Deidentifier: Sendable {
             row.status = status
             countApplied("participant", "status")
         case .generalize:
-            row.status = ParticipantStatus(rawValue: generalize(status.rawValue, rule))
+            row.status = ParticipantStatus(rawValue: generalize(status.rawValue, map: rule.map, other: rule.other))
             countApplied("participant", "status")
         default: unsupported("participant.status")
         }
@@ -426,7 +430,7 @@ package struct Deidentifier: Sendable {
         }
         if let rule = rule("consent", "signed_at", present: true) {
             var shift = shifter.shift(for: p, reference: createdAt)
-            if let signed = shifted(c.signedAt, rule, shift: &shift) {
+            if let signed = shifted(c.signedAt, rule.transform, shift: &shift) {
                 // Embargoed like records (issue 27): a signing published past the horizon would
                 // bound the shift. Consents are published oldest first, so `cohort verify` orders
                 // an undated one after the dated ones; it governs no published record (every
@@ -492,17 +496,17 @@ package struct Deidentifier: Sendable {
             return nil
         }
         counted.records += 1
-        if recordRule(plan, base, 0, present: true) != nil { tally(base, 0, start == nil ? .unsupported : .applied) }
-        if r.end != nil, recordRule(plan, base, 1, present: true) != nil { tally(base, 1, end == nil ? .unsupported : .applied) }
+        if recordField(plan, base, 0, present: true) != nil { tally(base, 0, start == nil ? .unsupported : .applied) }
+        if r.end != nil, recordField(plan, base, 1, present: true) != nil { tally(base, 1, end == nil ? .unsupported : .applied) }
         return (plan, base, start, end)
     }
 
     /// The record's published start and end (shifted as their rules say; dense series continue
     /// on elapsed time across wall-clock jumps, so no DST trace).
     private func recordInstants(_ r: Record, _ plan: RecordPlan, shift: inout ParticipantShift) -> (start: Timestamp?, end: Timestamp?) {
-        let startRule = plan.fields[0].rule
-        let endRule = r.end == nil ? nil : plan.fields[1].rule
-        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
+        let startRule = plan.fields[0].applies
+        let endRule = r.end == nil ? nil : plan.fields[1].applies
+        if startRule == .shift, endRule == nil || endRule == .shift {
             let series = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
             return (series.start, series.end)
         }
@@ -516,37 +520,36 @@ package struct Deidentifier: Sendable {
         _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, state: inout RecordParticipant, into row: inout DeidentifiedRecord
     ) {
         let shift = state.shift
-        let startRule = plan.fields[0].rule
-        let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
-        if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
-            switch rule.transform {
+        let realValue = policy.dateShift.maskHolidays && plan.fields[0].applies == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
+        if let field = recordField(plan, base, 2, present: realValue != nil), let value = realValue {
+            switch field.applies {
             case .keep:
                 row.value = value
                 tally(base, 2, .applied)
-            case .generalize where rule.bins?.isEmpty == false:
-                row.valueLabel = SafeHarbor.label(value, edges: rule.bins ?? [])
+            case .generalize where field.rule?.bins?.isEmpty == false:
+                row.valueLabel = SafeHarbor.label(value, edges: field.rule?.bins ?? [])
                 tally(base, 2, .applied)
             default: tally(base, 2, .unsupported)
             }
         }
-        if let rule = recordRule(plan, base, 3, present: true) {
-            if rule.transform == .keep {
+        if let field = recordField(plan, base, 3, present: true) {
+            if field.applies == .keep {
                 row.unit = r.unit
                 tally(base, 3, .applied)
             } else {
                 tally(base, 3, .unsupported)
             }
         }
-        if let rule = recordRule(plan, base, 4, present: r.text != nil), let value = r.text {
-            row.text = text(value, rule, field: nil, shiftDays: shift.days)
+        if let field = recordField(plan, base, 4, present: r.text != nil), let value = r.text {
+            row.text = recordText(value, field, shiftDays: shift.days)
             tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
-        if publishesSources, let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
-            row.source = publishedSource(value, rule, base, state: &state)
+        if publishesSources, let field = recordField(plan, base, 5, present: r.source != nil), let value = r.source {
+            row.source = publishedSource(value, field, base, state: &state)
             tally(base, 5, row.source == nil ? .unsupported : .applied)
         }
-        if let rule = recordRule(plan, base, 6, present: r.note != nil), let value = r.note {
-            row.note = text(value, rule, field: nil, shiftDays: shift.days)
+        if let field = recordField(plan, base, 6, present: r.note != nil), let value = r.note {
+            row.note = recordText(value, field, shiftDays: shift.days)
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
     }
@@ -561,20 +564,21 @@ package struct Deidentifier: Sendable {
         var state = participantState(p)
         defer { lastRecordParticipant = state }
         guard let head = recordHead(r, shift: &state.shift) else { return nil }
-        guard publishesSources, let rule = head.plan.fields[5].rule, let value = r.source else { return (head.start, nil) }
-        return (head.start, publishedSource(value, rule, head.base, state: &state))
+        let field = head.plan.fields[5]
+        guard publishesSources, field.applies != nil, let value = r.source else { return (head.start, nil) }
+        return (head.start, publishedSource(value, field, head.base, state: &state))
     }
 
-    /// A record's source as published under `rule` (the type's at `base`): ``text(_:_:field:shiftDays:)``.
+    /// A record's source as published under `field`'s rule (the type's at `base`): ``recordText(_:_:shiftDays:)``.
     /// A participant's records come from a few devices, so under `generalize` (a hash into the
     /// rule's map, and case-folding on a miss) the last source is remembered with what it became,
     /// per participant and type, and a record with the same bytes takes that (issue 28). Bytes,
     /// not `==`: two canonically equivalent texts are equal strings but need not publish the same.
     /// Other rules are not remembered (`keep` costs nothing; `scrub` counts what it finds).
-    private mutating func publishedSource(_ value: String, _ rule: FieldRule, _ base: Int, state: inout RecordParticipant) -> String? {
-        guard rule.transform == .generalize else { return text(value, rule, field: nil, shiftDays: state.shift.days) }
+    private mutating func publishedSource(_ value: String, _ field: RecordPlan.Field, _ base: Int, state: inout RecordParticipant) -> String? {
+        guard field.applies == .generalize else { return recordText(value, field, shiftDays: state.shift.days) }
         if let last = state.lastSource, last.base == base, Self.sameBytes(last.raw, value) { return last.published }
-        let published = text(value, rule, field: nil, shiftDays: state.shift.days)
+        let published = recordText(value, field, shiftDays: state.shift.days)
         state.lastSource = SourceMemo(base: base, raw: value, published: published)
         return published
     }
@@ -625,11 +629,11 @@ package struct Deidentifier: Sendable {
         return value == value.rounded() ? masked.rounded() : masked
     }
 
-    /// A record field's rule from its plan, or nil (unruled or dropped) — tallying a present
-    /// value that is dropped, as ``rule(_:_:present:)`` counts it.
-    private mutating func recordRule(_ plan: RecordPlan, _ base: Int, _ field: Int, present: Bool) -> FieldRule? {
+    /// A record field's plan entry when it has a rule to apply, or nil (unruled or dropped) —
+    /// tallying a present value that is dropped, as ``rule(_:_:present:)`` counts it.
+    private mutating func recordField(_ plan: RecordPlan, _ base: Int, _ field: Int, present: Bool) -> RecordPlan.Field? {
         let entry = plan.fields[field]
-        if let rule = entry.rule { return rule }
+        if entry.applies != nil { return entry }
         if present { tally(base, field, entry.transform == nil ? .unruled : .applied) }
         return nil
     }
@@ -676,13 +680,7 @@ package struct Deidentifier: Sendable {
     /// Text through `keep`, `scrub` or `generalize`; counts under `field` when given.
     /// `shiftDays`: the participant's date-shift offset, for dates written in the text.
     private mutating func text(_ value: String, _ rule: FieldRule, field: String?, shiftDays: Int? = nil) -> String? {
-        let result: String?
-        switch rule.transform {
-        case .keep: result = value
-        case .scrub: result = scrubber.scrub(value, counts: &counted.scrubTokens, shiftDays: shiftDays)
-        case .generalize: result = generalize(value, rule)
-        default: result = nil
-        }
+        let result = transformedText(value, rule.transform, map: rule.map, other: rule.other, shiftDays: shiftDays)
         if let field {
             let (table, name) = split(field)
             if result == nil { unsupported(field) } else { countApplied(table, name) }
@@ -690,10 +688,27 @@ package struct Deidentifier: Sendable {
         return result
     }
 
+    /// A record's text field through its plan entry's rule: ``text(_:_:field:shiftDays:)`` with
+    /// nothing counted under a field name, reading the rule's map and text in place.
+    private mutating func recordText(_ value: String, _ field: RecordPlan.Field, shiftDays: Int) -> String? {
+        guard let transform = field.applies else { return nil }
+        return transformedText(value, transform, map: field.rule?.map, other: field.rule?.other, shiftDays: shiftDays)
+    }
+
+    /// Text through `keep`, `scrub` or `generalize` (`map`, `other`); nil for any other transform.
+    private mutating func transformedText(_ value: String, _ transform: Transform, map: [String: String]?, other: String?, shiftDays: Int?) -> String? {
+        switch transform {
+        case .keep: value
+        case .scrub: scrubber.scrub(value, counts: &counted.scrubTokens, shiftDays: shiftDays)
+        case .generalize: generalize(value, map: map, other: other)
+        default: nil
+        }
+    }
+
     /// `value` mapped through the rule's `map` (exact, then case-insensitive), else `other`.
-    private func generalize(_ value: String, _ rule: FieldRule) -> String {
-        let fallback = rule.other ?? "other"
-        guard let map = rule.map else { return fallback }
+    private func generalize(_ value: String, map: [String: String]?, other: String?) -> String {
+        let fallback = other ?? "other"
+        guard let map else { return fallback }
         if let mapped = map[value] { return mapped }
         let folded = value.lowercased()
         for (key, mapped) in map where key.lowercased() == folded { return mapped }
@@ -704,8 +719,8 @@ package struct Deidentifier: Sendable {
 
     /// `value` under a date rule (`shift`, `keep`, `year`), written at the participant's published
     /// offset, or nil when the transform does not apply.
-    private func shifted(_ value: Timestamp, _ rule: FieldRule, shift: inout ParticipantShift) -> Timestamp? {
-        switch rule.transform {
+    private func shifted(_ value: Timestamp, _ transform: Transform, shift: inout ParticipantShift) -> Timestamp? {
+        switch transform {
         case .shift: shift.shift(value)
         case .keep: shift.published(value)
         case .year: shift.yearStart(value)
