@@ -455,18 +455,22 @@ package struct Deidentifier: Sendable {
     /// (the record is left out and counted).
     public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord? {
         var state = participantState(p)
-        defer { lastRecordParticipant = state }
-        guard let head = recordHead(r, shift: &state.shift) else { return nil }
+        guard let head = recordHead(r, shift: &state.shift) else {
+            lastRecordParticipant = consume state
+            return nil
+        }
         var row = DeidentifiedRecord(pseudonym: state.pseudonym, kind: r.kind)
         row.start = head.start
         row.end = head.end
         recordContent(r, of: p, head.plan, head.base, state: &state, into: &row)
+        lastRecordParticipant = consume state
         return row
     }
 
     /// The participant's pseudonym and shift, moved out of the cache (`take`: no copy, no
     /// retain), so the caller alone holds the shift and its series tracks are updated in place;
-    /// the caller moves it back (issue 28: copying it in and out was about 1 % of the export's CPU).
+    /// the caller moves it back with `consume` (issue 28: copying it in and out was about 1 % of
+    /// the export's CPU; a `defer` that assigns it back copies it and destroys the original).
     private mutating func participantState(_ p: Participant) -> RecordParticipant {
         if let cached = lastRecordParticipant.take(), cached.id == p.id { return cached }
         return RecordParticipant(id: p.id, pseudonym: pseudonymizer.pseudonym(for: p.id), shift: shifter.shift(for: p, reference: createdAt))
@@ -562,11 +566,15 @@ package struct Deidentifier: Sendable {
     /// returns cannot depend on the fields a caller may drop before it.
     package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
         var state = participantState(p)
-        defer { lastRecordParticipant = state }
-        guard let head = recordHead(r, shift: &state.shift) else { return nil }
+        guard let head = recordHead(r, shift: &state.shift) else {
+            lastRecordParticipant = consume state
+            return nil
+        }
         let field = head.plan.fields[5]
-        guard publishesSources, field.applies != nil, let value = r.source else { return (head.start, nil) }
-        return (head.start, publishedSource(value, field, head.base, state: &state))
+        var source: String?
+        if publishesSources, field.applies != nil, let value = r.source { source = publishedSource(value, field, head.base, state: &state) }
+        lastRecordParticipant = consume state
+        return (head.start, source)
     }
 
     /// A record's source as published under `field`'s rule (the type's at `base`): ``recordText(_:_:shiftDays:)``.
@@ -585,7 +593,10 @@ package struct Deidentifier: Sendable {
 
     /// Whether `a` and `b` hold the same UTF-8 bytes.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
-        let contiguous = a.utf8.withContiguousStorageIfAvailable { x in b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) } }
+        guard a.utf8.count == b.utf8.count else { return false }
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
         return (contiguous ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
