@@ -111,12 +111,19 @@ package struct Deidentifier: Sendable {
         let id: UUID
         let pseudonym: String
         var shift: ParticipantShift
+        /// The last source generalized for the participant (``publishedSource(_:_:_:state:)``).
+        var lastSource: SourceMemo?
+    }
+    /// A record source as read (`raw`), the type it was published under (its plan's tally
+    /// base) and what it was published as.
+    private struct SourceMemo: Sendable {
+        let base: Int
+        let raw: String
+        let published: String?
     }
     /// Holiday masking: the participant it is about, their region, and per kind the last day
     /// total on each weekday (ISO), which a holiday's total is replaced by.
     private var holidayMask: (id: UUID, region: PublicHolidays.Region?, last: [RecordKind: [Int: Double]])?
-    /// Set while ``publishedStartAndSource(_:of:)`` runs a record through.
-    private var contentSkipped = false
 
     /// What happened to one record field.
     private enum Outcome: Int {
@@ -138,12 +145,16 @@ package struct Deidentifier: Sendable {
             let transform: Transform?
             /// The rule to apply, or nil when the field is unruled or dropped.
             let rule: FieldRule?
+            /// `rule`'s transform: what a record's field is decided on, read without copying the
+            /// rule (its bins, map and text) out of the plan per record (issue 28).
+            let applies: Transform?
 
             init(key: String, ruleKey: String?, transform: Transform?, rule: FieldRule?) {
                 self.key = key
                 self.ruleKey = ruleKey
                 self.transform = transform
                 self.rule = rule
+                applies = rule?.transform
             }
         }
         var fields: [Field]
@@ -157,7 +168,7 @@ package struct Deidentifier: Sendable {
                 let ruleKey = policy.fields[key] != nil ? key : (policy.fields["records.\(name)"] != nil ? "records.\(name)" : nil)
                 return Field(key: key, ruleKey: ruleKey, transform: rule?.transform, rule: rule?.transform == .drop ? nil : rule)
             }
-            sameInstantsInUTC = fields[0...1].allSatisfy { [nil, .shift, .keep].contains($0.rule?.transform) }
+            sameInstantsInUTC = fields[0...1].allSatisfy { [nil, .shift, .keep].contains($0.applies) }
         }
     }
 
@@ -334,7 +345,7 @@ package struct Deidentifier: Sendable {
             row.zip3 = SafeHarbor.zip3(zip)
             countApplied("participant", "zip")
         case .generalize:
-            row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, rule) }
+            row.zip3 = SafeHarbor.zip3(zip).map { generalize($0, map: rule.map, other: rule.other) }
             countApplied("participant", "zip")
         default: unsupported("participant.zip")
         }
@@ -347,7 +358,7 @@ package struct Deidentifier: Sendable {
             row.sex = sex
             countApplied("participant", "sex")
         case .generalize:
-            row.sex = Sex(rawValue: generalize(sex.rawValue, rule)) ?? .other
+            row.sex = Sex(rawValue: generalize(sex.rawValue, map: rule.map, other: rule.other)) ?? .other
             countApplied("participant", "sex")
         default: unsupported("participant.sex")
         }
@@ -365,7 +376,7 @@ package struct Deidentifier: Sendable {
             row.enrolledOn = date
             countApplied("participant", "enrolled_on")
         }
-        if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule, shift: &shift) {
+        if let instant = p.withdrawnAt, let withdrawn = shifted(instant, rule.transform, shift: &shift) {
             if withdrawn > horizon {
                 counted.leftOutAfterCreation["participant.withdrawn_at", default: 0] += 1
             } else {
@@ -381,7 +392,7 @@ package struct Deidentifier: Sendable {
             row.status = status
             countApplied("participant", "status")
         case .generalize:
-            row.status = ParticipantStatus(rawValue: generalize(status.rawValue, rule))
+            row.status = ParticipantStatus(rawValue: generalize(status.rawValue, map: rule.map, other: rule.other))
             countApplied("participant", "status")
         default: unsupported("participant.status")
         }
@@ -419,7 +430,7 @@ package struct Deidentifier: Sendable {
         }
         if let rule = rule("consent", "signed_at", present: true) {
             var shift = shifter.shift(for: p, reference: createdAt)
-            if let signed = shifted(c.signedAt, rule, shift: &shift) {
+            if let signed = shifted(c.signedAt, rule.transform, shift: &shift) {
                 // Embargoed like records (issue 27): a signing published past the horizon would
                 // bound the shift. Consents are published oldest first, so `cohort verify` orders
                 // an undated one after the dated ones; it governs no published record (every
@@ -443,24 +454,43 @@ package struct Deidentifier: Sendable {
     /// would be after ``horizon``, or its kind is exogenous and the policy leaves such records out
     /// (the record is left out and counted).
     public mutating func record(_ r: Record, of p: Participant) -> DeidentifiedRecord? {
+        var state = participantState(p)
+        guard let head = recordHead(r, shift: &state.shift) else {
+            lastRecordParticipant = consume state
+            return nil
+        }
+        var row = DeidentifiedRecord(pseudonym: state.pseudonym, kind: r.kind)
+        row.start = head.start
+        row.end = head.end
+        recordContent(r, of: p, head.plan, head.base, state: &state, into: &row)
+        lastRecordParticipant = consume state
+        return row
+    }
+
+    /// The participant's pseudonym and shift, moved out of the cache (`take`: no copy, no
+    /// retain), so the caller alone holds the shift and its series tracks are updated in place;
+    /// the caller moves it back with `consume` (issue 28: copying it in and out was about 1 % of
+    /// the export's CPU; a `defer` that assigns it back copies it and destroys the original).
+    private mutating func participantState(_ p: Participant) -> RecordParticipant {
+        if let cached = lastRecordParticipant.take(), cached.id == p.id { return cached }
+        return RecordParticipant(id: p.id, pseudonym: pseudonymizer.pseudonym(for: p.id), shift: shifter.shift(for: p, reference: createdAt))
+    }
+
+    /// What ``record(_:of:)`` and ``publishedStartAndSource(_:of:)`` decide from the record's
+    /// kind and instants alone: its type's plan and the published start and end, or nil when the
+    /// record is left out (exogenous, or after ``horizon``; counted). Counts the record and its
+    /// start and end fields. Reads only `r`'s kind, start and end.
+    private mutating func recordHead(_ r: Record, shift: inout ParticipantShift) -> (plan: RecordPlan, base: Int, start: Timestamp?, end: Timestamp?)? {
         if policy.dateShift.exogenous == .drop, policy.dateShift.isExogenous(r.kind) {
             counted.leftOutExogenous[r.kind.rawValue, default: 0] += 1
             return nil
         }
-        // The participant's state is moved out of the cache (`take`: no copy, no retain), so
-        // `state` alone holds the shift and its series tracks are updated in place, and moved
-        // back at the end (issue 28: copying it in and out was about 1 % of the export's CPU).
-        var state =
-            lastRecordParticipant.take().flatMap { $0.id == p.id ? $0 : nil }
-            ?? RecordParticipant(id: p.id, pseudonym: pseudonymizer.pseudonym(for: p.id), shift: shifter.shift(for: p, reference: createdAt))
-        defer { lastRecordParticipant = state }
-        let pseudonym = state.pseudonym
         let typeIndex = DataType.allCases.firstIndex(of: r.kind.dataType) ?? 0
         let plan = recordPlans[typeIndex]
         let base = typeIndex * RecordPlan.fieldNames.count
         // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
         // The instants first: a record dated after the export's creation is left out whole.
-        let (start, end) = recordInstants(r, plan, shift: &state.shift)
+        let (start, end) = recordInstants(r, plan, shift: &shift)
         if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
@@ -470,30 +500,17 @@ package struct Deidentifier: Sendable {
             return nil
         }
         counted.records += 1
-        var row = DeidentifiedRecord(pseudonym: pseudonym, kind: r.kind)
-        if recordRule(plan, base, 0, present: true) != nil {
-            row.start = start
-            tally(base, 0, row.start == nil ? .unsupported : .applied)
-        }
-        if recordRule(plan, base, 1, present: r.end != nil) != nil, r.end != nil {
-            row.end = end
-            tally(base, 1, row.end == nil ? .unsupported : .applied)
-        }
-        if contentSkipped {
-            // A probe for the acquaintance profile: start and source only, no text scrubbed.
-            if publishesSources, let rule = plan.fields[5].rule, let value = r.source { row.source = text(value, rule, field: nil, shiftDays: state.shift.days) }
-            return row
-        }
-        recordContent(r, of: p, plan, base, shift: state.shift, into: &row)
-        return row
+        if recordField(plan, base, 0, present: true) != nil { tally(base, 0, start == nil ? .unsupported : .applied) }
+        if r.end != nil, recordField(plan, base, 1, present: true) != nil { tally(base, 1, end == nil ? .unsupported : .applied) }
+        return (plan, base, start, end)
     }
 
     /// The record's published start and end (shifted as their rules say; dense series continue
     /// on elapsed time across wall-clock jumps, so no DST trace).
     private func recordInstants(_ r: Record, _ plan: RecordPlan, shift: inout ParticipantShift) -> (start: Timestamp?, end: Timestamp?) {
-        let startRule = plan.fields[0].rule
-        let endRule = r.end == nil ? nil : plan.fields[1].rule
-        if startRule?.transform == .shift, endRule == nil || endRule?.transform == .shift {
+        let startRule = plan.fields[0].applies
+        let endRule = r.end == nil ? nil : plan.fields[1].applies
+        if startRule == .shift, endRule == nil || endRule == .shift {
             let series = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
             return (series.start, series.end)
         }
@@ -504,54 +521,83 @@ package struct Deidentifier: Sendable {
 
     /// The record's value (holidays masked when asked), unit, and its free texts scrubbed.
     private mutating func recordContent(
-        _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, shift: ParticipantShift, into row: inout DeidentifiedRecord
+        _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, state: inout RecordParticipant, into row: inout DeidentifiedRecord
     ) {
-        let startRule = plan.fields[0].rule
-        let realValue = policy.dateShift.maskHolidays && startRule?.transform == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
-        if let rule = recordRule(plan, base, 2, present: realValue != nil), let value = realValue {
-            switch rule.transform {
+        let shift = state.shift
+        let realValue = policy.dateShift.maskHolidays && plan.fields[0].applies == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
+        if let field = recordField(plan, base, 2, present: realValue != nil), let value = realValue {
+            switch field.applies {
             case .keep:
                 row.value = value
                 tally(base, 2, .applied)
-            case .generalize where rule.bins?.isEmpty == false:
-                row.valueLabel = SafeHarbor.label(value, edges: rule.bins ?? [])
+            case .generalize where field.rule?.bins?.isEmpty == false:
+                row.valueLabel = SafeHarbor.label(value, edges: field.rule?.bins ?? [])
                 tally(base, 2, .applied)
             default: tally(base, 2, .unsupported)
             }
         }
-        if let rule = recordRule(plan, base, 3, present: true) {
-            if rule.transform == .keep {
+        if let field = recordField(plan, base, 3, present: true) {
+            if field.applies == .keep {
                 row.unit = r.unit
                 tally(base, 3, .applied)
             } else {
                 tally(base, 3, .unsupported)
             }
         }
-        if let rule = recordRule(plan, base, 4, present: r.text != nil), let value = r.text {
-            row.text = text(value, rule, field: nil, shiftDays: shift.days)
+        if let field = recordField(plan, base, 4, present: r.text != nil), let value = r.text {
+            row.text = recordText(value, field, shiftDays: shift.days)
             tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
-        if publishesSources, let rule = recordRule(plan, base, 5, present: r.source != nil), let value = r.source {
-            row.source = text(value, rule, field: nil, shiftDays: shift.days)
+        if publishesSources, let field = recordField(plan, base, 5, present: r.source != nil), let value = r.source {
+            row.source = publishedSource(value, field, base, state: &state)
             tally(base, 5, row.source == nil ? .unsupported : .applied)
         }
-        if let rule = recordRule(plan, base, 6, present: r.note != nil), let value = r.note {
-            row.note = text(value, rule, field: nil, shiftDays: shift.days)
+        if let field = recordField(plan, base, 6, present: r.note != nil), let value = r.note {
+            row.note = recordText(value, field, shiftDays: shift.days)
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
     }
 
     /// The record's published start and source (what ``AcquaintanceProfile`` needs), or nil when
     /// the record is not published: ``record(_:of:)`` without the value, unit, text and note (no
-    /// text is scrubbed). Counts as ``record(_:of:)`` does, so call it on a copy whose counts are
-    /// discarded.
-    /// It reads `r` through ``startAndSourceFields(of:)``, so what it returns cannot depend on the
-    /// fields a caller may drop before it.
+    /// text is scrubbed, no row is built). Counts as ``record(_:of:)`` does, so call it on a copy
+    /// whose counts are discarded.
+    /// It reads only `r`'s kind, instants and source (``startAndSourceFields(of:)``), so what it
+    /// returns cannot depend on the fields a caller may drop before it.
     package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
-        contentSkipped = true
-        defer { contentSkipped = false }
-        guard let row = record(Self.startAndSourceFields(of: r), of: p) else { return nil }
-        return (row.start, row.source)
+        var state = participantState(p)
+        guard let head = recordHead(r, shift: &state.shift) else {
+            lastRecordParticipant = consume state
+            return nil
+        }
+        let field = head.plan.fields[5]
+        var source: String?
+        if publishesSources, field.applies != nil, let value = r.source { source = publishedSource(value, field, head.base, state: &state) }
+        lastRecordParticipant = consume state
+        return (head.start, source)
+    }
+
+    /// A record's source as published under `field`'s rule (the type's at `base`): ``recordText(_:_:shiftDays:)``.
+    /// A participant's records come from a few devices, so under `generalize` (a hash into the
+    /// rule's map, and case-folding on a miss) the last source is remembered with what it became,
+    /// per participant and type, and a record with the same bytes takes that (issue 28). Bytes,
+    /// not `==`: two canonically equivalent texts are equal strings but need not publish the same.
+    /// Other rules are not remembered (`keep` costs nothing; `scrub` counts what it finds).
+    private mutating func publishedSource(_ value: String, _ field: RecordPlan.Field, _ base: Int, state: inout RecordParticipant) -> String? {
+        guard field.applies == .generalize else { return recordText(value, field, shiftDays: state.shift.days) }
+        if let last = state.lastSource, last.base == base, Self.sameBytes(last.raw, value) { return last.published }
+        let published = recordText(value, field, shiftDays: state.shift.days)
+        state.lastSource = SourceMemo(base: base, raw: value, published: published)
+        return published
+    }
+
+    /// Whether `a` and `b` hold the same UTF-8 bytes.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+        return (contiguous ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// Whether the records of `type` are published at the same instants (milliseconds) once every
@@ -594,11 +640,11 @@ package struct Deidentifier: Sendable {
         return value == value.rounded() ? masked.rounded() : masked
     }
 
-    /// A record field's rule from its plan, or nil (unruled or dropped) — tallying a present
-    /// value that is dropped, as ``rule(_:_:present:)`` counts it.
-    private mutating func recordRule(_ plan: RecordPlan, _ base: Int, _ field: Int, present: Bool) -> FieldRule? {
+    /// A record field's plan entry when it has a rule to apply, or nil (unruled or dropped) —
+    /// tallying a present value that is dropped, as ``rule(_:_:present:)`` counts it.
+    private mutating func recordField(_ plan: RecordPlan, _ base: Int, _ field: Int, present: Bool) -> RecordPlan.Field? {
         let entry = plan.fields[field]
-        if let rule = entry.rule { return rule }
+        if entry.applies != nil { return entry }
         if present { tally(base, field, entry.transform == nil ? .unruled : .applied) }
         return nil
     }
@@ -645,13 +691,7 @@ package struct Deidentifier: Sendable {
     /// Text through `keep`, `scrub` or `generalize`; counts under `field` when given.
     /// `shiftDays`: the participant's date-shift offset, for dates written in the text.
     private mutating func text(_ value: String, _ rule: FieldRule, field: String?, shiftDays: Int? = nil) -> String? {
-        let result: String?
-        switch rule.transform {
-        case .keep: result = value
-        case .scrub: result = scrubber.scrub(value, counts: &counted.scrubTokens, shiftDays: shiftDays)
-        case .generalize: result = generalize(value, rule)
-        default: result = nil
-        }
+        let result = transformedText(value, rule.transform, map: rule.map, other: rule.other, shiftDays: shiftDays)
         if let field {
             let (table, name) = split(field)
             if result == nil { unsupported(field) } else { countApplied(table, name) }
@@ -659,10 +699,27 @@ package struct Deidentifier: Sendable {
         return result
     }
 
+    /// A record's text field through its plan entry's rule: ``text(_:_:field:shiftDays:)`` with
+    /// nothing counted under a field name, reading the rule's map and text in place.
+    private mutating func recordText(_ value: String, _ field: RecordPlan.Field, shiftDays: Int) -> String? {
+        guard let transform = field.applies else { return nil }
+        return transformedText(value, transform, map: field.rule?.map, other: field.rule?.other, shiftDays: shiftDays)
+    }
+
+    /// Text through `keep`, `scrub` or `generalize` (`map`, `other`); nil for any other transform.
+    private mutating func transformedText(_ value: String, _ transform: Transform, map: [String: String]?, other: String?, shiftDays: Int?) -> String? {
+        switch transform {
+        case .keep: value
+        case .scrub: scrubber.scrub(value, counts: &counted.scrubTokens, shiftDays: shiftDays)
+        case .generalize: generalize(value, map: map, other: other)
+        default: nil
+        }
+    }
+
     /// `value` mapped through the rule's `map` (exact, then case-insensitive), else `other`.
-    private func generalize(_ value: String, _ rule: FieldRule) -> String {
-        let fallback = rule.other ?? "other"
-        guard let map = rule.map else { return fallback }
+    private func generalize(_ value: String, map: [String: String]?, other: String?) -> String {
+        let fallback = other ?? "other"
+        guard let map else { return fallback }
         if let mapped = map[value] { return mapped }
         let folded = value.lowercased()
         for (key, mapped) in map where key.lowercased() == folded { return mapped }
@@ -673,8 +730,8 @@ package struct Deidentifier: Sendable {
 
     /// `value` under a date rule (`shift`, `keep`, `year`), written at the participant's published
     /// offset, or nil when the transform does not apply.
-    private func shifted(_ value: Timestamp, _ rule: FieldRule, shift: inout ParticipantShift) -> Timestamp? {
-        switch rule.transform {
+    private func shifted(_ value: Timestamp, _ transform: Transform, shift: inout ParticipantShift) -> Timestamp? {
+        switch transform {
         case .shift: shift.shift(value)
         case .keep: shift.published(value)
         case .year: shift.yearStart(value)

@@ -34,19 +34,31 @@ package struct AcquaintanceProbe: Sendable {
         }
     }
 
+    /// Where the current kind's records go in ``profile`` and ``utcProfile``, and whether its
+    /// type publishes the same instants in UTC: decided when the kind changes, not per record.
+    private var kind: RecordKind?
+    private var slot = AcquaintanceProfile.KindSlot(kind: "")
+    private var utcSlot = AcquaintanceProfile.KindSlot(kind: "")
+    private var sameInstantsInUTC = false
+
     /// Adds one record of the participant (every record consent covers, in the order of their
     /// kind: ``Deidentifier`` tracks dense series per kind).
     package mutating func add(_ record: Record) {
+        if record.kind != kind {
+            kind = record.kind
+            slot = .init(kind: record.kind.rawValue)
+            utcSlot = slot
+            sameInstantsInUTC = probe.publishesSameInstantsInUTC(record.kind.dataType)
+        }
         let row = probe.publishedStartAndSource(record, of: participant)
-        let kind = record.kind.rawValue
         if let row, let start = row.start {
-            profile.add(kind: kind, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
+            profile.add(&slot, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
         }
         guard utcProfile != nil else { return }
-        if probe.publishesSameInstantsInUTC(record.kind.dataType) {
-            if let row, let start = row.start { utcProfile?.add(kind: kind, startMs: start.epochMilliseconds, offsetSeconds: 0, source: row.source) }
+        if sameInstantsInUTC {
+            if let row, let start = row.start { utcProfile?.add(&utcSlot, startMs: start.epochMilliseconds, offsetSeconds: 0, source: row.source) }
         } else if let utc = utcProbe?.publishedStartAndSource(record, of: participant), let start = utc.start {
-            utcProfile?.add(kind: kind, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: utc.source)
+            utcProfile?.add(&utcSlot, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: utc.source)
         }
     }
 }

@@ -55,17 +55,47 @@ public struct AcquaintanceProfile: Sendable, Equatable {
     /// Adds one published record: its kind, start (milliseconds, written at `offsetSeconds`)
     /// and source (nil or empty: none).
     public mutating func add(kind: String, startMs: Int64, offsetSeconds: Int32, source: String?) {
+        var slot = KindSlot(kind: kind)
+        add(&slot, startMs: startMs, offsetSeconds: offsetSeconds, source: source)
+    }
+
+    /// Where one kind's records go in a profile, remembered from one record to the next: its
+    /// entry, and the last device class with its bit. A caller that adds a run of one kind's
+    /// records (the k-anonymity pass reads them kind by kind) finds the kind once per run instead
+    /// of comparing kind names per record, and a class by `==` with the last one (the same string,
+    /// record after record) instead of searching the classes (issue 28). Valid for the profile it
+    /// was used with (entries and classes are only ever appended).
+    package struct KindSlot: Sendable {
+        let kind: String
+        fileprivate var entry: Int?
+        fileprivate var lastSource: String?
+        fileprivate var lastBit = 0
+
+        package init(kind: String) { self.kind = kind }
+    }
+
+    /// ``add(kind:startMs:offsetSeconds:source:)`` for `slot`'s kind, through the slot.
+    package mutating func add(_ slot: inout KindSlot, startMs: Int64, offsetSeconds: Int32, source: String?) {
         let index: Int
-        if let found = entries.firstIndex(where: { $0.kind == kind }) {
+        if let known = slot.entry {
+            index = known
+        } else if let found = entries.firstIndex(where: { $0.kind == slot.kind }) {
             index = found
         } else {
             index = entries.count
-            entries.append(Entry(kind: kind, first: startMs, firstOffset: offsetSeconds))
+            entries.append(Entry(kind: slot.kind, first: startMs, firstOffset: offsetSeconds))
         }
+        slot.entry = index
         entries[index].days.insert(TimeAttacks.localDay(startMs, offsetSeconds))
         if startMs < entries[index].first { (entries[index].first, entries[index].firstOffset) = (startMs, offsetSeconds) }
         guard let source, !source.isEmpty else { return }
-        let bit = sources.firstIndex(of: source) ?? { sources.append(source); return sources.count - 1 }()
+        let bit: Int
+        if let last = slot.lastSource, last == source {
+            bit = slot.lastBit
+        } else {
+            bit = sources.firstIndex(of: source) ?? { sources.append(source); return sources.count - 1 }()
+            (slot.lastSource, slot.lastBit) = (source, bit)
+        }
         if bit < 64 { entries[index].sourceBits |= 1 << UInt64(bit) } else { moreSources[index, default: []].insert(source) }
     }
 
