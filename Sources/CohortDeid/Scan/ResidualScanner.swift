@@ -30,9 +30,11 @@ import CohortIO
 ///
 /// Findings name file, line, field and kind, never the value, and carry the value's SHA-256 for
 /// reviewed exceptions. Plain ASCII values are matched on their bytes; every word costs one hash
-/// probe, so the cost per byte does not grow with the roster. NDJSON and text files are cut at
-/// line ends into pieces of a few megabytes, CSV and JSON files are scanned whole; pieces run on
-/// `threads` threads and findings come back in path and line order whatever the thread count.
+/// probe, so the cost per byte does not grow with the roster; a value whose words all start with a
+/// digit (a timestamp, a number) skips the words when no roster phrase can be among them
+/// (``DigitWordPhrases``). NDJSON and text files are cut at line ends into pieces of a few
+/// megabytes, CSV and JSON files are scanned whole; pieces run on `threads` threads and findings
+/// come back in path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
     let index: IdentifierIndex
     /// The index's phrases that values of digit-led words could hold (``digitWordMask(_:freeText:_:)``).
