@@ -30,11 +30,15 @@ import CohortIO
 ///
 /// Findings name file, line, field and kind, never the value, and carry the value's SHA-256 for
 /// reviewed exceptions. Plain ASCII values are matched on their bytes; every word costs one hash
-/// probe, so the cost per byte does not grow with the roster. NDJSON and text files are cut at
-/// line ends into pieces of a few megabytes, CSV and JSON files are scanned whole; pieces run on
-/// `threads` threads and findings come back in path and line order whatever the thread count.
+/// probe, so the cost per byte does not grow with the roster; a value whose words all start with a
+/// digit (a timestamp, a number) skips the words when no roster phrase can be among them
+/// (``DigitWordPhrases``). NDJSON and text files are cut at line ends into pieces of a few
+/// megabytes, CSV and JSON files are scanned whole; pieces run on `threads` threads and findings
+/// come back in path and line order whatever the thread count.
 public struct ResidualScanner: Sendable {
-    private let index: IdentifierIndex
+    let index: IdentifierIndex
+    /// The index's phrases that values of digit-led words could hold (``digitWordMask(_:freeText:_:)``).
+    let digitWordPhrases: DigitWordPhrases
     /// The scrubber's allow-list, applied to free-text fields; nil when the word lists are not
     /// installed, and then every word of free text is a finding (the scan fails closed).
     private(set) var vocabulary: SafeVocabulary?
@@ -70,6 +74,7 @@ public struct ResidualScanner: Sendable {
     init(identifiers: consuming RosterIdentifiers, threads: Int, pieceSize: Int) {
         participants = identifiers.count
         index = identifiers.compiled(for: .scanner)
+        digitWordPhrases = DigitWordPhrases(index.lookup)
         vocabulary = try? SafeVocabulary.system()
         self.threads = max(1, threads)
         self.pieceSize = max(1, pieceSize)
@@ -582,13 +587,18 @@ public struct ResidualScanner: Sendable {
         /// per run of equal values; a value the slot does not hold is looked up in ``recent``
         /// (``recentMask(_:isJSON:freeText:)``). A negative slot is not remembered.
         mutating func memoizedMask(_ value: UnsafeBufferPointer<UInt8>, slot: Int, isJSON: Bool, freeText: Bool) -> UInt16 {
-            guard slot >= 0, slot < 64 else { return scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace) }
+            guard slot >= 0, slot < 64 else {
+                return scanner.digitWordMask(value, freeText: freeText, &workspace)
+                    ?? scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
+            }
             if slot < memo.count, memo[slot].freeText == freeText, memo[slot].bytes.count == value.count,
                 memo[slot].bytes.withUnsafeBufferPointer({ value.count == 0 || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
             {
                 return memo[slot].mask
             }
-            let mask = recentMask(value, isJSON: isJSON, freeText: freeText)
+            // A value of digit-led words (a timestamp, a number) is decided without the tokenizer
+            // and not kept in ``recent``; the rest goes through it.
+            let mask = scanner.digitWordMask(value, freeText: freeText, &workspace) ?? recentMask(value, isJSON: isJSON, freeText: freeText)
             while memo.count <= slot { memo.append(([], false, 0)) }
             memo[slot].bytes.removeAll(keepingCapacity: true)
             memo[slot].bytes.append(contentsOf: value)

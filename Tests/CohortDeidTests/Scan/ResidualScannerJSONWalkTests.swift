@@ -89,7 +89,8 @@ struct ResidualScannerJSONWalkTests {
     /// Content for a string: generated text (planted identifiers, non-ASCII, escapes) or runs of
     /// backslashes and quotes, the corpus's notes when given.
     static func stringContent(_ g: inout ScanTextGenerator, corpus: [String]) -> String {
-        switch g.number(0...9) {
+        switch g.number(0...10) {
+        case 10: return ResidualScannerDigitWordTests.digitValue(&g)  // digit-led words (the shortcut)
         case 0...4:
             let escaped = g.jsonEscaped(g.line())
             return String(escaped.dropFirst(9).dropLast(2))  // `{"note":"…"}` less its frame
