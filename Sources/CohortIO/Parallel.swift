@@ -5,10 +5,10 @@ import Synchronization
 /// gives the results back in input order, so output stays deterministic however the work was
 /// scheduled.
 package enum Parallel {
-    /// `body` applied to every item, on up to `threads` threads (default: the cores this
-    /// process may use, ``Cores/available``). Items are handed out in order, one at a time, so put the largest first for the
-    /// best balance. The first error thrown is rethrown after every thread has stopped; items not
-    /// yet started are skipped.
+    /// `body` applied to every item, on up to `threads` threads (default: the cores this process
+    /// may use, ``Cores/available``). Items are handed out in order, one at a time, so put the
+    /// largest first for the best balance. The first error thrown is rethrown after every thread
+    /// has stopped; items not yet started are skipped.
     package static func map<Item: Sendable, Result: Sendable>(
         _ items: [Item], threads: Int = Cores.available, _ body: @Sendable (Item) throws -> Result
     ) throws -> [Result] {

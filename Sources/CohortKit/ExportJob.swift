@@ -39,8 +39,8 @@ public struct ExportOptions: Sendable {
     public var encryption: ExportEncryption?
     /// Threads that read and de-identify records, participant by participant (the rows are
     /// written in participant order, so the output is the same for any count); 1 does it on the
-    /// writing thread itself. Default: the cores this process may
-    /// use (its affinity mask and CPU quota, ``Cores/available``).
+    /// writing thread itself. Default: the cores this process may use (its affinity mask and CPU
+    /// quota, ``Cores/available``).
     public var threads = Cores.available
     /// Called once the export's snapshot is taken (`export.begin` committed, the roster read)
     /// and before anything is written; nil (the default) in `cohort`. A test sets it, through the

@@ -591,11 +591,7 @@ public struct ResidualScanner: Sendable {
                 return scanner.digitWordMask(value, freeText: freeText, &workspace)
                     ?? scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
             }
-            if slot < memo.count, memo[slot].freeText == freeText, memo[slot].bytes.count == value.count,
-                memo[slot].bytes.withUnsafeBufferPointer({ value.count == 0 || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
-            {
-                return memo[slot].mask
-            }
+            if slot < memo.count, memo[slot].freeText == freeText, Self.same(memo[slot].bytes, value) { return memo[slot].mask }
             // A value of digit-led words (a timestamp, a number) is decided without the tokenizer
             // and not kept in ``recent``; the rest goes through it.
             let mask = scanner.digitWordMask(value, freeText: freeText, &workspace) ?? recentMask(value, isJSON: isJSON, freeText: freeText)
@@ -613,17 +609,19 @@ public struct ResidualScanner: Sendable {
         mutating func recentMask(_ value: UnsafeBufferPointer<UInt8>, isJSON: Bool, freeText: Bool) -> UInt16 {
             let tag: UInt8 = (isJSON ? 1 : 0) | (freeText ? 2 : 0)
             let index = Self.recentIndex(value, tag: tag)
-            if recent[index].tag == tag, recent[index].bytes.count == value.count,
-                recent[index].bytes.withUnsafeBufferPointer({ value.count == 0 || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
-            {
-                return recent[index].mask
-            }
+            if recent[index].tag == tag, Self.same(recent[index].bytes, value) { return recent[index].mask }
             let mask = scanner.kindMask(utf8: value, isJSON: isJSON, freeText: freeText, &workspace)
             recent[index].bytes.removeAll(keepingCapacity: true)
             recent[index].bytes.append(contentsOf: value)
             recent[index].tag = tag
             recent[index].mask = mask
             return mask
+        }
+
+        /// Whether `kept` (a memo's or ``recent``'s bytes) holds exactly `value`'s bytes.
+        @inline(__always)
+        static func same(_ kept: [UInt8], _ value: UnsafeBufferPointer<UInt8>) -> Bool {
+            kept.count == value.count && kept.withUnsafeBufferPointer { value.count == 0 || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 }
         }
 
         /// Where `value` (with `tag`) is kept in ``recent``: FNV-1a of its bytes and tag.
