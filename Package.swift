@@ -132,7 +132,7 @@ let package = Package(
             name: "CohortKit",
             dependencies: [
                 "CohortCore", "CohortIO", "CohortCrypto", "CohortDelivery", "CohortStore", "CohortImport", "CohortCompliance",
-                "CohortDeid", "CohortExport", "CohortPackage", "CohortDemo", "CohortStorePostgres",
+                "CohortDeid", "CohortExport", "CohortPackage", "CohortDemo", "CohortStorePostgres", "CohortCompression",
                 .product(name: "Mustache", package: "swift-mustache"), .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(name: "CohortCoreTests", dependencies: ["CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortIOTests", dependencies: ["CohortIO", "CohortCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortCryptoTests", dependencies: ["CohortCrypto", "CohortCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortCompressionTests", dependencies: ["CohortCompression", "CohortCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortCompressionTests", dependencies: ["CohortCompression", "CohortCore", "CohortIO"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortStorePostgres", "CohortPostgres", "CohortCore", "CohortCrypto", "CohortTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore", "CohortDeid"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),

@@ -120,6 +120,46 @@ public final class GzipWriter {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
+    /// Puts `file`'s deflate bytes (``DeflateSpool``) into the stream as they are, as if its bytes
+    /// had been written with ``write(_:)``: the block being filled is compressed and handed over
+    /// first (it ends byte-aligned), then the spool's bytes go to the sink, and the CRC-32 and
+    /// length take in the file's. The next block starts without a dictionary: the bytes just before
+    /// it are the file's, which this writer did not see.
+    ///
+    /// - Throws: `.integrity` when the spool file is not the size it was recorded with; `.system`
+    ///   for I/O failures, or when the writer failed earlier; whatever `sink` throws.
+    package func writePrecompressed(_ file: DeflatedFile) throws {
+        try checkWritable()
+        do {
+            if current.count > 0 { try submitCurrent(isLast: false) }
+            try emitFinishedBlocks(keepingAtMost: 0)
+            current.reset(after: nil)
+            try copySpool(file)
+            crc = UInt32(truncatingIfNeeded: crc32_combine(uLong(crc), uLong(file.crc), .init(file.size)))
+            inputSize = inputSize &+ UInt32(truncatingIfNeeded: file.size)
+        } catch {
+            fail()
+            throw error
+        }
+    }
+
+    /// Hands the spool file's bytes to the sink, checking there are exactly as many as recorded.
+    private func copySpool(_ file: DeflatedFile) throws {
+        let spool = try ReadableFile(path: file.spoolPath)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { buffer.deallocate() }
+        var copied: UInt64 = 0
+        while true {
+            let count = try spool.read(into: buffer)
+            if count == 0 { break }
+            try sink(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            copied += UInt64(count)
+        }
+        guard copied == file.compressedSize else {
+            throw CohortError(.integrity, "a compression spool file changed before it was archived", at: .init(file: file.spoolPath), hint: "run the export again")
+        }
+    }
+
     /// Compresses the remaining input, hands all output to the sink, and writes the CRC-32 and
     /// length trailer.
     ///

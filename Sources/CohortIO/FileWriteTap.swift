@@ -21,6 +21,38 @@ package struct FileWriteTaps: Sendable {
 
     /// The tap for the file at `relativePath`.
     package func tap(for relativePath: String) -> (any FileWriteTap)? { make(relativePath) }
+
+    /// Taps that show each file to `self`'s tap and then to `other`'s (either may have none).
+    package func and(_ other: FileWriteTaps) -> FileWriteTaps {
+        FileWriteTaps { path in
+            switch (self.tap(for: path), other.tap(for: path)) {
+            case (let first?, let second?): TapPair(first: first, second: second)
+            case (let first?, nil): first
+            case (nil, let second): second
+            }
+        }
+    }
+}
+
+/// Two taps seeing the same file, in order.
+private final class TapPair: FileWriteTap {
+    let first: any FileWriteTap
+    let second: any FileWriteTap
+
+    init(first: any FileWriteTap, second: any FileWriteTap) {
+        self.first = first
+        self.second = second
+    }
+
+    func wrote(_ bytes: UnsafeRawBufferPointer) {
+        first.wrote(bytes)
+        second.wrote(bytes)
+    }
+
+    func closed(identity: FileIdentity) {
+        first.closed(identity: identity)
+        second.closed(identity: identity)
+    }
 }
 
 /// What identifies one version of a file's content without reading it: device, inode, size, and

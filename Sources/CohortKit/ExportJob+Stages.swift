@@ -1,4 +1,5 @@
 import CohortCompliance
+import CohortCompression
 import CohortCore
 import CohortCrypto
 import CohortDeid
@@ -73,6 +74,9 @@ struct ExportStaging {
     let archiveURL: URL
 
     var dataDirectory: URL { bag.appendingPathComponent("data", isDirectory: true) }
+    /// The folder of the files deflated as they are written (``DeflateSpool``): in the staging
+    /// folder, beside the bag (removed with it).
+    var deflateSpool: URL { bag.deletingLastPathComponent().appendingPathComponent(".deflate-spool", isDirectory: true) }
 }
 
 /// The roster as read right after `export.begin`: every participant's identifiers for the
@@ -141,6 +145,8 @@ struct WrittenExport {
     let stats: DeidentificationStats
     /// The written files' sizes, digests and rows, computed as they were written (for the bag).
     let digests: PayloadDigests
+    /// The written files deflated as they were written (for the archive; nil without one).
+    let deflated: DeflateSpool?
 }
 
 /// The residual scan's result with the reviewed exceptions it used.
@@ -317,10 +323,15 @@ extension ExportJob {
             recipient: plan.recipient, createdAt: plan.createdAt, toolVersion: CohortVersion.string, exclusions: cohort.exclusions,
             formats: plan.formats, fhirLayout: options.fhirLayout, fhirTransactions: options.fhirTransactions)
         let digests = PayloadDigests()
-        let writer = try ExportWriter(dataDirectory: staging.dataDirectory, context: context, taps: digests.taps)
+        // Files are deflated as they are written (cores the record workers leave idle), so the
+        // archive copies them; the spool lives in the staging folder, outside the bag.
+        let spool = try options.archive ? DeflateSpool(directory: staging.deflateSpool, level: options.compressionLevel) : nil
+        defer { spool?.finishWriting() }
+        let taps = spool.map { digests.taps.and($0.taps) } ?? digests.taps
+        let writer = try ExportWriter(dataDirectory: staging.dataDirectory, context: context, taps: taps)
         let reports = staging.bag.appendingPathComponent("data/reports", isDirectory: true)
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
-        let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json", taps: digests.taps)
+        let complianceFile = try BufferedFileWriter(url: reports.appendingPathComponent("compliance.json"), relativePath: "data/reports/compliance.json", taps: taps)
         var compliance = try ComplianceExportStream(studyProtocol: p, asOf: plan.created) { try complianceFile.write($0) }
         var tally = RecordTally()
         var workerStats: DeidentificationStats?
@@ -349,7 +360,7 @@ extension ExportJob {
             included: cohort.included.map(ExportedParticipant.init),
             withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
             records: tally.records, context: context,
-            stats: stats, digests: digests)
+            stats: stats, digests: digests, deflated: spool)
     }
 
     /// The write stage's participants, in order: each one's consents and records (from `workers`,
@@ -513,7 +524,8 @@ extension ExportJob {
         if options.archive {
             let published = try ExportPackager.publish(
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,
-                signer: ManifestSigner(key: workspace.keystore.signingKey, site: try workspace.signingScope()?.site), encryption: options.encryption
+                signer: ManifestSigner(key: workspace.keystore.signingKey, site: try workspace.signingScope()?.site), encryption: options.encryption,
+                deflated: written.deflated
             ) { archive in
                 try inProgress.commit(included: written.withdrawalChecked, subject: p.id, details: Self.createDetails(written, plan: plan, archive: archive))
                 return try manifest(written, scanned, contents: contents, plan: plan, archive: archive)

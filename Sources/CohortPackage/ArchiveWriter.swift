@@ -33,6 +33,20 @@ package enum ArchiveWriter {
     package static func writeTar(
         bagDirectory: URL, createdAt: Timestamp, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
+        try writeTar(bagDirectory: bagDirectory, createdAt: createdAt, precompressed: nil, sink: sink)
+    }
+
+    /// Files already deflated as they were written, and how to put one into the stream.
+    struct Precompressed {
+        let spool: DeflateSpool
+        let write: (DeflatedFile) throws -> Void
+    }
+
+    /// ``writeTar(bagDirectory:createdAt:sink:)``, taking from `precompressed` each file the spool
+    /// deflated in the version on disk (its header and padding still go to `sink`).
+    private static func writeTar(
+        bagDirectory: URL, createdAt: Timestamp, precompressed: Precompressed?, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let root = bagDirectory.standardizedFileURL
         let tar = TarWriter(modificationTime: floorSeconds(createdAt), sink: sink)
         let name = root.lastPathComponent
@@ -40,14 +54,16 @@ package enum ArchiveWriter {
             throw CohortError(.invalidInput, "bag directory is not a directory", at: CohortError.Location(file: root.path))
         }
         try tar.addDirectory(path: name)
-        try addChildren(of: root.path, as: name, to: tar)
+        try addChildren(of: root.path, as: name, relative: "", to: tar, precompressed: precompressed)
         try tar.finish()
     }
 
     /// Writes the archive under its temporary name and syncs it, without publishing it.
     /// `faultAfterBytes` (tests only) makes the file sink fail once that many bytes are written.
+    /// `deflated`: files deflated as they were written (``DeflateSpool``), copied into the archive
+    /// rather than read and compressed again; the archive holds the same bytes either way.
     static func writePartial(
-        bagDirectory: URL, to archiveURL: URL, createdAt: Timestamp, level: Int, faultAfterBytes: UInt64? = nil
+        bagDirectory: URL, to archiveURL: URL, createdAt: Timestamp, level: Int, deflated: DeflateSpool? = nil, faultAfterBytes: UInt64? = nil
     ) throws -> (PartialFile, ArchiveResult) {
         let file = try PartialFile(finalURL: archiveURL)
         let hasher = SHA256Hasher()
@@ -60,22 +76,31 @@ package enum ArchiveWriter {
             hasher.update(bytes)
             size += UInt64(bytes.count)
         }
-        try writeTar(bagDirectory: bagDirectory, createdAt: createdAt) { try gzip.write($0) }
+        let precompressed = deflated.map { Precompressed(spool: $0, write: { try gzip.writePrecompressed($0) }) }
+        try writeTar(bagDirectory: bagDirectory, createdAt: createdAt, precompressed: precompressed) { try gzip.write($0) }
         try gzip.finish()
         try file.syncAndClose()
         return (file, ArchiveResult(url: archiveURL, sha256: Hex.encode(hasher.finalize()), size: size))
     }
 
-    private static func addChildren(of directory: String, as archivePath: String, to tar: TarWriter) throws {
+    /// `relative`: the folder's path inside the bag ("" for the bag itself), as the spool names files.
+    private static func addChildren(
+        of directory: String, as archivePath: String, relative: String, to tar: TarWriter, precompressed: Precompressed?
+    ) throws {
         for child in try FileSystem.children(of: directory) {
             let path = directory + "/" + child
             let memberPath = archivePath + "/" + child
+            let relativePath = relative.isEmpty ? child : relative + "/" + child
             switch try FileSystem.kind(of: path) {
             case .directory:
                 try tar.addDirectory(path: memberPath)
-                try addChildren(of: path, as: memberPath, to: tar)
+                try addChildren(of: path, as: memberPath, relative: relativePath, to: tar, precompressed: precompressed)
             case .regular:
-                try tar.addFile(path: memberPath, contentsOf: URL(fileURLWithPath: path))
+                if let precompressed, let file = precompressed.spool.deflated(relativePath, identity: FileIdentity(path: path)) {
+                    try tar.addFile(path: memberPath, size: file.size) { try precompressed.write(file) }
+                } else {
+                    try tar.addFile(path: memberPath, contentsOf: URL(fileURLWithPath: path))
+                }
             case .other:
                 throw CohortError(
                     .invalidInput, "bag holds something other than a regular file or directory",

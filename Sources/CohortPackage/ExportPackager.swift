@@ -1,5 +1,6 @@
 package import Foundation
 package import CohortCore
+package import CohortCompression
 import CohortCrypto
 import CohortIO
 
@@ -31,19 +32,22 @@ package enum ExportPackager {
     ///   - encryption: encrypts the archive to recipient certificates as `X.tar.gz.p7m` (CMS) before
     ///     `makeManifest` runs (its ``ArchiveResult/encrypted`` names the `.p7m`, which the
     ///     manifest records); the plaintext `.tar.gz` is published only when asked to keep it.
+    ///   - deflated: payload files deflated as they were written (``DeflateSpool``): copied into
+    ///     the archive rather than compressed again (the archive holds the same files either way).
     public static func publish(
         bagDirectory: URL, archiveURL: URL, createdAt: Timestamp, level: Int = 6, signer: ManifestSigner,
-        encryption: ExportEncryption? = nil, makeManifest: (ArchiveResult) throws -> ExportManifest
+        encryption: ExportEncryption? = nil, deflated: DeflateSpool? = nil, makeManifest: (ArchiveResult) throws -> ExportManifest
     ) throws -> PublishedExport {
         try publish(
             bagDirectory: bagDirectory, archiveURL: archiveURL, createdAt: createdAt, level: level, signer: signer,
-            encryption: encryption, faultAfterBytes: nil, makeManifest: makeManifest)
+            encryption: encryption, deflated: deflated, faultAfterBytes: nil, makeManifest: makeManifest)
     }
 
     /// `faultAfterBytes` (tests only) makes the archive sink fail after that many bytes.
     static func publish(
         bagDirectory: URL, archiveURL: URL, createdAt: Timestamp, level: Int, signer: ManifestSigner,
-        encryption: ExportEncryption? = nil, faultAfterBytes: UInt64?, makeManifest: (ArchiveResult) throws -> ExportManifest
+        encryption: ExportEncryption? = nil, deflated: DeflateSpool? = nil, faultAfterBytes: UInt64?,
+        makeManifest: (ArchiveResult) throws -> ExportManifest
     ) throws -> PublishedExport {
         let encryptedURL = ExportEncryption.encryptedURL(forArchive: archiveURL)
         for url in [archiveURL, encryptedURL, ManifestSigner.manifestURL(forArchive: archiveURL), ManifestSigner.signatureURL(forArchive: archiveURL)]
@@ -53,7 +57,7 @@ package enum ExportPackager {
                 hint: "choose another output directory or remove the old export")
         }
         var (archiveFile, archive) = try ArchiveWriter.writePartial(
-            bagDirectory: bagDirectory, to: archiveURL, createdAt: createdAt, level: level, faultAfterBytes: faultAfterBytes)
+            bagDirectory: bagDirectory, to: archiveURL, createdAt: createdAt, level: level, deflated: deflated, faultAfterBytes: faultAfterBytes)
         var dataFiles = [archiveFile]
         if let encryption {
             let encryptedFile = try PartialFile(finalURL: encryptedURL)

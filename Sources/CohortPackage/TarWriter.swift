@@ -49,6 +49,15 @@ package final class TarWriter {
         try writePadding(for: UInt64(bytes.count))
     }
 
+    /// Adds a regular file of `size` bytes whose content `content` writes by another route (a
+    /// gzip writer's precompressed bytes): the header, then `content`, then the padding.
+    package func addFile(path: String, size: UInt64, content: () throws -> Void) throws {
+        try checkWritable()
+        try writeHeader(name: path, size: size, typeflag: UInt8(ascii: "0"), mode: 0o644)
+        try content()
+        try writePadding(for: size)
+    }
+
     /// Adds the regular file at `url` as `path`, streaming its content in 64 KiB chunks.
     ///
     /// - Throws: `.integrity` when the file's size changes while it is archived; `.system` for
