@@ -62,6 +62,7 @@ package final class DeflateSpool: Sendable {
     private let jobs = BoundedQueue<Job>(limit: nil)
     private let free = BoundedQueue<ParallelDeflateBlock>(limit: nil)
     private let files = Mutex<[String: (file: DeflatedFile, identity: FileIdentity)]>([:])
+    private let used = Mutex<Set<String>>([])
     private let nextSpool = Atomic<Int>(0)
     private let running = DispatchGroup()
     /// The blocks in circulation.
@@ -121,12 +122,17 @@ package final class DeflateSpool: Sendable {
         guard let identity else { return nil }
         return files.withLock { found in
             guard let entry = found[path], entry.identity == identity, entry.file.size == identity.byteCount else { return nil }
+            used.withLock { _ = $0.insert(path) }
             return entry.file
         }
     }
 
     /// Files deflated completely so far (tests).
     package var count: Int { files.withLock { $0.count } }
+
+    /// The bag-relative paths ``deflated(_:identity:)`` handed out, sorted: the files an archive
+    /// took from the spool.
+    package var usedPaths: [String] { used.withLock { $0.sorted() } }
 
     /// Ends the compression threads and frees the blocks, once every tapped file is closed (the
     /// spool files and what ``deflated(_:identity:)`` answers stay). Idempotent.

@@ -531,6 +531,7 @@ extension ExportJob {
                 return try manifest(written, scanned, contents: contents, plan: plan, archive: archive)
             }
             outcome.archive = published.archive
+            outcome.deflatedWhileWritten = written.deflated?.usedPaths ?? []
             outcome.manifestURL = published.signed.manifestURL
             outcome.signatureURL = published.signed.signatureURL
         } else {

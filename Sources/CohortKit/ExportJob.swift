@@ -93,6 +93,9 @@ public struct ExportOutcome: Sendable {
     public var files: [BagFile]
     /// The de-identification report written into the bag (`data/reports/deidentification.json`).
     public var report: DeidentificationReport
+    /// The payload files (bag-relative paths) deflated as they were written, which the archive
+    /// copied rather than compressed again: the tables, FHIR files and compliance report.
+    public var deflatedWhileWritten: [String] = []
     /// Wall-clock seconds of each stage, in order: write (store → de-identify → files), scan
     /// (residual PII), bag (digests and row counts), archive (tar.gz, manifest, signature).
     public var stages: [(name: String, seconds: Double)] = []

@@ -1,4 +1,5 @@
 import CohortCore
+import CohortCrypto
 import CohortKit
 import Foundation
 import Testing
@@ -52,5 +53,30 @@ struct ExportJobThreadsTests {
             digests.append(try #require(try ExportJob(workspace: cohort.workspace, options: options).run().archive?.sha256))
         }
         #expect(Set(digests).count == 1, "every thread count and chunk size gives the one-thread archive")
+    }
+}
+
+/// The payload is deflated while it is written (`DeflateSpool`) and the archive copies it: every
+/// non-empty table and FHIR file and the compliance report come from the spool, nothing outside
+/// `data/` does, and the archive verifies (its tar is the files on disk).
+struct ExportJobDeflateSpoolTests {
+    @Test func tablesAndFHIRFilesAreDeflatedAsTheyAreWritten() throws {
+        let cohort = try TimeZoneCohort(participants: 7)
+        defer { cohort.cleanup() }
+        let options = ExportOptions(
+            recipient: "analyst", formats: [.csv, .json, .fhir], outDirectory: cohort.directory.appendingPathComponent("out"),
+            createdAt: TimeZoneCohort.exportedAt)
+        let outcome = try ExportJob(workspace: cohort.workspace, options: options).run()
+        let written = outcome.files.filter { file in
+            file.size > 0
+                && (file.path.hasPrefix("data/csv/") || file.path.hasPrefix("data/json/") || file.path.hasPrefix("data/fhir/")
+                    || file.path == "data/reports/compliance.json")
+        }.map(\.path)
+        #expect(written.count > 10)
+        #expect(outcome.deflatedWhileWritten == written.sorted())
+        #expect(outcome.deflatedWhileWritten.allSatisfy { $0.hasPrefix("data/") })
+        let archive = try #require(outcome.archive)
+        let report = try VerifyService.verify(archive: archive.url, manifest: nil, publicKey: cohort.workspace.keystore.publicKey, workspace: nil)
+        #expect(report.passed, "\(report.checks.filter { !$0.passed })")
     }
 }
