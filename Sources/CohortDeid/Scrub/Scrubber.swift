@@ -124,8 +124,8 @@ public struct Scrubber: Sendable {
         self.vocabulary = vocabulary
         index = identifiers.compiled(for: .scrubber)
         do {
-            patterns = PatternPass(detectors: try PatternDetectors.compile(), index: index)
-            wordPatterns = WordPatternPass(detectors: try PatternDetectors.compileWordDetectors())
+            patterns = try PatternPass(index: index)
+            wordPatterns = try WordPatternPass()
         } catch {
             throw CohortError(.system, "the free-text detectors could not be compiled", underlying: String(describing: error))
         }
