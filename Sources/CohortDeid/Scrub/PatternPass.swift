@@ -15,8 +15,9 @@ import Foundation
 struct PatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
-    /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text.
-    let asciiDetectors: PCRE2Expression
+    /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text (nil: ICU for all text, the
+    /// tests' reference).
+    var asciiDetectors: PCRE2Expression?
     /// The roster's birth dates (``IdentifierIndex/birthDayKeys``), which are never shifted.
     let index: IdentifierIndex
 
@@ -31,8 +32,8 @@ struct PatternPass: Sendable {
     func apply(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return applyASCII(text, bytes, counts: &attempt, shiftDays: shiftDays)
+            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return applyASCII(text, bytes, asciiDetectors, counts: &attempt, shiftDays: shiftDays)
         }
         if let ascii, let ascii {
             counts = attempt
@@ -45,11 +46,12 @@ struct PatternPass: Sendable {
     /// that starts there: NSRegularExpression's `firstMatch(in:range:)` has opaque bounds (a
     /// lookbehind or `\b` at the range's start does not see the text before it), and so does a
     /// PCRE2 subject.
-    func asciiFirstMatch(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, scratch: PCRE2Expression.Scratch) -> PCRE2Expression.Outcome {
+    static func asciiFirstMatch(
+        _ expression: PCRE2Expression, _ bytes: UnsafeBufferPointer<UInt8>, from: Int, scratch: PCRE2Expression.Scratch
+    ) -> PCRE2Expression.Outcome {
         let slice = UnsafeBufferPointer(rebasing: bytes[from...])
-        guard case .match(var match) = asciiDetectors.firstMatch(in: slice, from: 0, scratch: scratch) else {
-            return asciiDetectors.firstMatch(in: slice, from: 0, scratch: scratch)
-        }
+        let outcome = expression.firstMatch(in: slice, from: 0, scratch: scratch)
+        guard case .match(var match) = outcome else { return outcome }
         match.start += from
         match.end += from
         return .match(match)
@@ -57,14 +59,16 @@ struct PatternPass: Sendable {
 
     /// ``apply(_:counts:shiftDays:)`` on PCRE2 for the ASCII text `text` (whose bytes are
     /// `bytes`), or nil when PCRE2 gave up on it. The same steps as ``applyICU(_:counts:shiftDays:)``.
-    private func applyASCII(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, counts: inout ScrubCounts, shiftDays: Int?) -> String? {
-        let scratch = PCRE2Expression.Scratch(for: asciiDetectors)
+    private func applyASCII(
+        _ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts, shiftDays: Int?
+    ) -> String? {
+        let scratch = PCRE2Expression.Scratch(for: expression)
         var output = ""
         var cursor = text.startIndex
         var changed = false
         var searchFrom = 0
         while searchFrom < bytes.count {
-            let outcome = asciiFirstMatch(bytes, from: searchFrom, scratch: scratch)
+            let outcome = Self.asciiFirstMatch(expression, bytes, from: searchFrom, scratch: scratch)
             if outcome == .failed { return nil }
             guard case .match(let match) = outcome, match.end > match.start else { break }
             let utf8 = text.utf8
@@ -146,8 +150,9 @@ struct PatternPass: Sendable {
 struct WordPatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
-    /// ``PatternDetectors/wordAlternatives`` for PCRE2, for ASCII text.
-    let asciiDetectors: PCRE2Expression
+    /// ``PatternDetectors/wordAlternatives`` for PCRE2, for ASCII text (nil: ICU for all text,
+    /// the tests' reference).
+    var asciiDetectors: PCRE2Expression?
 
     /// The pass with both engines compiled.
     init() throws {
@@ -159,8 +164,8 @@ struct WordPatternPass: Sendable {
     func apply(_ text: String, counts: inout ScrubCounts) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return applyASCII(text, bytes, counts: &attempt)
+            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return applyASCII(text, bytes, asciiDetectors, counts: &attempt)
         }
         if let ascii, let ascii {
             counts = attempt
@@ -172,11 +177,13 @@ struct WordPatternPass: Sendable {
     /// Every match in the ASCII text `bytes`, as NSRegularExpression's `matches(in:)` finds them
     /// over the whole text: each search starts where the last match ended, in the whole text (a
     /// lookbehind sees what lies before), one byte on after an empty match. Nil when PCRE2 gave up.
-    func asciiMatches(_ bytes: UnsafeBufferPointer<UInt8>, scratch: PCRE2Expression.Scratch) -> [PCRE2Expression.Match]? {
+    static func asciiMatches(
+        _ expression: PCRE2Expression, _ bytes: UnsafeBufferPointer<UInt8>, scratch: PCRE2Expression.Scratch
+    ) -> [PCRE2Expression.Match]? {
         var matches: [PCRE2Expression.Match] = []
         var from = 0
         while from <= bytes.count {
-            switch asciiDetectors.firstMatch(in: bytes, from: from, scratch: scratch) {
+            switch expression.firstMatch(in: bytes, from: from, scratch: scratch) {
             case .none: return matches
             case .failed: return nil
             case .match(let match):
@@ -188,8 +195,8 @@ struct WordPatternPass: Sendable {
     }
 
     /// ``apply(_:counts:)`` on PCRE2 for the ASCII text `text`, or nil when PCRE2 gave up on it.
-    private func applyASCII(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, counts: inout ScrubCounts) -> String? {
-        guard let matches = asciiMatches(bytes, scratch: PCRE2Expression.Scratch(for: asciiDetectors)) else { return nil }
+    private func applyASCII(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts) -> String? {
+        guard let matches = Self.asciiMatches(expression, bytes, scratch: PCRE2Expression.Scratch(for: expression)) else { return nil }
         guard !matches.isEmpty else { return text }
         var output = ""
         var cursor = text.startIndex
