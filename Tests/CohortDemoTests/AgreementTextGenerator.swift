@@ -50,7 +50,17 @@ struct AgreementTextGenerator {
 
     static let glue = [" ", " ", " ", "", "\t", "\u{0B}", ", ", "-", "/", ".", "\n", "\r\n", ": "]
 
+    /// Fragments the word pass (no digits) matches, for texts where one follows another with
+    /// no space: a lookbehind there must see the end of the first.
+    static let wordFragments = [
+        "jane dot doe at gmail dot com", "jane[at]example[dot]com", "j(at)x(dot)org", "a {at} b {dot} net", "x [@] y [.] de",
+        "example.com/path", "nhs.uk", "foo.co.uk/bar", "my-site.org", "mail.example.com",
+    ]
+
     mutating func text() -> String {
+        if random.next() % 16 == 0 {
+            return random.pick(Self.wordFragments) + random.pick([".", "-", "_", "%", "+", "", "@", " "]) + random.pick(Self.wordFragments)
+        }
         var parts: [String] = []
         for _ in 0..<(1 + Int(random.next() % 5)) {
             switch random.next() % 10 {
