@@ -52,6 +52,9 @@ struct PatternEngineAgreementTests {
         #expect(pass.apply("call 555-123-4567", counts: &counts, shiftDays: nil) == "call 555-123-4567")
         #expect(pass.apply("café 555-123-4567", counts: &counts, shiftDays: nil) == "café [PHONE]")
         #expect(scrubber.patterns.apply("call 555-123-4567", counts: &counts, shiftDays: nil) == "call [PHONE]")
+        // A small string (stored inline, 10 bytes) takes PCRE2 as well.
+        #expect(pass.apply("5551234567", counts: &counts, shiftDays: nil) == "5551234567")
+        #expect(scrubber.patterns.apply("5551234567", counts: &counts, shiftDays: nil) == "[PHONE]")
         scrubber = scrubber.onICUOnly()
         #expect(scrubber.patterns.asciiDetectors == nil && scrubber.wordPatterns.asciiDetectors == nil)
     }
