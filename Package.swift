@@ -42,6 +42,11 @@ let package = Package(
             providers: [.apt(["libxml2-dev"])]
         ),
         .systemLibrary(
+            name: "CPCRE2",
+            pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"])]
+        ),
+        .systemLibrary(
             name: "CLibPQ",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
@@ -103,7 +108,7 @@ let package = Package(
         ),
         .target(
             name: "CohortDeid",
-            dependencies: ["CohortCore", "CohortIO", "CohortCrypto", .product(name: "Yams", package: "Yams")],
+            dependencies: ["CohortCore", "CohortIO", "CohortCrypto", "CPCRE2", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -79,9 +79,16 @@ enum PatternDetectors {
         (.id, "\\b[A-Z]{1,4}-\\d{3,6}\\b"),
     ]
 
+    /// The alternatives as one expression, each in its own capture group (in order).
+    static var pattern: String { alternatives.map { "(\($0.1))" }.joined(separator: "|") }
+
     static func compile() throws -> NSRegularExpression {
-        let pattern = alternatives.map { "(\($0.1))" }.joined(separator: "|")
-        return try NSRegularExpression(pattern: pattern, options: [])
+        try NSRegularExpression(pattern: pattern, options: [])
+    }
+
+    /// ``pattern`` for PCRE2 on ASCII text (``ASCIIPatternTranslation``).
+    static func compileASCII() throws -> PCRE2Expression {
+        try PCRE2Expression(pattern: ASCIIPatternTranslation.translate(pattern))
     }
 
     /// Whether any detector can match: all need a digit, `@`, `://` or `www.`. Skipping the
@@ -275,9 +282,16 @@ extension PatternDetectors {
         ),
     ]
 
+    /// The word alternatives as one expression, each in its own capture group (in order).
+    static var wordPattern: String { wordAlternatives.map { "(\($0.1))" }.joined(separator: "|") }
+
     static func compileWordDetectors() throws -> NSRegularExpression {
-        let pattern = wordAlternatives.map { "(\($0.1))" }.joined(separator: "|")
-        return try NSRegularExpression(pattern: pattern, options: [])
+        try NSRegularExpression(pattern: wordPattern, options: [])
+    }
+
+    /// ``wordPattern`` for PCRE2 on ASCII text (``ASCIIPatternTranslation``).
+    static func compileASCIIWordDetectors() throws -> PCRE2Expression {
+        try PCRE2Expression(pattern: ASCIIPatternTranslation.translate(wordPattern))
     }
 
     /// Whether a word detector can match `text`: it holds a `.` followed by a letter, or the word

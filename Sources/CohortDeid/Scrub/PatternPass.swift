@@ -6,14 +6,93 @@ import Foundation
 /// offset and written in their own format by ``FreeTextDates``, or `[DATE]` for a roster birth
 /// date, an ambiguous date, or no offset). A match that is no identifier after all (a score
 /// such as 7/10) is looked at again one character on.
+///
+/// Two engines, one set of patterns: text whose bytes are all ASCII is matched by PCRE2 on its
+/// UTF-8 bytes (``asciiDetectors``, the same alternatives through ``ASCIIPatternTranslation``,
+/// which says why the matches are the same); any other text by ICU's `NSRegularExpression`
+/// (case folding and `\w` beyond ASCII differ between the two). When PCRE2 gives up on a text
+/// (a resource limit), ICU scrubs it as well.
 struct PatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
+    /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text (nil: ICU for all text, the
+    /// tests' reference).
+    var asciiDetectors: PCRE2Expression?
     /// The roster's birth dates (``IdentifierIndex/birthDayKeys``), which are never shifted.
     let index: IdentifierIndex
 
+    /// The pass with both engines compiled.
+    init(index: IdentifierIndex) throws {
+        detectors = try PatternDetectors.compile()
+        asciiDetectors = try PatternDetectors.compileASCII()
+        self.index = index
+    }
+
     /// `text` with every pattern replaced; adds the replacements to `counts`.
     func apply(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
+        var attempt = counts
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return applyASCII(text, bytes, asciiDetectors, counts: &attempt, shiftDays: shiftDays)
+        }
+        if let ascii, let ascii {
+            counts = attempt
+            return ascii
+        }
+        return applyICU(text, counts: &counts, shiftDays: shiftDays)
+    }
+
+    /// The first match at or after byte `from` of the ASCII text `bytes`, found in the slice
+    /// that starts there: NSRegularExpression's `firstMatch(in:range:)` has opaque bounds (a
+    /// lookbehind or `\b` at the range's start does not see the text before it), and so does a
+    /// PCRE2 subject.
+    static func asciiFirstMatch(
+        _ expression: PCRE2Expression, _ bytes: UnsafeBufferPointer<UInt8>, from: Int, scratch: PCRE2Expression.Scratch
+    ) -> PCRE2Expression.Outcome {
+        let slice = UnsafeBufferPointer(rebasing: bytes[from...])
+        let outcome = expression.firstMatch(in: slice, from: 0, scratch: scratch)
+        guard case .match(var match) = outcome else { return outcome }
+        match.start += from
+        match.end += from
+        return .match(match)
+    }
+
+    /// ``apply(_:counts:shiftDays:)`` on PCRE2 for the ASCII text `text` (whose bytes are
+    /// `bytes`), or nil when PCRE2 gave up on it. The same steps as ``applyICU(_:counts:shiftDays:)``.
+    private func applyASCII(
+        _ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts, shiftDays: Int?
+    ) -> String? {
+        let scratch = PCRE2Expression.Scratch(for: expression)
+        var output = ""
+        var cursor = text.startIndex
+        var changed = false
+        var searchFrom = 0
+        while searchFrom < bytes.count {
+            let outcome = Self.asciiFirstMatch(expression, bytes, from: searchFrom, scratch: scratch)
+            if outcome == .failed { return nil }
+            guard case .match(let match) = outcome, match.end > match.start else { break }
+            let utf8 = text.utf8
+            let whole = utf8.index(text.startIndex, offsetBy: match.start)..<utf8.index(text.startIndex, offsetBy: match.end)
+            let token = match.group >= 0 ? PatternDetectors.alternatives[match.group].0 : .id
+            guard let replacement = replacement(for: token, text[whole], after: text[cursor..<whole.lowerBound], shiftDays: shiftDays) else {
+                // Not an identifier after all: look again one character on.
+                searchFrom = utf8.distance(from: text.startIndex, to: text.index(after: whole.lowerBound))
+                continue
+            }
+            output += text[cursor..<whole.lowerBound]
+            output += replacement
+            counts.add(token)
+            changed = true
+            cursor = whole.upperBound
+            searchFrom = match.end
+        }
+        guard changed else { return text }
+        output += text[cursor...]
+        return output
+    }
+
+    /// ``apply(_:counts:shiftDays:)`` on ICU (any text).
+    private func applyICU(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         let utf16Count = text.utf16.count
         var output = ""
         var cursor = text.startIndex
@@ -67,12 +146,76 @@ struct PatternPass: Sendable {
 /// The scrubber's second pass: identifiers written without digits — obfuscated emails
 /// (`jane dot doe at gmail dot com`, `jane[at]example[dot]com`) and bare domains
 /// (`example.com/path`) — by the word detectors of ``PatternDetectors``.
+/// ASCII text on PCRE2 and any other on ICU, as in ``PatternPass``.
 struct WordPatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
+    /// ``PatternDetectors/wordAlternatives`` for PCRE2, for ASCII text (nil: ICU for all text,
+    /// the tests' reference).
+    var asciiDetectors: PCRE2Expression?
+
+    /// The pass with both engines compiled.
+    init() throws {
+        detectors = try PatternDetectors.compileWordDetectors()
+        asciiDetectors = try PatternDetectors.compileASCIIWordDetectors()
+    }
 
     /// `text` with every match replaced by its token; adds the replacements to `counts`.
     func apply(_ text: String, counts: inout ScrubCounts) -> String {
+        var attempt = counts
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return applyASCII(text, bytes, asciiDetectors, counts: &attempt)
+        }
+        if let ascii, let ascii {
+            counts = attempt
+            return ascii
+        }
+        return applyICU(text, counts: &counts)
+    }
+
+    /// Every match in the ASCII text `bytes`, as NSRegularExpression's `matches(in:)` finds them
+    /// over the whole text: each search starts where the last match ended, in the whole text (a
+    /// lookbehind sees what lies before), one byte on after an empty match. Nil when PCRE2 gave up.
+    static func asciiMatches(
+        _ expression: PCRE2Expression, _ bytes: UnsafeBufferPointer<UInt8>, scratch: PCRE2Expression.Scratch
+    ) -> [PCRE2Expression.Match]? {
+        var matches: [PCRE2Expression.Match] = []
+        var from = 0
+        while from <= bytes.count {
+            switch expression.firstMatch(in: bytes, from: from, scratch: scratch) {
+            case .none: return matches
+            case .failed: return nil
+            case .match(let match):
+                matches.append(match)
+                from = match.end > match.start ? match.end : match.end + 1
+            }
+        }
+        return matches
+    }
+
+    /// ``apply(_:counts:)`` on PCRE2 for the ASCII text `text`, or nil when PCRE2 gave up on it.
+    private func applyASCII(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts) -> String? {
+        guard let matches = Self.asciiMatches(expression, bytes, scratch: PCRE2Expression.Scratch(for: expression)) else { return nil }
+        guard !matches.isEmpty else { return text }
+        var output = ""
+        var cursor = text.startIndex
+        let utf8 = text.utf8
+        for match in matches {
+            let whole = utf8.index(text.startIndex, offsetBy: match.start)..<utf8.index(text.startIndex, offsetBy: match.end)
+            guard whole.lowerBound >= cursor else { continue }
+            let token = match.group >= 0 ? PatternDetectors.wordAlternatives[match.group].0 : .id
+            output += text[cursor..<whole.lowerBound]
+            output += token.text
+            counts.add(token)
+            cursor = whole.upperBound
+        }
+        output += text[cursor...]
+        return output
+    }
+
+    /// ``apply(_:counts:)`` on ICU (any text).
+    private func applyICU(_ text: String, counts: inout ScrubCounts) -> String {
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
         let matches = detectors.matches(in: text, options: [], range: range)
         guard !matches.isEmpty else { return text }

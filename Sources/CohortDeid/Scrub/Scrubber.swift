@@ -34,9 +34,9 @@ import Foundation
 /// other roster name word is replaced in any case, anywhere.
 public struct Scrubber: Sendable {
     /// The first pass (patterns and dates).
-    let patterns: PatternPass
+    private(set) var patterns: PatternPass
     /// The second pass (identifiers written without digits).
-    let wordPatterns: WordPatternPass
+    private(set) var wordPatterns: WordPatternPass
     let index: IdentifierIndex
     /// The words free text may keep (the allow-list).
     public private(set) var vocabulary: SafeVocabulary
@@ -124,11 +124,20 @@ public struct Scrubber: Sendable {
         self.vocabulary = vocabulary
         index = identifiers.compiled(for: .scrubber)
         do {
-            patterns = PatternPass(detectors: try PatternDetectors.compile(), index: index)
-            wordPatterns = WordPatternPass(detectors: try PatternDetectors.compileWordDetectors())
+            patterns = try PatternPass(index: index)
+            wordPatterns = try WordPatternPass()
         } catch {
             throw CohortError(.system, "the free-text detectors could not be compiled", underlying: String(describing: error))
         }
+    }
+
+    /// This scrubber with its patterns on ICU for every text, as before PCRE2: the reference
+    /// the tests hold the PCRE2 route to.
+    func onICUOnly() -> Scrubber {
+        var copy = self
+        copy.patterns.asciiDetectors = nil
+        copy.wordPatterns.asciiDetectors = nil
+        return copy
     }
 
     /// The third pass (the roster and people), with this scrubber's vocabulary.

@@ -11,7 +11,7 @@ struct PatternPassTests {
 
     init() throws {
         let scrubber = try Scrubber(roster: PlantedRoster.participants)
-        pass = PatternPass(detectors: try PatternDetectors.compile(), index: scrubber.index)
+        pass = try PatternPass(index: scrubber.index)
     }
 
     @Test func replacesContactPatternsAndCountsThem() {
@@ -53,7 +53,7 @@ struct WordPatternPassTests {
     let pass: WordPatternPass
 
     init() throws {
-        pass = WordPatternPass(detectors: try PatternDetectors.compileWordDetectors())
+        pass = try WordPatternPass()
     }
 
     @Test(arguments: [
