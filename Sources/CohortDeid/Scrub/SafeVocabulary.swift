@@ -272,15 +272,25 @@ public struct SafeVocabulary: Sendable {
 
 /// A set of ASCII word keys probed by ``TextTokenizer/hashKeyPadded(_:_:)`` and one byte
 /// comparison: no string is made to look a word up.
+///
+/// Compact, since the word lists hold about 260,000 keys held by every export process: per key a
+/// 32-bit tag (the hash's upper half: the slot comes from its lower bits, so keys in one probe
+/// chain still differ in their tags), a 32-bit start and an 8-bit length into one byte array, and
+/// two 32-bit slots (at most half used) — about 17 bytes plus the key's, where a 64-bit hash and
+/// 32-bit length took 29 (issue 28, eighth round: 1.8 MB less at every size). ASCII keys longer
+/// than 255 bytes, like keys that are not ASCII, are kept as strings in `others`.
 struct WordTable: Sendable {
     private var slots: [Int32]
-    private var hashes: [UInt64] = []
+    private var tags: [UInt32] = []
     private var starts: [Int32] = []
-    private var lengths: [Int32] = []
+    private var lengths: [UInt8] = []
     private var bytes: [UInt8] = []
-    /// Keys that are not ASCII after folding.
+    /// Keys that are not ASCII after folding, or longer than ``longestInline`` bytes.
     private var others: Set<String> = []
     private var mask: Int
+
+    /// The longest key kept in the byte array.
+    static let longestInline = Int(UInt8.max)
 
     init(_ keys: Set<String>) {
         self.init(capacity: keys.count)
@@ -295,16 +305,19 @@ struct WordTable: Sendable {
         while slotCount < capacity * 2 { slotCount *= 2 }
         mask = slotCount - 1
         slots = [Int32](repeating: -1, count: slotCount)
-        hashes.reserveCapacity(capacity)
+        tags.reserveCapacity(capacity)
         starts.reserveCapacity(capacity)
         lengths.reserveCapacity(capacity)
         bytes.reserveCapacity(byteCount)
     }
 
+    @inline(__always)
+    private static func tag(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) }
+
     /// Adds `key` unless it is in the table already.
     mutating func insert(_ key: String) {
         let utf8 = Array(key.utf8)
-        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+        guard utf8.allSatisfy({ $0 < 0x80 }), utf8.count <= Self.longestInline else {
             others.insert(key)
             return
         }
@@ -313,26 +326,33 @@ struct WordTable: Sendable {
 
     /// Adds the ASCII key `utf8` unless it is in the table already.
     mutating func insert(ascii utf8: [UInt8]) {
+        guard utf8.count <= Self.longestInline else {
+            others.insert(String(decoding: utf8, as: UTF8.self))
+            return
+        }
         let hash = TextTokenizer.hash(asciiKey: utf8)
         if utf8.withUnsafeBufferPointer({ contains(hash: hash, bytes: $0) }) { return }
-        if (hashes.count + 1) * 2 > slots.count { grow() }
+        if (tags.count + 1) * 2 > slots.count { grow() }
         var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] >= 0 { slot = (slot + 1) & mask }
-        slots[slot] = Int32(hashes.count)
-        hashes.append(hash)
+        slots[slot] = Int32(tags.count)
+        tags.append(Self.tag(hash))
         starts.append(Int32(bytes.count))
-        lengths.append(Int32(utf8.count))
+        lengths.append(UInt8(utf8.count))
         bytes += utf8
     }
 
     /// Distinct keys in the table.
-    var count: Int { hashes.count + others.count }
+    var count: Int { tags.count + others.count }
 
-    /// Twice the slots (at most half of them used), every key placed again by its hash.
+    /// Twice the slots (at most half of them used), every key placed again by its hash (made
+    /// again from its bytes: only the tag is kept).
     private mutating func grow() {
         mask = slots.count * 2 - 1
         slots = [Int32](repeating: -1, count: slots.count * 2)
-        for (entry, hash) in hashes.enumerated() {
+        for entry in tags.indices {
+            let start = Int(starts[entry])
+            let hash = TextTokenizer.hash(asciiKey: Array(bytes[start..<(start + Int(lengths[entry]))]))
             var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(entry)
@@ -342,13 +362,16 @@ struct WordTable: Sendable {
     /// Whether the ASCII `key` with tokenizer hash `hash` is in the table (compared byte by byte).
     @inline(__always)
     func contains(hash: UInt64, key: String) -> Bool {
+        let count = key.utf8.count
+        guard count <= Self.longestInline else { return others.contains(key) }
+        let tag = Self.tag(hash)
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let entry = Int(slots[slot])
             if entry < 0 { return false }
-            if hashes[entry] == hash, Int(lengths[entry]) == key.utf8.count {
+            if tags[entry] == tag, Int(lengths[entry]) == count {
                 let start = Int(starts[entry])
-                if key.utf8.elementsEqual(bytes[start..<(start + Int(lengths[entry]))]) { return true }
+                if key.utf8.elementsEqual(bytes[start..<(start + count)]) { return true }
             }
             slot = (slot + 1) & mask
         }
@@ -367,16 +390,18 @@ struct WordTable: Sendable {
 
     /// Every key, in the order they came in (for tests that hold two tables equal).
     var keys: [String] {
-        hashes.indices.map { String(decoding: bytes[Int(starts[$0])..<Int(starts[$0] + lengths[$0])], as: UTF8.self) } + others.sorted()
+        tags.indices.map { String(decoding: bytes[Int(starts[$0])..<(Int(starts[$0]) + Int(lengths[$0]))], as: UTF8.self) } + others.sorted()
     }
 
     @inline(__always)
     func contains(hash: UInt64, bytes key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard key.count <= Self.longestInline else { return others.contains(String(decoding: key, as: UTF8.self)) }
+        let tag = Self.tag(hash)
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let entry = Int(slots[slot])
             if entry < 0 { return false }
-            if hashes[entry] == hash, Int(lengths[entry]) == key.count {
+            if tags[entry] == tag, Int(lengths[entry]) == key.count {
                 let start = Int(starts[entry])
                 var equal = true
                 for k in 0..<key.count where bytes[start + k] != key[k] {
