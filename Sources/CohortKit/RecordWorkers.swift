@@ -105,9 +105,10 @@ final class RecordWorkers: Sendable {
         case done(DeidentificationStats)
     }
 
-    /// Records per queued chunk: 256 (about 57 KB of outcomes) — 512 gave the same CPU and a
-    /// peak about 1 MB higher at bench M once chunks are reused (issue 28, eighth round).
-    static let chunkSize = 256
+    /// Records per queued chunk: 128 (about 28 KB of outcomes). With chunks reused, 512, 256 and
+    /// 128 cost the same CPU at bench M, and the peak was about 1.2, 0.5 and 0 MB above the
+    /// earlier fresh chunks of 512 (issue 28, eighth round).
+    static let chunkSize = 128
     /// Chunks a worker may queue ahead of the write stage.
     static let queuedChunks = 2
 
