@@ -64,10 +64,15 @@ package struct ComplianceExportStream {
     /// Counts one record of the current participant with its end, value and source, so the
     /// protocol's `min_total` rules (overlap-free daily totals) see it too.
     public mutating func add(_ record: Record) {
+        add(kind: record.kind, start: record.start, end: record.end, value: record.value, source: record.source)
+    }
+
+    /// ``add(_:)`` from the fields it reads (the export's write stage carries only these).
+    public mutating func add(kind: RecordKind, start: Timestamp, end: Timestamp?, value: Double?, source: String?) {
         guard let id = current?.id else { return }
-        current?.engine.add(recordOf: id, kind: record.kind, start: record.start)
-        if let value = record.value, current?.engine.countsTotals(of: record.kind) == true {
-            current?.engine.add(sampleOf: id, kind: record.kind, start: record.start, end: record.end, value: value, source: record.source)
+        current?.engine.add(recordOf: id, kind: kind, start: start)
+        if let value, current?.engine.countsTotals(of: kind) == true {
+            current?.engine.add(sampleOf: id, kind: kind, start: start, end: end, value: value, source: source)
         }
     }
 

@@ -36,6 +36,30 @@ public enum DataType: String, Sendable, Codable, CaseIterable, Comparable {
     public static func < (lhs: DataType, rhs: DataType) -> Bool {
         (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
     }
+
+    /// Hashes the case (``CaseHash``), not its raw string.
+    public func hash(into hasher: inout Hasher) { hasher.combine(CaseHash.index(of: self)) }
+    /// What a `Set` or `Dictionary` hashes: the case, as ``hash(into:)``.
+    public func _rawHashValue(seed: Int) -> Int { CaseHash.index(of: self)._rawHashValue(seed: seed) }
+}
+
+/// The hash of a case of a field-less enum with a raw value — ``RecordKind``, ``DataType`` — as
+/// its case's index (declaration order, which is `allCases`' order) instead of its raw string:
+/// the standard library's default for a `RawRepresentable` type hashes the `rawValue`, a string
+/// hashed byte by byte with SipHash on every lookup of a kind in a set or dictionary, and the
+/// export looks kinds up several times per record (compliance, the writer's collected and daily
+/// total kinds; issue 28, eighth round). Equal cases have equal indexes and different cases
+/// different ones, so it is consistent with `==`; hash values are seeded per process, so no order
+/// or value of them was ever stable to depend on. (`hashValue` stays the default, the raw
+/// string's: it is also consistent with `==`, and implementing it is deprecated.)
+/// `HashingTests` holds the index to `allCases`' for every case.
+package enum CaseHash {
+    /// The case's index: the one byte a field-less enum of at most 256 cases is stored in.
+    @inline(__always)
+    package static func index<T: CaseIterable & RawRepresentable>(of value: T) -> Int {
+        precondition(MemoryLayout<T>.size == 1, "CaseHash needs a field-less enum of at most 256 cases")
+        return withUnsafeBytes(of: value) { Int($0[0]) }
+    }
 }
 
 /// How a record kind carries its value.
@@ -110,6 +134,11 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     // intake
     case waterIntake = "water_intake"
     case caffeineIntake = "caffeine_intake"
+
+    /// Hashes the case (``CaseHash``), not its raw string.
+    public func hash(into hasher: inout Hasher) { hasher.combine(CaseHash.index(of: self)) }
+    /// What a `Set` or `Dictionary` hashes: the case, as ``hash(into:)``.
+    public func _rawHashValue(seed: Int) -> Int { CaseHash.index(of: self)._rawHashValue(seed: seed) }
 
     package var dataType: DataType {
         switch self {

@@ -390,7 +390,7 @@ extension ExportJob {
                         } else if leftOutKinds?.contains(record.kind.rawValue) == true {
                             .leftOutKind
                         } else {
-                            .covered(record, cohort.deid.record(record, of: participant))
+                            .covered(CoveredRecord(record), cohort.deid.record(record, of: participant))
                         }
                     try tally.replay(outcome, writer: writer, compliance: &compliance)
                 }
@@ -611,7 +611,7 @@ private struct RecordTally {
         case .leftOutKind:
             kindRecordsLeftOut += 1
         case .covered(let record, let row):
-            compliance.add(record)
+            compliance.add(kind: record.kind, start: record.start, end: record.end, value: record.value, source: record.source)
             guard let row else { return }  // dated after createdAt
             try writer.write(row, rankingSource: record.source)
             records += 1

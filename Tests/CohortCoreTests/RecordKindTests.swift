@@ -83,3 +83,32 @@ struct RecordKindTests {
         #expect(RecordKind.pain.textVocabulary == nil)
     }
 }
+
+/// ``RecordKind`` and ``DataType`` hash their case's index (``CaseHash``), not their raw string:
+/// the index is the case's place in `allCases` for every case, so equal cases hash alike and
+/// different cases differently, and a set or dictionary of kinds finds what it holds.
+struct KindHashingTests {
+    @Test func theCaseIndexIsTheIndexInAllCases() {
+        for (index, kind) in RecordKind.allCases.enumerated() { #expect(CaseHash.index(of: kind) == index, "\(kind)") }
+        for (index, type) in DataType.allCases.enumerated() { #expect(CaseHash.index(of: type) == index, "\(type)") }
+    }
+
+    @Test func setsAndDictionariesHashTheCase() {
+        for (index, kind) in RecordKind.allCases.enumerated() {
+            var byCase = Hasher()
+            byCase.combine(index)
+            var byKind = Hasher()
+            byKind.combine(kind)
+            #expect(byKind.finalize() == byCase.finalize(), "\(kind)")
+            #expect(kind._rawHashValue(seed: 7) == index._rawHashValue(seed: 7), "\(kind)")
+        }
+        for (index, type) in DataType.allCases.enumerated() {
+            #expect(type._rawHashValue(seed: 7) == index._rawHashValue(seed: 7), "\(type)")
+        }
+        let kinds = Set(RecordKind.allCases)
+        #expect(kinds.count == RecordKind.allCases.count)
+        #expect(RecordKind.allCases.allSatisfy { kinds.contains($0) })
+        let byType = Dictionary(uniqueKeysWithValues: DataType.allCases.map { ($0, $0.rawValue) })
+        #expect(DataType.allCases.allSatisfy { byType[$0] == $0.rawValue })
+    }
+}

@@ -41,6 +41,8 @@ struct RecordWorkersTests {
         var rows: [[Int64?]] = []
         /// The most records the reader had handed out beyond those replayed.
         var maxLead = 0
+        /// Chunk buffers the worker allocated (``ChunkPool/chunksMade``).
+        var chunksMade = 0
     }
 
     static let dense = 5_000
@@ -63,6 +65,7 @@ struct RecordWorkersTests {
             }
         }
         _ = try workers.finish()
+        replay.chunksMade = workers.pools[0].chunksMade
         return replay
     }
 
@@ -91,6 +94,9 @@ struct RecordWorkersTests {
         // Ahead of the write stage: the chunk it replays, the queued ones, and one waiting to be queued.
         #expect(streamed.maxLead <= chunk * (RecordWorkers.queuedChunks + 2), "read \(streamed.maxLead) records ahead")
         #expect(streamed.rows.count == Self.dense + 3)
+        // Chunk buffers are reused: one being filled, one waiting for a place, the queued ones
+        // and the one being replayed — however many chunks the participants' records make.
+        #expect(streamed.chunksMade <= RecordWorkers.queuedChunks + 3, "\(streamed.chunksMade) chunk buffers for \((Self.dense + 3) / chunk) chunks")
         // Reading through the store's one connection reads a participant whole first: the same
         // measure sees it (so the bound above is not met by accident).
         let whole = try Self.replay(participants, reader: CountingReader(hasOwnConnection: false, records: records), deid: deid, chunkSize: chunk)
@@ -99,6 +105,7 @@ struct RecordWorkersTests {
         for size in [1, 7, RecordWorkers.chunkSize] {
             let other = try Self.replay(participants, reader: CountingReader(hasOwnConnection: true, records: records), deid: deid, chunkSize: size)
             #expect(other.rows == streamed.rows, "chunks of \(size)")
+            #expect(other.chunksMade <= RecordWorkers.queuedChunks + 3, "chunks of \(size)")
         }
         // Every record is covered (no consent given here leaves one out); which are published is
         // the de-identifier's business (it thins a per-minute series), and the rows compared

@@ -43,26 +43,29 @@ struct RecordStatement {
             RowReader.problem(table: Self.table, rowID: id, column: column, expected: expected)
         }
         var value: Double?
-        switch sqlite3_column_type(stmt, 7) {
+        let valueColumn = column(7)
+        switch sqlite3_value_type(valueColumn) {
         case SQLITE_NULL: value = nil
-        case SQLITE_FLOAT, SQLITE_INTEGER: value = sqlite3_column_double(stmt, 7)
+        case SQLITE_FLOAT, SQLITE_INTEGER: value = sqlite3_value_double(valueColumn)
         default: throw problem("value", "a number")
         }
         var text: String?
-        switch sqlite3_column_type(stmt, 8) {
+        let textColumn = column(8)
+        switch sqlite3_value_type(textColumn) {
         case SQLITE_NULL: text = nil
-        case SQLITE_TEXT: text = lastText.string(stmt, 8)
+        case SQLITE_TEXT: text = lastText.string(textColumn)
         default: throw problem("text", "text")
         }
         let source = try source(9, rowID: id)
         var sealedNote: [UInt8]?
-        switch sqlite3_column_type(stmt, 10) {
+        let noteColumn = column(10)
+        switch sqlite3_value_type(noteColumn) {
         case SQLITE_NULL: sealedNote = nil
         case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(stmt, 10))
-            if count == 0 {
-                sealedNote = []
-            } else if let blob = sqlite3_column_blob(stmt, 10) {
+            // The blob before its length, as SQLite asks (`sqlite3_column_blob`'s documentation).
+            let blob = sqlite3_value_blob(noteColumn)
+            let count = Int(sqlite3_value_bytes(noteColumn))
+            if count > 0, let blob {
                 sealedNote = Array(UnsafeRawBufferPointer(start: blob, count: count))
             } else {
                 sealedNote = []
@@ -81,16 +84,23 @@ struct RecordStatement {
         return (id, participantPK, kind, start, end, try source(7, rowID: id))
     }
 
+    /// Column `index` of the row the statement stands on, read through the value API: one
+    /// `sqlite3_column_value` per column, then its type and content from that value, instead of a
+    /// `sqlite3_column_type` and a `sqlite3_column_int64`/`_text`/… per column, each of which
+    /// finds the column again and runs SQLite's API-exit check (about 3 % of the CSV + JSON
+    /// export's CPU at bench M; issue 28, eighth round). Same checks, same conversions: SQLite's
+    /// `sqlite3_column_X(stmt, i)` is `sqlite3_value_X` of that column's value. SQLite calls such
+    /// a value unprotected — not to be read from two threads at once — and a reader's statement
+    /// is used by one thread at a time (``StoreRecordReader``); it is valid until the next step,
+    /// and each is read before that.
+    @inline(__always)
+    private func column(_ index: CInt) -> OpaquePointer? {
+        sqlite3_column_value(stmt, index)
+    }
+
     /// Columns 0–6, which both column lists share: id, participant, kind, start and end.
     private mutating func head() throws -> (id: Int64, participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?) {
         let id = try int64(0, "id")
-        func offset(_ index: CInt, _ column: String) throws -> Int32 {
-            let n = try int64(index, column, rowID: id)
-            guard abs(n) <= 18 * 3600 else {
-                throw RowReader.problem(table: Self.table, rowID: id, column: column, expected: "a UTC offset in seconds (within ±18 hours)")
-            }
-            return Int32(n)
-        }
         let participantPK = try int64(1, "participant_pk", rowID: id)
         let kind: RecordKind
         if let oneKind {
@@ -99,27 +109,39 @@ struct RecordStatement {
             kind = try self.kind(rowID: id)
             if selectsOneKind { oneKind = kind }
         }
-        let start = Timestamp(epochMilliseconds: try int64(3, "start_ms", rowID: id), utcOffsetSeconds: try offset(4, "start_offset"))
-        switch sqlite3_column_type(stmt, 5) {
+        let start = Timestamp(epochMilliseconds: try int64(3, "start_ms", rowID: id), utcOffsetSeconds: try offset(4, "start_offset", rowID: id))
+        let endColumn = column(5)
+        switch sqlite3_value_type(endColumn) {
         case SQLITE_NULL: return (id, participantPK, kind, start, nil)
         case SQLITE_INTEGER:
-            return (id, participantPK, kind, start, Timestamp(epochMilliseconds: sqlite3_column_int64(stmt, 5), utcOffsetSeconds: try offset(6, "end_offset")))
+            return (id, participantPK, kind, start, Timestamp(epochMilliseconds: sqlite3_value_int64(endColumn), utcOffsetSeconds: try offset(6, "end_offset", rowID: id)))
         default: throw RowReader.problem(table: Self.table, rowID: id, column: "end_ms", expected: "an integer")
         }
     }
 
+    /// A UTC offset in seconds at column `index` (within ±18 hours).
+    private func offset(_ index: CInt, _ column: String, rowID: Int64) throws -> Int32 {
+        let n = try int64(index, column, rowID: rowID)
+        guard abs(n) <= 18 * 3600 else {
+            throw RowReader.problem(table: Self.table, rowID: rowID, column: column, expected: "a UTC offset in seconds (within ±18 hours)")
+        }
+        return Int32(n)
+    }
+
     /// The source at column `index` (text, empty when none).
     private mutating func source(_ index: CInt, rowID: Int64) throws -> String {
-        guard sqlite3_column_type(stmt, index) == SQLITE_TEXT else {
-            throw RowReader.problem(
-                table: Self.table, rowID: rowID, column: "source", expected: sqlite3_column_type(stmt, index) == SQLITE_NULL ? "text, found nothing" : "text")
+        let value = column(index)
+        let type = sqlite3_value_type(value)
+        guard type == SQLITE_TEXT else {
+            throw RowReader.problem(table: Self.table, rowID: rowID, column: "source", expected: type == SQLITE_NULL ? "text, found nothing" : "text")
         }
-        return lastSource.string(stmt, index)
+        return lastSource.string(value)
     }
 
     private func int64(_ index: CInt, _ column: String, rowID: Int64? = nil) throws -> Int64 {
-        switch sqlite3_column_type(stmt, index) {
-        case SQLITE_INTEGER: return sqlite3_column_int64(stmt, index)
+        let value = self.column(index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value)
         case SQLITE_NULL:
             throw RowReader.problem(table: Self.table, rowID: rowID, column: column, expected: "an integer, found nothing")
         default: throw RowReader.problem(table: Self.table, rowID: rowID, column: column, expected: "an integer")
@@ -127,12 +149,13 @@ struct RecordStatement {
     }
 
     private func kind(rowID: Int64) throws -> RecordKind {
-        switch sqlite3_column_type(stmt, 2) {
+        let value = column(2)
+        switch sqlite3_value_type(value) {
         case SQLITE_TEXT: break
         case SQLITE_NULL: throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: "text, found nothing")
         default: throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: "text")
         }
-        if let text = sqlite3_column_text(stmt, 2), case let count = ReusedText.length(text, sqlite3_column_bytes(stmt, 2)), count > 0 {
+        if let text = sqlite3_value_text(value), case let count = ReusedText.length(text, sqlite3_value_bytes(value)), count > 0 {
             for entry in Self.kindNames where entry.bytes.count == count {
                 if ReusedText.equal(entry.bytes, text, count) { return entry.kind }
             }
@@ -148,8 +171,9 @@ private struct ReusedText {
     private var bytes: [UInt8] = []
     private var string = ""
 
-    mutating func string(_ stmt: SQLiteStatement, _ index: CInt) -> String {
-        guard let text = sqlite3_column_text(stmt, index), case let count = Self.length(text, sqlite3_column_bytes(stmt, index)), count > 0 else {
+    /// The text of `value` (a column's, ``RecordStatement``).
+    mutating func string(_ value: OpaquePointer?) -> String {
+        guard let text = sqlite3_value_text(value), case let count = Self.length(text, sqlite3_value_bytes(value)), count > 0 else {
             return ""
         }
         let same = bytes.count == count && Self.equal(bytes, text, count)
