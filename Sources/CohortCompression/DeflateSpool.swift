@@ -46,9 +46,10 @@ package struct DeflatedFile: Sendable, Equatable {
 /// blocks once the files are written; ``remove()`` deletes the spool files.
 package final class DeflateSpool: Sendable {
     /// Bytes of a file's past a block is primed with. Smaller than deflate's 32 KiB window, since
-    /// every file being written keeps one (34 in a full export): rows repeat within a few
-    /// kilobytes, so 8 KiB keeps bench M's CSV + JSON archive within 1.5 % of one stream's size
-    /// (16 KiB: 0.8 %, 32 KiB: 0.5 %, none: 10 %).
+    /// every file being written keeps one (34 in a full export). Against 128 KiB blocks primed
+    /// with 32 KiB, 64 KiB blocks primed with 8 KiB deflate bench M's tables 1.3 % larger and its
+    /// FHIR Observations 6.6 % (16 KiB: 0.7 % and 2.7 %, but L's full export then peaked at 63.6
+    /// MiB, too close to issue 28's 64; 32 KiB: 0.5 % and 0.7 %).
     package static let dictionarySize = 8 * 1024
 
     /// The thread count used when none is given: the archive's own (``GzipWriter/defaultThreadCount``:
