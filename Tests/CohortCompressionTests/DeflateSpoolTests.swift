@@ -96,13 +96,28 @@ import Testing
         return (output, plain, spooled)
     }
 
+    /// Files of `seed` written through a spool of `threads` threads in `directory`, the spool
+    /// finished: the files, the spool and the files' paths on disk.
+    static func written(seed: UInt64, threads: Int, in directory: URL) throws -> (files: [FileSpec], spool: DeflateSpool, paths: [String]) {
+        let files = try Self.files(seed: seed)
+        let spool = try DeflateSpool(directory: directory.appendingPathComponent("spool"), level: 6, threads: threads)
+        let paths = try Self.write(files, into: directory, spool: spool)
+        spool.finishWriting()
+        return (files, spool, paths)
+    }
+
+    /// Appends one byte to the file at `path`.
+    static func appendByte(to path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("x".utf8))
+        try handle.close()
+    }
+
     @Test(arguments: [(1, 1), (2, 1), (3, 4), (1, 3)])
     func spooledFilesInflateToWhatWasWritten(spoolThreads: Int, gzipThreads: Int) throws {
         try withTemporaryDirectory { directory in
-            let files = try Self.files(seed: 28)
-            let spool = try DeflateSpool(directory: directory.appendingPathComponent("spool"), level: 6, threads: spoolThreads)
-            let paths = try Self.write(files, into: directory, spool: spool)
-            spool.finishWriting()
+            let (files, spool, paths) = try Self.written(seed: 28, threads: spoolThreads, in: directory)
             // Every non-empty file was deflated (the empty one is read as it is).
             #expect(spool.count == files.count - 1)
             let result = try Self.stream(files, paths: paths, spool: spool, threads: gzipThreads)
@@ -134,19 +149,15 @@ import Testing
 
     @Test func aFileTouchedAfterItsWriterClosedItIsReadAgain() throws {
         try withTemporaryDirectory { directory in
-            let files = try Self.files(seed: 3)
-            let spool = try DeflateSpool(directory: directory.appendingPathComponent("spool"), level: 6, threads: 2)
-            let paths = try Self.write(files, into: directory, spool: spool)
-            spool.finishWriting()
+            let (files, spool, paths) = try Self.written(seed: 3, threads: 2, in: directory)
             #expect(spool.deflated(files[0].path, identity: FileIdentity(path: paths[0])) != nil)
             // Appended to: another size, another change time.
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: paths[0]))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data("x".utf8))
-            try handle.close()
+            try Self.appendByte(to: paths[0])
             #expect(spool.deflated(files[0].path, identity: FileIdentity(path: paths[0])) == nil)
-            // Same content, but rewritten: the identity (times) differs, so it is not trusted.
+            // Same content, but rewritten (and its time set, so the test does not rest on the
+            // clock having moved): the identity differs, so it is not trusted.
             try Data(files[1].bytes).write(to: URL(fileURLWithPath: paths[1]))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)], ofItemAtPath: paths[1])
             #expect(spool.deflated(files[1].path, identity: FileIdentity(path: paths[1])) == nil)
             #expect(spool.deflated("data/csv/not-written.csv", identity: FileIdentity(path: paths[2])) == nil)
             // And a stream built now reads those two from disk, still inflating to the files.
@@ -157,15 +168,9 @@ import Testing
 
     @Test func aSpoolFileThatChangedIsRefusedNotCopied() throws {
         try withTemporaryDirectory { directory in
-            let files = try Self.files(seed: 9)
-            let spool = try DeflateSpool(directory: directory.appendingPathComponent("spool"), level: 6, threads: 2)
-            let paths = try Self.write(files, into: directory, spool: spool)
-            spool.finishWriting()
+            let (files, spool, paths) = try Self.written(seed: 9, threads: 2, in: directory)
             let deflated = try #require(spool.deflated(files[0].path, identity: FileIdentity(path: paths[0])))
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: deflated.spoolPath))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data([0]))
-            try handle.close()
+            try Self.appendByte(to: deflated.spoolPath)
             let gzip = try GzipWriter(level: 6, threads: 1) { _ in }
             #expect(throws: CohortError.self) { try gzip.writePrecompressed(deflated) }
         }
@@ -181,18 +186,5 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: folder.path))
             #expect(spool.deflated("data/csv/a.csv", identity: FileIdentity(path: paths[0])) == nil)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing case can be run again.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 struct WordTableTests {
     /// Keys from a seeded generator: short and long ASCII words, 255/256/1,000-byte keys, non-ASCII.
     static func keys(seed: UInt64) -> [String] {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         let letters = Array("abcdefghijklmnopqrstuvwxyz'-".utf8)
         var keys: [String] = []
         for _ in 0..<6_000 {
@@ -52,19 +53,6 @@ struct WordTableTests {
             #expect(bytes.withUnsafeBufferPointer { table.contains(hash: hash, bytes: $0) } == expected)
             #expect(table.contains(hash: hash, key: key) == expected)
             #expect(table.contains(ascii: bytes) == expected)
-        }
-    }
-
-    /// SplitMix64, so a failing case can be run again.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
