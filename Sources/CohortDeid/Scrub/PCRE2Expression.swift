@@ -6,10 +6,13 @@ import CPCRE2
 ///
 /// The compiled code is immutable after `init` and PCRE2 documents it as shareable between
 /// threads; what a match writes goes to a ``PCRE2Expression/Scratch`` made per call, never shared.
-final class PCRE2Expression: @unchecked Sendable {
-    // @unchecked: `code` is written once here and only read by pcre2_match (thread-safe for
-    // compiled and JIT-compiled code, pcre2api "Multithreading"); freed in deinit.
-    private let code: OpaquePointer
+final class PCRE2Expression: Sendable {
+    // The one property the compiler cannot check (an OpaquePointer is not Sendable), opted out
+    // alone rather than the whole type: it is set once in `init` and never changed, PCRE2 only
+    // reads compiled and JIT-compiled code while matching (pcre2api, "Multithreading": the
+    // same code may be used by several threads at once), and it is freed in `deinit`, when no
+    // thread can hold the expression any more.
+    nonisolated(unsafe) private let code: OpaquePointer
 
     /// Compiles `pattern` (PCRE2 syntax, UTF-8) with PCRE2_UTF, and JIT-compiles it when the
     /// library has a JIT for this machine (otherwise PCRE2's interpreter runs it, with the same
