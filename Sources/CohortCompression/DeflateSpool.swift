@@ -60,12 +60,11 @@ package final class DeflateSpool: Sendable {
 
     /// The folder of the spool files (created by ``init(directory:level:threads:)``).
     package let directory: URL
-    private let jobs = BoundedQueue<Job>(limit: nil)
+    private let pool: ParallelDeflatePool<Job>
     private let free = BoundedQueue<ParallelDeflateBlock>(limit: nil)
     private let files = Mutex<[String: (file: DeflatedFile, identity: FileIdentity)]>([:])
     private let used = Mutex<Set<String>>([])
     private let nextSpool = Atomic<Int>(0)
-    private let running = DispatchGroup()
     /// The blocks in circulation.
     package let blockCount: Int
 
@@ -87,29 +86,14 @@ package final class DeflateSpool: Sendable {
         let count = min(max(1, threads), GzipWriter.maximumThreadCount)
         blockCount = count + 2
         for _ in 0..<blockCount { free.send(ParallelDeflateBlock(blockSize: GzipWriter.blockSize)) }
-        // Each thread takes one engine and alone uses it until it exits (as ParallelDeflatePool).
-        let engines = BoundedQueue<ParallelDeflateEngine>(limit: nil)
-        for _ in 0..<count { engines.send(try ParallelDeflateEngine(level: level)) }
-        engines.close()
-        for index in 0..<count {
-            let jobs = jobs
-            running.enter()
-            let thread = Thread { [running] in
-                defer { running.leave() }
-                guard let engine = (try? engines.receive()) ?? nil else { return }
-                while let job = try? jobs.receive() {
-                    engine.compress(job.block)
-                    job.tap.compressed(job)
-                }
-            }
-            thread.name = "cohort-deflate-\(index)"
-            thread.start()
+        pool = try ParallelDeflatePool(level: level, threads: count, name: "cohort-deflate") { engine, job in
+            engine.compress(job.block)
+            job.tap.compressed(job)
         }
     }
 
     deinit {
-        jobs.cancel()
-        jobs.close()
+        pool.stop()
     }
 
     /// Taps for `BufferedFileWriter`: every file under `data/` is deflated as it is written.
@@ -138,8 +122,7 @@ package final class DeflateSpool: Sendable {
     /// Ends the compression threads and frees the blocks, once every tapped file is closed (the
     /// spool files and what ``deflated(_:identity:)`` answers stay). Idempotent.
     package func finishWriting() {
-        jobs.close()
-        running.wait()
+        pool.finish()
         free.cancel()
     }
 
@@ -160,7 +143,7 @@ package final class DeflateSpool: Sendable {
     }
 
     fileprivate func submit(_ job: Job) -> Bool {
-        jobs.send(job)
+        pool.submit(job)
     }
 
     fileprivate func newSpoolPath() -> String {

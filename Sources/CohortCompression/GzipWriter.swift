@@ -44,7 +44,7 @@ public final class GzipWriter {
     /// fits in a single block).
     private let engine: ParallelDeflateEngine
     /// Started with the first full block when `threads > 1`.
-    private var pool: ParallelDeflatePool?
+    private var pool: ParallelDeflatePool<ParallelDeflateBlock>?
     /// The block being filled by `write`.
     private var current = ParallelDeflateBlock(blockSize: GzipWriter.blockSize)
     /// Submitted blocks in stream order, not yet handed to the sink.
@@ -205,7 +205,10 @@ public final class GzipWriter {
             next.reset(after: block)
             current = next
             if pool == nil && threads > 1 {
-                pool = try ParallelDeflatePool(level: level, threads: threads)
+                pool = try ParallelDeflatePool(level: level, threads: threads, name: "cohort-gzip") { engine, block in
+                    engine.compress(block)
+                    block.markCompressed()
+                }
             }
         }
         inFlight.append(block)

@@ -1,45 +1,53 @@
 import CohortIO
 import Foundation
 
-/// Worker threads that compress ``ParallelDeflateBlock``s handed to them, in any order.
+/// Worker threads that deflate the jobs handed to them, in any order: the gzip writer's blocks
+/// (``GzipWriter``) and the deflate spool's (``DeflateSpool``).
 ///
-/// Blocks travel through one unbounded ``BoundedQueue`` (the writer limits how many it has in
-/// flight); each is taken by exactly one worker, which signals the block when done (see
-/// ``ParallelDeflateBlock``). Each thread takes one engine from a second queue when it starts
-/// and alone uses it until it exits. The writer alone restores order: blocks are emitted in the
-/// order they were submitted.
-final class ParallelDeflatePool: Sendable {
-    private let blocks = BoundedQueue<ParallelDeflateBlock>(limit: nil)
+/// Jobs travel through one unbounded ``BoundedQueue`` (the submitter limits how many it has in
+/// flight); each is taken by exactly one worker, which runs `work` on it with its engine (and
+/// `work` says it is done: the block's signal, or the spool's ordered write). Each thread takes
+/// one engine from a second queue when it starts and alone uses it until it exits. Order is the
+/// submitter's to restore.
+final class ParallelDeflatePool<Job: Sendable>: Sendable {
+    private let jobs = BoundedQueue<Job>(limit: nil)
+    private let running = DispatchGroup()
 
-    /// Starts `threads` threads, each with a deflate engine at `level` that it owns until the
-    /// pool stops.
-    init(level: Int, threads: Int) throws {
+    /// Starts `threads` threads named `name-N`, each with a deflate engine at `level` that it
+    /// owns until the pool stops, running `work` on each job it takes.
+    init(level: Int, threads: Int, name: String, work: @escaping @Sendable (ParallelDeflateEngine, Job) -> Void) throws {
         let count = max(1, threads)
         let engines = BoundedQueue<ParallelDeflateEngine>(limit: nil)
         for _ in 0..<count { engines.send(try ParallelDeflateEngine(level: level)) }
         engines.close()
         for index in 0..<count {
-            let thread = Thread { [blocks] in
-                guard let engine = try? engines.receive() else { return }
-                while let block = try? blocks.receive() {
-                    engine.compress(block)
-                    block.markCompressed()
-                }
+            running.enter()
+            let thread = Thread { [jobs, running] in
+                defer { running.leave() }
+                guard let engine = (try? engines.receive()) ?? nil else { return }
+                while let job = try? jobs.receive() { work(engine, job) }
             }
-            thread.name = "cohort-gzip-\(index)"
+            thread.name = "\(name)-\(index)"
             thread.start()
         }
     }
 
-    /// Queues `block` for compression; a worker picks it up.
-    func submit(_ block: ParallelDeflateBlock) {
-        blocks.send(block)
+    /// Queues `job`; a worker picks it up. False when the pool has stopped or finished.
+    @discardableResult
+    func submit(_ job: Job) -> Bool {
+        jobs.send(job)
     }
 
-    /// Tells the workers to exit once their current block is done; queued blocks are dropped.
-    /// Idempotent.
+    /// Tells the workers to exit once their current job is done; queued jobs are dropped.
+    /// Idempotent; does not wait.
     func stop() {
-        blocks.cancel()
-        blocks.close()
+        jobs.cancel()
+        jobs.close()
+    }
+
+    /// Lets the workers finish every queued job, then waits until they have exited. Idempotent.
+    func finish() {
+        jobs.close()
+        running.wait()
     }
 }
