@@ -46,11 +46,9 @@ let package = Package(
             pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]
         ),
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq's header (libpq-dev) at build time; the library itself is loaded on first use
+        // (Sources/CLibPQ/loader.c), so only PostgreSQL work maps it.
+        .target(name: "CLibPQ"),
         .target(
             name: "CohortCore",
             dependencies: [.product(name: "Yams", package: "Yams")],

@@ -25,6 +25,7 @@ public final class PostgresConnection {
     /// string such as `host=/tmp port=5433 dbname=study`), with ``connectionDefaults`` for what
     /// the URL does not set (`?connect_timeout=30` in the URL wins).
     public init(url: String) throws {
+        try Self.loadLibrary()
         // The defaults come before the URL: libpq lets a later keyword (the expanded URL's) override an earlier one.
         let keys = Self.connectionDefaults.map(\.key) + ["dbname"]
         let values = Self.connectionDefaults.map(\.value) + [url]
@@ -32,15 +33,15 @@ public final class PostgresConnection {
         let cValues: [UnsafeMutablePointer<CChar>?] = values.map { strdup($0) } + [nil]
         defer { for p in cKeys + cValues { free(p) } }
         let connected = cKeys.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
-            cValues.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in PQconnectdbParams(k.baseAddress, v.baseAddress, 1) }
+            cValues.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in cohort_PQconnectdbParams(k.baseAddress, v.baseAddress, 1) }
         }
         guard let conn = connected else {
             throw CohortError(.system, "cannot allocate a PostgreSQL connection", hint: "the machine may be out of memory")
         }
-        guard PQstatus(conn) == CONNECTION_OK else {
+        guard cohort_PQstatus(conn) == CONNECTION_OK else {
             // The connection failure message names host, port and user (no password, no row data).
-            let reason = Self.firstLine(PQerrorMessage(conn))
-            PQfinish(conn)
+            let reason = Self.firstLine(cohort_PQerrorMessage(conn))
+            cohort_PQfinish(conn)
             if reason.contains("timeout expired") {
                 throw CohortError(
                     .notFound, "the PostgreSQL server did not answer within the connect timeout",
@@ -54,14 +55,24 @@ public final class PostgresConnection {
         self.conn = conn
     }
 
-    deinit { PQfinish(conn) }
+    deinit { cohort_PQfinish(conn) }
+
+    /// Loads libpq (once per process; see `CLibPQ.h`): a machine without it runs everything but
+    /// PostgreSQL, and says what to install when PostgreSQL is asked for.
+    static func loadLibrary() throws {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard cohort_pq_load(&reason, reason.count) == 0 else { return }
+        throw CohortError(
+            .system, String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            hint: "install PostgreSQL's client library (Debian: apt-get install libpq5) to use a PostgreSQL store")
+    }
 
     /// Runs `sql` with text parameters `$1…` (nil = SQL NULL) and returns every row as text
     /// (nil = NULL). For small results; stream large ones with ``copyOut(_:_:)``.
     @discardableResult
     public func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
         let result = try run(sql, parameters.map { PostgresValue.optional($0) })
-        defer { PQclear(result) }
+        defer { cohort_PQclear(result) }
         return Self.rows(result)
     }
 
@@ -69,19 +80,19 @@ public final class PostgresConnection {
     /// (one row per call in text and CSV formats, its line end included), without holding more
     /// than one row in memory.
     package func copyOut(_ sql: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        guard let start = PQexec(conn, sql) else { throw failure("COPY", nil) }
-        let status = PQresultStatus(start)
+        guard let start = cohort_PQexec(conn, sql) else { throw failure("COPY", nil) }
+        let status = cohort_PQresultStatus(start)
         guard status == PGRES_COPY_OUT else {
-            defer { PQclear(start) }
+            defer { cohort_PQclear(start) }
             throw failure("COPY", start)
         }
-        PQclear(start)
+        cohort_PQclear(start)
         var thrown: (any Error)?
         while true {
             var buffer: UnsafeMutablePointer<CChar>?
-            let n = PQgetCopyData(conn, &buffer, 0)
+            let n = cohort_PQgetCopyData(conn, &buffer, 0)
             if n > 0, let buffer {
-                defer { PQfreemem(buffer) }
+                defer { cohort_PQfreemem(buffer) }
                 // After a caller's error the rest of the stream is drained, so the connection
                 // stays usable; the error is thrown at the end.
                 if thrown == nil {
@@ -94,12 +105,12 @@ public final class PostgresConnection {
                 continue
             }
             if n == -1 { break }
-            throw CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
+            throw CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(cohort_PQerrorMessage(conn)))
         }
         // The COPY's final status.
-        while let result = PQgetResult(conn) {
-            defer { PQclear(result) }
-            if PQresultStatus(result) != PGRES_COMMAND_OK, thrown == nil { thrown = failure("COPY", result) }
+        while let result = cohort_PQgetResult(conn) {
+            defer { cohort_PQclear(result) }
+            if cohort_PQresultStatus(result) != PGRES_COMMAND_OK, thrown == nil { thrown = failure("COPY", result) }
         }
         if let thrown { throw thrown }
     }
@@ -110,7 +121,7 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ sql: String, values: [PostgresValue]) throws -> [[String?]] {
         let result = try run(sql, values)
-        defer { PQclear(result) }
+        defer { cohort_PQclear(result) }
         return Self.rows(result)
     }
 
@@ -119,8 +130,8 @@ public final class PostgresConnection {
     @discardableResult
     public func command(_ sql: String, values: [PostgresValue] = []) throws -> Int {
         let result = try run(sql, values)
-        defer { PQclear(result) }
-        guard let tuples = PQcmdTuples(result) else { return 0 }
+        defer { cohort_PQclear(result) }
+        guard let tuples = cohort_PQcmdTuples(result) else { return 0 }
         return Int(String(cString: tuples)) ?? 0
     }
 
@@ -154,14 +165,14 @@ public final class PostgresConnection {
         let result = constPointers.withUnsafeBufferPointer { params in
             lengths.withUnsafeBufferPointer { lens in
                 formats.withUnsafeBufferPointer { fmts in
-                    PQexecParams(conn, sql, Int32(values.count), nil, params.baseAddress, lens.baseAddress, fmts.baseAddress, 0)
+                    cohort_PQexecParams(conn, sql, Int32(values.count), nil, params.baseAddress, lens.baseAddress, fmts.baseAddress, 0)
                 }
             }
         }
         guard let result else { throw failure("query", nil) }
-        let status = PQresultStatus(result)
+        let status = cohort_PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            defer { PQclear(result) }
+            defer { cohort_PQclear(result) }
             throw failure("query", result)
         }
         return result
@@ -200,9 +211,9 @@ public final class PostgresConnection {
     /// are produced — the server stores them while the caller makes the next ones — and end it
     /// with ``endCopyIn(abortingWith:)``. Nothing else may run on the connection in between.
     package func beginCopyIn(_ sql: String) throws {
-        guard let start = PQexec(conn, sql) else { throw failure("COPY", nil) }
-        defer { PQclear(start) }
-        guard PQresultStatus(start) == PGRES_COPY_IN else { throw failure("COPY", start) }
+        guard let start = cohort_PQexec(conn, sql) else { throw failure("COPY", nil) }
+        defer { cohort_PQclear(start) }
+        guard cohort_PQresultStatus(start) == PGRES_COPY_IN else { throw failure("COPY", start) }
     }
 
     /// Sends bytes of the COPY begun by ``beginCopyIn(_:)``. libpq sends them once its buffer
@@ -210,8 +221,8 @@ public final class PostgresConnection {
     /// violation, say) is reported by ``endCopyIn(abortingWith:)``.
     package func putCopyData(_ bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count > 0, let base = bytes.baseAddress else { return }
-        if PQputCopyData(conn, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)) != 1 {
-            throw CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
+        if cohort_PQputCopyData(conn, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)) != 1 {
+            throw CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(cohort_PQerrorMessage(conn)))
         }
     }
 
@@ -220,14 +231,14 @@ public final class PostgresConnection {
     @discardableResult
     package func endCopyIn(abortingWith reason: String? = nil) throws -> Int {
         var thrown: (any Error)?
-        if PQputCopyEnd(conn, reason) != 1 {
-            thrown = CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(PQerrorMessage(conn)))
+        if cohort_PQputCopyEnd(conn, reason) != 1 {
+            thrown = CohortError(.system, "the PostgreSQL COPY stream failed", underlying: Self.firstLine(cohort_PQerrorMessage(conn)))
         }
         var stored = 0
-        while let result = PQgetResult(conn) {
-            defer { PQclear(result) }
-            if PQresultStatus(result) == PGRES_COMMAND_OK {
-                if let tuples = PQcmdTuples(result) { stored = Int(String(cString: tuples)) ?? 0 }
+        while let result = cohort_PQgetResult(conn) {
+            defer { cohort_PQclear(result) }
+            if cohort_PQresultStatus(result) == PGRES_COMMAND_OK {
+                if let tuples = cohort_PQcmdTuples(result) { stored = Int(String(cString: tuples)) ?? 0 }
             } else if thrown == nil, reason == nil {
                 thrown = failure("COPY", result)
             }
@@ -240,10 +251,10 @@ public final class PostgresConnection {
     public func quotedIdentifier(_ name: String) throws -> String {
         var parts: [String] = []
         for part in name.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !part.isEmpty, let quoted = PQescapeIdentifier(conn, String(part), part.utf8.count) else {
+            guard !part.isEmpty, let quoted = cohort_PQescapeIdentifier(conn, String(part), part.utf8.count) else {
                 throw CohortError(.invalidInput, "the table name is not a valid SQL name", hint: "use table or schema.table")
             }
-            defer { PQfreemem(quoted) }
+            defer { cohort_PQfreemem(quoted) }
             parts.append(String(cString: quoted))
         }
         return parts.joined(separator: ".")
@@ -251,16 +262,16 @@ public final class PostgresConnection {
 
     /// Every row of `result` as text (nil = NULL).
     private static func rows(_ result: OpaquePointer) -> [[String?]] {
-        let rows = Int(PQntuples(result)), columns = Int(PQnfields(result))
+        let rows = Int(cohort_PQntuples(result)), columns = Int(cohort_PQnfields(result))
         var out: [[String?]] = []
         out.reserveCapacity(rows)
         for r in 0..<rows {
             var row: [String?] = []
             row.reserveCapacity(columns)
             for c in 0..<columns {
-                if PQgetisnull(result, Int32(r), Int32(c)) != 0 {
+                if cohort_PQgetisnull(result, Int32(r), Int32(c)) != 0 {
                     row.append(nil)
-                } else if let value = PQgetvalue(result, Int32(r), Int32(c)) {
+                } else if let value = cohort_PQgetvalue(result, Int32(r), Int32(c)) {
                     row.append(String(cString: value))
                 } else {
                     row.append(nil)
@@ -282,13 +293,13 @@ public final class PostgresConnection {
     /// can quote a value).
     private func failure(_ what: String, _ result: OpaquePointer?) -> CohortError {
         var state = "unknown"
-        if let result, let field = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: field) }
-        if state == "unknown", PQstatus(conn) != CONNECTION_OK {
+        if let result, let field = cohort_PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: field) }
+        if state == "unknown", cohort_PQstatus(conn) != CONNECTION_OK {
             // No SQLSTATE because no server answered: the connection is gone.
             return CohortError(
                 .system, "the connection to the PostgreSQL server was lost during the \(what)",
                 hint: "check that the server runs and the network; what the command had not committed was rolled back by the server — run it again",
-                underlying: Self.firstLine(PQerrorMessage(conn)), cause: .sqlState("08006"))
+                underlying: Self.firstLine(cohort_PQerrorMessage(conn)), cause: .sqlState("08006"))
         }
         let meaning = Self.sqlStates[state] ?? Self.sqlStateClasses[String(state.prefix(2))] ?? "server error"
         return CohortError(
