@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(name: "CohortStoreTests", dependencies: ["CohortStore", "CohortStorePostgres", "CohortPostgres", "CohortCore", "CohortCrypto", "CohortTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortDemoTests", dependencies: ["CohortDemo", "CohortCore", "CohortDeid"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortComplianceTests", dependencies: ["CohortCompliance", "CohortCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "CohortDeidTests", dependencies: ["CohortDeid", "CohortCore", "CohortCrypto", "CohortIO"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortExportTests", dependencies: ["CohortExport", "CohortCore"], exclude: ["Golden"], swiftSettings: swiftSettings),
         .testTarget(name: "CohortPackageTests", dependencies: ["CohortPackage", "CohortCore", "CohortCrypto", "CohortCompression", "CohortIO"], swiftSettings: swiftSettings),
         .testTarget(

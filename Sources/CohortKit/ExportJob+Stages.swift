@@ -147,6 +147,8 @@ struct WrittenExport {
     let digests: PayloadDigests
     /// The written files deflated as they were written (for the archive; nil without one).
     let deflated: DeflateSpool?
+    /// The written files scanned as they were written (for the residual scan).
+    let scanned: WrittenFileScan
 }
 
 /// The residual scan's result with the reviewed exceptions it used.
@@ -316,7 +318,7 @@ extension ExportJob {
     /// Write: streams each participant's consents and records through the de-identifier into the
     /// format writers, and counts compliance as the records go by (written one participant at a
     /// time, in the export form: pseudonyms, no codes, zones or dates).
-    func write(_ cohort: inout DeidentifiedCohort, plan: ExportPlan, staging: ExportStaging) throws -> WrittenExport {
+    func write(_ cohort: inout DeidentifiedCohort, plan: ExportPlan, staging: ExportStaging, scanner: ResidualScanner) throws -> WrittenExport {
         let p = plan.studyProtocol
         let context = ExportContext(
             studyProtocol: p, protocolSHA256: plan.pinned.sha256, policySHA256: try DeidentificationReport.policySHA256(p.deidentification),
@@ -327,7 +329,11 @@ extension ExportJob {
         // archive copies them; the spool lives in the staging folder, outside the bag.
         let spool = try options.archive ? DeflateSpool(directory: staging.deflateSpool, level: options.compressionLevel) : nil
         defer { spool?.finishWriting() }
-        let taps = spool.map { digests.taps.and($0.taps) } ?? digests.taps
+        // And scanned as they are written, on threads of their own (the residual scan's result
+        // for each file still on disk as its writer closed it).
+        let scan = WrittenFileScan(scanner: scanner)
+        defer { scan.cancel() }
+        let taps = (spool.map { digests.taps.and($0.taps) } ?? digests.taps).and(scan.taps)
         let writer = try ExportWriter(dataDirectory: staging.dataDirectory, context: context, taps: taps)
         let reports = staging.bag.appendingPathComponent("data/reports", isDirectory: true)
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
@@ -356,11 +362,12 @@ extension ExportJob {
         _ = try writer.finish(deidentificationSummary: ["participants": cohort.included.count, "records": tally.records])
         try compliance.finish()
         try complianceFile.close()
+        scan.finishWriting()
         return WrittenExport(
             included: cohort.included.map(ExportedParticipant.init),
             withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
             records: tally.records, context: context,
-            stats: stats, digests: digests, deflated: spool)
+            stats: stats, digests: digests, deflated: spool, scanned: scan)
     }
 
     /// The write stage's participants, in order: each one's consents and records (from `workers`,
@@ -414,12 +421,13 @@ extension ExportJob {
     }
 
     /// Residual scan: the participant values written so far (cohort's fixed-text files are skipped
-    /// by path) against the roster's identifiers. Any hit no reviewed exception covers publishes
+    /// by path) against the roster's identifiers — each file from its bytes as they were written
+    /// when `written` scanned the version on disk, else read back. Any hit no reviewed exception covers publishes
     /// nothing: `export.refused` is audited and the findings (places and value hashes, never
     /// values) are written next to the output for a reviewer. Exceptions used are audited.
-    func residualScan(_ scanner: ResidualScanner, plan: ExportPlan, staging: ExportStaging) throws -> ScannedExport {
+    func residualScan(_ scanner: ResidualScanner, written: WrittenFileScan?, plan: ExportPlan, staging: ExportStaging) throws -> ScannedExport {
         let p = plan.studyProtocol
-        var scan = try scanner.scan(directory: staging.dataDirectory)
+        var scan = try scanner.scan(directory: staging.dataDirectory, written: written)
         var refused: [ResidualFinding] = []
         var used: [ResidualException: Int] = [:]
         for finding in scan.findings {
@@ -521,6 +529,7 @@ extension ExportJob {
             files: contents.allFiles, report: report)
         outcome.recordExclusions = written.recordExclusions
         outcome.audience = plan.audience
+        outcome.scannedWhileWritten = scanned.scan.filesScannedAsWritten
         if options.archive {
             let published = try ExportPackager.publish(
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,

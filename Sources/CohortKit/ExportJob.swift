@@ -96,6 +96,9 @@ public struct ExportOutcome: Sendable {
     /// The payload files (bag-relative paths) deflated as they were written, which the archive
     /// copied rather than compressed again: the tables, FHIR files and compliance report.
     public var deflatedWhileWritten: [String] = []
+    /// How many of the files the residual scan covered it scanned from their bytes as they were
+    /// written (``WrittenFileScan``), not read back; the others were read.
+    public var scannedWhileWritten = 0
     /// Wall-clock seconds of each stage, in order: write (store → de-identify → files), scan
     /// (residual PII), bag (digests and row counts), archive (tar.gz, manifest, signature).
     public var stages: [(name: String, seconds: Double)] = []
@@ -143,25 +146,26 @@ public struct ExportJob: Sendable {
         var clock = ExportStageClock()
         let recipientKey = try workspace.keystore.recipientKey(for: plan.recipient)
         let written: WrittenExport
+        let scanner: ResidualScanner
         do {
-            // The de-identifier (holding the scrubber's identifier index) ends with this block,
-            // before the residual scanner builds its own: one index is alive at a time.
+            // The de-identifier (holding the scrubber's identifier index) ends with this block.
             var snapshot = try takeSnapshot(inProgress, plan: plan)
             var cohort = try deidentify(&snapshot, plan: plan, recipientKey: recipientKey)
             try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
+            // The residual scanner's roster is read after the snapshot (see
+            // `Workspace.residualScanner()`): identities change only by an erase, and an erase
+            // since the snapshot makes the export refuse at publish, so it holds every identifier
+            // the snapshot had. It scans the files as they are written (`WrittenFileScan`).
+            // Freed memory goes back before and after its index is built, so the collection
+            // does not stay resident.
             ProcessMemory.returnFreedMemory()
-            written = try write(&cohort, plan: plan, staging: staging)
+            scanner = try workspace.residualScanner()
+            ProcessMemory.returnFreedMemory()
+            written = try write(&cohort, plan: plan, staging: staging, scanner: scanner)
         }
         try writeReadme(written, plan: plan, staging: staging)
         clock.end("write")
-        // The scanner's roster is read now (see `Workspace.residualScanner()`): identities change
-        // only by an erase, and an erase since the snapshot makes the export refuse at publish,
-        // so it holds every identifier the snapshot had. Freed memory goes back before and after
-        // its index is built, so neither the write's buffers nor the collection stay resident.
-        ProcessMemory.returnFreedMemory()
-        let scanner = try workspace.residualScanner()
-        ProcessMemory.returnFreedMemory()
-        let scanned = try residualScan(scanner, plan: plan, staging: staging)
+        let scanned = try residualScan(scanner, written: written.scanned, plan: plan, staging: staging)
         let report = try writeReport(written, scanned, plan: plan, recipientKey: recipientKey, staging: staging)
         clock.end("scan")
         let contents = try bag(written, plan: plan, staging: staging)

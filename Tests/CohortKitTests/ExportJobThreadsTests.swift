@@ -80,3 +80,26 @@ struct ExportJobDeflateSpoolTests {
         #expect(report.passed, "\(report.checks.filter { !$0.passed })")
     }
 }
+
+/// The residual scan is made on the files as they are written (`WrittenFileScan`): every file it
+/// covers in an export is scanned from its writes, and what it reports is what a scan of the
+/// published bag read back from disk gives (the independent route).
+struct ExportJobWrittenScanTests {
+    @Test func everyScannedFileIsScannedAsWrittenAndMatchesAReadBack() throws {
+        let cohort = try TimeZoneCohort(participants: 7)
+        defer { cohort.cleanup() }
+        let out = cohort.directory.appendingPathComponent("out")
+        let options = ExportOptions(
+            recipient: "analyst", formats: [.csv, .json, .fhir], outDirectory: out, createdAt: TimeZoneCohort.exportedAt, archive: false)
+        let outcome = try ExportJob(workspace: cohort.workspace, options: options).run()
+        let data = out.appendingPathComponent(outcome.bagName).appendingPathComponent("data")
+        let read = try cohort.workspace.residualScanner().scan(directory: data)
+        let reported = try #require(outcome.report.residualScan)
+        #expect(read.filesScanned > 10)
+        #expect(outcome.scannedWhileWritten == read.filesScanned)
+        #expect(reported.filesScanned == read.filesScanned)
+        #expect(reported.valuesScanned == read.valuesScanned)
+        #expect(reported.freeTextValues == read.freeTextValues)
+        #expect(reported.findings == read.findings)
+    }
+}

@@ -79,6 +79,9 @@ public struct ResidualScanResult: Sendable, Hashable, Codable {
     /// Values checked for roster forms: every CSV cell, JSON string that is not fixed vocabulary,
     /// and line of another text file (not encoded either).
     public var valuesScanned = 0
+    /// Of `filesScanned`, how many were scanned from the bytes their writer wrote, as it wrote
+    /// them (``WrittenFileScan``), not read back (not encoded either).
+    public var filesScannedAsWritten = 0
 
     /// A result over `filesScanned` files.
     package init(filesScanned: Int, filesSkipped: [String] = [], findings: [ResidualFinding], freeTextValues: Int = 0, valuesScanned: Int = 0) {

@@ -117,6 +117,15 @@ public struct ResidualScanner: Sendable {
     /// Scans every regular file under `directory` (recursively, in path order); paths in findings
     /// are relative to `directory`.
     public func scan(directory: URL) throws -> ResidualScanResult {
+        try scan(directory: directory, written: nil)
+    }
+
+    /// Scans every regular file under `directory` as ``scan(directory:)`` does, taking the result
+    /// of each file `written` scanned as it was written (``WrittenFileScan``) when the file on disk
+    /// is still the version its writer closed, and reading the others: the same result as a scan
+    /// of the directory alone, with ``ResidualScanResult/filesScannedAsWritten`` saying how many
+    /// files were not read back.
+    package func scan(directory: URL, written: WrittenFileScan?) throws -> ResidualScanResult {
         let root = directory.standardizedFileURL.resolvingSymlinksInPath()
         guard
             let enumerator = FileManager.default.enumerator(
@@ -136,10 +145,12 @@ public struct ResidualScanner: Sendable {
         files.sort { $0.relative < $1.relative }
         let skipped = files.filter { Self.isFixedText($0.relative) }.map(\.relative)
         files.removeAll { Self.isFixedText($0.relative) }
-        let counts = try scan(files.map { ($0.relative, $0.url) })
-        return ResidualScanResult(
+        let counts = try scan(files.map { ($0.relative, $0.url) }, written: written)
+        var result = ResidualScanResult(
             filesScanned: files.count, filesSkipped: skipped, findings: counts.findings, freeTextValues: counts.freeTextValues,
             valuesScanned: counts.values)
+        result.filesScannedAsWritten = counts.asWritten
+        return result
     }
 
     /// File names cohort writes itself from fixed text, the protocol and counts (no participant
@@ -375,16 +386,29 @@ public struct ResidualScanner: Sendable {
         var sha256: String
     }
 
-    private struct PieceResult: Sendable {
+    /// What one piece (or a whole file scanned as written) found and counted; `lines` numbers
+    /// the next piece's lines on.
+    struct PieceResult: Sendable {
         var findings: [Hit] = []
         var lines = 0
         var freeTextValues = 0
         var values = 0
     }
 
-    private func scan(_ files: [(name: String, url: URL)]) throws -> (findings: [ResidualFinding], freeTextValues: Int, values: Int) {
+    private func scan(_ files: [(name: String, url: URL)], written: WrittenFileScan? = nil) throws
+        -> (findings: [ResidualFinding], freeTextValues: Int, values: Int, asWritten: Int)
+    {
+        // Per file, its pieces' results in order: the one result of a file scanned as it was
+        // written, or the pieces read here.
+        var perFile: [[PieceResult]] = Array(repeating: [], count: files.count)
         var planned: [Piece] = []
+        var asWritten = 0
         for (number, file) in files.enumerated() {
+            if let done = written?.result(for: file.name, identity: FileIdentity(path: file.url.path)) {
+                perFile[number] = [done]
+                asWritten += 1
+                continue
+            }
             let size = FileFormat(path: file.url.path).splits ? pieceSize : Int.max / 2
             let bounds = try LineReader.pieces(of: file.url, size: size)
             planned += bounds.map { Piece(file: number, range: $0) }
@@ -402,24 +426,22 @@ public struct ResidualScanner: Sendable {
             result.values = values.values
             return result
         }
+        for (piece, result) in zip(planned, results) { perFile[piece.file].append(result) }
         var findings: [ResidualFinding] = []
-        var lineOffset = 0
-        var currentFile = -1
-        for (piece, result) in zip(planned, results) {
-            if piece.file != currentFile {
-                currentFile = piece.file
-                lineOffset = 0
-            }
-            for hit in result.findings {
-                for (bit, kind) in IdentifierKind.allCases.enumerated() where hit.mask & (1 << bit) != 0 {
-                    findings.append(
-                        ResidualFinding(
-                            file: files[piece.file].name, line: lineOffset + hit.line, kind: kind, field: hit.field, valueSHA256: hit.sha256))
+        for (number, pieces) in perFile.enumerated() {
+            var lineOffset = 0
+            for result in pieces {
+                for hit in result.findings {
+                    for (bit, kind) in IdentifierKind.allCases.enumerated() where hit.mask & (1 << bit) != 0 {
+                        findings.append(
+                            ResidualFinding(file: files[number].name, line: lineOffset + hit.line, kind: kind, field: hit.field, valueSHA256: hit.sha256))
+                    }
                 }
+                lineOffset += result.lines
             }
-            lineOffset += result.lines
         }
-        return (findings, results.reduce(0) { $0 + $1.freeTextValues }, results.reduce(0) { $0 + $1.values })
+        let all = perFile.joined()
+        return (findings, all.reduce(0) { $0 + $1.freeTextValues }, all.reduce(0) { $0 + $1.values }, asWritten)
     }
 
     /// Finds the participant values of one file (or piece) line by line and matches each.
