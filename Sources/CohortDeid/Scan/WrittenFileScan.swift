@@ -30,6 +30,8 @@ package final class WrittenFileScan: Sendable {
 
     private let scanner: ResidualScanner
     private let workers: [SerialWorker]
+    /// Each worker's scratch space, used only by jobs on that worker's thread.
+    private let scratch: [ScanThread]
     private let nextWorker = Atomic<Int>(0)
     private let results = Mutex<[String: (result: ResidualScanner.PieceResult, identity: FileIdentity)]>([:])
 
@@ -38,6 +40,7 @@ package final class WrittenFileScan: Sendable {
         self.scanner = scanner
         let count = max(1, threads ?? scanner.threads)
         workers = (0..<count).map { SerialWorker(name: "cohort-scan-\($0)", limit: Self.queuedWrites) }
+        scratch = (0..<count).map { _ in ScanThread() }
     }
 
     deinit {
@@ -51,8 +54,8 @@ package final class WrittenFileScan: Sendable {
             guard path.hasPrefix("data/") else { return nil }
             let relative = String(path.dropFirst("data/".count))
             guard !ResidualScanner.isFixedText(relative) else { return nil }
-            let worker = workers[nextWorker.add(1, ordering: .relaxed).oldValue % workers.count]
-            return Tap(relative: relative, scan: self, worker: worker)
+            let n = nextWorker.add(1, ordering: .relaxed).oldValue % workers.count
+            return Tap(relative: relative, scan: self, worker: workers[n], thread: scratch[n])
         }
     }
 
@@ -86,7 +89,10 @@ package final class WrittenFileScan: Sendable {
     }
 
     fileprivate func fileScanner(for relative: String) -> FileScanner {
-        FileScanner(values: ResidualScanner.ValueScanner(scanner: scanner, format: .init(path: relative)))
+        var values = ResidualScanner.ValueScanner(scanner: scanner, format: .init(path: relative))
+        // Scratch space comes from the thread that scans the file (``FileScanner``).
+        values.workspace = LineWorkspace(capacity: 0)
+        return FileScanner(values: values)
     }
 
     /// One file's tap: copies each hand-over and queues it to the file's thread.
@@ -94,13 +100,15 @@ package final class WrittenFileScan: Sendable {
         let relative: String
         let scan: WrittenFileScan
         let worker: SerialWorker
-        /// Used only on `worker`'s thread once the first job is queued.
+        /// Used only on `worker`'s thread once the first job is queued (with `file`).
+        let thread: ScanThread
         let file: FileScanner
 
-        init(relative: String, scan: WrittenFileScan, worker: SerialWorker) {
+        init(relative: String, scan: WrittenFileScan, worker: SerialWorker, thread: ScanThread) {
             self.relative = relative
             self.scan = scan
             self.worker = worker
+            self.thread = thread
             file = scan.fileScanner(for: relative)
         }
 
@@ -114,16 +122,31 @@ package final class WrittenFileScan: Sendable {
                     initialized = n
                 }
                 offset += n
-                let file = file
+                let (file, thread) = (file, thread)
                 // A worker that was cancelled drops the job, and then this file never gets a result.
-                try? worker.submit { file.feed(piece) }
+                try? worker.submit { file.feed(piece, on: thread) }
             }
         }
 
         func closed(identity: FileIdentity) {
-            let (file, scan, relative) = (file, scan, relative)
-            try? worker.submit { scan.record(file.finish(), of: relative, identity: identity) }
+            let (file, thread, scan, relative) = (file, thread, scan, relative)
+            try? worker.submit { scan.record(file.finish(on: thread), of: relative, identity: identity) }
         }
+    }
+}
+
+/// The scratch space a scan thread lends the file it is scanning: matching a value needs buffers
+/// (``LineWorkspace``) only while it runs, so the files open at once (23 in a full export) need
+/// not keep one each.
+/// Only jobs on its own thread use it, so its lock is never contended; the lock is what lets
+/// the scan (shared by the writers' threads) hold it without an unchecked promise.
+final class ScanThread: Sendable {
+    private let workspace = Mutex(LineWorkspace())
+
+    /// Exchanges `other` with the thread's scratch space: called before a file's bytes are
+    /// scanned (the file takes it) and after (it gives it back).
+    func exchange(_ other: inout LineWorkspace) {
+        workspace.withLock { swap(&other, &$0) }
     }
 }
 
@@ -140,13 +163,14 @@ final class FileScanner {
         self.values = values
     }
 
-    /// The next bytes of the file.
-    func feed(_ bytes: [UInt8]) {
+    /// The next bytes of the file, scanned with `thread`'s scratch space.
+    func feed(_ bytes: [UInt8], on thread: ScanThread) {
+        thread.exchange(&values.workspace)
         bytes.withUnsafeBufferPointer { feed($0) }
+        thread.exchange(&values.workspace)
     }
 
-    /// The next bytes of the file.
-    func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         let n = bytes.count
         var start = 0
@@ -167,7 +191,13 @@ final class FileScanner {
     }
 
     /// The file ended: its last line (if it has no line end) and what was found and counted.
-    func finish() -> ResidualScanner.PieceResult {
+    func finish(on thread: ScanThread) -> ResidualScanner.PieceResult {
+        thread.exchange(&values.workspace)
+        defer { thread.exchange(&values.workspace) }
+        return finish()
+    }
+
+    private func finish() -> ResidualScanner.PieceResult {
         if !carry.isEmpty {
             let last = carry
             last.withUnsafeBufferPointer { line($0) }
