@@ -67,7 +67,12 @@ package enum ByteText {
         let localMs = instant.epochMilliseconds + Int64(instant.utcOffsetSeconds) * 1000
         let days = Timestamp.floorDiv(localMs, 86_400_000)
         let msOfDay = Int(localMs - days * 86_400_000)
-        appendDate(CivilDate(daysSinceEpoch: Int(days)), to: &bytes)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        if (1000...9999).contains(date.year), abs(Int(instant.utcOffsetSeconds)) < 100 * 3600 {
+            appendFourDigitYearTimestamp(date, msOfDay: msOfDay, offset: Int(instant.utcOffsetSeconds), to: &bytes)
+            return
+        }
+        appendDate(date, to: &bytes)
         let seconds = msOfDay / 1000
         let millis = msOfDay % 1000
         bytes.append(UInt8(ascii: "T"))
@@ -91,6 +96,56 @@ package enum ByteText {
             bytes.append(UInt8(ascii: ":"))
             appendTwoDigits(minutes % 60, to: &bytes)
         }
+    }
+
+    /// ``appendTimestamp(_:to:)`` for a date with a four-digit year and an offset under 100 hours
+    /// (every instant a study holds):
+    /// the same bytes, composed in a buffer on the stack and appended once, instead of a dozen
+    /// appends that each check the array's capacity and uniqueness (two timestamps per exported
+    /// row; issue 28, ninth round). `ByteTextTests` compare it with the general path.
+    private static func appendFourDigitYearTimestamp(_ date: CivilDate, msOfDay: Int, offset: Int, to bytes: inout [UInt8]) {
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 29 bytes at most: 2024-03-10T08:05:09.123-05:00
+        let count = withUnsafeMutableBytes(of: &text) { raw -> Int in
+            var at = 0
+            func put(_ byte: UInt8) {
+                raw[at] = byte
+                at += 1
+            }
+            func two(_ value: Int) {
+                put(UInt8(truncatingIfNeeded: value / 10) &+ 0x30)
+                put(UInt8(truncatingIfNeeded: value % 10) &+ 0x30)
+            }
+            two(date.year / 100)
+            two(date.year % 100)
+            put(UInt8(ascii: "-"))
+            two(date.month)
+            put(UInt8(ascii: "-"))
+            two(date.day)
+            put(UInt8(ascii: "T"))
+            let seconds = msOfDay / 1000
+            let millis = msOfDay % 1000
+            two(seconds / 3600)
+            put(UInt8(ascii: ":"))
+            two(seconds / 60 % 60)
+            put(UInt8(ascii: ":"))
+            two(seconds % 60)
+            if millis != 0 {
+                put(UInt8(ascii: "."))
+                put(UInt8(truncatingIfNeeded: millis / 100) &+ 0x30)
+                two(millis % 100)
+            }
+            if offset == 0 {
+                put(UInt8(ascii: "Z"))
+            } else {
+                put(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+                let minutes = abs(offset) / 60
+                two(minutes / 60)
+                put(UInt8(ascii: ":"))
+                two(minutes % 60)
+            }
+            return at
+        }
+        withUnsafeBytes(of: &text) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
     /// `instant` as ISO 8601 with its offset, built through bytes.

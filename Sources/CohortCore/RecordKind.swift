@@ -41,6 +41,12 @@ public enum DataType: String, Sendable, Codable, CaseIterable, Comparable {
     public func hash(into hasher: inout Hasher) { hasher.combine(CaseHash.index(of: self)) }
     /// What a `Set` or `Dictionary` hashes: the case, as ``hash(into:)``.
     public func _rawHashValue(seed: Int) -> Int { CaseHash.index(of: self)._rawHashValue(seed: seed) }
+
+    /// The case's index in `allCases` (``CaseHash``), for tables indexed by type. Other modules
+    /// call this, not the generic ``CaseHash/index(of:)``: that is specialized only in this
+    /// module, and from another it runs unspecialized, through witness tables (issue 28, ninth
+    /// round).
+    package var caseIndex: Int { CaseHash.index(of: self) }
 }
 
 /// The hash of a case of a field-less enum with a raw value — ``RecordKind``, ``DataType`` — as
@@ -139,6 +145,12 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable, Comparable {
     public func hash(into hasher: inout Hasher) { hasher.combine(CaseHash.index(of: self)) }
     /// What a `Set` or `Dictionary` hashes: the case, as ``hash(into:)``.
     public func _rawHashValue(seed: Int) -> Int { CaseHash.index(of: self)._rawHashValue(seed: seed) }
+
+    /// The case's index in `allCases` (``CaseHash``), for tables indexed by kind. Other modules
+    /// call this, not the generic ``CaseHash/index(of:)``: that is specialized only in this
+    /// module, and from another it runs unspecialized, through witness tables (issue 28, ninth
+    /// round).
+    package var caseIndex: Int { CaseHash.index(of: self) }
 
     package var dataType: DataType {
         switch self {

@@ -27,7 +27,7 @@ public final class ExportWriter {
     private let tableSink: TableSink?
     private let tableWorker: SerialWorker?
     private let fhirWorker: SerialWorker?
-    private var pending: [ExportEvent] = []
+    private var pending = ExportBatch()
     private static let batchSize = 256
     private var current: String?
     /// Pseudonyms already begun: a second beginParticipant would overwrite their Bundle.
@@ -35,7 +35,10 @@ public final class ExportWriter {
     private var finished = false
     /// `daily_totals` (CSV/NDJSON), when the protocol has kinds to total; written on the table worker.
     private let dailyTotals: TableWriter?
-    private let dailyTotalKinds: Set<RecordKind>
+    /// Per kind (by ``RecordKind/caseIndex``): whether the protocol collects it, and whether it is
+    /// one whose daily totals are written. Read per record without hashing the kind or searching
+    /// the protocol's lists (issue 28, ninth round).
+    private let kindChecks: [(collected: Bool, totalled: Bool)]
     /// The current participant's samples per cumulative kind, and their published UTC offset.
     private var totals: [RecordKind: DailyTotals] = [:]
     private var totalsOffset: Int32 = 0
@@ -86,7 +89,8 @@ public final class ExportWriter {
         if let totalsLayout { layouts.append(totalsLayout) }
         let csvFolder = csvDirectory, jsonFolder = jsonDirectory
         dailyTotals = try totalsLayout.map { try TableWriter(layout: $0, csvDirectory: csvFolder, jsonDirectory: jsonFolder, taps: taps) }
-        dailyTotalKinds = tabular || formats.contains(.fhir) ? Set(TableLayout.dailyTotalKinds(context.studyProtocol)) : []
+        let totalled = tabular || formats.contains(.fhir) ? Set(TableLayout.dailyTotalKinds(context.studyProtocol)) : []
+        kindChecks = RecordKind.allCases.map { (context.studyProtocol.collects($0), totalled.contains($0)) }
         self.layouts = layouts
         if tabular {
             var writers: [TableWriter] = []
@@ -160,24 +164,27 @@ public final class ExportWriter {
     ///
     /// - Throws: `CohortError` (`invalidInput`) when the record does not belong to the current
     ///   participant or its kind is not collected by the protocol.
-    public func write(_ r: DeidentifiedRecord, rankingSource: String? = nil) throws {
+    public func write(_ r: consuming DeidentifiedRecord, rankingSource: String? = nil) throws {
         try checkOpen()
         guard let current, r.pseudonym == current else {
             throw CohortError(
                 .invalidInput, "a record arrived outside its participant's group", at: .init(field: "pseudonym"),
                 hint: "call beginParticipant before writing that participant's records, and group records by participant")
         }
-        guard context.studyProtocol.collects(r.kind) else {
+        let checks = kindChecks[r.kind.caseIndex]
+        guard checks.collected else {
             throw CohortError(
                 .invalidInput, "a record of kind \(r.kind.rawValue) is not collected by the protocol", at: .init(field: "kind"),
                 hint: "records of kinds the protocol does not list cannot be exported")
         }
-        try enqueue(.record(r))
-        if dailyTotalKinds.contains(r.kind), let value = r.value, let start = r.start {
+        if checks.totalled, let value = r.value, let start = r.start {
             totals[r.kind, default: DailyTotals(priority: context.studyProtocol.sourcePriority)].add(
                 start: start, end: r.end, value: value, source: rankingSource ?? r.source)
             totalsOffset = start.utcOffsetSeconds
         }
+        // Moved into the batch: a caller that hands over its row is spared a copy of its strings.
+        pending.append(record: r)
+        if pending.count >= Self.batchSize { try flush() }
     }
 
     /// Hands the current participant's daily totals to the table worker (`daily_totals`) and the
@@ -188,7 +195,7 @@ public final class ExportWriter {
         // Days at the participant's published offset: the day a reader of the published start sees.
         let zone = TimeZone(secondsFromGMT: Int(totalsOffset)) ?? TimeZone.gmt
         var rows: [[Cell]] = []
-        var observations: [ExportEvent] = []
+        var observations = ExportBatch()
         for kind in totals.keys.sorted() {
             for total in totals[kind]?.totals(in: zone) ?? [] {
                 let value = (total.value * 1000).rounded() / 1000
@@ -214,9 +221,9 @@ public final class ExportWriter {
 
     /// Hands the pending batch to both workers.
     private func flush() throws {
-        guard !pending.isEmpty else { return }
+        guard pending.count > 0 else { return }
         let batch = pending
-        pending.removeAll(keepingCapacity: true)
+        pending.removeAll()
         if let tableWorker, let tableSink { try tableWorker.submit { try tableSink.consume(batch) } }
         if let fhirWorker, let fhir { try fhirWorker.submit { try fhir.consume(batch) } }
     }

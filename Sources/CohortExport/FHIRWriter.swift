@@ -104,11 +104,11 @@ final class FHIRWriter {
     }
 
     /// Writes a batch of participants and records, in order.
-    func consume(_ events: [ExportEvent]) throws {
-        for event in events {
+    func consume(_ batch: ExportBatch) throws {
+        for event in batch.events {
             switch event {
             case .participant(let p, let consents): try begin(p, consents: consents)
-            case .record(let r): try write(r)
+            case .records(let run): for index in run { try write(batch.records[index]) }
             case .dailyTotal(let r):
                 if let kind = ObservationBytes.dailyTotals[r.kind] {
                     try writeObservation(r, kind: kind)

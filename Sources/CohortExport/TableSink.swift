@@ -1,14 +1,45 @@
 import CohortCore
 
-/// What flows from the export's reader to its writers, in order.
+/// What flows from the export's reader to its writers, in order (``ExportBatch``).
 enum ExportEvent: Sendable {
     /// A participant starts: their row, and their consents (sorted by signing time).
     case participant(DeidentifiedParticipant, [DeidentifiedConsent])
-    case record(DeidentifiedRecord)
+    /// The batch's records at these indexes (``ExportBatch/records``), in order.
+    case records(Range<Int>)
     /// A participant's overlap-free daily total of a cumulative kind, after their records:
     /// `start` is the local midnight, `end` the next, `value` the total (FHIR only; the tables
     /// write `daily_totals` themselves).
     case dailyTotal(DeidentifiedRecord)
+}
+
+/// A batch of events for the export's writers, its records in an array of their own: a writer
+/// reads a record in place (`records[i]`), where taking it out of an enum case copied it — a
+/// retain of each of its strings, and their releases after (issue 28, ninth round: about 1.8 %
+/// of the CSV + JSON export's CPU, on the table worker).
+struct ExportBatch: Sendable {
+    private(set) var events: [ExportEvent] = []
+    private(set) var records: [DeidentifiedRecord] = []
+
+    /// Participants, records and daily totals appended.
+    var count: Int { events.count + records.count }
+
+    mutating func append(_ event: ExportEvent) { events.append(event) }
+
+    /// Appends `record` to the run of records at the end, or starts one.
+    mutating func append(record: consuming DeidentifiedRecord) {
+        if case .records(let run)? = events.last, run.upperBound == records.count {
+            events[events.count - 1] = .records(run.lowerBound..<(run.upperBound + 1))
+        } else {
+            events.append(.records(records.count..<(records.count + 1)))
+        }
+        records.append(record)
+    }
+
+    /// Empties the batch, its buffers' capacity kept.
+    mutating func removeAll() {
+        events.removeAll(keepingCapacity: true)
+        records.removeAll(keepingCapacity: true)
+    }
 }
 
 /// The CSV and NDJSON tables of an export, fed batches of events.
@@ -28,15 +59,19 @@ final class TableSink {
         self.families = families.sorted { $0.key < $1.key }.map { (type: $0.key, writer: $0.value) }
     }
 
-    func consume(_ events: [ExportEvent]) throws {
-        for event in events {
+    func consume(_ batch: ExportBatch) throws {
+        for event in batch.events {
             switch event {
             case .participant(let p, let ordered):
                 try participants.write(participants.layout.row(p))
                 for consent in ordered { try consents.write(consents.layout.row(consent)) }
-            case .record(let r):
-                let type = r.kind.dataType
-                if let family = families.first(where: { $0.type == type }) { try family.writer.write(r) }
+            case .records(let run):
+                for index in run {
+                    // Read once: each read of an array element passed on copies the whole record.
+                    let record = batch.records[index]
+                    let type = record.kind.dataType
+                    if let family = families.first(where: { $0.type == type }) { try family.writer.write(record) }
+                }
             case .dailyTotal:
                 break
             }

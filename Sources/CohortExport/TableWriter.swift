@@ -53,20 +53,36 @@ final class TableWriter {
 
     /// Writes one row; `cells` line up with `layout.columns`.
     func write(_ cells: [Cell]) throws {
-        try writeRow { csv, json in
-            for (index, cell) in cells.enumerated() { append(cell, column: index, csv: &csv, json: &json) }
+        var csvBytes: [UInt8] = []
+        var jsonBytes: [UInt8] = []
+        swap(&csvBytes, &csvLine)
+        swap(&jsonBytes, &jsonLine)
+        defer {
+            swap(&csvBytes, &csvLine)
+            swap(&jsonBytes, &jsonLine)
         }
+        for (index, cell) in cells.enumerated() { append(cell, column: index, csv: &csvBytes, json: &jsonBytes) }
+        try endRow(csv: &csvBytes, json: &jsonBytes)
     }
 
     /// Writes record `r` as one row: what `write(layout.row(r))` writes, without the cell array
     /// and without a ``Cell`` per value (each would copy, retain and release the record's
-    /// strings); the bytes are those of `Cell`'s appends, as `TableWriterTests` checks.
+    /// strings); the bytes are those of `Cell`'s appends, as `TableWriterTests` checks. The row
+    /// is built here rather than in a closure: a closure capturing `r` copied the whole record
+    /// (issue 28, ninth round).
     func write(_ r: DeidentifiedRecord) throws {
-        try writeRow { csv, json in
-            for index in recordFields.indices {
-                append(recordFields[index], of: r, column: index, csv: &csv, json: &json)
-            }
+        var csvBytes: [UInt8] = []
+        var jsonBytes: [UInt8] = []
+        swap(&csvBytes, &csvLine)
+        swap(&jsonBytes, &jsonLine)
+        defer {
+            swap(&csvBytes, &csvLine)
+            swap(&jsonBytes, &jsonLine)
         }
+        for index in recordFields.indices {
+            append(recordFields[index], of: r, column: index, csv: &csvBytes, json: &jsonBytes)
+        }
+        try endRow(csv: &csvBytes, json: &jsonBytes)
     }
 
     /// Appends what `TableLayout.cell(field, of: r)` shows, reading the record's values in place.
@@ -102,19 +118,11 @@ final class TableWriter {
         }
     }
 
-    /// Builds a row at the end of the batch buffers (moved into locals for the row, so appends
-    /// need no exclusivity check on this object's properties), and hands a full batch over.
-    private func writeRow(_ build: (inout [UInt8], inout [UInt8]) -> Void) throws {
+    /// Ends a row built at the end of the batch buffers (the writers move them into locals for
+    /// the row, so appends need no exclusivity check on this object's properties), and hands a
+    /// full batch over.
+    private func endRow(csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) throws {
         rows += 1
-        var csvBytes: [UInt8] = []
-        var jsonBytes: [UInt8] = []
-        swap(&csvBytes, &csvLine)
-        swap(&jsonBytes, &jsonLine)
-        defer {
-            swap(&csvBytes, &csvLine)
-            swap(&jsonBytes, &jsonLine)
-        }
-        build(&csvBytes, &jsonBytes)
         if csv != nil {
             csvBytes.append(0x0D)
             csvBytes.append(0x0A)

@@ -613,8 +613,8 @@ private struct RecordTally {
 
     /// Counts `outcome`; a covered record goes into compliance and, unless dated after the
     /// publication horizon, its row to `writer`.
-    mutating func replay(_ outcome: RecordOutcome, writer: ExportWriter, compliance: inout ComplianceExportStream) throws {
-        switch outcome {
+    mutating func replay(_ outcome: consuming RecordOutcome, writer: ExportWriter, compliance: inout ComplianceExportStream) throws {
+        switch consume outcome {
         case .leftOut(let key):
             recordExclusions[key, default: 0] += 1
         case .leftOutKind:

@@ -157,13 +157,25 @@ final class RecordWorkers: Sendable {
     /// Replays participant `index`'s outcomes into `body`, in order (participants are taken in
     /// order, each once); each chunk replayed goes back to its worker's ``ChunkPool``.
     ///
+    /// Each outcome is moved out of its chunk into `body` (`.leftOutKind`, which holds nothing,
+    /// left in its place), so the row goes on to the writer without a copy: iterating the chunk
+    /// copied every outcome — a retain of each of its strings — and the chunk's emptying released
+    /// them again (issue 28, ninth round).
+    ///
     /// - Throws: the error that stopped the worker (a store read), or what `body` throws.
-    func forEachOutcome(of index: Int, _ body: (RecordOutcome) throws -> Void) throws {
+    func forEachOutcome(of index: Int, _ body: (consuming RecordOutcome) throws -> Void) throws {
         let queue = queues[index % queues.count]
         let pool = pools[index % pools.count]
         while true {
-            guard case .outcomes(let outcomes, let last) = try queue.receive() else { throw Self.outOfStep }
-            for outcome in outcomes { try body(outcome) }
+            // The message is consumed, so the chunk is this function's alone: a swap below on a
+            // chunk still shared with the message would copy the whole chunk first.
+            let message = try queue.receive()
+            guard case .outcomes(var outcomes, let last) = consume message else { throw Self.outOfStep }
+            for position in outcomes.indices {
+                var outcome = RecordOutcome.leftOutKind
+                swap(&outcome, &outcomes[position])
+                try body(outcome)
+            }
             pool.giveBack(outcomes)
             if last { return }
         }
@@ -259,6 +271,8 @@ private struct Worker {
     private mutating func send(last: Bool) -> Bool {
         var full = pool.take(capacity: chunkSize)
         swap(&full, &chunk)
-        return queue.send(.outcomes(full, last: last))
+        // Consumed into the message: a copy left here until `send` returns would share the chunk
+        // with the write stage, which then copied it whole to move its outcomes out.
+        return queue.send(.outcomes(consume full, last: last))
     }
 }

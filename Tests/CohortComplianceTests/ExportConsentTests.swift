@@ -108,6 +108,22 @@ struct ExportConsentTests {
         #expect(c.refusal(for: .biometric, atMilliseconds: try ms("2025-03-10 08:00")) == .notCovered)
     }
 
+    /// Every data type is its own bit in a segment (issue 28, ninth round): a version covering
+    /// every other type, with every type collected, covers exactly those — each type's refusal
+    /// and `alwaysCovers` agree with the version's list, whatever its place among the cases.
+    @Test(arguments: [0, 1]) func eachDataTypeIsCoveredOnItsOwn(parity: Int) throws {
+        let covered = DataType.allCases.enumerated().filter { $0.offset % 2 == parity }.map(\.element)
+        let alternate = rules { $0.documents[2].covers = covered }
+        let history = [try consent("2.0", "2025-03-01 10:00")]
+        let decision = alternate.exportDecision(for: try subject(), history: history, audience: .external, collected: Set(DataType.allCases))
+        let c = try #require(coverage(decision))
+        for type in DataType.allCases {
+            let expected = covered.contains(type)
+            #expect((c.refusal(for: type, atMilliseconds: try ms("2025-03-10 08:00")) == nil) == expected, "\(type)")
+            #expect(c.alwaysCovers(type) == expected, "\(type)")
+        }
+    }
+
     @Test func aReconsentCoversDataFromItsSigningOnUnlessRetroactive() throws {
         // 1.1 covers symptoms only; 2.0 (signed on the 10th) covers both.
         var edit: (inout ConsentPolicy) -> Void = { $0.documents[1].covers = [.symptomLog] }

@@ -19,7 +19,9 @@ struct ByteTextTests {
         #expect(String(decoding: bytes, as: UTF8.self) == expected)
     }
 
-    static let offsets: [Int32] = [0, 3600, -3600, 19_800, -12_600, 50_400, -43_200, 20_700, -60]
+    /// Offsets of every sign and shape, and around 100 hours, where the four-digit-year path
+    /// (``ByteText/appendTimestamp(_:to:)``) hands over to the general one.
+    static let offsets: [Int32] = [0, 3600, -3600, 19_800, -12_600, 50_400, -43_200, 20_700, -60, 359_940, -359_940, 360_000, -363_600]
 
     /// Every instant in a spread of dates (before and after 1970), times (with and without
     /// milliseconds) and offsets prints exactly as the composed `Timestamp` text.

@@ -89,8 +89,14 @@ struct RecordKindTests {
 /// different cases differently, and a set or dictionary of kinds finds what it holds.
 struct KindHashingTests {
     @Test func theCaseIndexIsTheIndexInAllCases() {
-        for (index, kind) in RecordKind.allCases.enumerated() { #expect(CaseHash.index(of: kind) == index, "\(kind)") }
-        for (index, type) in DataType.allCases.enumerated() { #expect(CaseHash.index(of: type) == index, "\(type)") }
+        for (index, kind) in RecordKind.allCases.enumerated() {
+            #expect(CaseHash.index(of: kind) == index, "\(kind)")
+            #expect(kind.caseIndex == index, "\(kind)")
+        }
+        for (index, type) in DataType.allCases.enumerated() {
+            #expect(CaseHash.index(of: type) == index, "\(type)")
+            #expect(type.caseIndex == index, "\(type)")
+        }
     }
 
     @Test func setsAndDictionariesHashTheCase() {

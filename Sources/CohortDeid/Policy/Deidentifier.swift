@@ -102,6 +102,19 @@ package struct Deidentifier: Sendable {
     private var counted = DeidentificationStats()
     /// One plan per data type (`DataType.allCases` order): each record field's rule and keys.
     private let recordPlans: [RecordPlan]
+    /// Every plan's fields in one array, at `dataType · fields + field` (a record's `base +
+    /// field`), and what each is decided on: a record reads its type's entries by index, with no
+    /// copy of the plan (whose field array a copy retains and releases) and no reference counted
+    /// for a field it only decides on (issue 28, ninth round).
+    private let recordFields: [RecordPlan.Field]
+    private let recordDecisions: [FieldDecision]
+
+    /// A record field's ``RecordPlan/Field/applies`` and ``RecordPlan/Field/transform``: plain
+    /// values, read per record without retaining the field.
+    private struct FieldDecision: Sendable {
+        let applies: Transform?
+        let transform: Transform?
+    }
     /// `[(dataType · fields + field) · Outcome.count + outcome]`: record field outcomes.
     private var recordTallies: [Int]
     /// The last participant a record came from, with their pseudonym and date shift.
@@ -237,6 +250,8 @@ package struct Deidentifier: Sendable {
         shifter = try DateShifter(key: shiftKey, policy: policy.dateShift)
         self.scrubber = scrubber.keeping(Self.vocabulary(of: studyProtocol))
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
+        recordFields = recordPlans.flatMap(\.fields)
+        recordDecisions = recordFields.map { FieldDecision(applies: $0.applies, transform: $0.transform) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
     }
 
@@ -462,7 +477,7 @@ package struct Deidentifier: Sendable {
         var row = DeidentifiedRecord(pseudonym: state.pseudonym, kind: r.kind)
         row.start = head.start
         row.end = head.end
-        recordContent(r, of: p, head.plan, head.base, state: &state, into: &row)
+        recordContent(r, of: p, head.base, state: &state, into: &row)
         lastRecordParticipant = consume state
         return row
     }
@@ -477,20 +492,20 @@ package struct Deidentifier: Sendable {
     }
 
     /// What ``record(_:of:)`` and ``publishedStartAndSource(_:of:)`` decide from the record's
-    /// kind and instants alone: its type's plan and the published start and end, or nil when the
-    /// record is left out (exogenous, or after ``horizon``; counted). Counts the record and its
-    /// start and end fields. Reads only `r`'s kind, start and end.
-    private mutating func recordHead(_ r: Record, shift: inout ParticipantShift) -> (plan: RecordPlan, base: Int, start: Timestamp?, end: Timestamp?)? {
+    /// kind and instants alone: where its type's fields are (`base`, ``recordFields``) and the
+    /// published start and end, or nil when the record is left out (exogenous, or after
+    /// ``horizon``; counted). Counts the record and its start and end fields. Reads only `r`'s
+    /// kind, start and end.
+    private mutating func recordHead(_ r: Record, shift: inout ParticipantShift) -> (base: Int, start: Timestamp?, end: Timestamp?)? {
         if policy.dateShift.exogenous == .drop, policy.dateShift.isExogenous(r.kind) {
             counted.leftOutExogenous[r.kind.rawValue, default: 0] += 1
             return nil
         }
-        let typeIndex = DataType.allCases.firstIndex(of: r.kind.dataType) ?? 0
-        let plan = recordPlans[typeIndex]
-        let base = typeIndex * RecordPlan.fieldNames.count
+        // The case index is the type's place in `allCases` (CaseHash; KindHashingTests).
+        let base = r.kind.dataType.caseIndex * RecordPlan.fieldNames.count
         // Field order as in RecordPlan.fieldNames: start, end, value, unit, text, source, note.
         // The instants first: a record dated after the export's creation is left out whole.
-        let (start, end) = recordInstants(r, plan, shift: &shift)
+        let (start, end) = recordInstants(r, base, shift: &shift)
         if let start, start > horizon {
             counted.leftOutAfterCreation["records", default: 0] += 1
             return nil
@@ -500,16 +515,16 @@ package struct Deidentifier: Sendable {
             return nil
         }
         counted.records += 1
-        if recordField(plan, base, 0, present: true) != nil { tally(base, 0, start == nil ? .unsupported : .applied) }
-        if r.end != nil, recordField(plan, base, 1, present: true) != nil { tally(base, 1, end == nil ? .unsupported : .applied) }
-        return (plan, base, start, end)
+        if decides(base, 0, present: true) { tally(base, 0, start == nil ? .unsupported : .applied) }
+        if r.end != nil, decides(base, 1, present: true) { tally(base, 1, end == nil ? .unsupported : .applied) }
+        return (base, start, end)
     }
 
     /// The record's published start and end (shifted as their rules say; dense series continue
     /// on elapsed time across wall-clock jumps, so no DST trace).
-    private func recordInstants(_ r: Record, _ plan: RecordPlan, shift: inout ParticipantShift) -> (start: Timestamp?, end: Timestamp?) {
-        let startRule = plan.fields[0].applies
-        let endRule = r.end == nil ? nil : plan.fields[1].applies
+    private func recordInstants(_ r: Record, _ base: Int, shift: inout ParticipantShift) -> (start: Timestamp?, end: Timestamp?) {
+        let startRule = recordDecisions[base].applies
+        let endRule = r.end == nil ? nil : recordDecisions[base + 1].applies
         if startRule == .shift, endRule == nil || endRule == .shift {
             let series = shift.shiftSeries(r.kind, start: r.start, end: endRule == nil ? nil : r.end)
             return (series.start, series.end)
@@ -520,40 +535,41 @@ package struct Deidentifier: Sendable {
     }
 
     /// The record's value (holidays masked when asked), unit, and its free texts scrubbed.
-    private mutating func recordContent(
-        _ r: Record, of p: Participant, _ plan: RecordPlan, _ base: Int, state: inout RecordParticipant, into row: inout DeidentifiedRecord
-    ) {
-        let shift = state.shift
-        let realValue = policy.dateShift.maskHolidays && plan.fields[0].applies == .shift ? maskedHoliday(r, of: p, zone: shift.zone) : r.value
-        if let field = recordField(plan, base, 2, present: realValue != nil), let value = realValue {
-            switch field.applies {
+    /// Reads the participant's shift in place (a copy of ``ParticipantShift`` retains its zone and
+    /// series arrays) and a field's plan entry only when its rule's contents are needed.
+    private mutating func recordContent(_ r: Record, of p: Participant, _ base: Int, state: inout RecordParticipant, into row: inout DeidentifiedRecord) {
+        let days = state.shift.days
+        let realValue =
+            policy.dateShift.maskHolidays && recordDecisions[base].applies == .shift ? maskedHoliday(r, of: p, zone: state.shift.zone) : r.value
+        if decides(base, 2, present: realValue != nil), let value = realValue {
+            switch recordDecisions[base + 2].applies {
             case .keep:
                 row.value = value
                 tally(base, 2, .applied)
-            case .generalize where field.rule?.bins?.isEmpty == false:
-                row.valueLabel = SafeHarbor.label(value, edges: field.rule?.bins ?? [])
+            case .generalize where recordFields[base + 2].rule?.bins?.isEmpty == false:
+                row.valueLabel = SafeHarbor.label(value, edges: recordFields[base + 2].rule?.bins ?? [])
                 tally(base, 2, .applied)
             default: tally(base, 2, .unsupported)
             }
         }
-        if let field = recordField(plan, base, 3, present: true) {
-            if field.applies == .keep {
+        if decides(base, 3, present: true) {
+            if recordDecisions[base + 3].applies == .keep {
                 row.unit = r.unit
                 tally(base, 3, .applied)
             } else {
                 tally(base, 3, .unsupported)
             }
         }
-        if let field = recordField(plan, base, 4, present: r.text != nil), let value = r.text {
-            row.text = recordText(value, field, shiftDays: shift.days)
+        if decides(base, 4, present: r.text != nil), let value = r.text {
+            row.text = recordText(value, recordFields[base + 4], shiftDays: days)
             tally(base, 4, row.text == nil ? .unsupported : .applied)
         }
-        if publishesSources, let field = recordField(plan, base, 5, present: r.source != nil), let value = r.source {
-            row.source = publishedSource(value, field, base, state: &state)
+        if publishesSources, decides(base, 5, present: r.source != nil), let value = r.source {
+            row.source = publishedSource(value, base + 5, base, state: &state)
             tally(base, 5, row.source == nil ? .unsupported : .applied)
         }
-        if let field = recordField(plan, base, 6, present: r.note != nil), let value = r.note {
-            row.note = recordText(value, field, shiftDays: shift.days)
+        if decides(base, 6, present: r.note != nil), let value = r.note {
+            row.note = recordText(value, recordFields[base + 6], shiftDays: days)
             tally(base, 6, row.note == nil ? .unsupported : .applied)
         }
     }
@@ -570,23 +586,25 @@ package struct Deidentifier: Sendable {
             lastRecordParticipant = consume state
             return nil
         }
-        let field = head.plan.fields[5]
         var source: String?
-        if publishesSources, field.applies != nil, let value = r.source { source = publishedSource(value, field, head.base, state: &state) }
+        if publishesSources, recordDecisions[head.base + 5].applies != nil, let value = r.source {
+            source = publishedSource(value, head.base + 5, head.base, state: &state)
+        }
         lastRecordParticipant = consume state
         return (head.start, source)
     }
 
-    /// A record's source as published under `field`'s rule (the type's at `base`): ``recordText(_:_:shiftDays:)``.
+    /// A record's source as published under the rule of ``recordFields``' entry `field` (the
+    /// type's at `base`): ``recordText(_:_:shiftDays:)``.
     /// A participant's records come from a few devices, so under `generalize` (a hash into the
     /// rule's map, and case-folding on a miss) the last source is remembered with what it became,
     /// per participant and type, and a record with the same bytes takes that (issue 28). Bytes,
     /// not `==`: two canonically equivalent texts are equal strings but need not publish the same.
     /// Other rules are not remembered (`keep` costs nothing; `scrub` counts what it finds).
-    private mutating func publishedSource(_ value: String, _ field: RecordPlan.Field, _ base: Int, state: inout RecordParticipant) -> String? {
-        guard field.applies == .generalize else { return recordText(value, field, shiftDays: state.shift.days) }
+    private mutating func publishedSource(_ value: String, _ field: Int, _ base: Int, state: inout RecordParticipant) -> String? {
+        guard recordDecisions[field].applies == .generalize else { return recordText(value, recordFields[field], shiftDays: state.shift.days) }
         if let last = state.lastSource, last.base == base, Self.sameBytes(last.raw, value) { return last.published }
-        let published = recordText(value, field, shiftDays: state.shift.days)
+        let published = recordText(value, recordFields[field], shiftDays: state.shift.days)
         state.lastSource = SourceMemo(base: base, raw: value, published: published)
         return published
     }
@@ -607,7 +625,7 @@ package struct Deidentifier: Sendable {
     /// midnight of the published offset) may move the instant, and a caller that needs the UTC
     /// start must probe a de-identifier that publishes in UTC.
     package func publishesSameInstantsInUTC(_ type: DataType) -> Bool {
-        recordPlans[DataType.allCases.firstIndex(of: type) ?? 0].sameInstantsInUTC
+        recordPlans[type.caseIndex].sameInstantsInUTC
     }
 
     /// `r` as ``publishedStartAndSource(_:of:)`` reads it: participant, kind, instants and source,
@@ -640,13 +658,13 @@ package struct Deidentifier: Sendable {
         return value == value.rounded() ? masked.rounded() : masked
     }
 
-    /// A record field's plan entry when it has a rule to apply, or nil (unruled or dropped) —
-    /// tallying a present value that is dropped, as ``rule(_:_:present:)`` counts it.
-    private mutating func recordField(_ plan: RecordPlan, _ base: Int, _ field: Int, present: Bool) -> RecordPlan.Field? {
-        let entry = plan.fields[field]
-        if entry.applies != nil { return entry }
-        if present { tally(base, field, entry.transform == nil ? .unruled : .applied) }
-        return nil
+    /// Whether a record field (its type's at `base`) has a rule to apply; false when unruled or
+    /// dropped — tallying a present value that is dropped, as ``rule(_:_:present:)`` counts it.
+    private mutating func decides(_ base: Int, _ field: Int, present: Bool) -> Bool {
+        let decision = recordDecisions[base + field]
+        if decision.applies != nil { return true }
+        if present { tally(base, field, decision.transform == nil ? .unruled : .applied) }
+        return false
     }
 
     private mutating func tally(_ base: Int, _ field: Int, _ outcome: Outcome) {
