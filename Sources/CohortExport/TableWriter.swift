@@ -53,14 +53,8 @@ final class TableWriter {
 
     /// Writes one row; `cells` line up with `layout.columns`.
     func write(_ cells: [Cell]) throws {
-        var csvBytes: [UInt8] = []
-        var jsonBytes: [UInt8] = []
-        swap(&csvBytes, &csvLine)
-        swap(&jsonBytes, &jsonLine)
-        defer {
-            swap(&csvBytes, &csvLine)
-            swap(&jsonBytes, &jsonLine)
-        }
+        var (csvBytes, jsonBytes) = takeLineBuffers()
+        defer { giveBack(&csvBytes, &jsonBytes) }
         for (index, cell) in cells.enumerated() { append(cell, column: index, csv: &csvBytes, json: &jsonBytes) }
         try endRow(csv: &csvBytes, json: &jsonBytes)
     }
@@ -71,18 +65,26 @@ final class TableWriter {
     /// is built here rather than in a closure: a closure capturing `r` copied the whole record
     /// (issue 28, ninth round).
     func write(_ r: DeidentifiedRecord) throws {
-        var csvBytes: [UInt8] = []
-        var jsonBytes: [UInt8] = []
-        swap(&csvBytes, &csvLine)
-        swap(&jsonBytes, &jsonLine)
-        defer {
-            swap(&csvBytes, &csvLine)
-            swap(&jsonBytes, &jsonLine)
-        }
+        var (csvBytes, jsonBytes) = takeLineBuffers()
+        defer { giveBack(&csvBytes, &jsonBytes) }
         for index in recordFields.indices {
             append(recordFields[index], of: r, column: index, csv: &csvBytes, json: &jsonBytes)
         }
         try endRow(csv: &csvBytes, json: &jsonBytes)
+    }
+
+    /// The row buffers (kept with their capacity from row to row), taken out so a row can be
+    /// built in them while the writer's other methods are called; ``giveBack(_:_:)`` returns them.
+    private func takeLineBuffers() -> (csv: [UInt8], json: [UInt8]) {
+        var taken: (csv: [UInt8], json: [UInt8]) = ([], [])
+        swap(&taken.csv, &csvLine)
+        swap(&taken.json, &jsonLine)
+        return taken
+    }
+
+    private func giveBack(_ csvBytes: inout [UInt8], _ jsonBytes: inout [UInt8]) {
+        swap(&csvBytes, &csvLine)
+        swap(&jsonBytes, &jsonLine)
     }
 
     /// Appends what `TableLayout.cell(field, of: r)` shows, reading the record's values in place.
