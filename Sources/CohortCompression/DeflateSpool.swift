@@ -37,7 +37,7 @@ package struct DeflatedFile: Sendable, Equatable {
 /// **Only an exact copy is ever used.** ``deflated(_:identity:)`` gives a file's spool only when
 /// every block was compressed and written, the size deflated equals the size at close, and the
 /// file on disk is still the version its writer closed (``FileIdentity``: inode, size, times to
-/// the nanosecond) — the bytes the residual scan reads and the digests describe. Anything else (a
+/// the nanosecond) — the bytes the digests describe and the residual scan checked. Anything else (a
 /// zlib or spool write failure, a file touched since) answers nil, and the archive reads the file
 /// from disk as it always did.
 ///

@@ -181,8 +181,7 @@ final class FileScanner {
                 line(rest)
             } else {
                 carry.append(contentsOf: rest)
-                let whole = carry
-                whole.withUnsafeBufferPointer { line($0) }
+                carry.withUnsafeBufferPointer { line($0) }
                 carry.removeAll(keepingCapacity: true)
             }
             start = end + 1
@@ -199,8 +198,7 @@ final class FileScanner {
 
     private func finish() -> ResidualScanner.PieceResult {
         if !carry.isEmpty {
-            let last = carry
-            last.withUnsafeBufferPointer { line($0) }
+            carry.withUnsafeBufferPointer { line($0) }
             carry = []
         }
         var found: [ResidualScanner.Hit] = []
