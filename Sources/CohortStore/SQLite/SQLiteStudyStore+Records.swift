@@ -181,6 +181,25 @@ public final class SQLiteRecordInserter: StoreRecordSink {
         }
     }
 
+    /// Writes every queued row, then looks up the batch and each participant the rows were
+    /// written for: the import's transaction does not enforce foreign keys row by row
+    /// (``SQLiteStudyStore/importTransaction(_:)``), and this is the same check made once per
+    /// key. Every row this inserter binds has `batchID` and a key noted in ``imported``.
+    public func finish() throws {
+        try flush()
+        let batch = try db.cachedStatement(sql: "SELECT 1 FROM import_batches WHERE id = ?")
+        let participant = try db.cachedStatement(sql: "SELECT 1 FROM participants WHERE pk = ?")
+        var missing = try Int.fetchOne(batch, arguments: [batchID]) == nil
+        for key in imported.latestStart.keys where !missing {
+            missing = try Int.fetchOne(participant, arguments: [key]) == nil
+        }
+        guard missing else { return }
+        throw CohortError(
+            .integrity, "the import wrote records for a participant or an import batch that is not in the study database; nothing was imported",
+            at: .init(file: SQLiteStudyStore.fileName, field: "records.participant_pk"),
+            hint: "this is a bug in cohort: report it; the study database is unchanged")
+    }
+
     private func enqueue(_ record: CohortCore.Record, participantPK: Int64) throws {
         imported.note(participantPK, startMs: record.start.epochMilliseconds)
         try queue.append(record, participantPK: participantPK, piiKey: piiKey)

@@ -236,15 +236,17 @@ public final class SQLiteStudyStore: StudyStore {
         return String(describing: type(of: error))
     }
 
-    /// Runs `body` in a write transaction. `statementJournalsInMemory`: `temp_store` is MEMORY
-    /// when the transaction begins (SQLite decides where statement journals go then) and back to
-    /// the default after it.
-    func write<T>(statementJournalsInMemory: Bool = false, _ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` in a write transaction. `bulkRecords` (the import's transaction,
+    /// ``importTransaction(_:)``): `temp_store` is MEMORY when the transaction begins (SQLite
+    /// decides where statement journals go then) and foreign keys are not enforced row by row
+    /// (a pragma SQLite ignores inside a transaction, so it is set before); both are back to the
+    /// store's settings after it, whether it commits or not.
+    func write<T>(bulkRecords: Bool = false, _ body: (Database) throws -> T) throws -> T {
         do {
-            guard statementJournalsInMemory else { return try dbQueue.write(body) }
+            guard bulkRecords else { return try dbQueue.write(body) }
             return try dbQueue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA temp_store = MEMORY")
-                defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+                try db.execute(sql: "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF")
+                defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT; PRAGMA foreign_keys = ON") }
                 var result: T?
                 try db.inTransaction {
                     result = try body(db)

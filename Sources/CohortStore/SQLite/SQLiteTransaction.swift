@@ -208,8 +208,20 @@ extension SQLiteStudyStore {
     /// outside the workspace. In memory it holds one statement's pages (32 rows). Durability is
     /// unchanged: a statement journal only undoes a statement inside an open transaction; a crash
     /// is recovered from the write-ahead log, as before.
+    ///
+    /// Foreign keys are not enforced row by row in this transaction (issue 28): SQLite checked
+    /// each record's `participant_pk` and `batch_id` with a look-up in `participants` and
+    /// `import_batches` per row — about a quarter of the import's SQLite time at bench M. The
+    /// import's sink checks the same thing once per participant instead: every row it binds has
+    /// its batch's id and a participant key it noted (``ImportedParticipants``), and
+    /// ``SQLiteRecordInserter/finish()`` looks each of those up before the batch is completed,
+    /// failing the transaction (nothing imported) when one is missing, as the per-row check
+    /// would have. Nothing else in the transaction writes a table with a foreign key (the batch
+    /// row, the audit event and the batch's counts have none), and the write lock held until
+    /// commit keeps what was looked up there. PostgreSQL's `records` has no foreign keys either
+    /// (migration v4-bulk-records; its sink locks the participants it wrote).
     public func importTransaction<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T {
-        try write(statementJournalsInMemory: true) { db in
+        try write(bulkRecords: true) { db in
             try body(StoreWriteTransaction(SQLiteTransaction(db: db, location: url.path), operations: StudyOperations(piiKey: piiKey)))
         }
     }

@@ -157,6 +157,14 @@ package protocol StoreRecordSink: RecordSink {
     var imported: ImportedParticipants { get }
     /// Gives up the rows in flight after the import's body threw (PostgreSQL ends its COPY).
     func abandon()
+    /// Writes every queued row and checks, once for the batch, what the store would otherwise
+    /// check row by row (SQLite: that every participant and the batch written to exist).
+    func finish() throws
+}
+
+extension StoreRecordSink {
+    /// Writes every queued row (the store checked each row as it was written).
+    package func finish() throws { try flush() }
 }
 
 extension StoreTransaction {

@@ -187,7 +187,7 @@ package struct StudyOperations: Sendable {
             sink.abandon()
             throw error
         }
-        try sink.flush()
+        try sink.finish()
         if sink.imported.anyWithdrew(try tx.withdrawnParticipants()) { throw ImportedParticipants.withdrawnDuringImport(location: tx.location) }
         let fileSHA256 = try info.pendingSHA256?() ?? info.fileSHA256
         let details = [
