@@ -1,6 +1,8 @@
 /// The scrubber's patterns (written for ICU, as `NSRegularExpression` runs them) rewritten for
-/// PCRE2 so that the two engines find the same matches **on text whose bytes are all ASCII** —
-/// the only text ``PatternPass`` and ``WordPatternPass`` hand to PCRE2.
+/// PCRE2 so that the two engines find the same matches **on text whose bytes are all ASCII**,
+/// and on text whose other scalars are all inert (``PCRE2Route`` says why each construct below
+/// treats an inert scalar alike in both) — the only text ``PatternPass`` and ``WordPatternPass``
+/// hand to PCRE2.
 ///
 /// Why the same, construct by construct (ICU: the ICU regular-expression user guide and what its
 /// `NSRegularExpression` does on Linux, checked in `PatternEngineAgreementTests`; PCRE2:

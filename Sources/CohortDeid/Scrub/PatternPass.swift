@@ -7,16 +7,17 @@ import Foundation
 /// date, an ambiguous date, or no offset). A match that is no identifier after all (a score
 /// such as 7/10) is looked at again one character on.
 ///
-/// Two engines, one set of patterns: text whose bytes are all ASCII is matched by PCRE2 on its
-/// UTF-8 bytes (``asciiDetectors``, the same alternatives through ``ASCIIPatternTranslation``,
-/// which says why the matches are the same); any other text by ICU's `NSRegularExpression`
-/// (case folding and `\w` beyond ASCII differ between the two). When PCRE2 gives up on a text
-/// (a resource limit), ICU scrubs it as well.
+/// Two engines, one set of patterns: text whose bytes are all ASCII, or whose non-ASCII scalars
+/// are all inert (``PCRE2Route``: curly quotes, dashes, symbols, emoji), is matched by PCRE2 on
+/// its UTF-8 bytes (``asciiDetectors``, the same alternatives through
+/// ``ASCIIPatternTranslation``; the two types say why the matches are the same); any other text
+/// by ICU's `NSRegularExpression` (case folding and `\w` beyond ASCII differ between the two).
+/// When PCRE2 gives up on a text (a resource limit), ICU scrubs it as well.
 struct PatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
-    /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text (nil: ICU for all text, the
-    /// tests' reference).
+    /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text and text whose other scalars
+    /// are inert (nil: ICU for all text, the tests' reference).
     var asciiDetectors: PCRE2Expression?
     /// The roster's birth dates (``IdentifierIndex/birthDayKeys``), which are never shifted.
     let index: IdentifierIndex
@@ -32,7 +33,7 @@ struct PatternPass: Sendable {
     func apply(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            guard let asciiDetectors, PCRE2Route.of(bytes) == .ascii else { return nil }
             return applyASCII(text, bytes, asciiDetectors, counts: &attempt, shiftDays: shiftDays)
         }
         if let ascii, let ascii {
@@ -42,7 +43,7 @@ struct PatternPass: Sendable {
         return applyICU(text, counts: &counts, shiftDays: shiftDays)
     }
 
-    /// The first match at or after byte `from` of the ASCII text `bytes`, found in the slice
+    /// The first match at or after byte `from` (a scalar boundary) of the text `bytes`, found in the slice
     /// that starts there: NSRegularExpression's `firstMatch(in:range:)` has opaque bounds (a
     /// lookbehind or `\b` at the range's start does not see the text before it), and so does a
     /// PCRE2 subject.
@@ -57,8 +58,8 @@ struct PatternPass: Sendable {
         return .match(match)
     }
 
-    /// ``apply(_:counts:shiftDays:)`` on PCRE2 for the ASCII text `text` (whose bytes are
-    /// `bytes`), or nil when PCRE2 gave up on it. The same steps as ``applyICU(_:counts:shiftDays:)``.
+    /// ``apply(_:counts:shiftDays:)`` on PCRE2 for the text `text` (whose UTF-8 bytes are
+    /// `bytes`; match offsets are bytes, always at scalar boundaries), or nil when PCRE2 gave up on it. The same steps as ``applyICU(_:counts:shiftDays:)``.
     private func applyASCII(
         _ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts, shiftDays: Int?
     ) -> String? {
@@ -146,12 +147,12 @@ struct PatternPass: Sendable {
 /// The scrubber's second pass: identifiers written without digits — obfuscated emails
 /// (`jane dot doe at gmail dot com`, `jane[at]example[dot]com`) and bare domains
 /// (`example.com/path`) — by the word detectors of ``PatternDetectors``.
-/// ASCII text on PCRE2 and any other on ICU, as in ``PatternPass``.
+/// Text on PCRE2 or ICU by ``PCRE2Route``, as in ``PatternPass``.
 struct WordPatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
-    /// ``PatternDetectors/wordAlternatives`` for PCRE2, for ASCII text (nil: ICU for all text,
-    /// the tests' reference).
+    /// ``PatternDetectors/wordAlternatives`` for PCRE2, for the text ``PatternPass`` gives it
+    /// (nil: ICU for all text, the tests' reference).
     var asciiDetectors: PCRE2Expression?
 
     /// The pass with both engines compiled.
@@ -164,7 +165,7 @@ struct WordPatternPass: Sendable {
     func apply(_ text: String, counts: inout ScrubCounts) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            guard let asciiDetectors, PCRE2Route.of(bytes) == .ascii else { return nil }
             return applyASCII(text, bytes, asciiDetectors, counts: &attempt)
         }
         if let ascii, let ascii {
@@ -174,9 +175,11 @@ struct WordPatternPass: Sendable {
         return applyICU(text, counts: &counts)
     }
 
-    /// Every match in the ASCII text `bytes`, as NSRegularExpression's `matches(in:)` finds them
+    /// Every match in the UTF-8 text `bytes`, as NSRegularExpression's `matches(in:)` finds them
     /// over the whole text: each search starts where the last match ended, in the whole text (a
-    /// lookbehind sees what lies before), one byte on after an empty match. Nil when PCRE2 gave up.
+    /// lookbehind sees what lies before), one scalar on after an empty match (the detectors
+    /// match nothing empty; a start inside a scalar would be undefined for PCRE2_NO_UTF_CHECK).
+    /// Nil when PCRE2 gave up.
     static func asciiMatches(
         _ expression: PCRE2Expression, _ bytes: UnsafeBufferPointer<UInt8>, scratch: PCRE2Expression.Scratch
     ) -> [PCRE2Expression.Match]? {
@@ -189,12 +192,13 @@ struct WordPatternPass: Sendable {
             case .match(let match):
                 matches.append(match)
                 from = match.end > match.start ? match.end : match.end + 1
+                while from < bytes.count, bytes[from] & 0xC0 == 0x80 { from += 1 }
             }
         }
         return matches
     }
 
-    /// ``apply(_:counts:)`` on PCRE2 for the ASCII text `text`, or nil when PCRE2 gave up on it.
+    /// ``apply(_:counts:)`` on PCRE2 for the text `text`, or nil when PCRE2 gave up on it.
     private func applyASCII(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts) -> String? {
         guard let matches = Self.asciiMatches(expression, bytes, scratch: PCRE2Expression.Scratch(for: expression)) else { return nil }
         guard !matches.isEmpty else { return text }

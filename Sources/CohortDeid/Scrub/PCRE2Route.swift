@@ -1,0 +1,100 @@
+/// Which engine matches the scrubber's patterns on a text: PCRE2 when the two engines provably
+/// find the same matches on it, ICU's `NSRegularExpression` (the engine the patterns were written
+/// for) otherwise. Decided by the text's scalars alone, against an allow-list derived from the
+/// engines' definitions — not from a list of texts that happened to agree.
+///
+/// **Inert scalars** (``isInert(_:)``) take the ASCII translation (``ASCIIPatternTranslation``)
+/// unchanged: punctuation and symbols (general categories P* except Pc, and S*) that are not
+/// Alphabetic, not White_Space, not Grapheme_Extend, and have no case mapping or folding — curly
+/// quotes, dashes, the ellipsis, bullets, the degree sign, arrows, most emoji. On such a scalar
+/// every construct the translated patterns use behaves the same in both engines:
+/// - it is no `\w` in either: ICU's `\w` is `[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\u200c\u200d]` (none
+///   of which it is), PCRE2's without PCRE2_UCP is `[A-Za-z0-9_]`; no `\s` (not White_Space), no
+///   `\d` or `\p{N}` (not N), no `\p{L}`/`\p{Z}` — and the translation spells all of these as
+///   ASCII sets, which it is not in either;
+/// - `\b` therefore sees a non-word character on it in both, and ICU's `\b`, which skips
+///   Grapheme_Extend and Cf characters to find the character before, never skips it;
+/// - it matches no literal but itself, also in a case-insensitive group: it has no case mapping
+///   or folding, so ICU's full folding leaves it alone and it is in no PCRE2 caseless set (those
+///   hold only characters with a case mapping);
+/// - a negated class (`[^\s<>"']`) and a one-character lookbehind see it as one character in
+///   both (PCRE2_UTF matches code points, ICU matches code points of the UTF-16 text, a
+///   supplementary-plane symbol included).
+/// Marks, Cf (`\u200c`, `\u200d` are ICU word characters and ICU's `\b` skips Cf), non-ASCII
+/// digits, spaces and letters are not inert, nor are the symbols that join a neighbour in one
+/// Character (emoji modifiers, regional indicators: ``standsAlone(_:)``); a text with one goes
+/// to ICU.
+/// `PatternEngineAgreementTests` hold every inert scalar to this against both engines.
+enum PCRE2Route: Equatable, Sendable {
+    /// PCRE2 with the ASCII translation: every non-ASCII scalar (if any) is inert.
+    case ascii
+    /// ICU: a scalar outside the allow-list.
+    case icu
+
+    /// The route for the UTF-8 text `bytes` (a Swift string's, so valid UTF-8).
+    static func of(_ bytes: UnsafeBufferPointer<UInt8>) -> PCRE2Route {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let lead = bytes[i]
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
+            let (value, length) = decode(bytes, at: i, lead: lead)
+            guard isInert(value) else { return .icu }
+            i += length
+        }
+        return .ascii
+    }
+
+    /// The scalar value and length of the multi-byte UTF-8 sequence at `i` (whose first byte is
+    /// `lead`).
+    @inline(__always)
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, lead: UInt8) -> (UInt32, Int) {
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for k in 1..<length { value = value << 6 | (UInt32(bytes[i + k]) & 0x3F) }
+        return (value, length)
+    }
+
+    /// Whether the scalar `value` is in the inert set (see the type's comment).
+    static func isInert(_ value: UInt32) -> Bool {
+        if value < 0x1_0000 { return inertBMP[Int(value >> 6)] & (1 << (value & 63)) != 0 }
+        return Unicode.Scalar(value).map(computeIsInert) ?? false
+    }
+
+    /// ``isInert(_:)`` for the Basic Multilingual Plane, one bit per scalar, computed once.
+    private static let inertBMP: [UInt64] = (0..<1024).map { word in
+        var bits: UInt64 = 0
+        for bit in 0..<64 where Unicode.Scalar(UInt32(word * 64 + bit)).map(computeIsInert) ?? false { bits |= 1 << UInt64(bit) }
+        return bits
+    }
+
+    /// The inert set's definition, from the scalar's Unicode properties.
+    static func computeIsInert(_ scalar: Unicode.Scalar) -> Bool {
+        guard !scalar.isASCII else { return false }
+        let p = scalar.properties
+        switch p.generalCategory {
+        case .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation, .finalPunctuation, .otherPunctuation,
+            .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            break
+        default:
+            return false  // letters, marks, numbers, separators, Pc, Cc, Cf, Cs, Co, Cn
+        }
+        return !p.isAlphabetic && !p.isWhitespace && !p.isGraphemeExtend && !p.isCased && !p.changesWhenCaseMapped
+            && !p.changesWhenCaseFolded && standsAlone(scalar)
+    }
+
+    /// Whether `scalar` is a Character of its own next to any scalar the route lets through:
+    /// not an emoji modifier (which extends the character before it), a regional indicator (a
+    /// flag is two), a Hangul jamo, a prepended or spacing letter. Both passes turn a match into
+    /// a `String` range, and ICU's route (`Range(_:in:)`) gives up on a match that starts or ends
+    /// inside a Character where PCRE2's byte offsets would not; with every scalar standing alone
+    /// (and CR LF, whose halves no match separates: no pattern ends or starts with a space),
+    /// every match boundary is a Character boundary on both routes.
+    static func standsAlone(_ scalar: Unicode.Scalar) -> Bool {
+        let alone = String(scalar)
+        return ("a" + alone).count == 2 && (alone + "a").count == 2 && (alone + alone).count == 2
+    }
+}
