@@ -160,7 +160,9 @@ struct PatternEngineComparison {
     func disagreements(_ text: String, everyOffset: Bool) -> [String] {
         var problems: [String] = []
         let route = Array(text.utf8).withUnsafeBufferPointer { PCRE2Route.of($0) }
-        if everyOffset, route == .ascii, let main = scrubber.patterns.asciiDetectors, let word = scrubber.wordPatterns.asciiDetectors {
+        if everyOffset, let main = route.expression(scrubber.patterns.asciiDetectors, scrubber.patterns.letterDetectors),
+            let word = route.expression(scrubber.wordPatterns.asciiDetectors, scrubber.wordPatterns.letterDetectors)
+        {
             problems += firstMatches(text, icu: oracle.patterns.detectors, pcre: main, name: "patterns")
             problems += firstMatches(text, icu: oracle.wordPatterns.detectors, pcre: word, name: "word patterns")
             problems += allMatches(text, icu: oracle.wordPatterns.detectors, pcre: word)

@@ -11,8 +11,12 @@ import Testing
 /// to ICU, and every non-ASCII note of the shared and own corpora through both engines.
 struct PatternEngineUnicodeTests {
     /// Every scalar ``PCRE2Route`` lets through with the ASCII translation.
-    static let inertScalars: [Unicode.Scalar] = (0x80...0x10_FFFF).compactMap { v in
-        Unicode.Scalar(UInt32(v)).flatMap { PCRE2Route.isInert($0.value) ? $0 : nil }
+    static let inertScalars: [Unicode.Scalar] = scalars(of: .inert)
+    /// Every scalar ``PCRE2Route`` lets through with the letters translation.
+    static let plainLetters: [Unicode.Scalar] = scalars(of: .letter)
+
+    static func scalars(of kind: PCRE2Route.ScalarClass) -> [Unicode.Scalar] {
+        (0x80...0x10_FFFF).compactMap { v in Unicode.Scalar(UInt32(v)).flatMap { PCRE2Route.scalarClass($0.value) == kind ? $0 : nil } }
     }
 
     /// What ICU must never see in an inert scalar: a word character, a space, a digit, a
@@ -23,6 +27,18 @@ struct PatternEngineUnicodeTests {
         "\\p{Alphabetic}", "\\p{White_Space}", "\\p{Cased}", "\\p{Changes_When_Casefolded}", "(?i:[\\x{0}-\\x{7F}])",
         "(?i:é|ß|ss|st|ff)", "[\\u200c\\u200d]",
     ]
+
+    @Test func theLettersTranslationAcceptsBothExpressionsAndRefusesTheRest() throws {
+        _ = try ASCIIPatternTranslation.translate(PatternDetectors.pattern, for: .letters)
+        _ = try ASCIIPatternTranslation.translate(PatternDetectors.wordPattern, for: .letters)
+        // ICU closes a caseless property or `\w` under case and PCRE2 does not; a caseless
+        // letter with a multi-scalar case (`ŉ` → `ʼN`) or a caseless class holding a cased
+        // letter would need full folding.
+        for refused in ["(?i:\\p{Lu})", "(?i:\\w)", "(?i:[\\p{L}])", "(?i:ŉ)", "(?i:[é])", "\\S", "a.b", "(?i)a", "\\p{Alphabetic}"] {
+            #expect(throws: ASCIIPatternTranslation.Refused.self, "\(refused)") { try ASCIIPatternTranslation.translate(refused, for: .letters) }
+        }
+        #expect(try ASCIIPatternTranslation.translate("(?i:allée|straße)\\b", for: .letters) == "(?i:allée|stra(?:ss)e)(?:(?<=[A-Za-z0-9_\\p{L}])(?![A-Za-z0-9_\\p{L}])|(?<![A-Za-z0-9_\\p{L}])(?=[A-Za-z0-9_\\p{L}]))")
+    }
 
     @Test func inertScalarsAreNothingTheTranslationTellsApart() throws {
         let scalars = Self.inertScalars
@@ -57,29 +73,87 @@ struct PatternEngineUnicodeTests {
     }
 
     /// A text with one scalar outside the allow-list goes to ICU, one with only inert scalars
-    /// to PCRE2: with a PCRE2 expression that never matches, only the ICU text is scrubbed.
+    /// or plain letters to PCRE2: with PCRE2 expressions that never match, only the ICU text is
+    /// scrubbed.
     @Test(arguments: [
-        ("é", false), ("’", true), ("😀", true), ("\u{A0}", false), ("\u{0301}", false), ("٣", false), ("\u{200D}", false),
-        ("ß", false), ("\u{212A}", false), ("…", true), ("\u{1F3FB}", false), ("°", true), ("\u{2028}", false), ("🇫🇷", false),
+        ("é", PCRE2Route.letters), ("’", .ascii), ("😀", .ascii), ("\u{A0}", .icu), ("\u{0301}", .icu), ("٣", .icu), ("\u{200D}", .icu),
+        ("ß", .icu), ("\u{212A}", .icu), ("…", .ascii), ("\u{1F3FB}", .icu), ("°", .ascii), ("\u{2028}", .icu), ("🇫🇷", .icu),
+        ("ẞ", .icu), ("ſ", .icu), ("İ", .icu), ("ı", .icu), ("ŉ", .icu), ("ﬁ", .icu), ("Ω", .letters), ("\u{2126}", .letters), ("ǅ", .letters),
+        ("Ж", .letters), ("東", .letters), ("ㄱ", .letters), ("\u{1100}", .icu), ("가", .letters), ("\u{0E33}", .icu), ("ﾞ", .icu),
+        ("e\u{0301}", .icu), ("é’", .letters), ("\u{1E921}", .letters), ("\u{1DF25}", .icu),
     ])
-    func aTextTakesPCRE2OnlyWithInertScalars(scalar: String, pcre: Bool) throws {
+    func aTextTakesPCRE2OnlyWithAllowedScalars(scalar: String, expected: PCRE2Route) throws {
         var pass = try #require(PatternEngineAgreementTests.scrubber).patterns
         pass.asciiDetectors = try PCRE2Expression(pattern: "(?!)")
+        pass.letterDetectors = try PCRE2Expression(pattern: "(?!)")
         var counts = ScrubCounts()
         let text = "call\(scalar) 555-123-4567"
         let route = Array(text.utf8).withUnsafeBufferPointer { PCRE2Route.of($0) }
-        #expect(route == (pcre ? .ascii : .icu))
-        #expect(pass.apply(text, counts: &counts, shiftDays: nil) == (pcre ? text : "call\(scalar) [PHONE]"))
+        #expect(route == expected)
+        #expect(pass.apply(text, counts: &counts, shiftDays: nil) == (expected != .icu ? text : "call\(scalar) [PHONE]"))
+    }
+
+    /// Every plain letter is, to ICU and to the letters translation on PCRE2, the same: a word
+    /// character and a letter of the same case class, no space, digit or mark, matched by no
+    /// caseless ASCII literal and by `(?i:é)` only as `é` and `É`; and `\b` falls in the same
+    /// places between letters, inert scalars and ASCII.
+    @Test func plainLettersAreTheSameToBothEngines() throws {
+        let letters = Self.plainLetters
+        #expect(letters.count > 100_000)
+        let text = String(String.UnicodeScalarView(letters))
+        let probes = ["\\w", "\\p{L}", "\\p{Lu}", "\\p{Ll}", "\\s", "\\d", "\\p{N}", "\\p{Z}", "(?i:[a-z])", "(?i:é)", "(?i:ß)", "(?i:x|ext|st|ss)", "(?i:allée)", "[^\\s<>\"']", "\\b"]
+        for probe in probes {
+            let (icu, pcre) = try Self.bothMatches(probe, in: text)
+            #expect(icu == pcre, "\(probe): ICU \(icu.count) matches, PCRE2 \(pcre.count)")
+        }
+        #expect(try Self.bothMatches("\\w", in: text).icu.count == letters.count)
+        let pairs = (97...122).flatMap { a in (97...122).map { b in String(UnicodeScalar(UInt8(a))) + String(UnicodeScalar(UInt8(b))) } }
+        for never in ["\\p{M}", "\\p{Cf}", "\\p{Grapheme_Extend}", "\\p{White_Space}", "\\p{Nd}", "(?i:[\\x{0}-\\x{7F}])", "(?i:" + pairs.joined(separator: "|") + "|ffi|ffl)"] {
+            let found = try NSRegularExpression(pattern: never).numberOfMatches(in: text, range: NSRange(location: 0, length: text.utf16.count))
+            #expect(found == 0, "ICU \(never) matches \(found) plain letters")
+        }
+        // `\b` between letters, inert scalars, ASCII letters and digits, spaces.
+        var mixed = ""
+        for (k, letter) in letters.enumerated() where k % 7 == 0 {
+            mixed += String(letter) + ["", "’", "a", "1", " ", "_", "…", "-", "😀"][k % 9]
+        }
+        let (icu, pcre) = try Self.bothMatches("\\b", in: mixed)
+        #expect(icu == pcre && icu.count > 10_000)
+    }
+
+    /// `probe` on ICU and, translated for plain letters, on PCRE2: every match over the whole
+    /// text, as UTF-8 ranges.
+    static func bothMatches(_ probe: String, in text: String) throws -> (icu: [Range<Int>], pcre: [Range<Int>]) {
+        let toUTF8 = Dictionary(uniqueKeysWithValues: PatternEngineComparison.scalarBoundaries(text).map { ($0.utf16, $0.utf8) })
+        let icu = try NSRegularExpression(pattern: probe).matches(in: text, range: NSRange(location: 0, length: text.utf16.count)).map {
+            (toUTF8[$0.range.location] ?? -1)..<(toUTF8[$0.range.location + $0.range.length] ?? -1)
+        }
+        let expression = try PCRE2Expression(pattern: ASCIIPatternTranslation.translate(probe, for: .letters))
+        let pcre = Array(text.utf8).withUnsafeBufferPointer { WordPatternPass.asciiMatches(expression, $0, scratch: PCRE2Expression.Scratch(for: expression)) }
+        return (icu, (pcre ?? []).map { $0.start..<$0.end })
+    }
+
+    /// Every plain letter below U+3000 (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic, Indic,
+    /// …) and every 40th above, inside six kinds of match.
+    @Test func plainLettersInsideEachKindOfMatch() throws {
+        let frames = ["jane\u{0}doe@example.com", "\u{0}Hauptstraße 12", "12 allée \u{0}Verte", "www.ex\u{0}ample.com/a", "aged\u{0}93", "12 \u{0}Maple Street"]
+        var texts: [String] = []
+        for (k, letter) in Self.plainLetters.enumerated() where letter.value < 0x3000 || k % 40 == 0 {
+            texts.append(frames[k % frames.count].replacingOccurrences(of: "\u{0}", with: String(letter)))
+        }
+        #expect(texts.count > 8_000)
+        try PatternEngineAgreementTests.expectAgreement(texts, label: "plain letters", everyOffsetOfEvery: 50)
     }
 
     @Test(arguments: [1 as UInt64, 2, 3])
     func generatedNonASCIITextsAgree(seed: UInt64) throws {
-        var generator = UnicodeAgreementTextGenerator(seed: seed, scalars: Self.inertScalars)
+        var generator = UnicodeAgreementTextGenerator(seed: seed, scalars: Self.inertScalars + Self.plainLetters.filter { $0.value < 0x3000 })
         let texts = (0..<12_000).map { _ in generator.text() }
         let routes = texts.map { text in Array(text.utf8).withUnsafeBufferPointer { PCRE2Route.of($0) } }
-        let onPCRE2 = zip(texts, routes).filter { !$0.0.utf8.allSatisfy { $0 < 0x80 } && $0.1 == .ascii }.count
-        // Most texts are non-ASCII and on PCRE2; some go to ICU (a mark, NBSP, a letter).
-        #expect(onPCRE2 > texts.count / 2 && routes.contains(.icu))
+        let onPCRE2 = zip(texts, routes).filter { !$0.0.utf8.allSatisfy { $0 < 0x80 } && $0.1 != .icu }.count
+        // Most texts are non-ASCII and on PCRE2 (both translations); some go to ICU (a mark,
+        // NBSP, a letter with a multi-scalar case).
+        #expect(onPCRE2 > texts.count / 2 && routes.contains(.icu) && routes.contains(.letters) && routes.contains(.ascii))
         try PatternEngineAgreementTests.expectAgreement(texts, label: "generated non-ASCII, seed \(seed)", everyOffsetOfEvery: 8)
     }
 
@@ -111,13 +185,19 @@ struct PatternEngineUnicodeTests {
         let scrubber = try #require(PatternEngineAgreementTests.scrubber)
         let comparison = PatternEngineComparison(scrubber: scrubber, oracle: scrubber.onICUOnly())
         let nonASCII = texts.filter { !$0.utf8.allSatisfy { $0 < 0x80 } }
-        var onPCRE2 = 0
+        var routes: [PCRE2Route: Int] = [:]
+        var outside: [String: Int] = [:]
         var disagreeing: [Int] = []
         for (index, text) in nonASCII.enumerated() {
-            if Array(text.utf8).withUnsafeBufferPointer({ PCRE2Route.of($0) }) == .ascii { onPCRE2 += 1 }
+            routes[Array(text.utf8).withUnsafeBufferPointer({ PCRE2Route.of($0) }), default: 0] += 1
+            // What sends a text to ICU: the general category of its first scalar outside the list.
+            if let first = text.unicodeScalars.first(where: { !$0.isASCII && PCRE2Route.scalarClass($0.value) == .other }) {
+                outside["\(first.properties.generalCategory)", default: 0] += 1
+            }
             if !comparison.disagreements(text, everyOffset: true).isEmpty { disagreeing.append(index) }
         }
-        print("\(label): \(nonASCII.count) non-ASCII texts, \(onPCRE2) on PCRE2, \(nonASCII.count - disagreeing.count) identical")
+        let counts = "\(routes[.ascii] ?? 0) inert only, \(routes[.letters] ?? 0) with plain letters, \(routes[.icu] ?? 0) on ICU"
+        print("\(label): \(nonASCII.count) non-ASCII texts: \(counts) (\(outside.sorted { $0.key < $1.key })); \(nonASCII.count - disagreeing.count) identical")
         #expect(disagreeing.isEmpty, "\(label): non-ASCII texts \(disagreeing.prefix(20)) disagree", sourceLocation: sourceLocation)
     }
 }
@@ -136,7 +216,9 @@ struct UnicodeAgreementTextGenerator {
     static let fragments =
         AgreementTextGenerator.fragments + [
             "Hauptstraße 12", "12 allée des Roses", "3 rue de l’Église", "D’Angelo Street 4", "jane.doe@exämple.com",
-            "josé@example.com", "12 O’Neil Close", "Bahnhofstraße 5a", "12 Allée Verte",
+            "josé@example.com", "12 O’Neil Close", "Bahnhofstraße 5a", "12 Allée Verte", "12 ALLÉE Émile", "Müllerstrasse 7",
+            "Zoë Åström", "Łódź 90-001", "10115 Ñandú", "12 Élan Road", "Περίπατος 5", "aged 93…", "“93 yo”", "ÉÈ-1234",
+            "Straßenbahnweg 3", "José.García@hospital.es", "jörg dot müller at web dot de",
         ]
     /// Scalars that must send a text to ICU: letters, marks, non-ASCII digits and spaces,
     /// format characters, emoji modifiers, regional indicators.

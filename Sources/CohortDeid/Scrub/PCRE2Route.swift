@@ -24,15 +24,27 @@
 /// digits, spaces and letters are not inert, nor are the symbols that join a neighbour in one
 /// Character (emoji modifiers, regional indicators: ``standsAlone(_:)``); a text with one goes
 /// to ICU.
-/// `PatternEngineAgreementTests` hold every inert scalar to this against both engines.
+///
+/// **Plain letters** (``isPlainLetter(_:)``) take the letters translation
+/// (``ASCIIPatternTranslation/Scope/letters``, which says construct by construct why): letters
+/// (L*) assigned by Unicode 14 (PCRE2 10.42's tables; ICU 76 has Unicode 16), not
+/// Grapheme_Extend, whose case mappings — and their partners' — are single scalars without ASCII
+/// (no `ß`, `ẞ`, `ŉ`, `İ`, `ı`, `ſ`, the Kelvin sign, ligatures: ICU's full case folding would
+/// match those against several characters or against an ASCII letter, PCRE2's simple folding
+/// would not), and that stand alone as a Character.
+///
+/// `PatternEngineUnicodeTests` hold every allowed scalar to this against both engines.
 enum PCRE2Route: Equatable, Sendable {
     /// PCRE2 with the ASCII translation: every non-ASCII scalar (if any) is inert.
     case ascii
+    /// PCRE2 with the letters translation: plain letters, and perhaps inert scalars.
+    case letters
     /// ICU: a scalar outside the allow-list.
     case icu
 
     /// The route for the UTF-8 text `bytes` (a Swift string's, so valid UTF-8).
     static func of(_ bytes: UnsafeBufferPointer<UInt8>) -> PCRE2Route {
+        var route = PCRE2Route.ascii
         var i = 0
         let n = bytes.count
         while i < n {
@@ -42,10 +54,14 @@ enum PCRE2Route: Equatable, Sendable {
                 continue
             }
             let (value, length) = decode(bytes, at: i, lead: lead)
-            guard isInert(value) else { return .icu }
+            switch scalarClass(value) {
+            case .inert: break
+            case .letter: route = .letters
+            case .other: return .icu
+            }
             i += length
         }
-        return .ascii
+        return route
     }
 
     /// The scalar value and length of the multi-byte UTF-8 sequence at `i` (whose first byte is
@@ -58,17 +74,50 @@ enum PCRE2Route: Equatable, Sendable {
         return (value, length)
     }
 
-    /// Whether the scalar `value` is in the inert set (see the type's comment).
-    static func isInert(_ value: UInt32) -> Bool {
-        if value < 0x1_0000 { return inertBMP[Int(value >> 6)] & (1 << (value & 63)) != 0 }
-        return Unicode.Scalar(value).map(computeIsInert) ?? false
+    /// What a non-ASCII scalar is to the route.
+    enum ScalarClass: UInt8 {
+        case other, inert, letter
     }
 
-    /// ``isInert(_:)`` for the Basic Multilingual Plane, one bit per scalar, computed once.
-    private static let inertBMP: [UInt64] = (0..<1024).map { word in
-        var bits: UInt64 = 0
-        for bit in 0..<64 where Unicode.Scalar(UInt32(word * 64 + bit)).map(computeIsInert) ?? false { bits |= 1 << UInt64(bit) }
-        return bits
+    /// The class of the scalar `value` (see the type's comment).
+    static func scalarClass(_ value: UInt32) -> ScalarClass {
+        if value < 0x1_0000 { return ScalarClass(rawValue: classesBMP[Int(value)]) ?? .other }
+        return Unicode.Scalar(value).map(computeClass) ?? .other
+    }
+
+    /// Whether the scalar `value` is in the inert set.
+    static func isInert(_ value: UInt32) -> Bool { scalarClass(value) == .inert }
+
+    /// ``scalarClass(_:)`` for the Basic Multilingual Plane, one byte per scalar, computed once.
+    private static let classesBMP: [UInt8] = (0..<0x1_0000).map { v in Unicode.Scalar(UInt32(v)).map { computeClass($0).rawValue } ?? 0 }
+
+    static func computeClass(_ scalar: Unicode.Scalar) -> ScalarClass {
+        computeIsInert(scalar) ? .inert : isPlainLetter(scalar) ? .letter : .other
+    }
+
+    /// The plain letters' definition (see the type's comment).
+    static func isPlainLetter(_ scalar: Unicode.Scalar) -> Bool {
+        let p = scalar.properties
+        switch p.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: break
+        default: return false
+        }
+        guard let age = p.age, age <= (14, 0), !scalar.isASCII, !p.isGraphemeExtend else { return false }
+        return !PatternDetectors.foldsToASCII(scalar.value) && hasSingleScalarCases(scalar) && standsAlone(scalar)
+    }
+
+    /// Whether the full lowercase, uppercase and titlecase mappings of `scalar`, and those of
+    /// each scalar it maps to, are one scalar each, none of them ASCII (`ẞ` maps to `ß`, whose
+    /// uppercase is `SS`: ICU folds `ẞ` to `ss`).
+    static func hasSingleScalarCases(_ scalar: Unicode.Scalar) -> Bool {
+        func mappings(_ s: Unicode.Scalar) -> [String] {
+            [s.properties.lowercaseMapping, s.properties.uppercaseMapping, s.properties.titlecaseMapping]
+        }
+        for mapping in mappings(scalar) {
+            guard mapping.unicodeScalars.count == 1, let partner = mapping.unicodeScalars.first, !partner.isASCII || scalar.isASCII else { return false }
+            guard mappings(partner).allSatisfy({ $0.unicodeScalars.count == 1 && !PatternDetectors.foldsToASCII($0.unicodeScalars.first?.value ?? 0) }) else { return false }
+        }
+        return true
     }
 
     /// The inert set's definition, from the scalar's Unicode properties.

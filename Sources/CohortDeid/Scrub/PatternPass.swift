@@ -10,15 +10,19 @@ import Foundation
 /// Two engines, one set of patterns: text whose bytes are all ASCII, or whose non-ASCII scalars
 /// are all inert (``PCRE2Route``: curly quotes, dashes, symbols, emoji), is matched by PCRE2 on
 /// its UTF-8 bytes (``asciiDetectors``, the same alternatives through
-/// ``ASCIIPatternTranslation``; the two types say why the matches are the same); any other text
-/// by ICU's `NSRegularExpression` (case folding and `\w` beyond ASCII differ between the two).
-/// When PCRE2 gives up on a text (a resource limit), ICU scrubs it as well.
+/// ``ASCIIPatternTranslation``); text that also holds plain letters (accented and other letters
+/// with simple case) by PCRE2 with the letters translation (``letterDetectors``); the two types
+/// say why the matches are the same. Any other text goes to ICU's `NSRegularExpression` (case
+/// folding, marks, `\w` and `\b` beyond these differ between the two). When PCRE2 gives up on a
+/// text (a resource limit), ICU scrubs it as well.
 struct PatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
     /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text and text whose other scalars
     /// are inert (nil: ICU for all text, the tests' reference).
     var asciiDetectors: PCRE2Expression?
+    /// The same for text with plain letters (``PCRE2Route/letters``; nil: ICU for that text).
+    var letterDetectors: PCRE2Expression?
     /// The roster's birth dates (``IdentifierIndex/birthDayKeys``), which are never shifted.
     let index: IdentifierIndex
 
@@ -26,6 +30,7 @@ struct PatternPass: Sendable {
     init(index: IdentifierIndex) throws {
         detectors = try PatternDetectors.compile()
         asciiDetectors = try PatternDetectors.compileASCII()
+        letterDetectors = try PatternDetectors.compileASCII(for: .letters)
         self.index = index
     }
 
@@ -33,8 +38,8 @@ struct PatternPass: Sendable {
     func apply(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard let asciiDetectors, PCRE2Route.of(bytes) == .ascii else { return nil }
-            return applyASCII(text, bytes, asciiDetectors, counts: &attempt, shiftDays: shiftDays)
+            guard let expression = PCRE2Route.of(bytes).expression(asciiDetectors, letterDetectors) else { return nil }
+            return applyPCRE2(text, bytes, expression, counts: &attempt, shiftDays: shiftDays)
         }
         if let ascii, let ascii {
             counts = attempt
@@ -60,7 +65,7 @@ struct PatternPass: Sendable {
 
     /// ``apply(_:counts:shiftDays:)`` on PCRE2 for the text `text` (whose UTF-8 bytes are
     /// `bytes`; match offsets are bytes, always at scalar boundaries), or nil when PCRE2 gave up on it. The same steps as ``applyICU(_:counts:shiftDays:)``.
-    private func applyASCII(
+    private func applyPCRE2(
         _ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts, shiftDays: Int?
     ) -> String? {
         let scratch = PCRE2Expression.Scratch(for: expression)
@@ -154,19 +159,22 @@ struct WordPatternPass: Sendable {
     /// ``PatternDetectors/wordAlternatives`` for PCRE2, for the text ``PatternPass`` gives it
     /// (nil: ICU for all text, the tests' reference).
     var asciiDetectors: PCRE2Expression?
+    /// The same for text with plain letters (``PCRE2Route/letters``; nil: ICU for that text).
+    var letterDetectors: PCRE2Expression?
 
     /// The pass with both engines compiled.
     init() throws {
         detectors = try PatternDetectors.compileWordDetectors()
         asciiDetectors = try PatternDetectors.compileASCIIWordDetectors()
+        letterDetectors = try PatternDetectors.compileASCIIWordDetectors(for: .letters)
     }
 
     /// `text` with every match replaced by its token; adds the replacements to `counts`.
     func apply(_ text: String, counts: inout ScrubCounts) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard let asciiDetectors, PCRE2Route.of(bytes) == .ascii else { return nil }
-            return applyASCII(text, bytes, asciiDetectors, counts: &attempt)
+            guard let expression = PCRE2Route.of(bytes).expression(asciiDetectors, letterDetectors) else { return nil }
+            return applyPCRE2(text, bytes, expression, counts: &attempt)
         }
         if let ascii, let ascii {
             counts = attempt
@@ -199,7 +207,7 @@ struct WordPatternPass: Sendable {
     }
 
     /// ``apply(_:counts:)`` on PCRE2 for the text `text`, or nil when PCRE2 gave up on it.
-    private func applyASCII(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts) -> String? {
+    private func applyPCRE2(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts) -> String? {
         guard let matches = Self.asciiMatches(expression, bytes, scratch: PCRE2Expression.Scratch(for: expression)) else { return nil }
         guard !matches.isEmpty else { return text }
         var output = ""
@@ -235,6 +243,18 @@ struct WordPatternPass: Sendable {
         }
         output += text[cursor...]
         return output
+    }
+}
+
+extension PCRE2Route {
+    /// The expression of a pass for this route: `ascii` for ``ascii``, `letters` for
+    /// ``letters``, none (ICU) for ``icu``.
+    func expression(_ ascii: PCRE2Expression?, _ letters: PCRE2Expression?) -> PCRE2Expression? {
+        switch self {
+        case .ascii: ascii
+        case .letters: letters
+        case .icu: nil
+        }
     }
 }
 
