@@ -81,15 +81,18 @@ enum PCRE2Route: Equatable, Sendable {
 
     /// The class of the scalar `value` (see the type's comment).
     static func scalarClass(_ value: UInt32) -> ScalarClass {
-        if value < 0x1_0000 { return ScalarClass(rawValue: classesBMP[Int(value)]) ?? .other }
+        if value < 0x800 { return ScalarClass(rawValue: classesBelow800[Int(value)]) ?? .other }
         return Unicode.Scalar(value).map(computeClass) ?? .other
     }
 
     /// Whether the scalar `value` is in the inert set.
     static func isInert(_ value: UInt32) -> Bool { scalarClass(value) == .inert }
 
-    /// ``scalarClass(_:)`` for the Basic Multilingual Plane, one byte per scalar, computed once.
-    private static let classesBMP: [UInt8] = (0..<0x1_0000).map { v in Unicode.Scalar(UInt32(v)).map { computeClass($0).rawValue } ?? 0 }
+    /// ``scalarClass(_:)`` for the scalars of two UTF-8 bytes and fewer (Latin, Greek, Cyrillic,
+    /// Hebrew, Arabic: the letters of nearly all non-ASCII notes), one byte each, computed once
+    /// (a few milliseconds; the whole Basic Multilingual Plane would take 0.1-0.2 s of CPU at
+    /// every start). Rarer scalars are classified where they occur, about a microsecond each.
+    private static let classesBelow800: [UInt8] = (0..<0x800).map { v in Unicode.Scalar(UInt32(v)).map { computeClass($0).rawValue } ?? 0 }
 
     static func computeClass(_ scalar: Unicode.Scalar) -> ScalarClass {
         computeIsInert(scalar) ? .inert : isPlainLetter(scalar) ? .letter : .other
@@ -103,7 +106,9 @@ enum PCRE2Route: Equatable, Sendable {
         default: return false
         }
         guard let age = p.age, age <= (14, 0), !scalar.isASCII, !p.isGraphemeExtend else { return false }
-        return !PatternDetectors.foldsToASCII(scalar.value) && hasSingleScalarCases(scalar) && standsAlone(scalar)
+        // (A letter without a case mapping folds to nothing ASCII: skip building its mappings.)
+        let caseless = !p.changesWhenCaseMapped
+        return (caseless || (!PatternDetectors.foldsToASCII(scalar.value) && hasSingleScalarCases(scalar))) && standsAlone(scalar)
     }
 
     /// Whether the full lowercase, uppercase and titlecase mappings of `scalar`, and those of
@@ -113,6 +118,8 @@ enum PCRE2Route: Equatable, Sendable {
         func mappings(_ s: Unicode.Scalar) -> [String] {
             [s.properties.lowercaseMapping, s.properties.uppercaseMapping, s.properties.titlecaseMapping]
         }
+        // Without a case mapping every mapping is the scalar itself.
+        if !scalar.properties.changesWhenCaseMapped { return true }
         for mapping in mappings(scalar) {
             guard mapping.unicodeScalars.count == 1, let partner = mapping.unicodeScalars.first, !partner.isASCII || scalar.isASCII else { return false }
             guard mappings(partner).allSatisfy({ $0.unicodeScalars.count == 1 && !PatternDetectors.foldsToASCII($0.unicodeScalars.first?.value ?? 0) }) else { return false }
