@@ -145,6 +145,18 @@ struct PatternEngineUnicodeTests {
         try PatternEngineAgreementTests.expectAgreement(texts, label: "plain letters", everyOffsetOfEvery: 50)
     }
 
+    /// A match that ends inside a Character (before a combining mark or an emoji modifier) is
+    /// replaced on ICU's route too, and the text is scrubbed on after it: the date is shifted,
+    /// the email after it found.
+    @Test(arguments: ["\u{0301}", "\u{1F3FB}", "\u{FE0F}"])
+    func aMatchEndingInsideACharacterIsReplaced(follower: String) throws {
+        let scrubber = try #require(PatternEngineAgreementTests.scrubber)
+        let text = "seen 03/14\(follower) and jane.doe@example.com"
+        var counts = ScrubCounts()
+        #expect(scrubber.patterns.apply(text, counts: &counts, shiftDays: 40) == "seen 04/23\(follower) and [EMAIL]")
+        #expect(counts.total == 2)
+    }
+
     @Test(arguments: [1 as UInt64, 2, 3])
     func generatedNonASCIITextsAgree(seed: UInt64) throws {
         var generator = UnicodeAgreementTextGenerator(seed: seed, scalars: Self.inertScalars + Self.plainLetters.filter { $0.value < 0x3000 })

@@ -107,7 +107,7 @@ struct PatternPass: Sendable {
         while searchFrom < utf16Count,
             let match = detectors.firstMatch(in: text, options: [], range: NSRange(location: searchFrom, length: utf16Count - searchFrom))
         {
-            guard let whole = Range(match.range, in: text), match.range.length > 0 else { break }
+            guard let whole = PatternDetectors.scalarRange(match.range, in: text), match.range.length > 0 else { break }
             let token = PatternDetectors.token(of: match, in: PatternDetectors.alternatives)
             guard let replacement = replacement(for: token, text[whole], after: text[cursor..<whole.lowerBound], shiftDays: shiftDays) else {
                 // Not an identifier after all: look again one character on.
@@ -234,7 +234,7 @@ struct WordPatternPass: Sendable {
         var output = ""
         var cursor = text.startIndex
         for match in matches {
-            guard let whole = Range(match.range, in: text), whole.lowerBound >= cursor else { continue }
+            guard let whole = PatternDetectors.scalarRange(match.range, in: text), whole.lowerBound >= cursor else { continue }
             let token = PatternDetectors.token(of: match, in: PatternDetectors.wordAlternatives)
             output += text[cursor..<whole.lowerBound]
             output += token.text
@@ -259,6 +259,20 @@ extension PCRE2Route {
 }
 
 extension PatternDetectors {
+    /// `range` (UTF-16 offsets, as ICU reports a match) as a range of `text` at scalar
+    /// boundaries, as PCRE2's byte offsets give it; nil only when it splits a scalar. Not
+    /// `Range(_:in:)`: that is nil when a bound falls inside a Character (a date followed by a
+    /// combining mark or an emoji modifier, `03/14\u{301}`), and the first pass then stopped
+    /// scrubbing the text there, leaving that date unshifted.
+    static func scalarRange(_ range: NSRange, in text: String) -> Range<String.Index>? {
+        let utf16 = text.utf16
+        guard range.location != NSNotFound, let lower = utf16.index(utf16.startIndex, offsetBy: range.location, limitedBy: utf16.endIndex),
+            let upper = utf16.index(lower, offsetBy: range.length, limitedBy: utf16.endIndex),
+            lower.samePosition(in: text.unicodeScalars) != nil, upper.samePosition(in: text.unicodeScalars) != nil
+        else { return nil }
+        return lower..<upper
+    }
+
     /// The first alternative of `alternatives` whose group took part in `match`.
     static func token(of match: NSTextCheckingResult, in alternatives: [(ScrubToken, String)]) -> ScrubToken {
         for (offset, alternative) in alternatives.enumerated() where match.range(at: offset + 1).location != NSNotFound {
