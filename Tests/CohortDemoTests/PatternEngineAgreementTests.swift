@@ -159,7 +159,10 @@ struct PatternEngineComparison {
 
     func disagreements(_ text: String, everyOffset: Bool) -> [String] {
         var problems: [String] = []
-        if everyOffset, text.utf8.allSatisfy({ $0 < 0x80 }), let main = scrubber.patterns.asciiDetectors, let word = scrubber.wordPatterns.asciiDetectors {
+        let route = Array(text.utf8).withUnsafeBufferPointer { PCRE2Route.of($0) }
+        if everyOffset, let main = route.expression(scrubber.patterns.asciiDetectors, scrubber.patterns.letterDetectors),
+            let word = route.expression(scrubber.wordPatterns.asciiDetectors, scrubber.wordPatterns.letterDetectors)
+        {
             problems += firstMatches(text, icu: oracle.patterns.detectors, pcre: main, name: "patterns")
             problems += firstMatches(text, icu: oracle.wordPatterns.detectors, pcre: word, name: "word patterns")
             problems += allMatches(text, icu: oracle.wordPatterns.detectors, pcre: word)
@@ -182,27 +185,45 @@ struct PatternEngineComparison {
         return problems
     }
 
-    /// ICU's first match (range, first group taking part) from `range`.
-    static func icuMatch(_ regex: NSRegularExpression, _ text: String, _ range: NSRange) -> PCRE2Expression.Match? {
+    /// ICU's first match (range, first group taking part) from `range`, as UTF-8 offsets
+    /// (`toUTF8`: UTF-16 offset → UTF-8 offset at each scalar boundary; -1 inside a scalar).
+    static func icuMatch(_ regex: NSRegularExpression, _ text: String, _ range: NSRange, _ toUTF8: [Int: Int]) -> PCRE2Expression.Match? {
         guard let m = regex.firstMatch(in: text, options: [], range: range) else { return nil }
-        return PCRE2Expression.Match(start: m.range.location, end: m.range.location + m.range.length, group: firstGroup(m))
+        return utf8Match(m, toUTF8)
     }
 
-    /// From every start offset (ICU: the range from there to the end; PCRE2: the production
-    /// code's slice), the same first match.
+    static func utf8Match(_ m: NSTextCheckingResult, _ toUTF8: [Int: Int]) -> PCRE2Expression.Match {
+        PCRE2Expression.Match(start: toUTF8[m.range.location] ?? -1, end: toUTF8[m.range.location + m.range.length] ?? -1, group: firstGroup(m))
+    }
+
+    /// The (UTF-8, UTF-16) offsets of every scalar boundary of `text`, its end included.
+    static func scalarBoundaries(_ text: String) -> [(utf8: Int, utf16: Int)] {
+        var boundaries: [(utf8: Int, utf16: Int)] = [(0, 0)]
+        for scalar in text.unicodeScalars {
+            let last = boundaries[boundaries.count - 1]
+            boundaries.append((last.utf8 + UTF8.width(scalar), last.utf16 + UTF16.width(scalar)))
+        }
+        return boundaries
+    }
+
+    /// From every start offset (a scalar boundary; ICU: the range from there to the end; PCRE2:
+    /// the production code's slice), the same first match.
     func firstMatches(_ text: String, icu: NSRegularExpression, pcre: PCRE2Expression, name: String) -> [String] {
         let bytes = Array(text.utf8)
+        let boundaries = Self.scalarBoundaries(text)
+        let toUTF8 = Dictionary(uniqueKeysWithValues: boundaries.map { ($0.utf16, $0.utf8) })
+        let utf16Count = text.utf16.count
         let scratch = PCRE2Expression.Scratch(for: pcre)
         return bytes.withUnsafeBufferPointer { p in
-            for start in 0..<bytes.count {
-                let expected = Self.icuMatch(icu, text, NSRange(location: start, length: bytes.count - start))
+            for start in boundaries.dropLast() {
+                let expected = Self.icuMatch(icu, text, NSRange(location: start.utf16, length: utf16Count - start.utf16), toUTF8)
                 let found: PCRE2Expression.Match?
-                switch PatternPass.asciiFirstMatch(pcre, p, from: start, scratch: scratch) {
+                switch PatternPass.asciiFirstMatch(pcre, p, from: start.utf8, scratch: scratch) {
                 case .match(let m): found = m
                 case .none: found = nil
-                case .failed: return ["\(name) from \(start): PCRE2 failed"]
+                case .failed: return ["\(name) from \(start.utf8): PCRE2 failed"]
                 }
-                if found != expected { return ["\(name) from \(start): PCRE2 \(String(describing: found)), ICU \(String(describing: expected))"] }
+                if found != expected { return ["\(name) from \(start.utf8): PCRE2 \(String(describing: found)), ICU \(String(describing: expected))"] }
             }
             return []
         }
@@ -212,9 +233,8 @@ struct PatternEngineComparison {
     func allMatches(_ text: String, icu: NSRegularExpression, pcre: PCRE2Expression) -> [String] {
         let found = Array(text.utf8).withUnsafeBufferPointer { WordPatternPass.asciiMatches(pcre, $0, scratch: PCRE2Expression.Scratch(for: pcre)) }
         guard let found else { return ["word matches: PCRE2 failed"] }
-        let expected = icu.matches(in: text, range: NSRange(location: 0, length: text.utf16.count)).map { m in
-            PCRE2Expression.Match(start: m.range.location, end: m.range.location + m.range.length, group: Self.firstGroup(m))
-        }
+        let toUTF8 = Dictionary(uniqueKeysWithValues: Self.scalarBoundaries(text).map { ($0.utf16, $0.utf8) })
+        let expected = icu.matches(in: text, range: NSRange(location: 0, length: text.utf16.count)).map { Self.utf8Match($0, toUTF8) }
         return found == expected ? [] : ["word matches: PCRE2 \(found), ICU \(expected)"]
     }
 

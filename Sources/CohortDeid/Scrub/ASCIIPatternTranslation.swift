@@ -1,6 +1,8 @@
 /// The scrubber's patterns (written for ICU, as `NSRegularExpression` runs them) rewritten for
-/// PCRE2 so that the two engines find the same matches **on text whose bytes are all ASCII** —
-/// the only text ``PatternPass`` and ``WordPatternPass`` hand to PCRE2.
+/// PCRE2 so that the two engines find the same matches **on text whose bytes are all ASCII**,
+/// and on text whose other scalars are all inert (``PCRE2Route`` says why each construct below
+/// treats an inert scalar alike in both) — the only text ``PatternPass`` and ``WordPatternPass``
+/// hand to PCRE2.
 ///
 /// Why the same, construct by construct (ICU: the ICU regular-expression user guide and what its
 /// `NSRegularExpression` does on Linux, checked in `PatternEngineAgreementTests`; PCRE2:
@@ -33,16 +35,35 @@ enum ASCIIPatternTranslation {
         var description: String { "the pattern cannot be matched by PCRE2 like ICU: \(reason)" }
     }
 
-    /// `pattern` (ICU syntax) as a PCRE2 pattern that matches like it on ASCII subjects.
-    static func translate(_ pattern: String) throws(Refused) -> String {
+    /// What the subjects hold besides ASCII and inert scalars (``PCRE2Route``).
+    enum Scope: Sendable {
+        /// Nothing else: `\w`, `\b` and the letter properties are ASCII.
+        case ascii
+        /// Also the plain letters of ``PCRE2Route/isPlainLetter(_:)`` (``PCRE2Route/letters``):
+        /// `\w` becomes ICU's definition restricted to them, `[A-Za-z0-9_\p{L}]` (every letter
+        /// is Alphabetic, and PCRE2's Unicode 14 `\p{L}` holds exactly the allowed letters, which
+        /// are assigned by Unicode 14); `\b` becomes that class's boundary spelled with
+        /// lookarounds, `(?:(?<=W)(?!W)|(?<!W)(?=W))`, which is ICU's `\b` when no scalar is a
+        /// mark or Cf (the ones it skips) and the subject's ends count as non-word; `\p{L}`,
+        /// `\p{Lu}`, `\p{Ll}` stay properties, refused in a case-insensitive group (ICU closes
+        /// them under case, PCRE2 does not); a caseless non-ASCII literal is kept when its case
+        /// mappings are single scalars (then ICU's full folding and PCRE2's caseless set match
+        /// the same allowed letters), folded to ASCII as before when they hold ASCII, refused
+        /// otherwise; `\s`, `\d`, `\p{N}`, `\p{Z}` stay ASCII (no allowed scalar is a space or
+        /// a number), and so do caseless ASCII letters (no allowed letter folds to ASCII).
+        case letters
+    }
+
+    /// `pattern` (ICU syntax) as a PCRE2 pattern that matches like it on subjects of `scope`.
+    static func translate(_ pattern: String, for scope: Scope = .ascii) throws(Refused) -> String {
         var reader = Reader(scalars: Array(pattern.unicodeScalars))
         var output = ""
         // One entry per open group: whether it is case-insensitive.
         var caseless: [Bool] = [false]
         while let c = reader.next() {
             switch c {
-            case "\\": output += try escape(&reader, inClass: false)
-            case "[": output += try characterClass(&reader, caseless: caseless.last ?? false)
+            case "\\": output += try escape(&reader, inClass: false, caseless: caseless.last ?? false, scope: scope)
+            case "[": output += try characterClass(&reader, caseless: caseless.last ?? false, scope: scope)
             case "(":
                 output += "("
                 caseless.append(try groupOpening(&reader, &output, caseless: caseless.last ?? false))
@@ -51,7 +72,7 @@ enum ASCIIPatternTranslation {
                 caseless.removeLast()
                 output += ")"
             case ".", "^", "$": throw Refused(reason: "`\(c)` (line semantics differ)")
-            default: output += try literal(c, caseless: caseless.last ?? false)
+            default: output += try literal(c, caseless: caseless.last ?? false, scope: scope)
             }
         }
         guard caseless.count == 1 else { throw Refused(reason: "unbalanced parenthesis") }
@@ -71,9 +92,12 @@ enum ASCIIPatternTranslation {
     }
 
     /// A character outside a class.
-    private static func literal(_ c: Unicode.Scalar, caseless: Bool) throws(Refused) -> String {
-        if c.isASCII { return String(c) }
-        guard caseless, PatternDetectors.foldsToASCII(c.value) else { return String(c) }
+    private static func literal(_ c: Unicode.Scalar, caseless: Bool, scope: Scope) throws(Refused) -> String {
+        if c.isASCII || !caseless { return String(c) }
+        guard PatternDetectors.foldsToASCII(c.value) else {
+            guard scope == .ascii || PCRE2Route.hasSingleScalarCases(c) else { throw Refused(reason: "a caseless letter with a multi-scalar case mapping") }
+            return String(c)
+        }
         let folded = String(c).uppercased().lowercased()
         guard folded.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII }) else {
             throw Refused(reason: "a caseless non-ASCII letter whose folding is not ASCII letters")
@@ -82,7 +106,7 @@ enum ASCIIPatternTranslation {
     }
 
     /// After `[`: the class, with shorthands spelled out.
-    private static func characterClass(_ reader: inout Reader, caseless: Bool) throws(Refused) -> String {
+    private static func characterClass(_ reader: inout Reader, caseless: Bool, scope: Scope) throws(Refused) -> String {
         var output = "["
         if reader.consume("^") { output += "^" }
         var first = true
@@ -91,12 +115,12 @@ enum ASCIIPatternTranslation {
             case "]":
                 guard !first else { throw Refused(reason: "`]` first in a class") }
                 return output + "]"
-            case "\\": output += try escape(&reader, inClass: true)
+            case "\\": output += try escape(&reader, inClass: true, caseless: caseless, scope: scope)
             case "[": throw Refused(reason: "a nested set (ICU set syntax)")
             case "-" where reader.peek() == "-", "&" where reader.peek() == "&": throw Refused(reason: "a set operation (ICU set syntax)")
             default:
-                if !c.isASCII, caseless, PatternDetectors.foldsToASCII(c.value) {
-                    throw Refused(reason: "a caseless class with a non-ASCII letter that folds to ASCII")
+                if !c.isASCII, caseless, PatternDetectors.foldsToASCII(c.value) || (scope == .letters && c.properties.isCased) {
+                    throw Refused(reason: "a caseless class with a non-ASCII letter that folds to ASCII or, beyond ASCII, has a case")
                 }
                 output += String(c)
             }
@@ -106,20 +130,23 @@ enum ASCIIPatternTranslation {
     }
 
     /// After `\`: the escape, translated.
-    private static func escape(_ reader: inout Reader, inClass: Bool) throws(Refused) -> String {
+    private static func escape(_ reader: inout Reader, inClass: Bool, caseless: Bool, scope: Scope) throws(Refused) -> String {
         guard let e = reader.next() else { throw Refused(reason: "a trailing backslash") }
         func set(_ members: String) -> String { inClass ? members : "[\(members)]" }
+        let letters = scope == .letters
+        if letters, caseless, e == "w" || e == "p" { throw Refused(reason: "a letter class in a caseless group (ICU closes it under case)") }
+        let word = letters ? "A-Za-z0-9_\\p{L}" : "A-Za-z0-9_"
         switch e {
         case "s": return set("\\t\\n\\x0B\\f\\r ")
         case "d": return set("0-9")
-        case "w": return set("A-Za-z0-9_")
-        case "b" where !inClass: return "\\b"
+        case "w": return set(word)
+        case "b" where !inClass: return letters ? "(?:(?<=[\(word)])(?![\(word)])|(?<![\(word)])(?=[\(word)]))" : "\\b"
         case "p":
             guard reader.consume("{"), let name = reader.upTo("}") else { throw Refused(reason: "a property without {name}") }
             switch name {
-            case "L": return set("A-Za-z")
-            case "Lu": return set("A-Z")
-            case "Ll": return set("a-z")
+            case "L": return set(letters ? "\\p{L}" : "A-Za-z")
+            case "Lu": return set(letters ? "\\p{Lu}" : "A-Z")
+            case "Ll": return set(letters ? "\\p{Ll}" : "a-z")
             case "N": return set("0-9")
             case "Z": return set(" ")
             default: throw Refused(reason: "the property \\p{\(name)}")

@@ -1,8 +1,8 @@
 import CPCRE2
 
 /// One regular expression compiled by PCRE2 (Debian's libpcre2-8) and JIT-compiled once, matched
-/// on UTF-8 bytes. The scrubber's patterns run here for ASCII text (see ``ASCIIPatternTranslation``
-/// for why that is the same as ICU's `NSRegularExpression`).
+/// on UTF-8 bytes. The scrubber's patterns run here for the text ``PCRE2Route`` allows (see
+/// ``ASCIIPatternTranslation`` for why that is the same as ICU's `NSRegularExpression`).
 ///
 /// The compiled code is immutable after `init` and PCRE2 documents it as shareable between
 /// threads; what a match writes goes to a ``PCRE2Expression/Scratch`` made per call, never shared.

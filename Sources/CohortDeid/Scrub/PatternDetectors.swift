@@ -86,9 +86,9 @@ enum PatternDetectors {
         try NSRegularExpression(pattern: pattern, options: [])
     }
 
-    /// ``pattern`` for PCRE2 on ASCII text (``ASCIIPatternTranslation``).
-    static func compileASCII() throws -> PCRE2Expression {
-        try PCRE2Expression(pattern: ASCIIPatternTranslation.translate(pattern))
+    /// ``pattern`` for PCRE2 on the text of `scope` (``ASCIIPatternTranslation``).
+    static func compileASCII(for scope: ASCIIPatternTranslation.Scope = .ascii) throws -> PCRE2Expression {
+        try PCRE2Expression(pattern: ASCIIPatternTranslation.translate(pattern, for: scope))
     }
 
     /// Whether any detector can match: all need a digit, `@`, `://` or `www.`. Skipping the
@@ -289,9 +289,9 @@ extension PatternDetectors {
         try NSRegularExpression(pattern: wordPattern, options: [])
     }
 
-    /// ``wordPattern`` for PCRE2 on ASCII text (``ASCIIPatternTranslation``).
-    static func compileASCIIWordDetectors() throws -> PCRE2Expression {
-        try PCRE2Expression(pattern: ASCIIPatternTranslation.translate(wordPattern))
+    /// ``wordPattern`` for PCRE2 on the text of `scope` (``ASCIIPatternTranslation``).
+    static func compileASCIIWordDetectors(for scope: ASCIIPatternTranslation.Scope = .ascii) throws -> PCRE2Expression {
+        try PCRE2Expression(pattern: ASCIIPatternTranslation.translate(wordPattern, for: scope))
     }
 
     /// Whether a word detector can match `text`: it holds a `.` followed by a letter, or the word

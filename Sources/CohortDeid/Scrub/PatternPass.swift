@@ -7,17 +7,22 @@ import Foundation
 /// date, an ambiguous date, or no offset). A match that is no identifier after all (a score
 /// such as 7/10) is looked at again one character on.
 ///
-/// Two engines, one set of patterns: text whose bytes are all ASCII is matched by PCRE2 on its
-/// UTF-8 bytes (``asciiDetectors``, the same alternatives through ``ASCIIPatternTranslation``,
-/// which says why the matches are the same); any other text by ICU's `NSRegularExpression`
-/// (case folding and `\w` beyond ASCII differ between the two). When PCRE2 gives up on a text
-/// (a resource limit), ICU scrubs it as well.
+/// Two engines, one set of patterns: text whose bytes are all ASCII, or whose non-ASCII scalars
+/// are all inert (``PCRE2Route``: curly quotes, dashes, symbols, emoji), is matched by PCRE2 on
+/// its UTF-8 bytes (``asciiDetectors``, the same alternatives through
+/// ``ASCIIPatternTranslation``); text that also holds plain letters (accented and other letters
+/// with simple case) by PCRE2 with the letters translation (``letterDetectors``); the two types
+/// say why the matches are the same. Any other text goes to ICU's `NSRegularExpression` (case
+/// folding, marks, `\w` and `\b` beyond these differ between the two). When PCRE2 gives up on a
+/// text (a resource limit), ICU scrubs it as well.
 struct PatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
-    /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text (nil: ICU for all text, the
-    /// tests' reference).
+    /// ``PatternDetectors/alternatives`` for PCRE2, for ASCII text and text whose other scalars
+    /// are inert (nil: ICU for all text, the tests' reference).
     var asciiDetectors: PCRE2Expression?
+    /// The same for text with plain letters (``PCRE2Route/letters``; nil: ICU for that text).
+    var letterDetectors: PCRE2Expression?
     /// The roster's birth dates (``IdentifierIndex/birthDayKeys``), which are never shifted.
     let index: IdentifierIndex
 
@@ -25,6 +30,7 @@ struct PatternPass: Sendable {
     init(index: IdentifierIndex) throws {
         detectors = try PatternDetectors.compile()
         asciiDetectors = try PatternDetectors.compileASCII()
+        letterDetectors = try PatternDetectors.compileASCII(for: .letters)
         self.index = index
     }
 
@@ -32,8 +38,8 @@ struct PatternPass: Sendable {
     func apply(_ text: String, counts: inout ScrubCounts, shiftDays: Int?) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return applyASCII(text, bytes, asciiDetectors, counts: &attempt, shiftDays: shiftDays)
+            guard let expression = PCRE2Route.of(bytes).expression(asciiDetectors, letterDetectors) else { return nil }
+            return applyPCRE2(text, bytes, expression, counts: &attempt, shiftDays: shiftDays)
         }
         if let ascii, let ascii {
             counts = attempt
@@ -42,7 +48,7 @@ struct PatternPass: Sendable {
         return applyICU(text, counts: &counts, shiftDays: shiftDays)
     }
 
-    /// The first match at or after byte `from` of the ASCII text `bytes`, found in the slice
+    /// The first match at or after byte `from` (a scalar boundary) of the text `bytes`, found in the slice
     /// that starts there: NSRegularExpression's `firstMatch(in:range:)` has opaque bounds (a
     /// lookbehind or `\b` at the range's start does not see the text before it), and so does a
     /// PCRE2 subject.
@@ -57,9 +63,9 @@ struct PatternPass: Sendable {
         return .match(match)
     }
 
-    /// ``apply(_:counts:shiftDays:)`` on PCRE2 for the ASCII text `text` (whose bytes are
-    /// `bytes`), or nil when PCRE2 gave up on it. The same steps as ``applyICU(_:counts:shiftDays:)``.
-    private func applyASCII(
+    /// ``apply(_:counts:shiftDays:)`` on PCRE2 for the text `text` (whose UTF-8 bytes are
+    /// `bytes`; match offsets are bytes, always at scalar boundaries), or nil when PCRE2 gave up on it. The same steps as ``applyICU(_:counts:shiftDays:)``.
+    private func applyPCRE2(
         _ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts, shiftDays: Int?
     ) -> String? {
         let scratch = PCRE2Expression.Scratch(for: expression)
@@ -101,7 +107,7 @@ struct PatternPass: Sendable {
         while searchFrom < utf16Count,
             let match = detectors.firstMatch(in: text, options: [], range: NSRange(location: searchFrom, length: utf16Count - searchFrom))
         {
-            guard let whole = Range(match.range, in: text), match.range.length > 0 else { break }
+            guard let whole = PatternDetectors.scalarRange(match.range, in: text), match.range.length > 0 else { break }
             let token = PatternDetectors.token(of: match, in: PatternDetectors.alternatives)
             guard let replacement = replacement(for: token, text[whole], after: text[cursor..<whole.lowerBound], shiftDays: shiftDays) else {
                 // Not an identifier after all: look again one character on.
@@ -146,26 +152,29 @@ struct PatternPass: Sendable {
 /// The scrubber's second pass: identifiers written without digits — obfuscated emails
 /// (`jane dot doe at gmail dot com`, `jane[at]example[dot]com`) and bare domains
 /// (`example.com/path`) — by the word detectors of ``PatternDetectors``.
-/// ASCII text on PCRE2 and any other on ICU, as in ``PatternPass``.
+/// Text on PCRE2 or ICU by ``PCRE2Route``, as in ``PatternPass``.
 struct WordPatternPass: Sendable {
     // NSRegularExpression is immutable and documented thread-safe; it is never mutated here.
     let detectors: NSRegularExpression
-    /// ``PatternDetectors/wordAlternatives`` for PCRE2, for ASCII text (nil: ICU for all text,
-    /// the tests' reference).
+    /// ``PatternDetectors/wordAlternatives`` for PCRE2, for the text ``PatternPass`` gives it
+    /// (nil: ICU for all text, the tests' reference).
     var asciiDetectors: PCRE2Expression?
+    /// The same for text with plain letters (``PCRE2Route/letters``; nil: ICU for that text).
+    var letterDetectors: PCRE2Expression?
 
     /// The pass with both engines compiled.
     init() throws {
         detectors = try PatternDetectors.compileWordDetectors()
         asciiDetectors = try PatternDetectors.compileASCIIWordDetectors()
+        letterDetectors = try PatternDetectors.compileASCIIWordDetectors(for: .letters)
     }
 
     /// `text` with every match replaced by its token; adds the replacements to `counts`.
     func apply(_ text: String, counts: inout ScrubCounts) -> String {
         var attempt = counts
         let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
-            guard let asciiDetectors, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            return applyASCII(text, bytes, asciiDetectors, counts: &attempt)
+            guard let expression = PCRE2Route.of(bytes).expression(asciiDetectors, letterDetectors) else { return nil }
+            return applyPCRE2(text, bytes, expression, counts: &attempt)
         }
         if let ascii, let ascii {
             counts = attempt
@@ -174,9 +183,11 @@ struct WordPatternPass: Sendable {
         return applyICU(text, counts: &counts)
     }
 
-    /// Every match in the ASCII text `bytes`, as NSRegularExpression's `matches(in:)` finds them
+    /// Every match in the UTF-8 text `bytes`, as NSRegularExpression's `matches(in:)` finds them
     /// over the whole text: each search starts where the last match ended, in the whole text (a
-    /// lookbehind sees what lies before), one byte on after an empty match. Nil when PCRE2 gave up.
+    /// lookbehind sees what lies before), one scalar on after an empty match (the detectors
+    /// match nothing empty; a start inside a scalar would be undefined for PCRE2_NO_UTF_CHECK).
+    /// Nil when PCRE2 gave up.
     static func asciiMatches(
         _ expression: PCRE2Expression, _ bytes: UnsafeBufferPointer<UInt8>, scratch: PCRE2Expression.Scratch
     ) -> [PCRE2Expression.Match]? {
@@ -189,13 +200,14 @@ struct WordPatternPass: Sendable {
             case .match(let match):
                 matches.append(match)
                 from = match.end > match.start ? match.end : match.end + 1
+                while from < bytes.count, bytes[from] & 0xC0 == 0x80 { from += 1 }
             }
         }
         return matches
     }
 
-    /// ``apply(_:counts:)`` on PCRE2 for the ASCII text `text`, or nil when PCRE2 gave up on it.
-    private func applyASCII(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts) -> String? {
+    /// ``apply(_:counts:)`` on PCRE2 for the text `text`, or nil when PCRE2 gave up on it.
+    private func applyPCRE2(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>, _ expression: PCRE2Expression, counts: inout ScrubCounts) -> String? {
         guard let matches = Self.asciiMatches(expression, bytes, scratch: PCRE2Expression.Scratch(for: expression)) else { return nil }
         guard !matches.isEmpty else { return text }
         var output = ""
@@ -222,7 +234,7 @@ struct WordPatternPass: Sendable {
         var output = ""
         var cursor = text.startIndex
         for match in matches {
-            guard let whole = Range(match.range, in: text), whole.lowerBound >= cursor else { continue }
+            guard let whole = PatternDetectors.scalarRange(match.range, in: text), whole.lowerBound >= cursor else { continue }
             let token = PatternDetectors.token(of: match, in: PatternDetectors.wordAlternatives)
             output += text[cursor..<whole.lowerBound]
             output += token.text
@@ -234,7 +246,33 @@ struct WordPatternPass: Sendable {
     }
 }
 
+extension PCRE2Route {
+    /// The expression of a pass for this route: `ascii` for ``ascii``, `letters` for
+    /// ``letters``, none (ICU) for ``icu``.
+    func expression(_ ascii: PCRE2Expression?, _ letters: PCRE2Expression?) -> PCRE2Expression? {
+        switch self {
+        case .ascii: ascii
+        case .letters: letters
+        case .icu: nil
+        }
+    }
+}
+
 extension PatternDetectors {
+    /// `range` (UTF-16 offsets, as ICU reports a match) as a range of `text` at scalar
+    /// boundaries, as PCRE2's byte offsets give it; nil only when it splits a scalar. Not
+    /// `Range(_:in:)`: that is nil when a bound falls inside a Character (a date followed by a
+    /// combining mark or an emoji modifier, `03/14\u{301}`), and the first pass then stopped
+    /// scrubbing the text there, leaving that date unshifted.
+    static func scalarRange(_ range: NSRange, in text: String) -> Range<String.Index>? {
+        let utf16 = text.utf16
+        guard range.location != NSNotFound, let lower = utf16.index(utf16.startIndex, offsetBy: range.location, limitedBy: utf16.endIndex),
+            let upper = utf16.index(lower, offsetBy: range.length, limitedBy: utf16.endIndex),
+            lower.samePosition(in: text.unicodeScalars) != nil, upper.samePosition(in: text.unicodeScalars) != nil
+        else { return nil }
+        return lower..<upper
+    }
+
     /// The first alternative of `alternatives` whose group took part in `match`.
     static func token(of match: NSTextCheckingResult, in alternatives: [(ScrubToken, String)]) -> ScrubToken {
         for (offset, alternative) in alternatives.enumerated() where match.range(at: offset + 1).location != NSNotFound {

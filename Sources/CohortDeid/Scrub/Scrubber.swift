@@ -136,7 +136,9 @@ public struct Scrubber: Sendable {
     func onICUOnly() -> Scrubber {
         var copy = self
         copy.patterns.asciiDetectors = nil
+        copy.patterns.letterDetectors = nil
         copy.wordPatterns.asciiDetectors = nil
+        copy.wordPatterns.letterDetectors = nil
         return copy
     }
 
