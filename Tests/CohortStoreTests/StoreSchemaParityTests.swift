@@ -47,10 +47,11 @@ struct StoreSchemaParityTests {
     /// `grdb_migrations`, left out above) and the per-site data keys (SQLite has one user and one
     /// key); the committed text of an event's details beside the searchable jsonb (SQLite stores
     /// the text only); the login role that wrote a checkpoint; insertion orders where SQLite uses
-    /// its rowid.
+    /// its rowid; and `records.id`: SQLite's `records` is clustered on its key since
+    /// `v6-records-by-key` (no rowid, so no id; nothing referred to it).
     static let postgresOnlyTables: Set<String> = ["cohort_migrations", "site_data_keys"]
     static let postgresOnlyColumns: [String: Set<String>] = [
         "audit_events": ["details_text"], "audit_checkpoints": ["written_by"], "consents": ["recorded_order"],
-        "withdrawals": ["recorded_order"], "protocol_revisions": ["loaded_order"],
+        "withdrawals": ["recorded_order"], "protocol_revisions": ["loaded_order"], "records": ["id"],
     ]
 }

@@ -22,10 +22,12 @@ struct StudyStoreIntegrityTests {
         ("unknown signature kind", "UPDATE consents SET signature_kind = 'zombie'", "consents",
             "table consents, row 1, column signature_kind: expected one of typed, drawn, wet-ink"),
         ("bad consent id", "UPDATE consents SET id = 'zombie'", "consents", "table consents, row 1, column id: expected a UUID"),
-        ("unknown record kind", "UPDATE records SET kind = 'zombie' WHERE id = 1", "records",
-            "table records, row 1, column kind: expected one of pain"),
-        ("text where a time belongs", "UPDATE records SET start_ms = 'zombie' WHERE id = 1", "records",
-            "table records, row 1, column start_ms: expected an integer"),
+        // `records` has no rowid (clustered on its key): the fixture's one record is named by its
+        // participant row.
+        ("unknown record kind", "UPDATE records SET kind = 'zombie'", "records",
+            "table records, row of participant 1, column kind: expected one of pain"),
+        ("text where a time belongs", "UPDATE records SET start_ms = 'zombie'", "records",
+            "table records, row of participant 1, column start_ms: expected an integer"),
         ("unknown withdrawal mode", "UPDATE withdrawals SET mode = 'zombie'", "withdrawal",
             "table withdrawals, row 1, column mode: expected one of stop, exclude, erase"),
         ("garbled withdrawal counts", "UPDATE withdrawals SET counts_json = 'zombie'", "withdrawal",
@@ -38,10 +40,10 @@ struct StudyStoreIntegrityTests {
             "table participants, row 1, column time_zone: expected text, found nothing"),
         ("no consent version", nulling("consents", "version TEXT NOT NULL", "version"), "consents",
             "table consents, row 1, column version: expected text, found nothing"),
-        ("no record source", nulling("records", "source TEXT NOT NULL DEFAULT ''", "source"), "records",
-            "table records, row 1, column source: expected text, found nothing"),
-        ("no record start", nulling("records", "start_ms INTEGER NOT NULL", "start_ms"), "records",
-            "table records, row 1, column start_ms: expected an integer, found nothing"),
+        // (A record's participant, kind, start and source are its primary key, which SQLite keeps
+        // NOT NULL whatever the schema's text says; its start offset is not.)
+        ("no record start offset", nulling("records", "start_offset INTEGER NOT NULL", "start_offset"), "records",
+            "table records, row of participant 1, column start_offset: expected an integer, found nothing"),
         ("no withdrawal actor", nulling("withdrawals", "actor TEXT NOT NULL", "actor"), "withdrawal",
             "table withdrawals, row 1, column actor: expected text, found nothing"),
         ("no event action", nulling("audit_events", "action TEXT NOT NULL", "action"), "audit",
@@ -58,13 +60,15 @@ struct StudyStoreIntegrityTests {
     ]
 
     /// SQL that drops `definition`'s NOT NULL from `table`'s schema, then (in a second session,
-    /// after "--reopen") sets `column` to NULL in its first row.
+    /// after "--reopen") sets `column` to NULL in its first row (in every row of `records`, which
+    /// has no rowid and holds one row here).
     static func nulling(_ table: String, _ definition: String, _ column: String) -> String {
         let relaxed = definition.replacingOccurrences(of: " NOT NULL", with: "")
+        let row = table == "records" ? "" : " WHERE rowid = (SELECT min(rowid) FROM \(table))"
         return """
             PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, '\(definition)', '\(relaxed)') WHERE name = '\(table)';
             --reopen
-            UPDATE \(table) SET \(column) = NULL WHERE rowid = (SELECT min(rowid) FROM \(table))
+            UPDATE \(table) SET \(column) = NULL\(row)
             """
     }
 

@@ -65,12 +65,18 @@ struct StudyStorePrivacyTests {
                     store, [Self.note(p.participant, minute: 0, "first secret"), Self.note(p.participant, minute: 1, nil)], pk: p.handle, file: "a.csv")
                 (pk, id) = (p.handle, p.participant.id)
             }
-            try fixture.sqlite("UPDATE records SET note_enc = (SELECT note_enc FROM records WHERE id = 1) WHERE id = 2")
+            // The first minute's sealed note copied onto the second minute's row (`records` has no
+            // rowid: rows are picked by their key).
+            try fixture.sqlite(
+                """
+                UPDATE records SET note_enc = (SELECT note_enc FROM records ORDER BY start_ms LIMIT 1)
+                    WHERE start_ms = (SELECT max(start_ms) FROM records)
+                """)
             let error = #expect(throws: CohortError.self) {
                 try fixture.open().forEachRecord(pk, participantID: id) { _ in }
             }
             #expect(error?.code == .integrity)
-            #expect(error?.message.contains("table records, row 2, column note_enc") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("table records, row of participant \(pk.rowKey), column note_enc") == true, "\(error?.message ?? "")")
             #expect(error?.description.contains("secret") == false)
         }
     }
@@ -92,8 +98,25 @@ struct StudyStorePrivacyTests {
             // Turn it back into a v1 database holding plaintext, as an older cohort wrote it.
             try fixture.sqlite(
                 """
-                DELETE FROM grdb_migrations WHERE identifier IN ('v2-private-text', 'v3-sites', 'v4-sharing-scopes', 'v5-no-plaintext-note'); DROP TABLE redactable_texts; ALTER TABLE participants DROP COLUMN site;
-                ALTER TABLE records DROP COLUMN note_enc; ALTER TABLE records ADD COLUMN note TEXT;
+                DELETE FROM grdb_migrations WHERE identifier IN ('v2-private-text', 'v3-sites', 'v4-sharing-scopes', 'v5-no-plaintext-note', 'v6-records-by-key');
+                DROP TABLE redactable_texts; ALTER TABLE participants DROP COLUMN site;
+                DROP TABLE records;
+                CREATE TABLE records (
+                    id INTEGER PRIMARY KEY,
+                    participant_pk INTEGER NOT NULL REFERENCES participants(pk),
+                    kind TEXT NOT NULL,
+                    start_ms INTEGER NOT NULL,
+                    start_offset INTEGER NOT NULL,
+                    end_ms INTEGER,
+                    end_offset INTEGER,
+                    value REAL,
+                    text TEXT,
+                    source TEXT NOT NULL DEFAULT '',
+                    note TEXT,
+                    batch_id INTEGER REFERENCES import_batches(id),
+                    CHECK (end_ms IS NULL OR end_ms >= start_ms),
+                    UNIQUE (participant_pk, kind, start_ms, source)
+                );
                 INSERT INTO records (participant_pk, kind, start_ms, start_offset, value, source, note) VALUES
                     (\(rowKey), 'pain', 1741941000000, 3600, 3, 'app', 'old plaintext note about Leeds'),
                     (\(rowKey), 'pain', 1741941060000, 3600, 2, 'app', '');
@@ -117,7 +140,7 @@ struct StudyStorePrivacyTests {
             }
             try fixture.sqlite("VACUUM")
             #expect(Self.plaintext(fixture, ["old plaintext note", "moved to Leeds", "Okafor", "Quarshie"]).isEmpty)
-            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites\nv4-sharing-scopes\nv5-no-plaintext-note")
+            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites\nv4-sharing-scopes\nv5-no-plaintext-note\nv6-records-by-key")
         }
     }
 

@@ -47,12 +47,12 @@ struct StudyStoreTests {
     func databaseFromANewerCohortIsRefused() throws {
         try withStoreFixture { fixture in
             do { _ = try fixture.open(create: true) }
-            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites\nv4-sharing-scopes\nv5-no-plaintext-note")
+            #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier") == "v1-foundation\nv2-private-text\nv3-sites\nv4-sharing-scopes\nv5-no-plaintext-note\nv6-records-by-key")
             try fixture.sqlite("INSERT INTO grdb_migrations (identifier) VALUES ('v99-future')")
             let error = #expect(throws: CohortError.self) { try fixture.open() }
             #expect(error?.code == .conflict)
             #expect(error?.message.contains("newer") == true)
-            #expect(error?.hint?.contains("v5-no-plaintext-note") == true)
+            #expect(error?.hint?.contains("v6-records-by-key") == true)
         }
     }
 

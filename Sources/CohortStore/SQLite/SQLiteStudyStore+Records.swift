@@ -283,7 +283,7 @@ extension SQLiteStudyStore {
                 try PIISealing.openStoredNote(
                     sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
                     source: row.source
-                ) { column, expected in RowReader.problem(table: RecordRow.databaseTableName, rowID: row.id, column: column, expected: expected) }
+                ) { column, expected in RowReader.recordProblem(participantPK: row.participantPK, column: column, expected: expected) }
             }
             try body(
                 CohortCore.Record(
@@ -348,7 +348,7 @@ extension SQLiteStudyStore {
             sqlite3_reset(probe)
             defer { sqlite3_reset(probe) }  // no statement left standing on a row: it would hold the read open
             sqlite3_bind_int64(probe, 1, participant.rowKey)
-            if let last = slots.last { sqlite3_bind_value(probe, 2, sqlite3_column_value(last.stmt, 2)) }
+            if let last = slots.last { sqlite3_bind_value(probe, 2, sqlite3_column_value(last.stmt, 1)) }
             let code = sqlite3_step(probe)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw stepError(db, code) }
@@ -386,7 +386,7 @@ extension SQLiteStudyStore {
         mutating func step(_ db: Database) throws -> Bool {
             let code = sqlite3_step(stmt)
             if code == SQLITE_ROW {
-                startMs = sqlite3_column_int64(stmt, 3)
+                startMs = sqlite3_column_int64(stmt, 2)
                 live = true
             } else if code == SQLITE_DONE {
                 live = false

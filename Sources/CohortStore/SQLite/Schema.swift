@@ -163,4 +163,36 @@ enum Schema {
     static let v5 = """
         ALTER TABLE records DROP COLUMN note;
         """
+
+    /// Migration `v6-records-by-key`: `records` is clustered on its unique key (`WITHOUT ROWID`,
+    /// primary key participant, kind, start, source) — one b-tree instead of a table and an index
+    /// beside it. An import inserts each row into one b-tree, not two, and the export reads a
+    /// participant's records of a kind in key order from the rows themselves, not from an index
+    /// and then the table (issue 28: 30–40 % less of SQLite's time per imported row on the
+    /// benchmark's study, and a database about 40 % smaller). The rows lose the `id` they had
+    /// only as SQLite's rowid; nothing referred to it (errors now name a row by its participant
+    /// row). The columns, constraints and foreign keys are otherwise as they were; the rows are
+    /// copied in key order.
+    static let v6 = """
+        CREATE TABLE records_v6 (
+            participant_pk INTEGER NOT NULL REFERENCES participants(pk),
+            kind TEXT NOT NULL,
+            start_ms INTEGER NOT NULL,
+            start_offset INTEGER NOT NULL,
+            end_ms INTEGER,
+            end_offset INTEGER,
+            value REAL,
+            text TEXT,
+            source TEXT NOT NULL DEFAULT '',
+            batch_id INTEGER REFERENCES import_batches(id),
+            note_enc BLOB,
+            CHECK (end_ms IS NULL OR end_ms >= start_ms),
+            PRIMARY KEY (participant_pk, kind, start_ms, source)
+        ) WITHOUT ROWID;
+        INSERT INTO records_v6 (participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, batch_id, note_enc)
+            SELECT participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, batch_id, note_enc FROM records
+            ORDER BY participant_pk, kind, start_ms, source;
+        DROP TABLE records;
+        ALTER TABLE records_v6 RENAME TO records;
+        """
 }

@@ -30,8 +30,14 @@ package protocol ColumnReader {
 /// column and what was expected, never the value; `backup` names what to restore (SQLite's
 /// `study.db`, or the PostgreSQL database).
 package func malformedColumn(table: String, rowID: Int64?, column: String, expected: String, file: String, backup: String) -> CohortError {
+    malformedColumn(table: table, row: "row \(rowID.map(String.init) ?? "?")", column: column, expected: expected, file: file, backup: backup)
+}
+
+/// ``malformedColumn(table:rowID:column:expected:file:backup:)`` for a row named by `row` (e.g.
+/// SQLite's `records`, which has no rowid: "row of participant 3").
+package func malformedColumn(table: String, row: String, column: String, expected: String, file: String, backup: String) -> CohortError {
     CohortError(
-        .integrity, "table \(table), row \(rowID.map(String.init) ?? "?"), column \(column): expected \(expected)",
+        .integrity, "table \(table), \(row), column \(column): expected \(expected)",
         at: .init(file: file, field: "\(table).\(column)"),
         hint: "the database was edited or damaged: restore \(backup) from a backup (cohort does not guess a replacement value)",
         cause: .malformedColumn(table: table, column: column))

@@ -3,13 +3,13 @@ import Foundation
 import GRDB
 
 /// A `records` row, decoded strictly (the note stays sealed until the store opens it). Selected
-/// by ``columns`` (the legacy plaintext `note` column is empty since migration v2).
+/// by ``columns`` (the legacy plaintext `note` column is empty since migration v2). The table has
+/// no rowid since migration `v6-records-by-key`: errors name a row by its participant row.
 struct RecordRow: FetchableRecord, TableRecord {
     static let databaseTableName = "records"
     /// The columns a record is read from.
-    static let columns = "id, participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc, batch_id"
+    static let columns = "participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc, batch_id"
 
-    var id: Int64
     var participantPK: Int64
     var kind: RecordKind
     var start: Timestamp
@@ -24,8 +24,7 @@ struct RecordRow: FetchableRecord, TableRecord {
 
 extension RecordRow {
     init(row: Row) throws {
-        let r = RowReader(row, table: Self.databaseTableName, rowIDColumn: "id")
-        id = try r.int64("id")
+        let r = RowReader(recordRow: row)
         participantPK = try r.int64("participant_pk")
         kind = try r.choice("kind", RecordKind.self)
         start = Timestamp(epochMilliseconds: try r.int64("start_ms"), utcOffsetSeconds: try r.offset("start_offset"))

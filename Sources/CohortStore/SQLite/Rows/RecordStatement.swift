@@ -9,16 +9,15 @@ import GRDBSQLite
 /// the previous row's (a participant's rows repeat a handful of them).
 ///
 /// It decodes as strictly as ``RecordRow`` does — the same storage classes are accepted, and a
-/// missing or malformed value throws ``RowReader/problem(table:rowID:column:expected:)`` with
-/// the table, row and column, never the value — so a row reads the same either way (a test
+/// missing or malformed value throws ``RowReader/recordProblem(participantPK:column:expected:file:)``
+/// with the table, row (by its participant row: `records` has no rowid) and column, never the value — so a row reads the same either way (a test
 /// compares the two on every row of a study).
 struct RecordStatement {
     /// The columns ``row()`` reads, in this order (the indexes below).
-    static let columns = "id, participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc"
-    /// The columns ``startAndSource()`` reads: the first seven of ``columns``, then the source
+    static let columns = "participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc"
+    /// The columns ``startAndSource()`` reads: the first six of ``columns``, then the source
     /// (no value, text or note).
-    static let startAndSourceColumns = "id, participant_pk, kind, start_ms, start_offset, end_ms, end_offset, source"
-    private static let table = RecordRow.databaseTableName
+    static let startAndSourceColumns = "participant_pk, kind, start_ms, start_offset, end_ms, end_offset, source"
 
     private let stmt: SQLiteStatement
     /// Each kind's name as bytes, for the lookup without a `String`.
@@ -38,27 +37,27 @@ struct RecordStatement {
 
     /// The row the statement (over ``columns``) stands on, decoded (the note still sealed).
     mutating func row() throws -> RecordRow {
-        let (id, participantPK, kind, start, end) = try head()
+        let (participantPK, kind, start, end) = try head()
         func problem(_ column: String, _ expected: String) -> CohortError {
-            RowReader.problem(table: Self.table, rowID: id, column: column, expected: expected)
+            RowReader.recordProblem(participantPK: participantPK, column: column, expected: expected)
         }
         var value: Double?
-        let valueColumn = column(7)
+        let valueColumn = column(6)
         switch sqlite3_value_type(valueColumn) {
         case SQLITE_NULL: value = nil
         case SQLITE_FLOAT, SQLITE_INTEGER: value = sqlite3_value_double(valueColumn)
         default: throw problem("value", "a number")
         }
         var text: String?
-        let textColumn = column(8)
+        let textColumn = column(7)
         switch sqlite3_value_type(textColumn) {
         case SQLITE_NULL: text = nil
         case SQLITE_TEXT: text = lastText.string(textColumn)
         default: throw problem("text", "text")
         }
-        let source = try source(9, rowID: id)
+        let source = try source(8, participantPK: participantPK)
         var sealedNote: [UInt8]?
-        let noteColumn = column(10)
+        let noteColumn = column(9)
         switch sqlite3_value_type(noteColumn) {
         case SQLITE_NULL: sealedNote = nil
         case SQLITE_BLOB:
@@ -73,15 +72,15 @@ struct RecordStatement {
         default: throw problem("note_enc", "binary data")
         }
         return RecordRow(
-            id: id, participantPK: participantPK, kind: kind, start: start, end: end, value: value, text: text, source: source, sealedNote: sealedNote,
+            participantPK: participantPK, kind: kind, start: start, end: end, value: value, text: text, source: source, sealedNote: sealedNote,
             batchID: nil)
     }
 
-    /// The row the statement (over ``startAndSourceColumns``) stands on: id, participant, kind,
+    /// The row the statement (over ``startAndSourceColumns``) stands on: participant, kind,
     /// start, end and source, decoded as ``row()`` decodes them.
-    mutating func startAndSource() throws -> (id: Int64, participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?, source: String) {
-        let (id, participantPK, kind, start, end) = try head()
-        return (id, participantPK, kind, start, end, try source(7, rowID: id))
+    mutating func startAndSource() throws -> (participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?, source: String) {
+        let (participantPK, kind, start, end) = try head()
+        return (participantPK, kind, start, end, try source(6, participantPK: participantPK))
     }
 
     /// Column `index` of the row the statement stands on, read through the value API: one
@@ -98,70 +97,74 @@ struct RecordStatement {
         sqlite3_column_value(stmt, index)
     }
 
-    /// Columns 0–6, which both column lists share: id, participant, kind, start and end.
-    private mutating func head() throws -> (id: Int64, participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?) {
-        let id = try int64(0, "id")
-        let participantPK = try int64(1, "participant_pk", rowID: id)
+    /// Columns 0–5, which both column lists share: participant, kind, start and end.
+    private mutating func head() throws -> (participantPK: Int64, kind: RecordKind, start: Timestamp, end: Timestamp?) {
+        let participantPK = try int64(0, "participant_pk", participantPK: nil)
         let kind: RecordKind
         if let oneKind {
             kind = oneKind
         } else {
-            kind = try self.kind(rowID: id)
+            kind = try self.kind(participantPK: participantPK)
             if selectsOneKind { oneKind = kind }
         }
-        let start = Timestamp(epochMilliseconds: try int64(3, "start_ms", rowID: id), utcOffsetSeconds: try offset(4, "start_offset", rowID: id))
-        let endColumn = column(5)
+        let start = Timestamp(
+            epochMilliseconds: try int64(2, "start_ms", participantPK: participantPK),
+            utcOffsetSeconds: try offset(3, "start_offset", participantPK: participantPK))
+        let endColumn = column(4)
         switch sqlite3_value_type(endColumn) {
-        case SQLITE_NULL: return (id, participantPK, kind, start, nil)
+        case SQLITE_NULL: return (participantPK, kind, start, nil)
         case SQLITE_INTEGER:
-            return (id, participantPK, kind, start, Timestamp(epochMilliseconds: sqlite3_value_int64(endColumn), utcOffsetSeconds: try offset(6, "end_offset", rowID: id)))
-        default: throw RowReader.problem(table: Self.table, rowID: id, column: "end_ms", expected: "an integer")
+            return (
+                participantPK, kind, start,
+                Timestamp(epochMilliseconds: sqlite3_value_int64(endColumn), utcOffsetSeconds: try offset(5, "end_offset", participantPK: participantPK))
+            )
+        default: throw RowReader.recordProblem(participantPK: participantPK, column: "end_ms", expected: "an integer")
         }
     }
 
     /// A UTC offset in seconds at column `index` (within ±18 hours).
-    private func offset(_ index: CInt, _ column: String, rowID: Int64) throws -> Int32 {
-        let n = try int64(index, column, rowID: rowID)
+    private func offset(_ index: CInt, _ column: String, participantPK: Int64) throws -> Int32 {
+        let n = try int64(index, column, participantPK: participantPK)
         guard abs(n) <= 18 * 3600 else {
-            throw RowReader.problem(table: Self.table, rowID: rowID, column: column, expected: "a UTC offset in seconds (within ±18 hours)")
+            throw RowReader.recordProblem(participantPK: participantPK, column: column, expected: "a UTC offset in seconds (within ±18 hours)")
         }
         return Int32(n)
     }
 
     /// The source at column `index` (text, empty when none).
-    private mutating func source(_ index: CInt, rowID: Int64) throws -> String {
+    private mutating func source(_ index: CInt, participantPK: Int64) throws -> String {
         let value = column(index)
         let type = sqlite3_value_type(value)
         guard type == SQLITE_TEXT else {
-            throw RowReader.problem(table: Self.table, rowID: rowID, column: "source", expected: type == SQLITE_NULL ? "text, found nothing" : "text")
+            throw RowReader.recordProblem(participantPK: participantPK, column: "source", expected: type == SQLITE_NULL ? "text, found nothing" : "text")
         }
         return lastSource.string(value)
     }
 
-    private func int64(_ index: CInt, _ column: String, rowID: Int64? = nil) throws -> Int64 {
+    private func int64(_ index: CInt, _ column: String, participantPK: Int64?) throws -> Int64 {
         let value = self.column(index)
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return sqlite3_value_int64(value)
         case SQLITE_NULL:
-            throw RowReader.problem(table: Self.table, rowID: rowID, column: column, expected: "an integer, found nothing")
-        default: throw RowReader.problem(table: Self.table, rowID: rowID, column: column, expected: "an integer")
+            throw RowReader.recordProblem(participantPK: participantPK, column: column, expected: "an integer, found nothing")
+        default: throw RowReader.recordProblem(participantPK: participantPK, column: column, expected: "an integer")
         }
     }
 
-    private func kind(rowID: Int64) throws -> RecordKind {
-        let value = column(2)
+    private func kind(participantPK: Int64) throws -> RecordKind {
+        let value = column(1)
         switch sqlite3_value_type(value) {
         case SQLITE_TEXT: break
-        case SQLITE_NULL: throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: "text, found nothing")
-        default: throw RowReader.problem(table: Self.table, rowID: rowID, column: "kind", expected: "text")
+        case SQLITE_NULL: throw RowReader.recordProblem(participantPK: participantPK, column: "kind", expected: "text, found nothing")
+        default: throw RowReader.recordProblem(participantPK: participantPK, column: "kind", expected: "text")
         }
         if let text = sqlite3_value_text(value), case let count = ReusedText.length(text, sqlite3_value_bytes(value)), count > 0 {
             for entry in Self.kindNames where entry.bytes.count == count {
                 if ReusedText.equal(entry.bytes, text, count) { return entry.kind }
             }
         }
-        throw RowReader.problem(
-            table: Self.table, rowID: rowID, column: "kind", expected: "one of " + RecordKind.allCases.map(\.rawValue).joined(separator: ", "))
+        throw RowReader.recordProblem(
+            participantPK: participantPK, column: "kind", expected: "one of " + RecordKind.allCases.map(\.rawValue).joined(separator: ", "))
     }
 }
 

@@ -24,14 +24,34 @@ struct RowReader: ColumnReader {
         if case let .int64(id) = (row[rowIDColumn] as DatabaseValue?)?.storage { rowID = id } else { rowID = nil }
     }
 
+    /// A `records` row (``recordProblem(participantPK:column:expected:file:)`` names it).
+    init(recordRow row: Row) {
+        self.init(row, table: "records", rowIDColumn: "participant_pk")
+        namesRowByParticipant = true
+    }
+
+    /// True for a `records` row, which has no rowid: ``rowID`` is its `participant_pk`.
+    private var namesRowByParticipant = false
+
     func problem(_ column: String, expected: String) -> CohortError {
-        Self.problem(table: table, rowID: rowID, column: column, expected: expected, file: file)
+        if namesRowByParticipant { return Self.recordProblem(participantPK: rowID, column: column, expected: expected, file: file) }
+        return Self.problem(table: table, rowID: rowID, column: column, expected: expected, file: file)
     }
 
     /// The error for a column of row `rowID` of `table` that is not what `expected` says (also
     /// for checks after decoding: a sealed value that does not open).
     static func problem(table: String, rowID: Int64?, column: String, expected: String, file: String = SQLiteStudyStore.fileName) -> CohortError {
         malformedColumn(table: table, rowID: rowID, column: column, expected: expected, file: file, backup: "study.db")
+    }
+
+    /// The error for a column of a `records` row that is not what `expected` says. `records` has
+    /// no rowid (it is clustered on its key, migration `v6-records-by-key`), so the row is named
+    /// by its participant row (`participant_pk`, nil when that column is itself unreadable) —
+    /// never by its start, source or any other value.
+    static func recordProblem(participantPK: Int64?, column: String, expected: String, file: String = SQLiteStudyStore.fileName) -> CohortError {
+        malformedColumn(
+            table: "records", row: "row of participant \(participantPK.map(String.init) ?? "?")", column: column, expected: expected, file: file,
+            backup: "study.db")
     }
 
     func value(_ column: String) -> DatabaseValue { (row[column] as DatabaseValue?) ?? .null }
