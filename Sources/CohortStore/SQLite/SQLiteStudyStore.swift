@@ -169,7 +169,14 @@ public final class SQLiteStudyStore: StudyStore {
                 throw CohortError(.conflict, "the study database has an older schema and this command opens it read-only", at: .init(file: url.path),
                     hint: "run a command that changes the study (for example `cohort protocol load`) on a writable copy once to upgrade it")
             }
+            let rebuildsRecords = try dbQueue.read { db in
+                try !migrator.appliedIdentifiers(db).contains(Self.recordsByKey) && db.tableExists("records")
+            }
             try migrator.migrate(dbQueue)
+            // `v6-records-by-key` copied `records` into a new table: its old pages are free (and
+            // zeroed: secure_delete) but still in the file. Given back once, outside the
+            // migration's transaction (VACUUM cannot run inside one).
+            if rebuildsRecords { try dbQueue.vacuum() }
         } catch let error as CohortError {
             throw error
         } catch {
@@ -179,6 +186,9 @@ public final class SQLiteStudyStore: StudyStore {
             throw CohortError(.system, "cannot prepare the study database", at: .init(file: url.path), underlying: Self.describe(error))
         }
     }
+
+    /// The migration that clusters `records` on its key (``Schema/v6``).
+    static let recordsByKey = "v6-records-by-key"
 
     /// Named, append-only migrations: never edit one that has shipped, add a new one.
     static func migrator(piiKey: [UInt8]) -> DatabaseMigrator {
@@ -201,7 +211,7 @@ public final class SQLiteStudyStore: StudyStore {
         migrator.registerMigration("v5-no-plaintext-note") { db in
             try db.execute(sql: Schema.v5)
         }
-        migrator.registerMigration("v6-records-by-key") { db in
+        migrator.registerMigration(recordsByKey) { db in
             try db.execute(sql: Schema.v6)
         }
         return migrator
