@@ -5,13 +5,14 @@ public import Foundation
 
 extension Workspace {
     /// Opens the workspace at `directory` the way a command run from a shell does: the lock
-    /// timeout comes from `COHORT_LOCK_TIMEOUT` in `environment`, and `onWaiting` is called once
-    /// when another command holds the database. Read-only commands pass `readOnly`.
+    /// timeout comes from `COHORT_LOCK_TIMEOUT` in `environment`, `onWaiting` is called once
+    /// when another command holds the database, and `onUpgrading` once before an older database's
+    /// schema is upgraded. Read-only commands pass `readOnly`.
     public static func openForCommand(
         at directory: URL, actor: String, readOnly: Bool, checkingAuditHead: Bool = true, environment: [String: String],
-        onWaiting: (@Sendable () -> Void)?
+        onUpgrading: (@Sendable () -> Void)? = nil, onWaiting: (@Sendable () -> Void)?
     ) throws -> Workspace {
-        let options = try StoreOpenOptions.command(readOnly: readOnly, environment: environment, onWaiting: onWaiting)
+        let options = try StoreOpenOptions.command(readOnly: readOnly, environment: environment, onWaiting: onWaiting, onUpgrading: onUpgrading)
         return try open(at: directory, actor: actor, options: options, checkingAuditHead: checkingAuditHead, environment: environment)
     }
 

@@ -11,6 +11,10 @@ public struct StoreOpenOptions: Sendable {
     /// Called once, the first time a wait for the lock has lasted one second (the CLI prints
     /// "waiting for another cohort command…").
     public var onWaiting: (@Sendable () -> Void)?
+    /// Called once before an existing database's schema is upgraded by migrations it has not run
+    /// yet (the CLI prints "upgrading the study database…": rebuilding a large study's records
+    /// takes a while, once). Not called for a new database or one already up to date.
+    public var onUpgrading: (@Sendable () -> Void)?
 
     /// How long one statement may run on a database server before the server cancels it
     /// (PostgreSQL's `statement_timeout`; nil: no limit). SQLite has no server and ignores it.
@@ -19,20 +23,23 @@ public struct StoreOpenOptions: Sendable {
     /// Options for a command; `lockTimeout` defaults to 60 s, `statementTimeout` to 600 s.
     public init(
         readOnly: Bool = false, lockTimeout: Duration = .seconds(60), statementTimeout: Duration? = .seconds(600),
-        onWaiting: (@Sendable () -> Void)? = nil
+        onWaiting: (@Sendable () -> Void)? = nil, onUpgrading: (@Sendable () -> Void)? = nil
     ) {
         self.readOnly = readOnly
         self.lockTimeout = lockTimeout
         self.statementTimeout = statementTimeout
         self.onWaiting = onWaiting
+        self.onUpgrading = onUpgrading
     }
 
     /// Options for a command run from a shell: the lock timeout from `COHORT_LOCK_TIMEOUT`, the
     /// statement timeout from `COHORT_STATEMENT_TIMEOUT`.
-    public static func command(readOnly: Bool, environment: [String: String], onWaiting: (@Sendable () -> Void)?) throws -> StoreOpenOptions {
+    public static func command(
+        readOnly: Bool, environment: [String: String], onWaiting: (@Sendable () -> Void)?, onUpgrading: (@Sendable () -> Void)? = nil
+    ) throws -> StoreOpenOptions {
         StoreOpenOptions(
             readOnly: readOnly, lockTimeout: try lockTimeout(environment: environment), statementTimeout: try statementTimeout(environment: environment),
-            onWaiting: onWaiting)
+            onWaiting: onWaiting, onUpgrading: onUpgrading)
     }
 
     /// The statement timeout from `COHORT_STATEMENT_TIMEOUT` (seconds, a number > 0; 0 means

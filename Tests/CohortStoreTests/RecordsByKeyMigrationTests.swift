@@ -1,6 +1,7 @@
 import CohortCore
 import CohortStore
 import Foundation
+import Synchronization
 import Testing
 
 /// Issue 28: migration `v6-records-by-key` clusters SQLite's `records` on its key (`WITHOUT
@@ -59,7 +60,11 @@ struct RecordsByKeyMigrationTests {
                 DELETE FROM grdb_migrations WHERE identifier = 'v6-records-by-key';
                 """)
             #expect(try fixture.sqlite("SELECT count(*) FROM pragma_table_info('records') WHERE name = 'id'") == "1")
-            let store = try fixture.open()
+            let upgrades = Self.counter()
+            let store = try fixture.open(options: .init(onUpgrading: { upgrades.withLock { $0 += 1 } }))
+            #expect(upgrades.withLock { $0 } == 1, "the CLI's note is printed once, before the upgrade")
+            _ = try fixture.open(options: .init(onUpgrading: { upgrades.withLock { $0 += 1 } }))
+            #expect(upgrades.withLock { $0 } == 1, "an up-to-date database is not upgraded again")
             #expect(try fixture.sqlite("SELECT identifier FROM grdb_migrations ORDER BY identifier").hasSuffix("v6-records-by-key"))
             #expect(try fixture.sqlite("SELECT sql FROM sqlite_master WHERE name = 'records'").contains("WITHOUT ROWID"))
             #expect(try fixture.sqlite("SELECT count(*) FROM pragma_table_info('records') WHERE name = 'id'") == "0")
@@ -79,10 +84,15 @@ struct RecordsByKeyMigrationTests {
     @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
     func aNewDatabaseHasSixteenKiBPagesAndClusteredRecords() throws {
         try withStoreFixture { fixture in
-            _ = try fixture.open(create: true)
+            let upgrades = Self.counter()
+            _ = try fixture.open(create: true, options: .init(onUpgrading: { upgrades.withLock { $0 += 1 } }))
+            #expect(upgrades.withLock { $0 } == 0, "a new database is created, not upgraded")
             #expect(try fixture.sqlite("PRAGMA page_size") == "16384")
             #expect(try fixture.sqlite("SELECT sql FROM sqlite_master WHERE name = 'records'").contains("WITHOUT ROWID"))
             #expect(try fixture.sqlite("PRAGMA journal_mode") == "wal")
         }
     }
+
+    /// A count the store's callback bumps (from whatever thread opens it).
+    static func counter() -> Mutex<Int> { Mutex(0) }
 }

@@ -71,7 +71,7 @@ public final class SQLiteStudyStore: StudyStore {
         } catch {
             throw Self.openError(error, path: path, lockTimeout: options.lockTimeout)
         }
-        try migrate(create: create)
+        try migrate(create: create, onUpgrading: options.onUpgrading)
     }
 
     /// The page size of a database this store creates.
@@ -144,7 +144,7 @@ public final class SQLiteStudyStore: StudyStore {
         }
     }
 
-    private func migrate(create: Bool) throws {
+    private func migrate(create: Bool, onUpgrading: (@Sendable () -> Void)?) throws {
         let migrator = Self.migrator(piiKey: piiKey)
         do {
             let (superseded, complete, isCohort) = try dbQueue.read { db in
@@ -169,9 +169,11 @@ public final class SQLiteStudyStore: StudyStore {
                 throw CohortError(.conflict, "the study database has an older schema and this command opens it read-only", at: .init(file: url.path),
                     hint: "run a command that changes the study (for example `cohort protocol load`) on a writable copy once to upgrade it")
             }
-            let rebuildsRecords = try dbQueue.read { db in
-                try !migrator.appliedIdentifiers(db).contains(Self.recordsByKey) && db.tableExists("records")
+            let (upgrades, rebuildsRecords) = try dbQueue.read { db in
+                let applied = try migrator.appliedIdentifiers(db)
+                return (!applied.isEmpty, try !applied.contains(Self.recordsByKey) && db.tableExists("records"))
             }
+            if upgrades { onUpgrading?() }
             try migrator.migrate(dbQueue)
             // `v6-records-by-key` copied `records` into a new table: its old pages are free (and
             // zeroed: secure_delete) but still in the file. Given back once, outside the

@@ -23,7 +23,8 @@ struct WorkspaceOptions: ParsableArguments {
         output.apply()
         return try Workspace.openForCommand(
             at: directory, actor: actorName, readOnly: readOnly, checkingAuditHead: checkingAuditHead,
-            environment: ProcessInfo.processInfo.environment
+            environment: ProcessInfo.processInfo.environment,
+            onUpgrading: { Console.note("upgrading the study database to this version's schema (once; a large study takes a minute)…") }
         ) {
             Console.note("waiting for another cohort command to finish (study.db is locked)…")
         }
