@@ -10,25 +10,19 @@ import Testing
 /// database is created with 16 KiB pages. Read through `sqlite3`'s catalogue, not the store's
 /// migration code.
 struct RecordsByKeyMigrationTests {
-    /// The v5 `records` table, as cohort wrote it before `v6-records-by-key`.
-    static let v5Records = """
-        CREATE TABLE records (
-            id INTEGER PRIMARY KEY,
-            participant_pk INTEGER NOT NULL REFERENCES participants(pk),
-            kind TEXT NOT NULL,
-            start_ms INTEGER NOT NULL,
-            start_offset INTEGER NOT NULL,
-            end_ms INTEGER,
-            end_offset INTEGER,
-            value REAL,
-            text TEXT,
-            source TEXT NOT NULL DEFAULT '',
-            batch_id INTEGER REFERENCES import_batches(id),
-            note_enc BLOB,
-            CHECK (end_ms IS NULL OR end_ms >= start_ms),
-            UNIQUE (participant_pk, kind, start_ms, source)
-        );
-        """
+    /// The `records` table as cohort wrote it before `v6-records-by-key` — a rowid table with an
+    /// `id` and the key as a unique index — made from the fixture's current (clustered) table, so
+    /// the columns are not written out twice: `note` names the note column (`note_enc BLOB` from
+    /// v2 on, `note TEXT` in v1).
+    static func rowidRecordsTable(_ fixture: StoreFixture, note: String = "note_enc BLOB") throws -> String {
+        let clustered = try fixture.sqlite("SELECT sql FROM sqlite_master WHERE name = 'records'")
+        let key = "PRIMARY KEY (participant_pk, kind, start_ms, source)\n) WITHOUT ROWID"
+        try #require(clustered.contains(key) && clustered.contains("note_enc BLOB"), "the clustered table this test starts from")
+        return clustered
+            .replacingOccurrences(of: "CREATE TABLE \"records\" (", with: "CREATE TABLE records (\n    id INTEGER PRIMARY KEY,")
+            .replacingOccurrences(of: "note_enc BLOB", with: note)
+            .replacingOccurrences(of: key, with: "UNIQUE (participant_pk, kind, start_ms, source)\n)") + ";"
+    }
 
     @Test(.enabled(if: sqlite3Available, "needs the sqlite3 command-line tool"))
     func aVersionFiveStudyIsUpgradedWithEveryRecord() throws {
@@ -54,7 +48,7 @@ struct RecordsByKeyMigrationTests {
                 """
                 CREATE TABLE records_now AS SELECT \(columns) FROM records;
                 DROP TABLE records;
-                \(Self.v5Records)
+                \(try Self.rowidRecordsTable(fixture))
                 INSERT INTO records (\(columns)) SELECT \(columns) FROM records_now ORDER BY start_ms DESC;
                 DROP TABLE records_now;
                 DELETE FROM grdb_migrations WHERE identifier = 'v6-records-by-key';

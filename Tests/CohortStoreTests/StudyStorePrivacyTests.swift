@@ -101,22 +101,7 @@ struct StudyStorePrivacyTests {
                 DELETE FROM grdb_migrations WHERE identifier IN ('v2-private-text', 'v3-sites', 'v4-sharing-scopes', 'v5-no-plaintext-note', 'v6-records-by-key');
                 DROP TABLE redactable_texts; ALTER TABLE participants DROP COLUMN site;
                 DROP TABLE records;
-                CREATE TABLE records (
-                    id INTEGER PRIMARY KEY,
-                    participant_pk INTEGER NOT NULL REFERENCES participants(pk),
-                    kind TEXT NOT NULL,
-                    start_ms INTEGER NOT NULL,
-                    start_offset INTEGER NOT NULL,
-                    end_ms INTEGER,
-                    end_offset INTEGER,
-                    value REAL,
-                    text TEXT,
-                    source TEXT NOT NULL DEFAULT '',
-                    note TEXT,
-                    batch_id INTEGER REFERENCES import_batches(id),
-                    CHECK (end_ms IS NULL OR end_ms >= start_ms),
-                    UNIQUE (participant_pk, kind, start_ms, source)
-                );
+                \(try RecordsByKeyMigrationTests.rowidRecordsTable(fixture, note: "note TEXT"))
                 INSERT INTO records (participant_pk, kind, start_ms, start_offset, value, source, note) VALUES
                     (\(rowKey), 'pain', 1741941000000, 3600, 3, 'app', 'old plaintext note about Leeds'),
                     (\(rowKey), 'pain', 1741941060000, 3600, 2, 'app', '');
