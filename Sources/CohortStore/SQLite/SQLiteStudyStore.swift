@@ -177,8 +177,10 @@ public final class SQLiteStudyStore: StudyStore {
             try migrator.migrate(dbQueue)
             // `v6-records-by-key` copied `records` into a new table: its old pages are free (and
             // zeroed: secure_delete) but still in the file. Given back once, outside the
-            // migration's transaction (VACUUM cannot run inside one).
-            if rebuildsRecords { try dbQueue.vacuum() }
+            // migration's transaction (VACUUM cannot run inside one). Best effort: the upgrade
+            // is committed, and a VACUUM refused (another command's lock, a full disk) leaves
+            // only free pages, which later imports reuse — not a reason to fail this command.
+            if rebuildsRecords { try? dbQueue.vacuum() }
         } catch let error as CohortError {
             throw error
         } catch {
