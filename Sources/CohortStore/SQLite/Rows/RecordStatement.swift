@@ -10,8 +10,8 @@ import GRDBSQLite
 ///
 /// It decodes as strictly as ``RecordRow`` does — the same storage classes are accepted, and a
 /// missing or malformed value throws ``RowReader/recordProblem(participantPK:column:expected:file:)``
-/// with the table, row (by its participant row: `records` has no rowid) and column, never the value — so a row reads the same either way (a test
-/// compares the two on every row of a study).
+/// with the table, row (by its participant row: `records` has no rowid) and column, never the
+/// value — so a row reads the same either way (a test compares the two on every row of a study).
 struct RecordStatement {
     /// The columns ``row()`` reads, in this order (the indexes below).
     static let columns = "participant_pk, kind, start_ms, start_offset, end_ms, end_offset, value, text, source, note_enc"
