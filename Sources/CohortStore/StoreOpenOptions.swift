@@ -11,9 +11,10 @@ public struct StoreOpenOptions: Sendable {
     /// Called once, the first time a wait for the lock has lasted one second (the CLI prints
     /// "waiting for another cohort command…").
     public var onWaiting: (@Sendable () -> Void)?
-    /// Called once before an existing database's schema is upgraded by migrations it has not run
-    /// yet (the CLI prints "upgrading the study database…": rebuilding a large study's records
-    /// takes a while, once). Not called for a new database or one already up to date.
+    /// Called once before an existing SQLite database's schema is upgraded by migrations it has
+    /// not run yet (the CLI prints "upgrading the study database…": `v6-records-by-key` rebuilds
+    /// a large study's records, once). Not called for a new database or one already up to date,
+    /// nor by the PostgreSQL store, whose migrations run on the server as DDL under its own lock.
     public var onUpgrading: (@Sendable () -> Void)?
 
     /// How long one statement may run on a database server before the server cancels it
