@@ -90,6 +90,9 @@ struct ExportSnapshot {
     var exclusions: [String: Int]
     /// What consent allows of each included participant, by id.
     var coverage: [UUID: ConsentCoverage] = [:]
+    /// The consent history each included participant's coverage was decided on, by id: the
+    /// export's consents table is written from it, so the table and the decision come from one read.
+    var consents: [UUID: [Consent]] = [:]
 
     /// Hands the identifiers to the scrubber and lets go of them here.
     mutating func takeIdentifiers() -> RosterIdentifiers {
@@ -112,6 +115,8 @@ struct DeidentifiedCohort {
     var kSummary: KAnonymitySummary?
     /// What consent allows of each included participant, by id.
     let coverage: [UUID: ConsentCoverage]
+    /// The consent history of each included participant, by id, as the snapshot read it (``ExportSnapshot/consents``).
+    let consents: [UUID: [Consent]]
     /// Kinds whose records k-anonymity over what an acquaintance knows leaves out, by
     /// participant id (``RecordAttributeGeneralizer``); most participants have no entry.
     var leftOutKinds: [UUID: Set<String>] = [:]
@@ -236,6 +241,7 @@ extension ExportJob {
                     kept.participant.identity = nil
                     snapshot.included.append(kept)
                     snapshot.coverage[stored.participant.id] = coverage
+                    snapshot.consents[stored.participant.id] = histories[stored.participant.id] ?? []
                 }
             }
         }
@@ -279,7 +285,8 @@ extension ExportJob {
         }
         return DeidentifiedCohort(
             deid: deid, snapshotIncluded: included.map(ExportedParticipant.init),
-            included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil, coverage: snapshot.coverage)
+            included: included, rows: rows.map { $0! }, exclusions: snapshot.exclusions, kSummary: nil, coverage: snapshot.coverage,
+            consents: snapshot.consents)
     }
 
     /// k-anonymity: generalizes and suppresses the rows' quasi-identifiers; participants that
@@ -380,8 +387,7 @@ extension ExportJob {
             guard let coverage = cohort.coverage[participant.id] else {
                 throw CohortError(.integrity, "a participant of the export has no consent decision; nothing was published", hint: "run the export again")
             }
-            let history = try workspace.store.consentHistory(stored.handle, participantID: participant.id)
-            let consents = history.map { cohort.deid.consent($0, of: participant) }
+            let consents = (cohort.consents[participant.id] ?? []).map { cohort.deid.consent($0, of: participant) }
             try writer.beginParticipant(cohort.rows[index], consents: consents)
             try compliance.begin(ComplianceSubject(participant), pseudonym: cohort.rows[index].pseudonym)
             if let workers {
