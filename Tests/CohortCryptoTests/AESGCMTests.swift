@@ -83,4 +83,40 @@ struct AESGCMTests {
         let error = #expect(throws: CohortError.self) { try AESGCM.seal([1], key: [UInt8](repeating: 0, count: 16)) }
         #expect(error?.code == .invalidInput)
     }
+
+    /// One opener, many values: each opens with its own nonce and associated data, as the
+    /// one-shot `open` opens it (the key is set up once, the nonce per value).
+    @Test func openerOpensManyValuesUnderItsKey() throws {
+        let opener = try AESGCM.Opener(key: key)
+        for (index, length) in [0, 1, 16, 17, 300, 0, 5].enumerated() {
+            let plaintext = try SecureRandom.bytes(length)
+            let aad = Array("note-\(index)".utf8)
+            let sealed = try AESGCM.seal(plaintext, key: key, authenticating: aad)
+            #expect(try opener.open(sealed, authenticating: aad) == plaintext)
+            #expect(try AESGCM.open(sealed, key: key, authenticating: aad) == plaintext)
+        }
+    }
+
+    /// A value that fails (altered, other associated data, truncated) throws as `open` does,
+    /// and the opener still opens the next good value.
+    @Test func openerRecoversAfterAFailedValue() throws {
+        let opener = try AESGCM.Opener(key: key)
+        let good = try AESGCM.seal(Array("first".utf8), key: key, authenticating: [1])
+        var altered = try AESGCM.seal(Array("second".utf8), key: key, authenticating: [1])
+        altered[12] ^= 0x01
+        let next = try AESGCM.seal(Array("third".utf8), key: key, authenticating: [2])
+        #expect(try opener.open(good, authenticating: [1]) == Array("first".utf8))
+        for bad in [(altered, [UInt8]([1])), (good, [2]), (Array(good.prefix(20)), [1])] {
+            let error = #expect(throws: CohortError.self) { try opener.open(bad.0, authenticating: bad.1) }
+            #expect(error?.code == .security)
+            #expect(try opener.open(next, authenticating: [2]) == Array("third".utf8))
+        }
+    }
+
+    @Test func openerChecksItsKey() throws {
+        let sealed = try AESGCM.seal(Array("MRN 12345".utf8), key: key)
+        let other = try AESGCM.Opener(key: try SecureRandom.bytes(32))
+        #expect((#expect(throws: CohortError.self) { try other.open(sealed) })?.code == .security)
+        #expect((#expect(throws: CohortError.self) { try AESGCM.Opener(key: [UInt8](repeating: 0, count: 16)) })?.code == .invalidInput)
+    }
 }

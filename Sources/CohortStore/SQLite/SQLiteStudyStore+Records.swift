@@ -277,11 +277,13 @@ extension SQLiteStudyStore {
     static func forEachRecord(
         _ db: Database, _ participant: ParticipantHandle, participantID: UUID, piiKey: [UInt8], _ body: (CohortCore.Record) throws -> Void
     ) throws {
+        // Made at the first note, and used for the participant's others.
+        var opener: AESGCM.Opener?
         try stepRecordsInStartOrder(db, participant) { columns in
             let row = try columns.row()
             let note = try row.sealedNote.map { sealed in
                 try PIISealing.openStoredNote(
-                    sealed, key: piiKey, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
+                    sealed, key: piiKey, opener: &opener, participantPK: row.participantPK, kind: row.kind.rawValue, startMs: row.start.epochMilliseconds,
                     source: row.source
                 ) { column, expected in RowReader.recordProblem(participantPK: row.participantPK, column: column, expected: expected) }
             }

@@ -1,5 +1,5 @@
 package import CohortCore
-import CohortCrypto
+package import CohortCrypto
 import Foundation
 
 /// How both stores seal what may identify a person before it reaches the database: AES-256-GCM
@@ -113,6 +113,23 @@ package enum PIISealing {
     ) throws -> String {
         do {
             return try openNote(sealed, key: key, participantPK: participantPK, kind: kind, startMs: startMs, source: source)
+        } catch {
+            throw problem("note_enc", "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
+        }
+    }
+
+    /// ``openStoredNote(_:key:participantPK:kind:startMs:source:problem:)`` through `opener`, an
+    /// ``AESGCM/Opener`` for `key` made here at the first note and kept by the caller for the
+    /// next ones (the key is set up once for a reader's many notes). Same errors.
+    package static func openStoredNote(
+        _ sealed: [UInt8], key: [UInt8], opener: inout AESGCM.Opener?, participantPK: Int64, kind: String, startMs: Int64, source: String,
+        problem: (_ column: String, _ expected: String) -> CohortError
+    ) throws -> String {
+        do {
+            let keyed = try opener ?? AESGCM.Opener(key: key)
+            opener = keyed
+            let aad = noteAAD(participantPK: participantPK, kind: kind, startMs: startMs, source: source)
+            return String(decoding: try keyed.open(sealed, authenticating: aad), as: UTF8.self)
         } catch {
             throw problem("note_enc", "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
         }
