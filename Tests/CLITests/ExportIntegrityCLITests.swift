@@ -368,6 +368,36 @@ struct ExportIntegrityCLITests {
         #expect(helper.finalNamed(in: cli.path("out")).count == 3)
     }
 
+    /// A consent recorded while the export is paused after its snapshot is not in that export's
+    /// consents table: the table is written from the consent histories the snapshot decided
+    /// coverage on (issue 28, twelfth round: it was read again per participant at write), so the
+    /// table and the export's consent decisions come from one read, and `verify -w` passes. The
+    /// next export has the new consent.
+    @Test func consentRecordedDuringExportWaitsForTheNextExport() throws {
+        let cli = try helper.demo()
+        defer { cli.cleanup() }
+        let gate = cli.path("gate")
+        let export = try launch(CLI.pausedExport.path, [gate, "--recipient", "Lab A", "--out", cli.path("out"), "-w", cli.workspace])
+        let deadline = Date().addingTimeInterval(120)
+        while !FileManager.default.fileExists(atPath: gate + ".ready") && Date() < deadline && export.isRunning { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: gate + ".ready"), "the export never reached its snapshot")
+        let consent = try cli.ws(
+            "consent", "record", "--sharing", "broad", "--participant", "P-0005", "--version", "1.0", "--signed-at", "\(CLI.day(-2))T12:00:00Z")
+        #expect(consent.status == 0, "\(consent.output)")
+        _ = FileManager.default.createFile(atPath: gate, contents: nil)
+        export.waitUntilExit()
+        #expect(export.terminationStatus == 0)
+        let paused = try #require(helper.finalNamed(in: cli.path("out")).first { $0.hasSuffix(".tar.gz") })
+        let archive = cli.path("out") + "/" + paused
+        let during = try helper.dataRows(try helper.extract(archive, into: cli.path("x-during")).appendingPathComponent("data/csv/consents.csv").path)
+        let verified = try cli.run(["verify", archive, "-w", cli.workspace])
+        #expect(verified.status == 0, "\(verified.stdout)")
+
+        let next = try helper.exported(cli, out: "out2")
+        let after = try helper.dataRows(try helper.extract(next.archive, into: cli.path("x-after")).appendingPathComponent("data/csv/consents.csv").path)
+        #expect(after.count == during.count + 1, "the consent recorded during the first export is in the next one only: \(during.count) → \(after.count)")
+    }
+
     // MARK: 3. unique names
 
     /// Two exports that overlap in one folder both publish, under different names, each
