@@ -160,6 +160,10 @@ public struct ExportJob: Sendable {
             // does not stay resident.
             ProcessMemory.returnFreedMemory()
             scanner = try workspace.residualScanner()
+            // The store's own connection has cached what the stages so far read through it
+            // (the roster, the consents, the audit trail: up to SQLite's 2 MB, more of it the
+            // larger the study); the write reads through connections of its own.
+            workspace.store.releaseCachedMemory()
             ProcessMemory.returnFreedMemory()
             written = try write(&cohort, plan: plan, staging: staging, scanner: scanner)
         }

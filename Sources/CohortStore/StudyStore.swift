@@ -91,6 +91,12 @@ public protocol StudyStore: AnyObject, Sendable {
     func recordCount(_ participant: ParticipantHandle?) throws -> Int
     /// Row counts of the main tables.
     func counts() throws -> [String: Int]
+    /// Frees what the store's own connection keeps cached from earlier reads: SQLite's page cache
+    /// (up to its default 2 MB, and it fills with whatever the command read — a full audit trail
+    /// of a large study; issue 28, twelfth round); nothing on PostgreSQL, whose cache is the
+    /// server's. A long command calls it before a stage that reads through other connections, so
+    /// that stage's peak memory does not carry the earlier stages' pages.
+    func releaseCachedMemory()
 
     // MARK: Audit trail
 

@@ -114,6 +114,9 @@ extension PostgresStudyStore {
         }
     }
 
+    /// Nothing: the client keeps no page cache (a query's rows are freed when it is read).
+    public func releaseCachedMemory() {}
+
     /// Runs `sql` through a server-side cursor inside one read transaction and calls `body` with
     /// each row (text columns, nil = NULL), `batch` rows (default ``fetchRows``) in memory at a time.
     func streamRows(_ sql: String, batch: Int = fetchRows, on connection: SerializedConnection? = nil, _ body: ([String?]) throws -> Void) throws {

@@ -452,4 +452,21 @@ extension SQLiteStudyStore {
             return result
         }
     }
+
+    /// SQLite's `sqlite3_db_release_memory` on the store's connection: its page cache is emptied
+    /// (the pages are read again from the file when next needed).
+    public func releaseCachedMemory() {
+        dbQueue.releaseMemory()
+    }
+
+    /// Bytes the store's connection holds in its page cache (`SQLITE_DBSTATUS_CACHE_USED`), for
+    /// the tests of ``releaseCachedMemory()``.
+    package func cachedBytes() throws -> Int {
+        try read { db in
+            var used: Int32 = 0
+            var highwater: Int32 = 0
+            sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_USED, &used, &highwater, 0)
+            return Int(used)
+        }
+    }
 }
