@@ -111,16 +111,15 @@ package enum PIISealing {
         _ sealed: [UInt8], key: [UInt8], participantPK: Int64, kind: String, startMs: Int64, source: String,
         problem: (_ column: String, _ expected: String) -> CohortError
     ) throws -> String {
-        do {
-            return try openNote(sealed, key: key, participantPK: participantPK, kind: kind, startMs: startMs, source: source)
-        } catch {
-            throw problem("note_enc", "a note encrypted with this workspace's pii.key for this record (wrong key, or moved)")
-        }
+        var opener: AESGCM.Opener?
+        return try openStoredNote(
+            sealed, key: key, opener: &opener, participantPK: participantPK, kind: kind, startMs: startMs, source: source, problem: problem)
     }
 
     /// ``openStoredNote(_:key:participantPK:kind:startMs:source:problem:)`` through `opener`, an
     /// ``AESGCM/Opener`` for `key` made here at the first note and kept by the caller for the
-    /// next ones (the key is set up once for a reader's many notes). Same errors.
+    /// next ones (the key is set up once for a reader's many notes). Same errors: the one-note
+    /// form above is this with a fresh opener.
     package static func openStoredNote(
         _ sealed: [UInt8], key: [UInt8], opener: inout AESGCM.Opener?, participantPK: Int64, kind: String, startMs: Int64, source: String,
         problem: (_ column: String, _ expected: String) -> CohortError
