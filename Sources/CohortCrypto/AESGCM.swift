@@ -93,14 +93,14 @@ public enum AESGCM {
             }
             if !keyed {
                 try OpenSSL.check(EVP_DecryptInit_ex(context.pointer, EVP_aes_256_gcm(), nil, key, nil), "AES-GCM key setup failed")
+                keyed = true
             }
-            // Unset until this value is opened, so a throw below leaves the next value a fresh set-up.
-            keyed = false
-            let plaintext = try combined.withUnsafeBufferPointer { sealed in
-                try open(sealed.baseAddress!, count: sealed.count, aad: aad)
+            do {
+                return try combined.withUnsafeBufferPointer { sealed in try open(sealed.baseAddress!, count: sealed.count, aad: aad) }
+            } catch {
+                keyed = false
+                throw error
             }
-            keyed = true
-            return plaintext
         }
 
         /// Opens the `count` bytes at `sealed` (`nonce ‖ ciphertext ‖ tag`) on the keyed context.
