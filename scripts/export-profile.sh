@@ -2,8 +2,9 @@
 # Where an export's CPU goes, by thread (issue 28): profiles one `cohort-bench phase` run with perf
 # (DWARF call graphs) and prints its samples by what the thread was doing — record workers, the
 # deflate threads, the table writer, the residual scan, the k-anonymity pass, the write stage's
-# replay on the main thread, the start — then a timeline per 250 ms and the hottest functions.
-# This is how docs/performance.md's twelfth-round profile was made.
+# replay on the main thread, the start — then a timeline per 250 ms, how busy the cores were while
+# the write stage ran, and the hottest functions.
+# This is how docs/performance.md's twelfth- and thirteenth-round profiles were made.
 #
 # Usage: scripts/export-profile.sh BENCH WORKSPACE [PHASE] [HZ]
 #   BENCH      a cohort-bench binary (a release build: .build/release/cohort-bench)
@@ -31,6 +32,7 @@ echo "phase: $(cat "$scratch/phase.json")"
 perf script -i "$scratch/perf.data" -F tid,time,ip,sym 2>/dev/null | python3 -c '
 import collections, re, sys
 hz = float(sys.argv[1])
+cores = int(sys.argv[2])
 samples, current = [], None
 for line in sys.stdin:
     head = re.match(r"\s*(\d+)\s+([\d.]+):", line)
@@ -74,7 +76,14 @@ print("\ntimeline (per 250 ms: samples by thread, the three largest)")
 for bucket in sorted(timeline):
     top = ", ".join(f"{name} {count}" for name, count in timeline[bucket].most_common(3))
     print(f"{bucket * 0.25:6.2f} s  {sum(timeline[bucket].values()):4d}  {top}")
+# How busy the cores were while the write stage ran (the buckets in which a record worker was
+# sampled, the first and last left out as partial): idle here is time a faster stage waited for a
+# slower one (what the thirteenth round found), not CPU to cut.
+writing = sorted(b for b in timeline if timeline[b]["record workers"] > 0)[1:-1]
+if writing:
+    busy = sum(sum(timeline[b].values()) for b in writing) / (len(writing) * hz * 0.25 * cores)
+    print(f"\nwrite stage: {100 * busy:.1f} % of {cores} cores busy ({len(writing) * 0.25:.2f} s of buckets)")
 print("\nhottest functions (self samples)")
 for name, count in hot.most_common(15):
     print(f"{count:6d}  {name}")
-' "$hz"
+' "$hz" "$(nproc)"
