@@ -75,7 +75,10 @@ package final class BoundedQueue<Element>: Sendable {
     @discardableResult
     package func send(_ element: sending Element) -> Bool {
         places?.wait()
-        let slot = Slot(element)
+        // Moved, not copied: a copy would keep the element referenced here until `send` returns,
+        // after the receiver may already hold it — then a receiver that empties a buffer it
+        // takes for its own (the export's `ChunkPool`) finds it shared and allocates a new one.
+        let slot = Slot(consume element)
         let accepted = state.withLock { state -> Bool in
             guard !state.cancelled, !state.closed else { return false }
             state.elements.append(slot)
