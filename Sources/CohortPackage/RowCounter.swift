@@ -54,24 +54,55 @@ package struct RowCounter: Sendable {
     package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         switch kind {
         case .csv:
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""):
-                    inQuotes.toggle()
-                    recordHasContent = true
-                case UInt8(ascii: "\n") where !inQuotes:
-                    if recordHasContent { count += 1 }
-                    recordHasContent = false
-                case UInt8(ascii: "\r") where !inQuotes:
-                    break
-                default:
-                    recordHasContent = true
-                }
-            }
+            countRecords(bytes)
         case .ndjson:
             countLines(bytes)
         case .fhirBundle:
             bundle.update(bytes)
+        }
+    }
+
+    /// CSV: a record ends at a line feed outside quotes, and counts when it had content; a quote
+    /// toggles quoting. Once a record has content only quotes and its line's end matter, and
+    /// inside quotes only the closing quote: each is found with `memchr` rather than byte by byte
+    /// (every byte is looked at a bounded number of times, however many quotes a line holds).
+    private mutating func countRecords(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        let n = bytes.count
+        func find(_ byte: UInt8, from start: Int, to end: Int) -> Int? {
+            guard start < end, let found = memchr(base + start, Int32(byte), end - start) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
+        }
+        var index = 0
+        var lineEnd = -1  // the next line feed at or after `index` (`n`: none in these bytes), once looked up
+        while index < n {
+            if inQuotes {
+                guard let quote = find(0x22, from: index, to: n) else { return }
+                inQuotes = false
+                index = quote + 1
+            } else if recordHasContent {
+                if lineEnd < index { lineEnd = find(0x0A, from: index, to: n) ?? n }
+                if let quote = find(0x22, from: index, to: lineEnd) {
+                    inQuotes = true
+                    index = quote + 1
+                    continue
+                }
+                guard lineEnd < n else { return }
+                count += 1
+                recordHasContent = false
+                index = lineEnd + 1
+            } else {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    inQuotes = true
+                    recordHasContent = true
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                    break  // a blank line ends without counting
+                default:
+                    recordHasContent = true
+                }
+                index += 1
+            }
         }
     }
 

@@ -64,6 +64,38 @@ struct RowCounterTests {
         }
     }
 
+    /// Random CSV-like bytes (quotes, CR, LF, long quoted runs) in random chunks: the count and
+    /// the refusal of an open quote are those of the RFC 4180 rule applied byte by byte, here.
+    @Test func csvCountInChunksMatchesTheByteByByteRule() {
+        var state: UInt64 = 0x4180
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let alphabet: [UInt8] = Array("a,\"\"\r\n\nbb".utf8)
+        for round in 0..<600 {
+            let bytes = (0..<next(round < 300 ? 60 : 2_000)).map { _ in alphabet[next(alphabet.count)] }
+            var inQuotes = false, hasContent = false, records = 0
+            for byte in bytes {
+                switch byte {
+                case 0x22: inQuotes.toggle(); hasContent = true
+                case 0x0A where !inQuotes: records += hasContent ? 1 : 0; hasContent = false
+                case 0x0D where !inQuotes: break
+                default: hasContent = true
+                }
+            }
+            let expected: Int? = inQuotes ? nil : max(records + (hasContent ? 1 : 0) - 1, 0)
+            var counter = RowCounter(path: "data/csv/x.csv")!
+            var offset = 0
+            while offset < bytes.count {
+                let piece = min(bytes.count - offset, 1 + next(round % 2 == 0 ? 7 : 300))
+                counter.update(Array(bytes[offset..<offset + piece]))
+                offset += piece
+            }
+            #expect((try? counter.finish()) == expected, "round \(round): \(bytes.count) bytes")
+        }
+    }
+
     @Test func bundleCountsEntries() throws {
         #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle","entry":[{},{}]}"#) == 2)
         #expect(try count("data/fhir/bundles/P1.json", #"{"resourceType":"Bundle"}"#) == 0)
