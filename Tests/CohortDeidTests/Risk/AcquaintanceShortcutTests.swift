@@ -5,8 +5,9 @@ import Testing
 
 /// The k-anonymity pass's per-record shortcuts (issue 28) against the plain route they replace:
 /// an ``AcquaintanceProfile/KindSlot`` remembers a kind's entry and its last device class, and a
-/// ``Deidentifier`` remembers the last source it generalized per participant and type. Each must
-/// give exactly what the plain route gives, whatever order kinds, types and sources come in.
+/// ``Deidentifier`` remembers the last source it generalized per participant and type, and the
+/// texts it scrubbed. Each must give exactly what the plain route gives, whatever order kinds,
+/// types and sources come in.
 struct AcquaintanceShortcutTests {
     static let created = Timestamp(epochMilliseconds: 1_740_830_400_000)  // 2025-03-01T12:00:00Z
     static let kinds: [RecordKind] = [.pain, .fatigue, .heartRate, .steps, .medicationDose]
@@ -80,5 +81,52 @@ struct AcquaintanceShortcutTests {
         }
         // The rules publish different things, so a source taken from the wrong type would show.
         #expect(published.isSuperset(of: ["smartwatch", "wrist", "device", "other", "Apple Watch", "apple watch"]))
+    }
+
+    /// Texts that repeat, hold roster identifiers and a date (shifted per participant), differ by
+    /// one byte, are canonically equivalent in two encodings, or are empty: more than a
+    /// participant's remembered texts, so some are forgotten and scrubbed again.
+    static let texts: [String?] = [
+        "naproxen", "naproxen", "adalimumab", "José's pills", "call (555) 123-4567", "taken 2025-01-03 with José", "naproxen ",
+        "Caf\u{E9} app", "Cafe\u{301} app", "", nil, "ask Dr. Smith", "A1234567 refill", "methotrexate", "sulfasalazine", "taken 3/14/1980",
+    ]
+
+    /// A de-identifier that remembers the texts it scrubbed publishes every record's text and
+    /// source as a fresh copy (nothing remembered) does, and counts in its report what the fresh
+    /// copies count together, with `scrub` on a type's text and on another type's source.
+    @Test func rememberedScrubbedTextsArePublishedAndCountedAsScrubbingAgain() throws {
+        var fields = Fixtures.allFields
+        fields["medication_log.text"] = FieldRule(.scrub)
+        fields["biometric.source"] = FieldRule(.scrub)
+        let deid = try Deidentifier(
+            studyProtocol: Fixtures.studyProtocol(fields: fields), recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key,
+            roster: PlantedRoster.participants, referenceDate: Self.created.localDate, createdAt: Self.created
+        ).workerCopy()
+        var rng = SeededRandom(seed: 2_820)
+        var writer = deid
+        var separately = ScrubCounts()
+        var published = Set<String>()
+        for p in PlantedRoster.participants {
+            var t: Int64 = 1_730_100_000_000
+            for _ in 0..<200 {
+                t += Int64(rng.next() % 90) * 60_000
+                let kind: RecordKind = [.medicationDose, .heartRate, .pain][Int(rng.next() % 3)]
+                let text = Self.texts[Int(rng.next() % UInt64(Self.texts.count))]
+                let record = Record(
+                    participantID: p.id, kind: kind, start: Timestamp(epochMilliseconds: t, utcOffsetSeconds: -18_000), value: 1,
+                    text: kind == .medicationDose ? text : nil, source: kind == .heartRate ? text : nil)
+                var fresh = deid
+                let expected = fresh.record(record, of: p)
+                separately.merge(fresh.stats.scrubTokens)
+                let row = writer.record(record, of: p)
+                #expect(row?.text == expected?.text && row?.text?.utf8.elementsEqual(expected?.text?.utf8 ?? "".utf8) ?? true)
+                #expect(row?.source == expected?.source && row?.source?.utf8.elementsEqual(expected?.source?.utf8 ?? "".utf8) ?? true)
+                if let text = expected?.text { published.insert(text) }
+            }
+        }
+        #expect(writer.stats.scrubTokens == separately)
+        // Identifiers were found, and the dated text was published differently per participant.
+        #expect(separately.total > 100)
+        #expect(published.filter { $0.hasPrefix("taken ") }.count > 2)
     }
 }
