@@ -39,7 +39,10 @@ package struct DeflatedFile: Sendable, Equatable {
 /// file on disk is still the version its writer closed (``FileIdentity``: inode, size, times to
 /// the nanosecond) — the bytes the digests describe and the residual scan checked. Anything else (a
 /// zlib or spool write failure, a file touched since) answers nil, and the archive reads the file
-/// from disk as it always did.
+/// from disk as it always did. A file written to the spool alone has no copy on disk
+/// (``FileIdentity/isTapOnly``, `FileWriteTaps.withoutDiskCopy(where:)`): ``deflatedTapOnly(_:)``
+/// is all there is of it, and an export whose spool did not keep such a file whole stops before
+/// it archives anything (`ExportJob.checkTapOnlyFiles`).
 ///
 /// **Memory is bounded:** ``blockCount`` blocks in all (a writer waits for a free one), each file
 /// a ``dictionarySize`` tail, one deflate state per thread. ``finishWriting()`` frees the pool and
@@ -111,6 +114,19 @@ package final class DeflateSpool: Sendable {
             return entry.file
         }
     }
+
+    /// The deflated form of the file at bag-relative `path` written to the spool alone
+    /// (``FileIdentity/isTapOnly``: no copy of it is on disk), if every byte of it was deflated.
+    package func deflatedTapOnly(_ path: String) -> DeflatedFile? {
+        files.withLock { found in
+            guard let entry = found[path], entry.identity.isTapOnly else { return nil }
+            if entry.file.size > 0 { used.withLock { _ = $0.insert(path) } }
+            return entry.file
+        }
+    }
+
+    /// The bag-relative paths of the files written to the spool alone and deflated completely.
+    package var tapOnlyPaths: Set<String> { files.withLock { Set($0.filter { $0.value.identity.isTapOnly }.keys) } }
 
     /// Files deflated completely so far (tests).
     package var count: Int { files.withLock { $0.count } }
@@ -221,6 +237,10 @@ extension DeflateSpool {
             let finished = state.withLock { state -> DeflatedFile? in
                 let spoolFile = state.spool
                 state.spool = nil
+                // An empty file written to the spool alone has no spool file: nothing to copy.
+                if identity.isTapOnly, spoolFile == nil, !state.failed, state.submitted == 0 {
+                    return DeflatedFile(spoolPath: "", compressedSize: 0, size: 0, crc: 0)
+                }
                 guard let spoolFile, spoolFile.finish(), !state.failed, state.size > 0 else { return nil }
                 return DeflatedFile(spoolPath: spoolFile.path, compressedSize: state.compressedSize, size: state.size, crc: state.crc)
             }

@@ -16,6 +16,10 @@ package final class BufferedFileWriter {
     /// Bytes written so far (buffered bytes included).
     package private(set) var bytesWritten = 0
     private var file: FileDescriptor?
+    /// Open for writing (a file written to its tap alone has no `file`).
+    private var isOpen = true
+    /// Whether the file is written to its tap alone, with no copy on disk.
+    package let isTapOnly: Bool
     /// The buffer: `capacity` bytes, of which the first `count` are pending. A raw allocation
     /// rather than an array, so appending a small slice is one bounds check and one memcpy.
     private let buffer: UnsafeMutableRawPointer
@@ -23,16 +27,21 @@ package final class BufferedFileWriter {
     /// Sees every byte handed to the operating system, and the file's identity at close.
     private let tap: (any FileWriteTap)?
 
-    /// Creates (or truncates) the file at `url`; `taps` may give it a tap (see ``FileWriteTap``).
+    /// Creates (or truncates) the file at `url`; `taps` may give it a tap (see ``FileWriteTap``),
+    /// and may say the file is written to its tap alone (``FileWriteTaps/withoutDiskCopy(where:)``):
+    /// then nothing is created at `url`.
     package init(url: URL, relativePath: String, taps: FileWriteTaps? = nil) throws {
         self.relativePath = relativePath
         tap = taps?.tap(for: relativePath)
-        do {
-            file = try FileDescriptor.open(
-                FilePath(url.path), .writeOnly, options: [.create, .truncate, .closeOnExec],
-                permissions: FilePermissions(rawValue: 0o666))  // as fopen(3): the umask decides
-        } catch {
-            throw Self.error("cannot create export file", relativePath, error)
+        isTapOnly = tap != nil && taps?.writesTapAlone(relativePath) == true
+        if !isTapOnly {
+            do {
+                file = try FileDescriptor.open(
+                    FilePath(url.path), .writeOnly, options: [.create, .truncate, .closeOnExec],
+                    permissions: FilePermissions(rawValue: 0o666))  // as fopen(3): the umask decides
+            } catch {
+                throw Self.error("cannot create export file", relativePath, error)
+            }
         }
         buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.capacity, alignment: 16)
     }
@@ -65,7 +74,7 @@ package final class BufferedFileWriter {
 
     /// Appends the bytes in `raw`.
     package func write(_ raw: UnsafeRawBufferPointer) throws {
-        guard file != nil else { throw CohortError(.system, "export file written after it was closed", at: .init(file: relativePath)) }
+        guard isOpen else { throw CohortError(.system, "export file written after it was closed", at: .init(file: relativePath)) }
         bytesWritten += raw.count
         if count + raw.count > Self.capacity { try flush() }
         if raw.count >= Self.capacity {
@@ -85,9 +94,16 @@ package final class BufferedFileWriter {
 
     /// Flushes and closes the file. Closing twice is harmless.
     package func close() throws {
-        guard let file else { return }
-        defer { self.file = nil }
+        guard isOpen else { return }
+        defer {
+            isOpen = false
+            file = nil
+        }
         try flush()
+        guard let file else {
+            tap?.closed(identity: .tapOnly(size: UInt64(bytesWritten)))
+            return
+        }
         if let tap, let identity = FileIdentity(descriptor: file.rawValue) { tap.closed(identity: identity) }
         do {
             try file.close()
@@ -97,11 +113,13 @@ package final class BufferedFileWriter {
     }
 
     private func put(_ raw: UnsafeRawBufferPointer) throws {
-        guard let file, let base = raw.baseAddress, raw.count > 0 else { return }
-        do {
-            _ = try file.writeAll(UnsafeRawBufferPointer(start: base, count: raw.count))
-        } catch {
-            throw Self.error("cannot write export file", relativePath, error)
+        guard isOpen, let base = raw.baseAddress, raw.count > 0 else { return }
+        if let file {
+            do {
+                _ = try file.writeAll(UnsafeRawBufferPointer(start: base, count: raw.count))
+            } catch {
+                throw Self.error("cannot write export file", relativePath, error)
+            }
         }
         tap?.wrote(raw)
     }

@@ -10,27 +10,48 @@ package protocol FileWriteTap: AnyObject {
     func closed(identity: FileIdentity)
 }
 
-/// Which tap (if any) sees the file written at a bag-relative path.
+/// Which tap (if any) sees the file written at a bag-relative path, and which files are written
+/// to their taps alone (``withoutDiskCopy(where:)``).
 package struct FileWriteTaps: Sendable {
     private let make: @Sendable (String) -> (any FileWriteTap)?
+    private let tapsAlone: @Sendable (String) -> Bool
 
     /// Taps made by `make` for each file's relative path (nil: that file is not tapped).
     package init(_ make: @escaping @Sendable (String) -> (any FileWriteTap)?) {
+        self.init(make, tapsAlone: { _ in false })
+    }
+
+    private init(_ make: @escaping @Sendable (String) -> (any FileWriteTap)?, tapsAlone: @escaping @Sendable (String) -> Bool) {
         self.make = make
+        self.tapsAlone = tapsAlone
     }
 
     /// The tap for the file at `relativePath`.
     package func tap(for relativePath: String) -> (any FileWriteTap)? { make(relativePath) }
 
-    /// Taps that show each file to `self`'s tap and then to `other`'s (either may have none).
+    /// Whether the tapped file at `relativePath` is written to its tap alone, with no copy on disk.
+    package func writesTapAlone(_ relativePath: String) -> Bool { tapsAlone(relativePath) }
+
+    /// These taps, with each tapped file for which `predicate` holds written to its tap alone: a
+    /// ``BufferedFileWriter`` then creates no file, hands every byte to the tap only, and closes
+    /// it with ``FileIdentity/tapOnly(size:)``. Only for files whose taps keep everything a
+    /// reader of the file would need (the export's archive: the deflate spool, the digests and
+    /// the residual scan); `predicate` is asked once per file, as its writer opens it.
+    package func withoutDiskCopy(where predicate: @escaping @Sendable (String) -> Bool) -> FileWriteTaps {
+        FileWriteTaps(make, tapsAlone: predicate)
+    }
+
+    /// Taps that show each file to `self`'s tap and then to `other`'s (either may have none); a
+    /// file is written to them alone when either says so.
     package func and(_ other: FileWriteTaps) -> FileWriteTaps {
-        FileWriteTaps { path in
-            switch (self.tap(for: path), other.tap(for: path)) {
-            case (let first?, let second?): TapPair(first: first, second: second)
-            case (let first?, nil): first
-            case (nil, let second): second
-            }
-        }
+        FileWriteTaps(
+            { path in
+                switch (self.tap(for: path), other.tap(for: path)) {
+                case (let first?, let second?): TapPair(first: first, second: second)
+                case (let first?, nil): first
+                case (nil, let second): second
+                }
+            }, tapsAlone: { path in self.writesTapAlone(path) || other.writesTapAlone(path) })
     }
 }
 
@@ -71,6 +92,24 @@ package struct FileIdentity: Sendable, Equatable {
         size = Int64(info.st_size)
         modified = info.st_mtim
         changed = info.st_ctim
+    }
+
+    /// The identity a writer gives its tap for a file written to the tap alone
+    /// (``FileWriteTaps/withoutDiskCopy(where:)``): its size, and a device and inode no file on
+    /// disk has (`fstat` and `lstat` never report them), so it never equals a file's on disk.
+    package static func tapOnly(size: UInt64) -> FileIdentity {
+        FileIdentity(device: .max, inode: .max, size: Int64(size))
+    }
+
+    /// Whether this is the identity of a file written to its tap alone (``tapOnly(size:)``).
+    package var isTapOnly: Bool { device == .max && inode == .max }
+
+    private init(device: UInt64, inode: UInt64, size: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        modified = timespec()
+        changed = timespec()
     }
 
     /// The identity of the open file `descriptor`, or nil when `fstat` fails.

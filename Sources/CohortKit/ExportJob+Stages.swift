@@ -8,6 +8,7 @@ import CohortIO
 import CohortPackage
 import CohortStore
 import Foundation
+import Synchronization
 
 // The stages of `ExportJob.run()`, in the order it calls them. Each takes what the stages before
 // it produced and returns what the next ones need; only `publish` gives files their final names.
@@ -154,6 +155,8 @@ struct WrittenExport {
     let deflated: DeflateSpool?
     /// The written files scanned as they were written (for the residual scan).
     let scanned: WrittenFileScan
+    /// The files written with no copy in the staging folder, sorted.
+    let withoutStagedCopy: [String]
 }
 
 /// The residual scan's result with the reviewed exceptions it used.
@@ -340,7 +343,17 @@ extension ExportJob {
         // for each file still on disk as its writer closed it).
         let scan = WrittenFileScan(scanner: scanner)
         defer { scan.cancel() }
-        let taps = (spool.map { digests.taps.and($0.taps) } ?? digests.taps).and(scan.taps)
+        let tapOnly = Mutex<Set<String>>([])
+        var taps = (spool.map { digests.taps.and($0.taps) } ?? digests.taps).and(scan.taps)
+        if spool != nil, !options.stagesEveryPayloadFile {
+            // A file the archive takes from the spool, described by the digests and scanned as
+            // written needs no copy in the staging folder (``tapOnlyFiles``).
+            taps = taps.withoutDiskCopy { path in
+                guard WrittenFileScan.scansAsWritten(path) else { return false }
+                tapOnly.withLock { _ = $0.insert(path) }
+                return true
+            }
+        }
         let writer = try ExportWriter(dataDirectory: staging.dataDirectory, context: context, taps: taps)
         let reports = staging.bag.appendingPathComponent("data/reports", isDirectory: true)
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
@@ -370,11 +383,31 @@ extension ExportJob {
         try compliance.finish()
         try complianceFile.close()
         scan.finishWriting()
+        let withoutCopy = tapOnly.withLock { $0 }
+        try Self.checkTapOnlyFiles(
+            written: withoutCopy, deflated: spool?.tapOnlyPaths ?? [], described: Set(digests.tapOnlyFiles.map(\.path)),
+            scanned: Set(scan.tapOnlyPaths.map { "data/" + $0 }))
         return WrittenExport(
             included: cohort.included.map(ExportedParticipant.init),
             withdrawalChecked: cohort.snapshotIncluded, exclusions: cohort.exclusions, recordExclusions: tally.recordExclusions, kSummary: cohort.kSummary,
             records: tally.records, context: context,
-            stats: stats, digests: digests, deflated: spool, scanned: scan)
+            stats: stats, digests: digests, deflated: spool, scanned: scan, withoutStagedCopy: withoutCopy.sorted())
+    }
+
+    /// The payload files written without a copy in the staging folder (``ExportOptions/stagesEveryPayloadFile``)
+    /// exist only as what their writers' taps kept: the deflate spool's compressed bytes (the
+    /// archive copies them), the digests' description (the bag's manifest) and the residual scan's
+    /// result — three views of the one stream of bytes each writer produced, so nothing on disk
+    /// can differ from what was described and scanned, and the export writes about 5 % of its
+    /// payload to disk (issue 28). A file one of them did not keep whole (a spool write that
+    /// failed, a scan cut short) has no other copy: the export stops here, before anything is
+    /// published, rather than archive less than the manifest lists.
+    static func checkTapOnlyFiles(written: Set<String>, deflated: Set<String>, described: Set<String>, scanned: Set<String>) throws {
+        guard written == deflated, written == described, written == scanned else {
+            throw CohortError(
+                .system, "a payload file was not completely compressed, described and scanned as it was written; nothing was published",
+                hint: "check the free space where the export is written, and run the export again")
+        }
     }
 
     /// The write stage's participants, in order: each one's consents and records (from `workers`,
@@ -536,6 +569,7 @@ extension ExportJob {
         outcome.recordExclusions = written.recordExclusions
         outcome.audience = plan.audience
         outcome.scannedWhileWritten = scanned.scan.filesScannedAsWritten
+        outcome.writtenWithoutStagedCopy = written.withoutStagedCopy
         if options.archive {
             let published = try ExportPackager.publish(
                 bagDirectory: staging.bag, archiveURL: staging.archiveURL, createdAt: plan.createdAt, level: options.compressionLevel,

@@ -50,6 +50,10 @@ public struct ExportOptions: Sendable {
     /// Records per chunk the record workers hand to the write stage (``RecordWorkers/chunkSize``;
     /// tests make it small so that chunk boundaries fall inside participants).
     package var recordChunkSize = RecordWorkers.chunkSize
+    /// Whether the payload files the archive, the digests and the residual scan take whole from
+    /// what their writers wrote also get a copy in the staging folder (``ExportJob/checkTapOnlyFiles(written:deflated:described:scanned:)``);
+    /// false (the default) writes them to those alone. Tests set it to hold the two archives equal.
+    package var stagesEveryPayloadFile = false
 
     /// Options with the defaults described above; each parameter is the property of the same name.
     public init(recipient: String, formats: Set<ExportFormat>? = nil, outDirectory: URL, createdAt: Date? = nil, archive: Bool = true, compressionLevel: Int = 6) {
@@ -99,6 +103,10 @@ public struct ExportOutcome: Sendable {
     /// How many of the files the residual scan covered it scanned from their bytes as they were
     /// written (``WrittenFileScan``), not read back; the others were read.
     public var scannedWhileWritten = 0
+    /// The payload files written with no copy in the staging folder, sorted (bag-relative paths):
+    /// the archive took them from the deflate spool, the manifest's digests and the residual scan
+    /// from the same writes (``ExportOptions/stagesEveryPayloadFile``).
+    public var writtenWithoutStagedCopy: [String] = []
     /// Wall-clock seconds of each stage, in order: write (store → de-identify → files), scan
     /// (residual PII), bag (digests and row counts), archive (tar.gz, manifest, signature).
     public var stages: [(name: String, seconds: Double)] = []

@@ -43,7 +43,8 @@ package enum ArchiveWriter {
     }
 
     /// ``writeTar(bagDirectory:createdAt:sink:)``, taking from `precompressed` each file the spool
-    /// deflated in the version on disk (its header and padding still go to `sink`).
+    /// deflated in the version on disk (its header and padding still go to `sink`), and each file
+    /// written to the spool alone, in its folder's name order as if it were on disk.
     private static func writeTar(
         bagDirectory: URL, createdAt: Timestamp, precompressed: Precompressed?, sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
@@ -54,7 +55,14 @@ package enum ArchiveWriter {
             throw CohortError(.invalidInput, "bag directory is not a directory", at: CohortError.Location(file: root.path))
         }
         try tar.addDirectory(path: name)
-        try addChildren(of: root.path, as: name, relative: "", to: tar, precompressed: precompressed)
+        // Files written to the spool alone (no copy on disk) go where the listing would put them.
+        var tapOnly = precompressed?.spool.tapOnlyPaths ?? []
+        try addChildren(of: root.path, as: name, relative: "", to: tar, precompressed: precompressed, tapOnly: &tapOnly)
+        if let missing = tapOnly.sorted().first {
+            throw CohortError(
+                .integrity, "a payload file written to the compression spool alone has no folder in the bag", at: .init(file: missing),
+                hint: "run the export again")
+        }
         try tar.finish()
     }
 
@@ -84,17 +92,31 @@ package enum ArchiveWriter {
     }
 
     /// `relative`: the folder's path inside the bag ("" for the bag itself), as the spool names files.
+    /// `tapOnly`: the spool's files with no copy on disk not added yet (each is added in its
+    /// folder, in name order with the files on disk, and removed).
     private static func addChildren(
-        of directory: String, as archivePath: String, relative: String, to tar: TarWriter, precompressed: Precompressed?
+        of directory: String, as archivePath: String, relative: String, to tar: TarWriter, precompressed: Precompressed?,
+        tapOnly: inout Set<String>
     ) throws {
-        for child in try FileSystem.children(of: directory) {
+        let prefix = relative.isEmpty ? "" : relative + "/"
+        let spooled = tapOnly.filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }.map { String($0.dropFirst(prefix.count)) }
+        let onDisk = try FileSystem.children(of: directory)
+        let children = spooled.isEmpty ? onDisk : (onDisk + spooled).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for child in children {
             let path = directory + "/" + child
             let memberPath = archivePath + "/" + child
             let relativePath = relative.isEmpty ? child : relative + "/" + child
+            if tapOnly.remove(relativePath) != nil {
+                guard let precompressed, let file = precompressed.spool.deflatedTapOnly(relativePath), !FileSystem.exists(path) else {
+                    throw CohortError(.integrity, "a payload file written to the compression spool alone is also on disk", at: .init(file: relativePath))
+                }
+                try tar.addFile(path: memberPath, size: file.size) { if file.size > 0 { try precompressed.write(file) } }
+                continue
+            }
             switch try FileSystem.kind(of: path) {
             case .directory:
                 try tar.addDirectory(path: memberPath)
-                try addChildren(of: path, as: memberPath, relative: relativePath, to: tar, precompressed: precompressed)
+                try addChildren(of: path, as: memberPath, relative: relativePath, to: tar, precompressed: precompressed, tapOnly: &tapOnly)
             case .regular:
                 if let precompressed, let file = precompressed.spool.deflated(relativePath, identity: FileIdentity(path: path)) {
                     try tar.addFile(path: memberPath, size: file.size) { try precompressed.write(file) }

@@ -41,7 +41,8 @@ package enum BagWriter {
     }
 
     /// ``write(bagDirectory:metadata:)``, taking the descriptions in `digests` of the files it
-    /// still describes.
+    /// still describes, and of the files written to its taps alone (no copy on disk) as payload
+    /// files of `data/`.
     package static func write(bagDirectory: URL, metadata: BagMetadata, digests: PayloadDigests?) throws -> BagContents {
         let root = bagDirectory.standardizedFileURL.path
         try checkRoot(root)
@@ -51,6 +52,14 @@ package enum BagWriter {
         found.sort { $0.size > $1.size }
         var payload = try Parallel.map(found) { file in
             try digests?.description(of: file.relative, identity: FileIdentity(path: file.path)) ?? hash(path: file.path, relative: file.relative)
+        }
+        // Files written to the digests' taps alone have no copy on disk: their descriptions are all there is.
+        let onDisk = Set(found.map(\.relative))
+        for file in digests?.tapOnlyFiles ?? [] {
+            guard !onDisk.contains(file.path) else {
+                throw CohortError(.integrity, "a payload file written without a copy on disk is also on disk", at: .init(file: file.path))
+            }
+            payload.append(file)
         }
         payload.sort { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
 

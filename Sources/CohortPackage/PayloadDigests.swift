@@ -10,6 +10,8 @@ import Synchronization
 /// file's identity at close is kept (``FileIdentity``: inode, size, modification and change
 /// times), and the bag reads any file whose identity is no longer that one — changed, replaced
 /// or touched after its writer closed it — exactly as it reads a file written without a tap.
+/// A file written to its taps alone (``FileIdentity/isTapOnly``) has no copy on disk: its
+/// description (``tapOnlyFiles``) is all the bag has of it.
 package final class PayloadDigests: Sendable {
     private let described = Mutex<[String: (file: BagFile, identity: FileIdentity)]>([:])
 
@@ -29,6 +31,10 @@ package final class PayloadDigests: Sendable {
             return entry.file
         }
     }
+
+    /// The descriptions of the files written to their taps alone (``FileIdentity/isTapOnly``:
+    /// no copy of them is on disk).
+    package var tapOnlyFiles: [BagFile] { described.withLock { $0.values.filter { $0.identity.isTapOnly }.map(\.file) } }
 
     /// Files described so far (tests).
     package var count: Int { described.withLock { $0.count } }

@@ -82,7 +82,8 @@ enum BenchPhase: String, CaseIterable, Sendable {
             result.payloadBytes = outcome.files.reduce(0) { $0 + Int($1.size) }
             result.detail = "\(outcome.participants) participants, \(outcome.files.count) files; \(options.threads) record thread\(options.threads == 1 ? "" : "s"); "
                 + outcome.stages.map { "\($0.name) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ")
-                + "; \(outcome.deflatedWhileWritten.count) files deflated and \(outcome.scannedWhileWritten) scanned as written"
+                + "; \(outcome.deflatedWhileWritten.count) files deflated and \(outcome.scannedWhileWritten) scanned as written, "
+                + "\(outcome.writtenWithoutStagedCopy.count) with no staged copy"
         case .verify, .verifyScan:
             let archive = try bench.archive()
             var progress: (@Sendable (UInt64, UInt64) -> Void)?

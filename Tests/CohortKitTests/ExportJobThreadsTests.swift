@@ -1,6 +1,6 @@
 import CohortCore
 import CohortCrypto
-import CohortKit
+@testable import CohortKit
 import Foundation
 import Testing
 import CohortDeid
@@ -78,6 +78,53 @@ struct ExportJobDeflateSpoolTests {
         let archive = try #require(outcome.archive)
         let report = try VerifyService.verify(archive: archive.url, manifest: nil, publicKey: cohort.workspace.keystore.publicKey, workspace: nil)
         #expect(report.passed, "\(report.checks.filter { !$0.passed })")
+    }
+}
+
+/// The payload files the archive takes from the spool, the digests describe and the residual
+/// scan covers as written get no copy in the staging folder: the archive, its manifest and the
+/// report are byte for byte those of an export that stages every file (the independent route:
+/// there the bag on disk is archived, hashed and scanned where a tap lost anything), and verify.
+struct ExportJobWithoutStagedCopyTests {
+    @Test(arguments: [1, 2]) func theArchiveIsTheOneAStagedBagGives(threads: Int) throws {
+        let cohort = try TimeZoneCohort(participants: 7)
+        defer { cohort.cleanup() }
+        var outcomes: [Bool: ExportOutcome] = [:]
+        for staged in [false, true] {
+            var options = ExportOptions(
+                recipient: "analyst", formats: [.csv, .json, .fhir], outDirectory: cohort.directory.appendingPathComponent("out-\(staged)"),
+                createdAt: TimeZoneCohort.exportedAt)
+            options.threads = threads
+            options.stagesEveryPayloadFile = staged
+            outcomes[staged] = try ExportJob(workspace: cohort.workspace, options: options).run()
+        }
+        let alone = try #require(outcomes[false])
+        let staged = try #require(outcomes[true])
+        #expect(staged.writtenWithoutStagedCopy.isEmpty)
+        // Every file the scan covered as written had no staged copy: the tables, the FHIR files.
+        #expect(alone.writtenWithoutStagedCopy.count == alone.scannedWhileWritten)
+        #expect(alone.writtenWithoutStagedCopy.count > 10)
+        #expect(alone.writtenWithoutStagedCopy.allSatisfy { $0.hasPrefix("data/csv/") || $0.hasPrefix("data/json/") || $0.hasPrefix("data/fhir/") })
+        #expect(alone.archive?.sha256 == staged.archive?.sha256, "the same archive, byte for byte")
+        #expect(alone.files == staged.files)
+        #expect(alone.report == staged.report)
+        let archive = try #require(alone.archive)
+        let report = try VerifyService.verify(archive: archive.url, manifest: nil, publicKey: cohort.workspace.keystore.publicKey, workspace: nil)
+        #expect(report.passed, "\(report.checks.filter { !$0.passed })")
+    }
+
+    /// A file one of the taps did not keep whole has no other copy: the export stops.
+    @Test func aFileATapDidNotKeepStopsTheExport() throws {
+        let all: Set<String> = ["data/csv/a.csv", "data/json/a.ndjson"]
+        try ExportJob.checkTapOnlyFiles(written: all, deflated: all, described: all, scanned: all)
+        try ExportJob.checkTapOnlyFiles(written: [], deflated: [], described: [], scanned: [])
+        let short: Set<String> = ["data/csv/a.csv"]
+        for (deflated, described, scanned) in [(short, all, all), (all, short, all), (all, all, short), (all.union(["data/x.csv"]), all, all)] {
+            let refused = #expect(throws: CohortError.self) {
+                try ExportJob.checkTapOnlyFiles(written: all, deflated: deflated, described: described, scanned: scanned)
+            }
+            #expect(refused?.code == .system)
+        }
     }
 }
 

@@ -124,7 +124,8 @@ public struct ResidualScanner: Sendable {
     /// of each file `written` scanned as it was written (``WrittenFileScan``) when the file on disk
     /// is still the version its writer closed, and reading the others: the same result as a scan
     /// of the directory alone, with ``ResidualScanResult/filesScannedAsWritten`` saying how many
-    /// files were not read back.
+    /// files were not read back. Files `written` scanned with no copy on disk
+    /// (``WrittenFileScan/tapOnlyResult(for:)``) are scanned files of `directory` too.
     package func scan(directory: URL, written: WrittenFileScan?) throws -> ResidualScanResult {
         let root = directory.standardizedFileURL.resolvingSymlinksInPath()
         guard
@@ -141,6 +142,14 @@ public struct ResidualScanner: Sendable {
             let path = url.standardizedFileURL.resolvingSymlinksInPath().path
             let relative = path.hasPrefix(rootPath) ? String(path.dropFirst(rootPath.count)) : path
             files.append((relative, url))
+        }
+        // Files written to the scan's taps alone have no copy on disk: their results are all there is.
+        let onDisk = Set(files.map(\.relative))
+        for relative in written?.tapOnlyPaths ?? [] {
+            guard !onDisk.contains(relative) else {
+                throw CohortError(.integrity, "a payload file written without a copy on disk is also on disk", at: .init(file: relative))
+            }
+            files.append((relative, root.appendingPathComponent(relative)))
         }
         files.sort { $0.relative < $1.relative }
         let skipped = files.filter { Self.isFixedText($0.relative) }.map(\.relative)
@@ -404,7 +413,7 @@ public struct ResidualScanner: Sendable {
         var planned: [Piece] = []
         var asWritten = 0
         for (number, file) in files.enumerated() {
-            if let done = written?.result(for: file.name, identity: FileIdentity(path: file.url.path)) {
+            if let done = written?.tapOnlyResult(for: file.name) ?? written?.result(for: file.name, identity: FileIdentity(path: file.url.path)) {
                 perFile[number] = [done]
                 asWritten += 1
                 continue

@@ -19,7 +19,10 @@ import Synchronization
 /// **Only the bytes on disk count.** A file's result is used only when its writer closed it and
 /// the file is still that version (``FileIdentity``: inode, size, times to the nanosecond), as
 /// the bag's digests and the deflate spool do; a file changed, replaced or touched since, one
-/// written without a tap, or one whose scan was cut short is read and scanned as before.
+/// written without a tap, or one whose scan was cut short is read and scanned as before. A file
+/// written to its taps alone (``FileIdentity/isTapOnly``) has no copy on disk to read: its result
+/// (``tapOnlyResult(for:)``) is the scan of the very bytes the archive holds, and an export whose
+/// scan of such a file was cut short stops before it publishes (`ExportJob.checkTapOnlyFiles`).
 ///
 /// **Memory is bounded:** each thread has at most ``queuedWrites`` copies of written bytes
 /// waiting (a writer waits for room), each at most ``BufferedFileWriter/capacity``; each open
@@ -51,9 +54,8 @@ package final class WrittenFileScan: Sendable {
     /// does not skip (``ResidualScanner/isFixedText(_:)``), files taken by the threads in turn.
     package var taps: FileWriteTaps {
         FileWriteTaps { [self] path in
-            guard path.hasPrefix("data/") else { return nil }
+            guard Self.scansAsWritten(path) else { return nil }
             let relative = String(path.dropFirst("data/".count))
-            guard !ResidualScanner.isFixedText(relative) else { return nil }
             let n = nextWorker.add(1, ordering: .relaxed).oldValue % workers.count
             return Tap(relative: relative, scan: self, worker: workers[n], thread: scratch[n])
         }
@@ -67,6 +69,24 @@ package final class WrittenFileScan: Sendable {
             guard let entry = found[relative], entry.identity == identity else { return nil }
             return entry.result
         }
+    }
+
+    /// The result for the file at `relative` written to its taps alone (``FileIdentity/isTapOnly``:
+    /// no copy of it is on disk), if every byte of it was scanned.
+    func tapOnlyResult(for relative: String) -> ResidualScanner.PieceResult? {
+        results.withLock { found in
+            guard let entry = found[relative], entry.identity.isTapOnly else { return nil }
+            return entry.result
+        }
+    }
+
+    /// The paths (relative to `data/`) of the files written to their taps alone and scanned
+    /// completely.
+    package var tapOnlyPaths: Set<String> { results.withLock { Set($0.filter { $0.value.identity.isTapOnly }.keys) } }
+
+    /// Whether a file at bag-relative `path` is scanned as it is written (``taps``).
+    package static func scansAsWritten(_ path: String) -> Bool {
+        path.hasPrefix("data/") && !ResidualScanner.isFixedText(String(path.dropFirst("data/".count)))
     }
 
     /// Files scanned completely so far (tests).
