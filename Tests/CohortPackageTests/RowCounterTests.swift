@@ -43,38 +43,23 @@ struct RowCounterTests {
     /// Random NDJSON-like bytes in random chunks: the count is the number of lines holding a
     /// byte other than space, tab or CR, counted here by splitting the whole text.
     @Test func ndjsonCountInChunksMatchesSplittingTheText() {
-        var state: UInt64 = 0x28
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var draws = Draws(seed: 0x28)
         let alphabet: [UInt8] = Array("{}a \t\r\n\n".utf8)
         for _ in 0..<400 {
-            let bytes = (0..<next(300)).map { _ in alphabet[next(alphabet.count)] }
+            let bytes = (0..<draws.next(300)).map { _ in alphabet[draws.next(alphabet.count)] }
             let expected = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
                 .filter { line in line.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } }.count
-            var counter = RowCounter(path: "data/json/x.ndjson")!
-            var offset = 0
-            while offset < bytes.count {
-                let piece = min(bytes.count - offset, 1 + next(40))
-                counter.update(Array(bytes[offset..<offset + piece]))
-                offset += piece
-            }
-            #expect((try? counter.finish()) == expected)
+            #expect(draws.count(bytes, path: "data/json/x.ndjson", longestPiece: 40) == expected)
         }
     }
 
     /// Random CSV-like bytes (quotes, CR, LF, long quoted runs) in random chunks: the count and
     /// the refusal of an open quote are those of the RFC 4180 rule applied byte by byte, here.
     @Test func csvCountInChunksMatchesTheByteByByteRule() {
-        var state: UInt64 = 0x4180
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var draws = Draws(seed: 0x4180)
         let alphabet: [UInt8] = Array("a,\"\"\r\n\nbb".utf8)
         for round in 0..<600 {
-            let bytes = (0..<next(round < 300 ? 60 : 2_000)).map { _ in alphabet[next(alphabet.count)] }
+            let bytes = (0..<draws.next(round < 300 ? 60 : 2_000)).map { _ in alphabet[draws.next(alphabet.count)] }
             var inQuotes = false, hasContent = false, records = 0
             for byte in bytes {
                 switch byte {
@@ -85,14 +70,8 @@ struct RowCounterTests {
                 }
             }
             let expected: Int? = inQuotes ? nil : max(records + (hasContent ? 1 : 0) - 1, 0)
-            var counter = RowCounter(path: "data/csv/x.csv")!
-            var offset = 0
-            while offset < bytes.count {
-                let piece = min(bytes.count - offset, 1 + next(round % 2 == 0 ? 7 : 300))
-                counter.update(Array(bytes[offset..<offset + piece]))
-                offset += piece
-            }
-            #expect((try? counter.finish()) == expected, "round \(round): \(bytes.count) bytes")
+            let counted = draws.count(bytes, path: "data/csv/x.csv", longestPiece: round % 2 == 0 ? 7 : 300)
+            #expect(counted == expected, "round \(round): \(bytes.count) bytes")
         }
     }
 
@@ -145,5 +124,31 @@ struct RowCounterTests {
         #expect(RowCounter(path: "data/json/records.json") == nil)
         #expect(RowCounter(path: "data/README.txt") == nil)
         #expect(RowCounter(path: "bag-info.txt") == nil)
+    }
+}
+
+/// Seeded draws for the random-text tests, and a count of a text fed in random pieces.
+private struct Draws {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// A draw in `0..<bound`.
+    mutating func next(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+
+    /// `bytes` counted by the rule for `path`, fed in pieces of 1 to `longestPiece` bytes (nil
+    /// when the rule refuses them).
+    mutating func count(_ bytes: [UInt8], path: String, longestPiece: Int) -> Int? {
+        guard var counter = RowCounter(path: path) else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let piece = min(bytes.count - offset, 1 + next(longestPiece))
+            counter.update(Array(bytes[offset..<offset + piece]))
+            offset += piece
+        }
+        return try? counter.finish()
     }
 }

@@ -18,6 +18,14 @@ struct AcquaintanceShortcutTests {
         "A longer device name than fifteen bytes",
     ]
 
+    /// A worker's de-identifier of the planted roster under `fields`.
+    static func deidentifier(_ fields: [String: FieldRule]) throws -> Deidentifier {
+        try Deidentifier(
+            studyProtocol: Fixtures.studyProtocol(fields: fields), recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key,
+            roster: PlantedRoster.participants, referenceDate: created.localDate, createdAt: created
+        ).workerCopy()
+    }
+
     /// A profile built through slots (a fresh slot per run of one kind, as ``AcquaintanceProbe``
     /// does; runs of one record when the kinds interleave) equals the one built record by record
     /// through ``AcquaintanceProfile/add(kind:startMs:offsetSeconds:source:)``.
@@ -52,10 +60,7 @@ struct AcquaintanceShortcutTests {
         var fields = Fixtures.allFields
         fields["biometric.source"] = FieldRule(.generalize, map: ["Apple Watch": "wrist", "Garmin Venu": "wrist"], other: "device")
         fields["medication_log.source"] = FieldRule(.keep)
-        let deid = try Deidentifier(
-            studyProtocol: Fixtures.studyProtocol(fields: fields), recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key,
-            roster: PlantedRoster.participants, referenceDate: Self.created.localDate, createdAt: Self.created
-        ).workerCopy()
+        let deid = try Self.deidentifier(fields)
         var rng = SeededRandom(seed: 2_819)
         var writer = deid
         var probe = deid
@@ -98,10 +103,7 @@ struct AcquaintanceShortcutTests {
         var fields = Fixtures.allFields
         fields["medication_log.text"] = FieldRule(.scrub)
         fields["biometric.source"] = FieldRule(.scrub)
-        let deid = try Deidentifier(
-            studyProtocol: Fixtures.studyProtocol(fields: fields), recipient: "analyst", recipientKey: Fixtures.key, shiftKey: Fixtures.key,
-            roster: PlantedRoster.participants, referenceDate: Self.created.localDate, createdAt: Self.created
-        ).workerCopy()
+        let deid = try Self.deidentifier(fields)
         var rng = SeededRandom(seed: 2_820)
         var writer = deid
         var separately = ScrubCounts()
