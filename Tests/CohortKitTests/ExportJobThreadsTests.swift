@@ -83,8 +83,9 @@ struct ExportJobDeflateSpoolTests {
 
 /// The payload files the archive takes from the spool, the digests describe and the residual
 /// scan covers as written get no copy in the staging folder: the archive, its manifest and the
-/// report are byte for byte those of an export that stages every file (the independent route:
-/// there the bag on disk is archived, hashed and scanned where a tap lost anything), and verify.
+/// report are byte for byte those of an export that stages every file, the archive verifies
+/// (digests and row counts recomputed from it), and the report's residual scan is that of the
+/// published files read back from the archive (the independent route).
 struct ExportJobWithoutStagedCopyTests {
     @Test(arguments: [1, 2]) func theArchiveIsTheOneAStagedBagGives(threads: Int) throws {
         let cohort = try TimeZoneCohort(participants: 7)
@@ -111,6 +112,15 @@ struct ExportJobWithoutStagedCopyTests {
         let archive = try #require(alone.archive)
         let report = try VerifyService.verify(archive: archive.url, manifest: nil, publicKey: cohort.workspace.keystore.publicKey, workspace: nil)
         #expect(report.passed, "\(report.checks.filter { !$0.passed })")
+        // The report's residual scan is that of the published files, read back from the archive.
+        let unpacked = cohort.directory.appendingPathComponent("unpacked-\(threads)")
+        _ = try ArchiveMembers.extract(archive: archive.url, into: unpacked) { $0.hasPrefix("data/") }
+        let read = try cohort.workspace.residualScanner().scan(directory: unpacked.appendingPathComponent("data"))
+        let reported = try #require(alone.report.residualScan)
+        #expect(read.filesScanned == reported.filesScanned && read.filesScanned == alone.writtenWithoutStagedCopy.count)
+        #expect(read.valuesScanned == reported.valuesScanned)
+        #expect(read.freeTextValues == reported.freeTextValues)
+        #expect(read.findings == reported.findings)
     }
 
     /// A file one of the taps did not keep whole has no other copy: the export stops.
