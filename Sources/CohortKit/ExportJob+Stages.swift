@@ -347,7 +347,7 @@ extension ExportJob {
         var taps = (spool.map { digests.taps.and($0.taps) } ?? digests.taps).and(scan.taps)
         if spool != nil, !options.stagesEveryPayloadFile {
             // A file the archive takes from the spool, described by the digests and scanned as
-            // written needs no copy in the staging folder (``tapOnlyFiles``).
+            // written needs no copy in the staging folder (``checkTapOnlyFiles(written:deflated:described:scanned:)``).
             taps = taps.withoutDiskCopy { path in
                 guard WrittenFileScan.scansAsWritten(path) else { return false }
                 tapOnly.withLock { _ = $0.insert(path) }

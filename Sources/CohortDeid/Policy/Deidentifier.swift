@@ -641,11 +641,8 @@ package struct Deidentifier: Sendable {
         let published = scrubber.scrub(value, counts: &found, shiftDays: state.shift.days)
         counted.scrubTokens.merge(found)
         let memo = ScrubMemo(raw: value, published: published, counts: found)
-        if state.scrubbed.count < ScrubMemo.limit {
-            state.scrubbed.append(memo)
-        } else {
-            state.scrubbed[value.utf8.count % ScrubMemo.limit] = memo
-        }
+        if state.scrubbed.count == ScrubMemo.limit { state.scrubbed.removeFirst() }
+        state.scrubbed.append(memo)
         return published
     }
 
