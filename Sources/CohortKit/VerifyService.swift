@@ -27,23 +27,26 @@ public enum VerifyService {
         // manifest is read again here; its signature is checked by the verifier, which fails the
         // report if these bytes are not the signed ones.
         let consentManifest = (try? Data(contentsOf: manifestURL)).flatMap { try? JSONDecoder().decode(ExportManifest.self, from: $0) }
-        extra.append(ExtraVerificationCheck(name: ConsentCheck.name) { bag in ConsentCheck.run(bag: bag, manifest: consentManifest) })
+        extra.append(
+            ExtraVerificationCheck(name: ConsentCheck.name, reads: ConsentCheck.reads(consentManifest)) { bag in
+                ConsentCheck.run(bag: bag, manifest: consentManifest)
+            })
         if workspace == nil, let manifest = consentManifest, let scan = manifest.residualScan {
             extra.append(statedScanCheck(manifest, scan))
         }
-        extra.append(ExtraVerificationCheck(name: signerCheckName) { _ in try signerCheck(manifest: consentManifest, workspace: workspace) })
+        extra.append(ExtraVerificationCheck(name: signerCheckName, reads: .nothing) { _ in try signerCheck(manifest: consentManifest, workspace: workspace) })
         if let workspace {
             extra.append(residualScanCheck(workspace, reviewed: reviewed, recorded: consentManifest?.residualScan.map(Self.describe)))
             extra.append(auditCheckpointCheck(workspace, manifestURL: manifestURL))
             // Both trail checks look the archive up by its SHA-256, computed from the file once.
             let digest = ArchiveDigest(archive)
             extra.append(
-                ExtraVerificationCheck(name: "export named in audit trail") { _ in
+                ExtraVerificationCheck(name: "export named in audit trail", reads: .nothing) { _ in
                     try auditTrailCheck(archiveSHA256: try digest.value(), workspace: workspace)
                 })
-            extra.append(ExtraVerificationCheck(name: "deliveries") { _ in try deliveriesCheck(archiveSHA256: try digest.value(), workspace: workspace) })
+            extra.append(ExtraVerificationCheck(name: "deliveries", reads: .nothing) { _ in try deliveriesCheck(archiveSHA256: try digest.value(), workspace: workspace) })
             extra.append(
-                ExtraVerificationCheck(name: policyCheckName) { _ in
+                ExtraVerificationCheck(name: policyCheckName, reads: .nothing) { _ in
                     try policyCheck(manifest: consentManifest, workspace: workspace)
                 })
         }
@@ -54,7 +57,7 @@ public enum VerifyService {
 
     /// The reviewed exceptions the signed manifest records, shown as a check that always passes.
     private static func reviewedExceptionsCheck(_ reviewed: [(exception: ResidualException, findings: Int)]) -> ExtraVerificationCheck {
-        ExtraVerificationCheck(name: "reviewed exceptions") { _ in
+        ExtraVerificationCheck(name: "reviewed exceptions", reads: .nothing) { _ in
             VerificationCheck(
                 name: "reviewed exceptions", passed: true,
                 detail: reviewed.isEmpty
@@ -70,7 +73,7 @@ public enum VerifyService {
     private static func statedScanCheck(_ manifest: ExportManifest, _ scan: ExportManifest.ResidualScan) -> ExtraVerificationCheck {
         let findings = scan.rules.reduce(0) { $0 + $1.findings }
         let consistent = findings == 0 || !(manifest.residualExceptions ?? []).isEmpty
-        return ExtraVerificationCheck(name: "residual PII scan at export") { _ in
+        return ExtraVerificationCheck(name: "residual PII scan at export", reads: .nothing) { _ in
             VerificationCheck(
                 name: "residual PII scan at export", passed: consistent,
                 detail: (consistent ? "" : "findings recorded without reviewed exceptions: ") + Self.describe(scan)
@@ -84,7 +87,8 @@ public enum VerifyService {
         _ workspace: Workspace, reviewed: [(exception: ResidualException, findings: Int)], recorded recordedScan: String?
     ) -> ExtraVerificationCheck {
         let exceptions = ResidualExceptionList(reviewed.map(\.exception))
-        return ExtraVerificationCheck(name: "residual PII scan") { bag in
+        // Every file: the scan covers every file of the bag.
+        return ExtraVerificationCheck(name: "residual PII scan", reads: .everything) { bag in
             let scanner = try workspace.residualScanner()
             let result = try scanner.scan(directory: bag)
             let open = result.findings.filter { exceptions.exception(covering: $0) == nil }
@@ -102,7 +106,7 @@ public enum VerifyService {
 
     /// Whether the manifest's audit checkpoint is an event of the workspace's intact chain.
     private static func auditCheckpointCheck(_ workspace: Workspace, manifestURL: URL) -> ExtraVerificationCheck {
-        ExtraVerificationCheck(name: "audit checkpoint in chain") { _ in
+        ExtraVerificationCheck(name: "audit checkpoint in chain", reads: .nothing) { _ in
             guard let data = FileManager.default.contents(atPath: manifestURL.path),
                 let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                 let cp = object["audit_checkpoint"] as? [String: Any], let seq = (cp["seq"] as? NSNumber)?.int64Value,

@@ -7,7 +7,8 @@ import CohortIO
 /// One streaming pass over an export archive: the file's SHA-256 and size, gzip integrity
 /// (CRC-32 and length of every member), tar structure, and — per member, without keeping
 /// payload in memory — each file's SHA-256, size and row count. Tag files (small) are kept for
-/// the bag checks. Optionally the bag is extracted to a temporary directory as it is read.
+/// the bag checks. Optionally the bag (or the files of it asked for) is extracted to a temporary
+/// directory as it is read.
 struct ArchiveScan {
     /// A regular file found in the bag.
     struct Member {
@@ -32,7 +33,8 @@ struct ArchiveScan {
     var files: [String: Member] = [:]
     /// Contents of files at the bag root (tag files).
     var tagContents: [String: [UInt8]] = [:]
-    /// The extracted bag, when extraction was asked for and the archive read completely.
+    /// The extracted bag, when extraction was asked for and the archive read completely (holding
+    /// the files `extracting` accepted, in their folders).
     var extractedBag: URL?
     /// How many bytes the decompressor produced (the tar stream, and any bytes after it).
     var inflatedBytes: UInt64 = 0
@@ -45,14 +47,19 @@ struct ArchiveScan {
 
     private init() {}
 
-    /// Scans `archive`; when `extractTo` is given, writes the bag under it.
+    /// Scans `archive`; when `extractTo` is given, writes under it the bag's folders and the files
+    /// whose bag-relative path `extracting` accepts (every other file is read, hashed and counted
+    /// all the same).
     ///
     /// - Parameters:
     ///   - inflateLimit: the most decompressed bytes to read; past it the scan stops with a gzip
     ///     problem (a decompression bomb costs at most this much work, whatever it expands to).
     ///   - progress: called after every read of the archive file with the bytes read so far
     ///     (increasing; the last call has the file's size when it was read to the end).
-    static func run(archive: URL, extractTo: URL?, inflateLimit: UInt64 = .max, progress: ((UInt64) -> Void)? = nil) -> ArchiveScan {
+    static func run(
+        archive: URL, extractTo: URL?, extracting: (String) -> Bool = { _ in true }, inflateLimit: UInt64 = .max,
+        progress: ((UInt64) -> Void)? = nil
+    ) -> ArchiveScan {
         var scan = ArchiveScan()
         let file: ReadableFile
         do {
@@ -69,7 +76,7 @@ struct ArchiveScan {
             let gzip = try GzipReader(name: archive.lastPathComponent, source: { try reading.read(into: $0) })
             let inflatedSource: (UnsafeMutableRawBufferPointer) throws -> Int = { try reading.inflate(gzip, into: $0) }
             do {
-                try scan.readMembers(TarReader(source: inflatedSource), extractTo: extractTo)
+                try scan.readMembers(TarReader(source: inflatedSource), extractTo: extractTo, extracting: extracting)
             } catch let error as CohortError {
                 if reading.isIntact { scan.tarProblems.append(error.message) }
             } catch {
@@ -91,7 +98,7 @@ struct ArchiveScan {
         return scan
     }
 
-    private mutating func readMembers(_ tar: TarReader, extractTo: URL?) throws {
+    private mutating func readMembers(_ tar: TarReader, extractTo: URL?, extracting: (String) -> Bool) throws {
         var seen = Set<String>()
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         defer { chunk.deallocate() }
@@ -121,7 +128,8 @@ struct ArchiveScan {
                     tarProblems.append("the bag folder is stored as a file")
                     continue
                 }
-                try readFile(entry: entry, relative: relative, isTag: components.count == 2, target: target, tar: tar, chunk: chunk)
+                let wanted = extracting(relative) ? target : nil
+                try readFile(entry: entry, relative: relative, isTag: components.count == 2, target: wanted, tar: tar, chunk: chunk)
             }
         }
         if bagName == nil { tarProblems.append("archive holds no bag") }

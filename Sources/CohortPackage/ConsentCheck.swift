@@ -24,6 +24,14 @@ package enum ConsentCheck {
     /// The check's name in the report.
     public static let name = "consent"
 
+    /// The bag's files ``run(bag:manifest:)`` reads: every CSV table when the signed manifest
+    /// lists `data/csv/consents.csv` (the check then reads CSV), otherwise every CSV and NDJSON
+    /// table (with no manifest too). Whole folders, so no table of records can be left out.
+    public static func reads(_ manifest: ExportManifest?) -> ExtraVerificationCheck.Reads {
+        let csvListed = manifest?.files.contains { $0.path == "data/csv/consents.csv" } == true
+        return .files { path in path.hasPrefix("data/csv/") || (!csvListed && path.hasPrefix("data/json/")) }
+    }
+
     /// Runs the check on the extracted bag at `bag` with the manifest's facts.
     public static func run(bag: URL, manifest: ExportManifest?) -> VerificationCheck {
         guard let manifest else { return fail("not checked: no readable manifest") }

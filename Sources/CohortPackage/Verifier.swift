@@ -69,7 +69,8 @@ package enum Verifier {
     ///   - signature: defaults to `X.manifest.json.sig` beside `X.tar.gz`.
     ///   - publicKey: the study's signing key (public half).
     ///   - extraChecks: run on the extracted bag (e.g. residual-PII scan); extraction happens
-    ///     only when this is not empty.
+    ///     only when this is not empty, and writes only the files some check reads
+    ///     (``ExtraVerificationCheck/reads``).
     ///   - progress: called while the archive is read with (bytes read so far, archive size):
     ///     increasing counts, the last one equal to the size. Not called when the archive is not
     ///     read (missing, or its size contradicts the signed manifest). Extra checks run after.
@@ -92,7 +93,8 @@ package enum Verifier {
         // One pass over the archive.
         let extractionRoot = extraChecks.isEmpty ? nil : temporaryExtractionFolder()
         defer { if let extractionRoot { try? FileManager.default.removeItem(at: extractionRoot) } }
-        let scan = scanArchive(archive, parsed: parsed, extractTo: extractionRoot, progress: progress)
+        let extracting = { (path: String) in extraChecks.contains { $0.reads.includes(path) } }
+        let scan = scanArchive(archive, parsed: parsed, extractTo: extractionRoot, extracting: extracting, progress: progress)
         checks += archiveChecks(scan, parsed)
         checks += contentChecks(BagChecks.run(scan) + signedFileChecks(scan, parsed), scan: scan)
         checks.append(checkpointCheck(parsed, publicKey))
@@ -156,7 +158,7 @@ package enum Verifier {
     /// The one pass over the archive, bounded by the signed manifest: an archive whose size
     /// differs from the manifest's, or without a readable manifest, is not read or inflated.
     private static func scanArchive(
-        _ archive: URL, parsed: ExportManifest?, extractTo extractionRoot: URL?,
+        _ archive: URL, parsed: ExportManifest?, extractTo extractionRoot: URL?, extracting: (String) -> Bool,
         progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)?
     ) -> ArchiveScan {
         var onDisk = stat()
@@ -168,7 +170,7 @@ package enum Verifier {
         } else if let parsed {
             let total = UInt64(onDisk.st_size)
             return ArchiveScan.run(
-                archive: archive, extractTo: extractionRoot, inflateLimit: inflateLimit(for: parsed),
+                archive: archive, extractTo: extractionRoot, extracting: extracting, inflateLimit: inflateLimit(for: parsed),
                 progress: progress.map { report in { (read: UInt64) in report(read, total) } })
         } else if stat(archive.path, &onDisk) == 0 {
             return ArchiveScan(notRead: "not read: without a readable manifest nothing bounds decompression", size: UInt64(onDisk.st_size))

@@ -253,6 +253,74 @@ struct VerifierTests {
         #expect(!FileManager.default.fileExists(atPath: bag.path))
     }
 
+    /// The temporary folder holds the files some check reads and no other; every member is still
+    /// hashed (the report passes, and a damaged file the checks do not read still fails it).
+    @Test func extraChecksGetTheFilesTheyReadAndNoOthers() throws {
+        let fixture = try PackageFixture()
+        defer { fixture.cleanUp() }
+        try fixture.export()
+        nonisolated(unsafe) var seenByCSV: Set<String> = []
+        nonisolated(unsafe) var seenByNothing: Set<String> = []
+        let csv = ExtraVerificationCheck(name: "csv tables", reads: .files { $0.hasPrefix("data/csv/") }) { bag in
+            seenByCSV = try Self.regularFiles(under: bag)
+            return VerificationCheck(name: "csv tables", passed: true, detail: "")
+        }
+        let report = fixture.verify(extraChecks: [csv, Self.listing(.nothing) { seenByNothing = $0 }])
+        #expect(report.passed, "\(report.text)")
+        let listed = Set(try Self.listedFiles(fixture).filter { $0.hasPrefix("data/csv/") })
+        #expect(listed == ["data/csv/symptoms.csv", PackageFixture.nonASCIIName])
+        #expect(seenByCSV == listed)
+        #expect(seenByNothing == listed, "the checks share one folder: the union of what they read")
+        // Byte for byte what the bag holds.
+        for path in listed {
+            #expect(FileManager.default.contents(atPath: fixture.bag.appendingPathComponent(path).path) != nil)
+        }
+
+        // Nothing asked for: no file written; with .everything (the default): every one.
+        nonisolated(unsafe) var none: Set<String> = ["unset"]
+        #expect(fixture.verify(extraChecks: [Self.listing(.nothing) { none = $0 }]).passed)
+        #expect(none.isEmpty)
+        nonisolated(unsafe) var all: Set<String> = []
+        #expect(fixture.verify(extraChecks: [Self.listing(.everything) { all = $0 }]).passed)
+        #expect(all == Set(try Self.listedFiles(fixture)))
+    }
+
+    /// A file no check reads is still inflated and hashed against the manifest.
+    @Test func aFileNoCheckReadsIsStillChecked() throws {
+        let fixture = try PackageFixture()
+        defer { fixture.cleanUp() }
+        try fixture.export()
+        // The FHIR file's bytes changed in the bag, re-archived (the archive's digest re-signed).
+        try fixture.write("data/fhir/Observation.ndjson", "{\"resourceType\":\"Patient\"}\n\n{\"resourceType\":\"Observation\"}\n")
+        try fixture.rearchiveAndResign()
+        let report = fixture.verify(extraChecks: [Self.listing(.files { $0.hasPrefix("data/csv/") }) { _ in }])
+        #expect(!report.passed)
+        #expect(report.check(named: VerificationCheck.bagManifest)?.passed == false, "\(report.text)")
+    }
+
+    /// A check that records the bag-relative paths of the regular files it finds.
+    private static func listing(_ reads: ExtraVerificationCheck.Reads, _ record: @escaping (Set<String>) -> Void) -> ExtraVerificationCheck {
+        ExtraVerificationCheck(name: "listing", reads: reads) { bag in
+            record(try regularFiles(under: bag))
+            return VerificationCheck(name: "listing", passed: true, detail: "")
+        }
+    }
+
+    private static func listedFiles(_ fixture: PackageFixture) throws -> [String] {
+        try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: fixture.manifestURL)).files.map(\.path)
+    }
+
+    private static func regularFiles(under bag: URL) throws -> Set<String> {
+        let base = bag.standardizedFileURL.path + "/"
+        var found: Set<String> = []
+        let walker = FileManager.default.enumerator(at: bag, includingPropertiesForKeys: [.isRegularFileKey])
+        while let url = walker?.nextObject() as? URL {
+            guard try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true else { continue }
+            found.insert(String(url.standardizedFileURL.path.dropFirst(base.count)))
+        }
+        return found
+    }
+
     @Test func extraChecksDoNotRunOnADamagedArchive() throws {
         let fixture = try PackageFixture()
         defer { fixture.cleanUp() }

@@ -208,8 +208,9 @@ public struct StudyReportService: Sendable {
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         let parsed = ExportSection.readManifest(manifestURL)
         let box = DeidentificationBox()
-        let capture = ExtraVerificationCheck(name: "de-identification report") { bag in
-            let url = bag.appendingPathComponent("data/reports/deidentification.json")
+        let reportPath = "data/reports/deidentification.json"
+        let capture = ExtraVerificationCheck(name: "de-identification report", reads: .files { $0 == reportPath }) { bag in
+            let url = bag.appendingPathComponent(reportPath)
             box.report = FileManager.default.contents(atPath: url.path).flatMap { try? JSONDecoder().decode(DeidentificationReport.self, from: $0) }
             return VerificationCheck(name: "de-identification report", passed: box.report != nil, detail: "")
         }
