@@ -20,7 +20,7 @@ package struct ExtraVerificationCheck {
         case everything
 
         /// Whether the check reads the file at bag-relative `path`.
-        func includes(_ path: String) -> Bool {
+        package func includes(_ path: String) -> Bool {
             switch self {
             case .nothing: false
             case .files(let accepts): accepts(path)

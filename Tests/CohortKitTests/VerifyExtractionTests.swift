@@ -1,0 +1,41 @@
+import CohortCore
+import CohortCrypto
+@testable import CohortKit
+import CohortPackage
+import Foundation
+import Testing
+
+/// `cohort verify` extracts only the files its extra checks read (``ExtraVerificationCheck/reads``).
+struct VerifyExtractionTests {
+    /// The consent check on the tables verify extracts for it says what it says on the whole bag
+    /// extracted another way (``ArchiveMembers/extract(archive:into:wanted:)``, every file): the
+    /// same participants and the same number of records, with CSV or with NDJSON only.
+    @Test(arguments: [[ExportFormat.csv, .json, .fhir], [.json, .fhir]])
+    func theConsentCheckOnTheTablesItReadsIsTheOneOnTheWholeBag(formats: [ExportFormat]) throws {
+        let cohort = try TimeZoneCohort(participants: 7)
+        defer { cohort.cleanup() }
+        let options = ExportOptions(
+            recipient: "analyst", formats: Set(formats), outDirectory: cohort.directory.appendingPathComponent("out"),
+            createdAt: TimeZoneCohort.exportedAt)
+        let archive = try #require(try ExportJob(workspace: cohort.workspace, options: options).run().archive)
+        let report = try VerifyService.verify(archive: archive.url, manifest: nil, publicKey: cohort.workspace.keystore.publicKey, workspace: nil)
+        #expect(report.passed, "\(report.checks.filter { !$0.passed })")
+        let consent = try #require(report.check(named: ConsentCheck.name))
+
+        let whole = cohort.directory.appendingPathComponent("whole")
+        let extracted = try ArchiveMembers.extract(archive: archive.url, into: whole) { _ in true }
+        #expect(extracted.contains { $0.hasPrefix("data/fhir/") })
+        let manifestURL = ManifestSigner.manifestURL(forArchive: archive.url)
+        let manifest = try JSONDecoder().decode(ExportManifest.self, from: Data(contentsOf: manifestURL))
+        let direct = ConsentCheck.run(bag: whole, manifest: manifest)
+        #expect(direct.passed, "\(direct.detail)")
+        #expect(consent.detail == direct.detail)
+        #expect(consent.detail.contains(" records each covered"))
+        // What verify extracted for it: one rendering's folder, every table of it.
+        let reads = ConsentCheck.reads(manifest)
+        let tables = extracted.filter { reads.includes($0) }
+        let folder = formats.contains(.csv) ? "data/csv/" : "data/json/"
+        #expect(!tables.isEmpty && tables.allSatisfy { $0.hasPrefix(folder) })
+        #expect(tables.count == extracted.filter { $0.hasPrefix(folder) }.count)
+    }
+}
