@@ -43,6 +43,14 @@ package enum ConsentCheck {
             guard let source = TableSource(bag: bag) else {
                 return fail("the package has no CSV or JSON consents and participants tables to recompute consent from")
             }
+            // Every table of the rendering read, as the signed manifest lists them: a record table
+            // absent here would otherwise count as no records rather than as unchecked ones.
+            let absent = manifest.files.map(\.path).filter {
+                $0.hasPrefix(source.folder) && !FileManager.default.fileExists(atPath: bag.appendingPathComponent($0).path)
+            }
+            guard absent.isEmpty else {
+                return fail("not checked: \(absent.count) file(s) the signed manifest lists were not there to read: " + absent.prefix(3).joined(separator: ", "))
+            }
             try state.readParticipants(source)
             try state.readConsents(source)
             state.judgeParticipants()
@@ -74,6 +82,14 @@ package enum ConsentCheck {
     enum TableSource {
         case csv(URL)
         case json(URL)
+
+        /// The bag-relative folder of the tables (`data/csv/`, `data/json/`).
+        var folder: String {
+            switch self {
+            case .csv: "data/csv/"
+            case .json: "data/json/"
+            }
+        }
 
         init?(bag: URL) {
             let data = bag.appendingPathComponent("data")
