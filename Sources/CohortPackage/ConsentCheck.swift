@@ -59,7 +59,7 @@ package enum ConsentCheck {
             return VerificationCheck(
                 name: name, passed: true,
                 detail: "\(state.participants.count) participants each with a consent in force allowing \(basis.audience); "
-                    + "\(state.records) records each covered by its consent version")
+                    + "\(state.records) records of \(source.folder) each covered by its consent version")
         } catch let error as CohortError {
             return fail("could not be recomputed: \(error.message)")
         } catch {

@@ -30,7 +30,7 @@ struct VerifyExtractionTests {
         let direct = ConsentCheck.run(bag: whole, manifest: manifest)
         #expect(direct.passed, "\(direct.detail)")
         #expect(consent.detail == direct.detail)
-        #expect(consent.detail.contains(" records each covered"))
+        #expect(consent.detail.contains(" records of \(formats.contains(.csv) ? "data/csv/" : "data/json/") each covered"))
         // What verify extracted for it: one rendering's folder, every table of it.
         let reads = ConsentCheck.reads(manifest)
         let tables = extracted.filter { reads.includes($0) }
