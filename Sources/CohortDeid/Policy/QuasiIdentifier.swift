@@ -156,16 +156,21 @@ func fourDigitYear(_ year: Int) -> String {
 /// edge and the `90+` band always stay).
 struct AgeBandEdges: Sendable {
     let edges: [Double]
+    /// ``widen(_:level:)`` of each label seen at init, at levels 1 and 2 (the anonymizer asks
+    /// for the same few labels once per row and step).
+    private var widened: [String: (String, String)] = [:]
 
     /// The edges of every band label in `labels`.
     init(labels: some Sequence<String>) {
         var set: Set<Double> = []
-        for label in labels {
+        var seen: Set<String> = []
+        for label in labels where seen.insert(label).inserted {
             guard let (lower, upper) = Self.parse(label) else { continue }
             if let lower { set.insert(lower) }
             if let upper { set.insert(upper) }
         }
         edges = set.sorted()
+        for label in seen { widened[label] = (widening(label, level: 1), widening(label, level: 2)) }
     }
 
     /// Lower and upper bound of a band label (`<18`, `18–<30`, `≥80`, or a plain age `45`);
@@ -183,6 +188,12 @@ struct AgeBandEdges: Sendable {
 
     /// The wider band containing `label` at `level` (1: every 2nd edge, 2: every 4th).
     func widen(_ label: String, level: Int) -> String {
+        if level == 1 || level == 2, let known = widened[label] { return level == 1 ? known.0 : known.1 }
+        return widening(label, level: level)
+    }
+
+    /// ``widen(_:level:)`` computed from the edges (no memo).
+    func widening(_ label: String, level: Int) -> String {
         guard let (lower, _) = Self.parse(label), !edges.isEmpty else { return label }
         let stride = level == 1 ? 2 : 4
         var coarse = edges.enumerated().filter { $0.offset % stride == 0 }.map(\.element)

@@ -128,6 +128,11 @@ struct KAnonymizerTests {
         #expect(edges.widen("50–<60", level: 2) == "18–<60")
         #expect(edges.widen("70–<80", level: 2) == "60–<90")
         #expect(edges.widen("90+", level: 2) == "90+")
+        // The labels seen at init are remembered per level; others (a plain age) are computed.
+        for label in ["18–<30", "30–<40", "70–<80", "90+", "45", "<18", "≥80"] {
+            for level in 1...3 { #expect(edges.widen(label, level: level) == edges.widening(label, level: level), "\(label) \(level)") }
+        }
+        #expect(edges.widen("45", level: 1) == "40–<60")
     }
 
     @Test func zipAndTimeZoneGeneralizeToRegions() throws {
