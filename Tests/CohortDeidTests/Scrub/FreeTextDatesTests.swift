@@ -37,6 +37,25 @@ struct FreeTextDatesTests {
         #expect(scrubber.scrub(note, counts: &counts, shiftDays: shift) == expected)
     }
 
+    /// The byte search of ASCII text answers as `String.contains` does (carriage returns and line
+    /// feeds, which `String` reads as one character, included), and non-ASCII text goes to it.
+    @Test func birthWordsAreFoundAsStringContainsFindsThem() {
+        let pieces = ["born", "bor", "orn", "dob", "do", "birth", "birt", "x", " ", "\r", "\n", "\r\n", "é", "ß", "n\u{301}", "b", "o", "🙂"]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for _ in 0..<4_000 {
+            var text = ""
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            for k in 0..<Int(state >> 60) {
+                text += pieces[Int((state >> UInt64(4 * k % 56)) & 0xFF) % pieces.count]
+            }
+            let expected = text.contains("born") || text.contains("dob") || text.contains("birth")
+            #expect(FreeTextDates.mentionsBirth(text) == expected, "\(Array(text.unicodeScalars))")
+        }
+        #expect(FreeTextDates.mentionsBirth("date of birth"))
+        #expect(!FreeTextDates.mentionsBirth("bor\r\nn"))
+        #expect(!FreeTextDates.mentionsBirth("bor" + "n\u{301}"))
+    }
+
     @Test func withoutAnOffsetDatesAreReplaced() throws {
         let scrubber = try #require(Self.scrubber)
         #expect(scrubber.scrub("on 03/14/2026 and 14 March") == "on [DATE] and [DATE]")
