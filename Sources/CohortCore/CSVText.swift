@@ -5,7 +5,9 @@ package enum CSVText {
     /// `field` as one CSV field.
     public static func field(_ field: String) -> String {
         guard needsQuotes(field) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var bytes: [UInt8] = []
+        appendField(field, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the bytes of `field(field)` to `bytes` (no intermediate string for plain fields).
@@ -17,7 +19,19 @@ package enum CSVText {
             bytes.append(contentsOf: utf8)
             return true
         }
-        if !plain { bytes.append(contentsOf: Self.field(field).utf8) }
+        guard !plain else { return }
+        // Quoted, each quote byte doubled. Not `replacingOccurrences(of: "\"", …)`: that compares
+        // characters and left a quote followed by a combining mark undoubled, ending the field
+        // early; it also made an `NSString` per field (issue 28).
+        field.withUTF8 { utf8 in
+            bytes.reserveCapacity(bytes.count + utf8.count + 2)
+            bytes.append(0x22)
+            for byte in utf8 {
+                bytes.append(byte)
+                if byte == 0x22 { bytes.append(0x22) }
+            }
+            bytes.append(0x22)
+        }
     }
 
     /// Whether `field` holds a comma, a quote, CR or LF.

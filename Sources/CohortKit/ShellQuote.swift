@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 /// Quotes words for a POSIX shell, so a printed command can be copied and run as it is.
 public enum ShellQuote {
@@ -6,6 +7,6 @@ public enum ShellQuote {
     public static func quote(_ word: String) -> String {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
         if !word.isEmpty, word.allSatisfy({ safe.contains($0) }) { return word }
-        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "'" + ASCIIEscaping.replacing(0x27, with: "'\\''", in: word) + "'"
     }
 }

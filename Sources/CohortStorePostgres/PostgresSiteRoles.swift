@@ -42,16 +42,16 @@ public struct PostgresSiteRoles: Sendable {
         guard !name.isEmpty, name.utf8.count <= 63, !name.utf8.contains(0) else {
             throw CohortError.invalid("expected a PostgreSQL role name of 1–63 bytes", field: field)
         }
-        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "\"" + ASCIIEscaping.replacing(0x22, with: "\"\"", in: name) + "\""
     }
 
     /// `text` as one POSIX shell word (single-quoted), for a hint that shows a command to run.
     static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + ASCIIEscaping.replacing(0x27, with: "'\\''", in: text) + "'"
     }
 
     /// `text` as an SQL string literal.
-    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    static func literal(_ text: String) -> String { "'" + ASCIIEscaping.replacing(0x27, with: "''", in: text) + "'" }
 
     /// The statements that create group role `role` (unless it exists) and grant it what the
     /// store needs — and nothing more — through the schema's `cohort_grant_site_privileges`

@@ -5,6 +5,7 @@ import CohortCore
 struct CSVTextTests {
     @Test(arguments: [
         "plain", "", "a,b", "say \"hi\"", "line\nbreak", "cr\rhere", "crlf\r\nend", "\"", ",", "ünïcode ✓", "trailing space ",
+        "\"\u{301} a quote with a combining mark", "x\"\u{301},\"\u{301}",
     ])
     func fieldsRoundTripThroughAStrictReader(value: String) throws {
         let line = CSVText.record(["x", value, "y"])
@@ -17,6 +18,18 @@ struct CSVTextTests {
         #expect(CSVText.field("a,b") == "\"a,b\"")
         #expect(CSVText.field("a\"b") == "\"a\"\"b\"")
         #expect(CSVText.record(["a", "b"]) == "a,b\r\n")
+    }
+
+    /// `appendField` writes the bytes of `field(_:)` (which quotes through Foundation), appended
+    /// after what the buffer already holds.
+    @Test(arguments: [
+        "plain", "", "a,b", "say \"hi\"", "\"\"\"", "line\nbreak", "cr\rhere", "crlf\r\nend", "\"", ",", "ünïcode ✓, \"ß\"", "e\u{301}\"",
+        "🙂\"🙂", "trailing space ",
+    ])
+    func appendedFieldsAreTheFieldsBytes(value: String) {
+        var bytes: [UInt8] = Array("x,".utf8)
+        CSVText.appendField(value, to: &bytes)
+        #expect(bytes == Array(("x," + CSVText.field(value)).utf8))
     }
 
     @Test func strictReaderRejectsMalformedCSV() {

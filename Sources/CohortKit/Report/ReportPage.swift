@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 /// The frame every report page shares: one self-contained HTML document with inline CSS, no
 /// script and no external resource (a Content-Security-Policy forbids both, so even a value that
@@ -61,7 +62,7 @@ enum ReportPage {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./=:@%+,".unicodeScalars.contains(scalar))
         }
-        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain ? word : "'" + ASCIIEscaping.replacing(0x27, with: "'\\''", in: word) + "'"
     }
 
     static let css = """
