@@ -1,3 +1,4 @@
+import CohortCore
 import Foundation
 
 /// FHIR R4 JSON shapes, as plain Codable structs: no FHIR library exists for Swift on Linux, and
@@ -114,8 +115,9 @@ enum FHIR {
         init(_ text: String) {
             var escaped = text
             if text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) {
-                escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                    .replacingOccurrences(of: ">", with: "&gt;")
+                // By bytes (a `<` followed by a combining mark is one character that is not `<`).
+                escaped = ASCIIEscaping.replacing(
+                    0x3E, with: "&gt;", in: ASCIIEscaping.replacing(0x3C, with: "&lt;", in: ASCIIEscaping.replacing(0x26, with: "&amp;", in: text)))
             }
             div = "<div xmlns=\"\(FHIR.xhtml)\">\(escaped)</div>"
         }

@@ -61,6 +61,31 @@ struct FHIRJSONTests {
     /// One reused writer with memo slots (as the FHIR worker writes records) gives, resource after
     /// resource, the bytes JSONEncoder gives each alone — slots seeing the same value again, and a
     /// slot seeing other categories, codes and narratives (nil ones too) after a first one.
+    /// The narrative's XHTML has no `&`, `<` or `>` of the text left as it was, a combining mark
+    /// after one included.
+    @Test(arguments: ["a < b & c > d", "<\u{301}script>", "&\u{301}amp;", "plain", "Zoë <🙂>"])
+    func narrativesEscapeEveryMarkupByte(text: String) {
+        let div = FHIR.Narrative(text).div
+        let inner = div.utf8.drop { $0 != UInt8(ascii: ">") }.dropFirst().dropLast("</div>".utf8.count)
+        #expect(!inner.contains(UInt8(ascii: "<")) && !inner.contains(UInt8(ascii: ">")))
+        // Each reference read back by bytes (as an XML reader does) gives the text.
+        var read: [UInt8] = []
+        var rest = Array(inner)[...]
+        while let byte = rest.first {
+            if byte == UInt8(ascii: "&"), let end = rest.firstIndex(of: UInt8(ascii: ";")) {
+                let name = String(decoding: rest[rest.startIndex + 1..<end], as: UTF8.self)
+                let character = ["lt": "<", "gt": ">", "amp": "&"][name]
+                #expect(character != nil, "\(name)")
+                read += Array((character ?? "").utf8)
+                rest = rest[(end + 1)...]
+            } else {
+                read.append(byte)
+                rest = rest.dropFirst()
+            }
+        }
+        #expect(read == Array(text.utf8))
+    }
+
     @Test func memoizedMembersWriteWhatTheEncoderWrites() throws {
         var json = FHIRJSON()
         var state: UInt64 = 28
