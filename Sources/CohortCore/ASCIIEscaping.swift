@@ -1,4 +1,5 @@
-/// One ASCII character replaced in text byte by byte, for quoting (SQL, POSIX shell).
+/// ASCII characters replaced in text byte by byte, for quoting and escaping (SQL, POSIX shell,
+/// XHTML).
 ///
 /// `String.replacingOccurrences(of:with:)` compares characters: a quote followed by a combining
 /// mark (`"\u{301}`) is one character, which is not `"`, so the quote was left as it was and
@@ -7,14 +8,19 @@
 package enum ASCIIEscaping {
     /// `text` with every `character` (an ASCII byte) replaced by `replacement`.
     package static func replacing(_ character: UInt8, with replacement: String, in text: String) -> String {
-        precondition(character < 0x80, "ASCIIEscaping replaces ASCII characters only")
-        guard text.utf8.contains(character) else { return text }
-        let replacementBytes = Array(replacement.utf8)
+        replacing([character: replacement], in: text)
+    }
+
+    /// `text` with each byte that is a key of `replacements` (ASCII bytes) replaced by its value,
+    /// in one pass (so a replacement is never replaced again).
+    package static func replacing(_ replacements: [UInt8: String], in text: String) -> String {
+        precondition(replacements.keys.allSatisfy { $0 < 0x80 }, "ASCIIEscaping replaces ASCII characters only")
+        guard text.utf8.contains(where: { replacements[$0] != nil }) else { return text }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count + 2 * replacementBytes.count)
+        bytes.reserveCapacity(text.utf8.count + 16)
         for byte in text.utf8 {
-            if byte == character {
-                bytes.append(contentsOf: replacementBytes)
+            if let replacement = replacements[byte] {
+                bytes.append(contentsOf: replacement.utf8)
             } else {
                 bytes.append(byte)
             }

@@ -113,12 +113,8 @@ enum FHIR {
         var div: String
 
         init(_ text: String) {
-            var escaped = text
-            if text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) {
-                // By bytes (a `<` followed by a combining mark is one character that is not `<`).
-                escaped = ASCIIEscaping.replacing(
-                    0x3E, with: "&gt;", in: ASCIIEscaping.replacing(0x3C, with: "&lt;", in: ASCIIEscaping.replacing(0x26, with: "&amp;", in: text)))
-            }
+            // By bytes (a `<` followed by a combining mark is one character that is not `<`).
+            let escaped = ASCIIEscaping.replacing([0x26: "&amp;", 0x3C: "&lt;", 0x3E: "&gt;"], in: text)
             div = "<div xmlns=\"\(FHIR.xhtml)\">\(escaped)</div>"
         }
     }

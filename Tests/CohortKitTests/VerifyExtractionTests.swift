@@ -37,5 +37,11 @@ struct VerifyExtractionTests {
         let folder = formats.contains(.csv) ? "data/csv/" : "data/json/"
         #expect(!tables.isEmpty && tables.allSatisfy { $0.hasPrefix(folder) })
         #expect(tables.count == extracted.filter { $0.hasPrefix(folder) }.count)
+
+        // A record table the signed manifest lists but the folder lacks: not checked, not "no records".
+        let table = try #require(tables.first { !$0.contains("/consents.") && !$0.contains("/participants.") && !$0.contains("/codebook.") && !$0.hasSuffix(".json") })
+        try FileManager.default.removeItem(at: whole.appendingPathComponent(table))
+        let without = ConsentCheck.run(bag: whole, manifest: manifest)
+        #expect(!without.passed && without.detail.hasPrefix("not checked: 1 file(s) the signed manifest lists"), "\(without.detail)")
     }
 }

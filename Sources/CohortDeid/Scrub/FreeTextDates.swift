@@ -32,12 +32,9 @@ enum FreeTextDates {
     /// (the same answer; `String.contains` was a tenth of the scrubber's time, issue 28), else
     /// `String.contains`.
     static func mentionsBirth(_ text: String) -> Bool {
-        if let ascii = text.utf8.withContiguousStorageIfAvailable({ bytes in
-            bytes.allSatisfy { $0 < 0x80 } ? containsASCII(bytes, "born") || containsASCII(bytes, "dob") || containsASCII(bytes, "birth") : nil
-        }), let ascii {
-            return ascii
-        }
-        return text.contains("born") || text.contains("dob") || text.contains("birth")
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.contains("born") || text.contains("dob") || text.contains("birth") }
+        var text = text
+        return text.withUTF8 { containsASCII($0, "born") || containsASCII($0, "dob") || containsASCII($0, "birth") }
     }
 
     private static func containsASCII(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {

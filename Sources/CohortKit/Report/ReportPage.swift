@@ -1,4 +1,3 @@
-import CohortCore
 import Foundation
 /// The frame every report page shares: one self-contained HTML document with inline CSS, no
 /// script and no external resource (a Content-Security-Policy forbids both, so even a value that
@@ -58,12 +57,7 @@ enum ReportPage {
     }
 
     /// A word safe to paste into a POSIX shell: plain when it is, else single-quoted.
-    static func shellQuoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./=:@%+,".unicodeScalars.contains(scalar))
-        }
-        return plain ? word : "'" + ASCIIEscaping.replacing(0x27, with: "'\\''", in: word) + "'"
-    }
+    static func shellQuoted(_ word: String) -> String { ShellQuote.quote(word) }
 
     static let css = """
         :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --met: #2166ac; --missed: #f4a582; --bar: #4472c4; --bad: #b2182b; --good: #1a7f37; }
