@@ -87,7 +87,10 @@ package final class DeflateSpool: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         self.directory = directory
         let count = min(max(1, threads), GzipWriter.maximumThreadCount)
-        blockCount = count + 2
+        // A block per thread being compressed, and six the writers fill meanwhile (with two, a
+        // writer waited for a block to come back several hundred times in bench M's CSV + JSON
+        // export; issue 28, sixteenth round).
+        blockCount = count + 6
         for _ in 0..<blockCount { free.send(ParallelDeflateBlock(blockSize: GzipWriter.blockSize)) }
         pool = try ParallelDeflatePool(level: level, threads: count, name: "cohort-deflate") { engine, job in
             engine.compress(job.block)

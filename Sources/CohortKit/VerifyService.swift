@@ -19,6 +19,17 @@ public enum VerifyService {
         archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?,
         progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)? = nil
     ) throws -> VerificationReport {
+        try verify(archive: archive, manifest: manifest, publicKey: publicKey, workspace: workspace, readers: [], progress: progress)
+    }
+
+    /// ``verify(archive:manifest:publicKey:workspace:progress:)``, with `readers` run on the bag
+    /// the same pass extracts (each gets the files it ``ExtraVerificationCheck/reads``, as a check
+    /// does) and left out of the report: how `cohort report` reads the de-identification report
+    /// without inflating the archive a second time.
+    package static func verify(
+        archive: URL, manifest: URL?, publicKey: Ed25519PublicKey, workspace: Workspace?, readers: [ExtraVerificationCheck],
+        progress: (@Sendable (_ bytesRead: UInt64, _ totalBytes: UInt64) -> Void)?
+    ) throws -> VerificationReport {
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         // The reviewed exceptions the signed manifest records (printed whether or not a workspace is given).
         let reviewed = reviewedExceptions(manifestURL)
@@ -52,7 +63,13 @@ public enum VerifyService {
         }
         // With an explicit manifest, its signature is `<manifest>.sig` beside it.
         let signature = manifest.map { URL(fileURLWithPath: $0.path + ".sig") }
-        return Verifier.verify(archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra, progress: progress)
+        let report = Verifier.verify(
+            archive: archive, manifest: manifest, signature: signature, publicKey: publicKey, extraChecks: extra + readers, progress: progress)
+        guard !readers.isEmpty else { return report }
+        // The verifier ends its report with one line per extra check, in order: the readers' are
+        // the last ones, theirs and not the verification's.
+        let ours = report.checks.prefix(report.checks.count - min(readers.count, report.checks.count))
+        return VerificationReport(archive: report.archive, checks: Array(ours))
     }
 
     /// The reviewed exceptions the signed manifest records, shown as a check that always passes.

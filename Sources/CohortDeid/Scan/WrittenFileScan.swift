@@ -28,8 +28,11 @@ import Synchronization
 /// waiting (a writer waits for room), each at most ``BufferedFileWriter/capacity``; each open
 /// file keeps its scanner's memo and the start of a line not yet ended.
 package final class WrittenFileScan: Sendable {
-    /// Copies of written bytes each thread may have waiting before a writer waits.
-    static let queuedWrites = 2
+    /// Copies of written bytes each thread may have waiting before a writer waits: 8 (512 KiB a
+    /// thread). With 2, the writer thread found a scan queue full about 1,600 times in bench M's
+    /// CSV + JSON export, each time sleeping until a scan thread woke and took a copy (issue 28,
+    /// sixteenth round: the threads' sleeps, ``ExportWriter``).
+    static let queuedWrites = 8
 
     private let scanner: ResidualScanner
     private let workers: [SerialWorker]

@@ -23,8 +23,8 @@ public struct StudyReportService: Sendable {
 
     /// The report as of `asOf` (the open day then is not counted), with the export at
     /// `archive` when given (its manifest: `manifest`, default beside the archive). `progress`
-    /// gets (bytes read, bytes to read) while the archive is verified: it is read twice (the
-    /// verification, then the de-identification report), so the total is twice its size.
+    /// gets (bytes read, the archive's size) while the archive is verified; the de-identification
+    /// report is read from the same pass.
     ///
     /// With `site`, every figure (enrollment, consents, withdrawals, records, compliance) covers
     /// only that site's participants and the report names the site.
@@ -196,17 +196,10 @@ public struct StudyReportService: Sendable {
             throw CohortError(.notFound, "no such export archive", at: .init(file: archive.path), hint: "give the .tar.gz that `cohort export` wrote (in the workspace's exports/ folder by default)")
         }
         let key = try VerifyService.signerKey(manifest: manifest ?? ManifestSigner.manifestURL(forArchive: archive), workspace: workspace)
-        // Two passes over the archive, reported as one: the first half, then the second.
-        var firstPass: (@Sendable (UInt64, UInt64) -> Void)?
-        var secondPass: (@Sendable (UInt64, UInt64) -> Void)?
-        if let progress {
-            firstPass = { read, total in progress(read, 2 * total) }
-            secondPass = { read, total in progress(total + read, 2 * total) }
-        }
-        let verification = try VerifyService.verify(
-            archive: archive, manifest: manifest, publicKey: key, workspace: workspace, progress: firstPass)
         let manifestURL = manifest ?? ManifestSigner.manifestURL(forArchive: archive)
         let parsed = ExportSection.readManifest(manifestURL)
+        // The de-identification report is read from the verification's own pass over the archive
+        // (it was a second pass, inflating everything again, until issue 28's sixteenth round).
         let box = DeidentificationBox()
         let reportPath = "data/reports/deidentification.json"
         let capture = ExtraVerificationCheck(name: "de-identification report", reads: .files { $0 == reportPath }) { bag in
@@ -214,9 +207,8 @@ public struct StudyReportService: Sendable {
             box.report = FileManager.default.contents(atPath: url.path).flatMap { try? JSONDecoder().decode(DeidentificationReport.self, from: $0) }
             return VerificationCheck(name: "de-identification report", passed: box.report != nil, detail: "")
         }
-        _ = Verifier.verify(
-            archive: archive, manifest: manifest, signature: manifest.map { URL(fileURLWithPath: $0.path + ".sig") }, publicKey: key,
-            extraChecks: [capture], progress: secondPass)
+        let verification = try VerifyService.verify(
+            archive: archive, manifest: manifest, publicKey: key, workspace: workspace, readers: [capture], progress: progress)
         return StudyReport.Export(archive: archive.lastPathComponent, verification: verification, manifest: parsed, deidentification: box.report)
     }
 }

@@ -1,5 +1,6 @@
 import CohortCore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CohortKit
@@ -144,6 +145,28 @@ struct StudyReportServiceTests {
 }
 
 extension StudyReportServiceTests {
+    /// The export section reads the archive once: its progress ends at the archive's size (it went
+    /// to twice the size when the de-identification report was read in a second pass), its checks
+    /// are exactly `cohort verify`'s with the workspace, and the report still comes out of the bag.
+    @Test func theExportSectionReadsTheArchiveOnce() throws {
+        let (workspace, demo) = try ReportFixture.workspace()
+        let seen = Mutex<[(UInt64, UInt64)]>([])
+        let export = try StudyReportService(workspace: workspace).export(demo.archive, manifest: nil) { read, total in
+            seen.withLock { $0.append((read, total)) }
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: demo.archive.path)[.size] as? NSNumber).uint64Value
+        let calls = seen.withLock { $0 }
+        #expect(!calls.isEmpty)
+        #expect(calls.allSatisfy { $0.1 == size })
+        #expect(calls.last?.0 == size)
+        let key = try VerifyService.signerKey(manifest: ManifestSigner.manifestURL(forArchive: demo.archive), workspace: workspace)
+        let alone = try VerifyService.verify(archive: demo.archive, manifest: nil, publicKey: key, workspace: workspace)
+        #expect(export.verification.checks.map(\.name) == alone.checks.map(\.name))
+        #expect(export.verification.passed == alone.passed)
+        #expect(export.deidentification?.kAnonymity?.achievedK == export.manifest?.kAnonymity?.achievedK)
+        #expect(export.deidentification != nil)
+    }
+
     @Test func aMissingArchiveIsNotFoundNamingTheFile() throws {
         let (workspace, demo) = try ReportFixture.workspace()
         let missing = demo.directory.appendingPathComponent("exports/none.tar.gz")
