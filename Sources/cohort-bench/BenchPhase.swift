@@ -45,6 +45,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
         defer { bar.finish() }
         let clock = ContinuousClock()
         let start = clock.now
+        let cpuAtStart = ProcessCPU.seconds()
         var result = PhaseResult(
             phase: rawValue, seconds: 0, records: 0, inputBytes: 0, outputBytes: 0, payloadBytes: 0, peakRSSBytes: 0, passed: true, detail: "")
         let workspace = try bench.open()
@@ -98,6 +99,7 @@ enum BenchPhase: String, CaseIterable, Sendable {
                 + (failed.isEmpty ? "" : " (failed: \(failed.joined(separator: ", ")))")
         }
         result.seconds = (clock.now - start) / .seconds(1)
+        result.cpuSeconds = ProcessCPU.seconds() - cpuAtStart
         result.peakRSSBytes = PeakMemory.bytes()
         return result
     }

@@ -13,6 +13,9 @@ import Glibc
 struct DuckDBReference: Codable, Sendable {
     var seconds: Double
     var peakRSSBytes: Int
+    /// CPU time of the pipeline's process and the commands it ran, user and system (nil from a
+    /// script that did not report it).
+    var cpuSeconds: Double?
     var records: Int
     var payloadBytes: Int
     var archiveBytes: Int
@@ -23,6 +26,7 @@ struct DuckDBReference: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case seconds, records, threads
         case peakRSSBytes = "peak_rss_bytes"
+        case cpuSeconds = "cpu_seconds"
         case payloadBytes = "payload_bytes"
         case archiveBytes = "archive_bytes"
         case version = "duckdb"

@@ -10,6 +10,10 @@ struct PhaseResult: Codable, Sendable {
     /// Export: the uncompressed bag payload (sum of file sizes).
     var payloadBytes: Int
     var peakRSSBytes: Int
+    /// CPU time the phase used, user and system, on every thread (nil in results written before
+    /// it was measured). With `seconds` and the core count it says how busy the cores were: a
+    /// figure this machine's noise moves less than the wall time (issue 28, sixteenth round).
+    var cpuSeconds: Double?
     /// Verify: every check passed.
     var passed: Bool
     var detail: String
@@ -20,6 +24,7 @@ struct PhaseResult: Codable, Sendable {
         case outputBytes = "output_bytes"
         case payloadBytes = "payload_bytes"
         case peakRSSBytes = "peak_rss_bytes"
+        case cpuSeconds = "cpu_seconds"
     }
 }
 

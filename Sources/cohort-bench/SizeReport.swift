@@ -114,8 +114,8 @@ struct SizeReport: Encodable, Sendable {
     func render() -> String {
         var text = "size \(size) on \(store == "postgres" ? "PostgreSQL" : "SQLite"): \(participants) participants × 90 days, \(Self.grouped(recordsGenerated)) records generated, compression \(compression), \(cores) core\(cores == 1 ? "" : "s")\n\n"
         var table = TextTable(
-            header: ["phase", "records", "seconds", "records/s", "MB/s", "peak RSS", "output"],
-            alignments: [.left, .right, .right, .right, .right, .right, .left])
+            header: ["phase", "records", "seconds", "CPU s", "records/s", "MB/s", "peak RSS", "output"],
+            alignments: [.left, .right, .right, .right, .right, .right, .right, .left])
         for p in phases {
             guard let phase = BenchPhase(rawValue: p.phase) else { continue }
             let records = phase == .import || phase == .export || phase == .exportTables ? p.records : (self.phase(.export)?.records ?? 0)
@@ -129,19 +129,19 @@ struct SizeReport: Encodable, Sendable {
             case .verify, .verifyScan: output = (p.passed ? "" : "FAILED: ") + p.detail
             }
             table.append([
-                phase.title, Self.grouped(records), String(format: "%.2f", p.seconds), Self.grouped(Int(rate)),
+                phase.title, Self.grouped(records), String(format: "%.2f", p.seconds), Self.cpu(p.cpuSeconds), Self.grouped(Int(rate)),
                 String(format: "%.1f", Double(bytes) / 1_048_576 / max(p.seconds, 1e-9)), Self.megabytes(p.peakRSSBytes), output,
             ])
         }
         for r in references {
             table.append([
-                "reference: " + r.command, "", String(format: "%.2f", r.seconds), "", String(format: "%.1f", Double(r.inputBytes) / 1_048_576 / max(r.seconds, 1e-9)),
+                "reference: " + r.command, "", String(format: "%.2f", r.seconds), "", "", String(format: "%.1f", Double(r.inputBytes) / 1_048_576 / max(r.seconds, 1e-9)),
                 "", Self.megabytes(r.inputBytes) + " in",
             ])
         }
         if case .measured(let d)? = duckdb {
             table.append([
-                "reference: DuckDB pipeline", Self.grouped(d.records), String(format: "%.2f", d.seconds), Self.grouped(Int(Double(d.records) / max(d.seconds, 1e-9))),
+                "reference: DuckDB pipeline", Self.grouped(d.records), String(format: "%.2f", d.seconds), Self.cpu(d.cpuSeconds), Self.grouped(Int(Double(d.records) / max(d.seconds, 1e-9))),
                 String(format: "%.1f", Double(d.payloadBytes) / 1_048_576 / max(d.seconds, 1e-9)), Self.megabytes(d.peakRSSBytes),
                 "archive \(Self.megabytes(d.archiveBytes)), payload \(Self.megabytes(d.payloadBytes)); duckdb \(d.version), "
                     + (d.threads.map { "\($0) thread\($0 == 1 ? "" : "s")" } ?? "every core"),
@@ -152,8 +152,9 @@ struct SizeReport: Encodable, Sendable {
         case .measured(let d)?:
             if let ratio = exportTablesOverDuckDB, let tables = phase(.exportTables) {
                 text += String(
-                    format: "export CSV + JSON ÷ DuckDB pipeline: %.2f (cohort %.2f s at %@ peak RSS, DuckDB %.2f s at %@)\n", ratio, tables.seconds,
-                    Self.megabytes(tables.peakRSSBytes), d.seconds, Self.megabytes(d.peakRSSBytes))
+                    format: "export CSV + JSON ÷ DuckDB pipeline: %.2f (cohort %.2f s at %@ peak RSS%@, DuckDB %.2f s at %@%@)\n", ratio, tables.seconds,
+                    Self.megabytes(tables.peakRSSBytes), busy(tables.cpuSeconds, tables.seconds), d.seconds, Self.megabytes(d.peakRSSBytes),
+                    busy(d.cpuSeconds, d.seconds))
             }
         case .skipped(let reason)?: text += "DuckDB reference skipped: \(reason)\n"
         case nil: break
@@ -164,6 +165,15 @@ struct SizeReport: Encodable, Sendable {
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+
+    /// CPU seconds for the table, empty when not measured.
+    static func cpu(_ seconds: Double?) -> String { seconds.map { String(format: "%.2f", $0) } ?? "" }
+
+    /// `CPU s ÷ (wall s × cores)`, as `, cores 93 % busy`; empty when the CPU time was not measured.
+    func busy(_ cpu: Double?, _ seconds: Double) -> String {
+        guard let cpu, seconds > 0, cores > 0 else { return "" }
+        return String(format: ", cores %.0f %% busy", 100 * cpu / (seconds * Double(cores)))
+    }
 
     static func grouped(_ n: Int) -> String {
         let digits = String(n)

@@ -85,9 +85,14 @@ struct BenchCLITests {
         #expect(size["compression"] as? String == "fast")
         let phases = try #require(size["phases"] as? [[String: Any]])
         #expect(phases.compactMap { $0["phase"] as? String } == ["import", "export-tables", "export", "verify", "verify-scan"])
+        let cores = try #require(size["cores"] as? Int)
         for phase in phases {
             #expect(phase["passed"] as? Bool == true, "\(phase)")
             #expect((phase["seconds"] as? Double ?? 0) > 0 && (phase["peak_rss_bytes"] as? Int ?? 0) > 0, "\(phase)")
+            // CPU time is measured, and no phase used more of it than its cores had in its wall time
+            // (getrusage's microseconds against the monotonic clock: a millisecond of slack).
+            let cpu = phase["cpu_seconds"] as? Double ?? -1, seconds = phase["seconds"] as? Double ?? 0
+            #expect(cpu > 0 && cpu <= seconds * Double(cores) + 0.001, "\(phase)")
         }
         let imported = phases[0]["records"] as? Int ?? 0
         // Hourly samples in a spring-forward gap land on the next hour and count as duplicates.
@@ -178,14 +183,16 @@ struct BenchCLITests {
         let output = String(decoding: data, as: UTF8.self)
         #expect(status == 0, "\(output)")
         let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("export CSV + JSON ÷ DuckDB pipeline: ") }, "\(output)")
-        // "…: R (cohort A s at X MB peak RSS, DuckDB B s at Y MB)": R is A / B, to the printed precision.
+        // "…: R (cohort A s at X MB peak RSS, cores P % busy, DuckDB B s at Y MB, cores Q % busy)":
+        // R is A / B, to the printed precision; P and Q are CPU ÷ (wall × cores), at most 100.
         let numbers = line.split(whereSeparator: { " (),".contains($0) }).compactMap { Double($0) }
-        #expect(numbers.count == 5, "\(line)")
-        if numbers.count == 5 {
+        #expect(numbers.count == 7, "\(line)")
+        if numbers.count == 7 {
             // Each printed time is within 0.005 of the one measured; R within 0.005 of A / B.
-            let slack = numbers[0] * (0.005 / numbers[1] + 0.005 / numbers[3]) * 1.01 + 0.005
-            #expect(abs(numbers[0] - numbers[1] / numbers[3]) <= slack, "\(line)")
-            #expect(numbers[2] > 0 && numbers[4] > 0, "both peak RSS: \(line)")
+            let slack = numbers[0] * (0.005 / numbers[1] + 0.005 / numbers[4]) * 1.01 + 0.005
+            #expect(abs(numbers[0] - numbers[1] / numbers[4]) <= slack, "\(line)")
+            #expect(numbers[2] > 0 && numbers[5] > 0, "both peak RSS: \(line)")
+            #expect(numbers[3] > 0 && numbers[3] <= 100 && numbers[6] > 0 && numbers[6] <= 100, "both cores busy: \(line)")
         }
         #expect(output.contains("reference: DuckDB pipeline") && output.contains("1 thread"), "DuckDB gets --threads: \(output)")
     }
