@@ -5,8 +5,10 @@ package import Foundation
 /// `cohort verify`'s consent check, recomputed from the package alone: every published
 /// participant has a consent in force whose version the protocol accepts and whose sharing scope
 /// allows the export's audience, and every published record falls under a consent version that
-/// covers its data type — from `consents`, `participants` and the family tables (CSV, else NDJSON)
-/// and the consent facts the signed manifest carries (``ExportManifest/ConsentBasis``).
+/// covers its data type — from `consents`, `participants` and the family tables of each tabular
+/// rendering the signed manifest lists (CSV and NDJSON, each judged on its own: a record published
+/// in one rendering only is judged too) and the consent facts the signed manifest carries
+/// (``ExportManifest/ConsentBasis``). The FHIR rendering is not judged (docs/auditors-guide.md).
 ///
 /// It shares no code with the export's decision (`ConsentRules.exportDecision`): it reads what
 /// was published. The rules, as an auditor states them:
@@ -24,12 +26,13 @@ package enum ConsentCheck {
     /// The check's name in the report.
     public static let name = "consent"
 
-    /// The bag's files ``run(bag:manifest:)`` reads: every CSV table when the signed manifest
-    /// lists `data/csv/consents.csv` (the check then reads CSV), otherwise every CSV and NDJSON
-    /// table (with no manifest too). Whole folders, so no table of records can be left out.
+    /// The bag's files ``run(bag:manifest:)`` reads: the folder of each rendering whose consents
+    /// table the signed manifest lists (`data/csv/`, `data/json/`); both when it lists neither or
+    /// there is no manifest. Whole folders, so no table of records can be left out.
     public static func reads(_ manifest: ExportManifest?) -> ExtraVerificationCheck.Reads {
-        let csvListed = manifest?.files.contains { $0.path == "data/csv/consents.csv" } == true
-        return .files { path in path.hasPrefix("data/csv/") || (!csvListed && path.hasPrefix("data/json/")) }
+        let listed = TableSource.listedFolders(manifest)
+        let folders = listed.isEmpty ? ["data/csv/", "data/json/"] : listed
+        return .files { path in folders.contains { path.hasPrefix($0) } }
     }
 
     /// Runs the check on the extracted bag at `bag` with the manifest's facts.
@@ -39,27 +42,29 @@ package enum ConsentCheck {
             return fail("the signed manifest carries no consent facts (an export made before consent governed exports): consent cannot be recomputed")
         }
         do {
-            var state = try State(basis: basis)
-            guard let source = TableSource(bag: bag) else {
+            let sources = TableSource.sources(bag: bag, manifest: manifest)
+            guard !sources.isEmpty else {
                 return fail("the package has no CSV or JSON consents and participants tables to recompute consent from")
             }
-            // Every table of the rendering read, as the signed manifest lists them: a record table
+            // Every table of each rendering read, as the signed manifest lists them: a record table
             // absent here would otherwise count as no records rather than as unchecked ones.
-            let absent = manifest.files.map(\.path).filter {
-                $0.hasPrefix(source.folder) && !FileManager.default.fileExists(atPath: bag.appendingPathComponent($0).path)
+            let absent = manifest.files.map(\.path).filter { path in
+                sources.contains { path.hasPrefix($0.folder) } && !FileManager.default.fileExists(atPath: bag.appendingPathComponent(path).path)
             }
             guard absent.isEmpty else {
                 return fail("not checked: \(absent.count) file(s) the signed manifest lists were not there to read: " + absent.prefix(3).joined(separator: ", "))
             }
-            try state.readParticipants(source)
-            try state.readConsents(source)
-            state.judgeParticipants()
-            for type in DataType.allCases { try state.readRecords(source, type: type) }
-            guard state.problems.isEmpty else { return fail(Verifier.summarize(state.problems)) }
-            return VerificationCheck(
-                name: name, passed: true,
-                detail: "\(state.participants.count) participants each with a consent in force allowing \(basis.audience); "
-                    + "\(state.records) records of \(source.folder) each covered by its consent version")
+            var judged: [(folder: String, participants: Int, records: Int)] = []
+            for source in sources {
+                var state = try State(basis: basis)
+                try state.readParticipants(source)
+                try state.readConsents(source)
+                state.judgeParticipants()
+                for type in DataType.allCases { try state.readRecords(source, type: type) }
+                guard state.problems.isEmpty else { return fail(Verifier.summarize(state.problems)) }
+                judged.append((source.folder, state.participants.count, state.records))
+            }
+            return VerificationCheck(name: name, passed: true, detail: detail(judged, audience: basis.audience))
         } catch let error as CohortError {
             return fail("could not be recomputed: \(error.message)")
         } catch {
@@ -68,6 +73,20 @@ package enum ConsentCheck {
     }
 
     private static func fail(_ detail: String) -> VerificationCheck { VerificationCheck(name: name, passed: false, detail: detail) }
+
+    /// `N participants each with a consent in force allowing A; R records of data/csv/ and R of
+    /// data/json/ each covered by its consent version` (participants per folder when they differ).
+    private static func detail(_ judged: [(folder: String, participants: Int, records: Int)], audience: String) -> String {
+        let counts = Set(judged.map(\.participants))
+        let participants =
+            counts.count == 1
+            ? "\(judged[0].participants) participants"
+            : judged.map { "\($0.participants) participants of \($0.folder)" }.joined(separator: " and ")
+        let records = judged.enumerated().map { index, rendering in
+            index == 0 ? "\(rendering.records) records of \(rendering.folder)" : "\(rendering.records) of \(rendering.folder)"
+        }
+        return "\(participants) each with a consent in force allowing \(audience); \(records.joined(separator: " and ")) each covered by its consent version"
+    }
 
     /// One published consent row.
     struct Row {
@@ -80,6 +99,9 @@ package enum ConsentCheck {
 
     /// The published tables, as CSV or as NDJSON.
     enum TableSource {
+        /// The longest NDJSON line read (a row with a long note is kilobytes).
+        static let maxLineBytes = 64 << 20
+
         case csv(URL)
         case json(URL)
 
@@ -91,17 +113,23 @@ package enum ConsentCheck {
             }
         }
 
-        init?(bag: URL) {
+        /// The folders of the renderings whose consents table `manifest` lists.
+        static func listedFolders(_ manifest: ExportManifest?) -> [String] {
+            let paths = Set(manifest?.files.map(\.path) ?? [])
+            return [("data/csv/", "consents.csv"), ("data/json/", "consents.ndjson")].compactMap { paths.contains($0.0 + $0.1) ? $0.0 : nil }
+        }
+
+        /// The renderings to judge: each whose consents table the signed manifest lists (CSV
+        /// first); when it lists neither, each whose consents table is in the bag.
+        static func sources(bag: URL, manifest: ExportManifest) -> [TableSource] {
             let data = bag.appendingPathComponent("data")
-            let csv = data.appendingPathComponent("csv")
-            let json = data.appendingPathComponent("json")
-            if FileManager.default.fileExists(atPath: csv.appendingPathComponent("consents.csv").path) {
-                self = .csv(csv)
-            } else if FileManager.default.fileExists(atPath: json.appendingPathComponent("consents.ndjson").path) {
-                self = .json(json)
-            } else {
-                return nil
-            }
+            let all: [(folder: String, source: TableSource, consents: String)] = [
+                ("data/csv/", .csv(data.appendingPathComponent("csv")), "consents.csv"),
+                ("data/json/", .json(data.appendingPathComponent("json")), "consents.ndjson"),
+            ]
+            let listed = listedFolders(manifest)
+            if !listed.isEmpty { return all.filter { listed.contains($0.folder) }.map(\.source) }
+            return all.filter { FileManager.default.fileExists(atPath: bag.appendingPathComponent($0.folder + $0.consents).path) }.map(\.source)
         }
 
         /// Calls `body` with each row's named fields (nil for an absent or empty one) and its
@@ -136,21 +164,27 @@ package enum ConsentCheck {
             case .json(let folder):
                 let url = folder.appendingPathComponent(table + ".ndjson")
                 let path = "data/json/\(table).ndjson"
-                guard let data = FileManager.default.contents(atPath: url.path) else {
+                guard FileManager.default.fileExists(atPath: url.path) else {
                     if mustExist { throw CohortError(.integrity, "\(path) is missing", at: .init(file: path)) }
                     return
                 }
-                var line = 0
-                for text in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) where !text.isEmpty {
-                    line += 1
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any] else {
-                        throw CohortError(.integrity, "\(path) line \(line) is not a JSON object", at: .init(file: path, line: line))
+                // Streamed a line at a time (a table of records is hundreds of megabytes at bench
+                // L), each line read by the strict flat-object reader; an empty line is skipped.
+                let wanted = Set(required + optional)
+                try LineReader.forEachLine(of: url, maxLineBytes: Self.maxLineBytes) { line, bytes in
+                    guard !bytes.isEmpty else { return }
+                    let values: [String: FlatJSONObject.Value]
+                    do throws(FlatJSONObject.Refusal) {
+                        values = try FlatJSONObject.values(bytes, wanted: wanted)
+                    } catch {
+                        throw CohortError(
+                            .integrity, "\(path) line \(line) is not a flat JSON object: expected \(error.reason)", at: .init(file: path, line: line))
                     }
                     var fields: [String: String] = [:]
                     for column in required + optional {
-                        if let value = object[column] as? String, !value.isEmpty { fields[column] = value }
+                        if case .string(let value)? = values[column], !value.isEmpty { fields[column] = value }
                     }
-                    for column in required where object[column] == nil {
+                    for column in required where values[column] == nil {
                         throw CohortError(.integrity, "\(path) line \(line) has no \(column)", at: .init(file: path, line: line, field: column))
                     }
                     try body(fields, line, path)

@@ -228,6 +228,38 @@ struct ExportConsentCLITests {
         #expect(failed.count == 1 && failed.first?.hasPrefix("✘ consent  participant ZZZZZZZZZZZZZZZZ has no consent in force") == true, "\(forged.stdout)")
     }
 
+    /// The same attacker adds a record of a participant who is not published to the NDJSON
+    /// rendering alone, leaving the CSV as exported: consent is judged on every tabular
+    /// rendering, so it fails, naming the line (the check read only the CSV until issue 28's
+    /// sixteenth round, and this package passed).
+    @Test func aRecordAddedToTheNDJSONAloneFailsTheConsentCheck() throws {
+        let cli = try Self.workspace(try Self.studyProtocol(), count: 2)
+        defer { cli.cleanup() }
+        for code in ["P-0001", "P-0002"] {
+            #expect(try cli.ws("consent", "record", "--participant", code, "--consent-version", "1.1", "--signed-at", "\(CLI.day(-20))T12:00:00Z", "--sharing", "broad").status == 0)
+        }
+        try Self.importRecords(cli, ["P-0001", "P-0002"])
+        let published = try export.exported(cli)
+        let script = CLI.repoRoot.appendingPathComponent("Tests/interop/forge_package.py").path
+        let key = URL(fileURLWithPath: cli.workspace).appendingPathComponent("keys/signing.pem").path
+        let publicKey = URL(fileURLWithPath: cli.workspace).appendingPathComponent("keys/signing.pub.pem").path
+        for (folder, extra) in [("control", [String]()), ("forged", ["--add-ndjson-record", "biometrics", "ZZZZZZZZZZZZZZZZ"])] {
+            let (status, output) = try CLI.tool("/usr/bin/env", ["python3", script, published.archive, published.manifest, key, cli.path(folder)] + extra)
+            try #require(status == 0, "forge_package.py: \(output)")
+        }
+        let name = URL(fileURLWithPath: published.archive).lastPathComponent
+        let control = try cli.run(["verify", cli.path("control/\(name)"), "--public-key", publicKey])
+        #expect(control.status == 0, "the re-packed control should verify: \(control.output)")
+        let judged = control.stdout.split(separator: "\n").first { $0.hasPrefix("✔ consent") } ?? ""
+        #expect(judged.contains("76 records of data/csv/ and 76 of data/json/ each covered"), "\(control.stdout)")
+        let forged = try cli.run(["verify", cli.path("forged/\(name)"), "--public-key", publicKey])
+        #expect(forged.status == 1, "\(forged.output)")
+        let failed = forged.stdout.split(separator: "\n").filter { $0.hasPrefix("✘") }
+        #expect(
+            failed.count == 1 && failed.first?.hasPrefix("✘ consent  data/json/biometrics.ndjson:39: a record of a participant who is not published") == true,
+            "\(forged.stdout)")
+    }
+
     @Test func anExportWithoutTablesToCheckConsentIsRefused() throws {
         let cli = try Self.workspace(try Self.studyProtocol(), count: 1)
         defer { cli.cleanup() }

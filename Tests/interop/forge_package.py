@@ -2,9 +2,12 @@
 """Re-packs a cohort export as an attacker holding the study's signing key would.
 
     forge_package.py ARCHIVE MANIFEST SIGNING_PEM OUT_DIR [--add-participant PSEUDONYM]
+                     [--add-ndjson-record TABLE PSEUDONYM]
 
 Extracts ARCHIVE, optionally appends a participant row (the given pseudonym, every other cell
-copied from the first row) to data/csv/participants.csv, fixes the BagIt manifests and
+copied from the first row) to data/csv/participants.csv, or a record to data/json/TABLE.ndjson
+alone (the table's first line with the given pseudonym; the CSV rendering untouched), fixes the
+BagIt manifests and
 Payload-Oxum, re-archives the bag (pax tar + gzip), rewrites the export manifest's file digests,
 sizes, row counts and archive digest, and re-signs it with `openssl pkeyutl -sign -rawin`. The
 forged archive, manifest and signature are written to OUT_DIR under the original names. Without
@@ -31,6 +34,7 @@ def main(argv):
         return 2
     archive, manifest_path, key, out = argv[1:5]
     added = argv[6] if len(argv) > 6 and argv[5] == "--add-participant" else None
+    ndjson = (argv[6], argv[7]) if len(argv) > 7 and argv[5] == "--add-ndjson-record" else None
     with tarfile.open(archive, "r:gz") as tar:
         members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
     bag = sorted({name.split("/")[0] for name in members})[0]
@@ -43,6 +47,11 @@ def main(argv):
         first = rows[1].split(",")
         rows.insert(len(rows) - 1, ",".join([added] + first[1:]))
         members[participants] = "\r\n".join(rows).encode()
+    if ndjson:
+        table = path(f"data/json/{ndjson[0]}.ndjson")
+        first = json.loads(members[table].split(b"\n")[0])
+        first["pseudonym"] = ndjson[1]
+        members[table] += (json.dumps(first, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
 
     # BagIt: payload manifest, Payload-Oxum, tag manifest.
     payload = {n: d for n, d in members.items() if n.startswith(path("data/"))}
@@ -76,6 +85,8 @@ def main(argv):
         data = members[path(file["path"])]
         file["sha256"], file["size"] = sha256(data), len(data)
         if file["path"] == "data/csv/participants.csv" and added:
+            file["rows"] = file["rows"] + 1
+        if ndjson and file["path"] == f"data/json/{ndjson[0]}.ndjson":
             file["rows"] = file["rows"] + 1
     blob = open(forged, "rb").read()
     manifest["archive"]["sha256"], manifest["archive"]["size"] = sha256(blob), len(blob)
