@@ -54,15 +54,23 @@ package enum ConsentCheck {
             guard absent.isEmpty else {
                 return fail("not checked: \(absent.count) file(s) the signed manifest lists were not there to read: " + absent.prefix(3).joined(separator: ", "))
             }
+            // The renderings are judged at once, one thread each (verify inflates on one), and
+            // reported in order: the first with a problem or an error decides the line.
+            let outcomes = try Parallel.map(sources, threads: sources.count) { source in
+                Result { () throws -> (folder: String, participants: Int, records: Int, problems: [String]) in
+                    var state = try State(basis: basis)
+                    try state.readParticipants(source)
+                    try state.readConsents(source)
+                    state.judgeParticipants()
+                    for type in DataType.allCases { try state.readRecords(source, type: type) }
+                    return (source.folder, state.participants.count, state.records, state.problems)
+                }
+            }
             var judged: [(folder: String, participants: Int, records: Int)] = []
-            for source in sources {
-                var state = try State(basis: basis)
-                try state.readParticipants(source)
-                try state.readConsents(source)
-                state.judgeParticipants()
-                for type in DataType.allCases { try state.readRecords(source, type: type) }
-                guard state.problems.isEmpty else { return fail(Verifier.summarize(state.problems)) }
-                judged.append((source.folder, state.participants.count, state.records))
+            for outcome in outcomes {
+                let rendering = try outcome.get()
+                guard rendering.problems.isEmpty else { return fail(Verifier.summarize(rendering.problems)) }
+                judged.append((rendering.folder, rendering.participants, rendering.records))
             }
             return VerificationCheck(name: name, passed: true, detail: detail(judged, audience: basis.audience))
         } catch let error as CohortError {
@@ -98,7 +106,7 @@ package enum ConsentCheck {
     }
 
     /// The published tables, as CSV or as NDJSON.
-    enum TableSource {
+    enum TableSource: Sendable {
         /// The longest NDJSON line read (a row with a long note is kilobytes).
         static let maxLineBytes = 64 << 20
 
@@ -170,21 +178,20 @@ package enum ConsentCheck {
                 }
                 // Streamed a line at a time (a table of records is hundreds of megabytes at bench
                 // L), each line read by the strict flat-object reader; an empty line is skipped.
-                let wanted = Set(required + optional)
+                let parser = FlatJSONObject.Parser(keys: required + optional)
                 try LineReader.forEachLine(of: url, maxLineBytes: Self.maxLineBytes) { line, bytes in
                     guard !bytes.isEmpty else { return }
-                    let values: [String: FlatJSONObject.Value]
                     do throws(FlatJSONObject.Refusal) {
-                        values = try FlatJSONObject.values(bytes, wanted: wanted)
+                        try parser.read(bytes)
                     } catch {
                         throw CohortError(
                             .integrity, "\(path) line \(line) is not a flat JSON object: expected \(error.reason)", at: .init(file: path, line: line))
                     }
                     var fields: [String: String] = [:]
-                    for column in required + optional {
-                        if case .string(let value)? = values[column], !value.isEmpty { fields[column] = value }
+                    for (column, value) in zip(parser.keys, parser.values) {
+                        if case .string(let text)? = value, !text.isEmpty { fields[column] = text }
                     }
-                    for column in required where values[column] == nil {
+                    for (index, column) in required.enumerated() where parser.values[index] == nil {
                         throw CohortError(.integrity, "\(path) line \(line) has no \(column)", at: .init(file: path, line: line, field: column))
                     }
                     try body(fields, line, path)

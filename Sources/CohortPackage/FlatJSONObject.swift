@@ -25,28 +25,94 @@ package enum FlatJSONObject {
         package let reason: String
     }
 
+    /// Reads lines for a fixed list of keys, reusing its buffers from line to line (a table's
+    /// rows: hundreds of thousands of lines, no allocation per line but the strings kept).
+    package final class Parser {
+        /// The keys asked for, and after each ``read(_:)`` their values in that order (nil: the
+        /// key is not in the line).
+        package let keys: [String]
+        package private(set) var values: [Value?]
+        private let keyBytes: [[UInt8]]
+        /// The current line's keys so far: where each is (unescaped keys only).
+        private var seen: [(start: Int, count: Int)] = []
+
+        package init(keys: [String]) {
+            self.keys = keys
+            keyBytes = keys.map { Array($0.utf8) }
+            values = Array(repeating: nil, count: keys.count)
+        }
+
+        /// Reads `line` into ``values``.
+        ///
+        /// - Throws: ``Refusal`` when the line is not exactly one flat JSON object (whitespace
+        ///   around tokens allowed).
+        package func read(_ line: UnsafeBufferPointer<UInt8>) throws(Refusal) {
+            for index in values.indices { values[index] = nil }
+            seen.removeAll(keepingCapacity: true)
+            var reader = Reader(bytes: line)
+            do throws(Refusal) {
+                try reader.object(self, decodingKeys: false)
+            } catch {
+                guard reader.foundEscapedKey else { throw error }
+                // A key written with an escape: read the line again comparing decoded keys.
+                for index in values.indices { values[index] = nil }
+                var again = Reader(bytes: line)
+                try again.object(self, decodingKeys: true)
+            }
+        }
+
+        /// Records the key at `raw` (unescaped): its index among ``keys``, or nil.
+        fileprivate func rawKey(_ raw: UnsafeBufferPointer<UInt8>, at start: Int) throws(Refusal) -> Int? {
+            guard let base = raw.baseAddress else { throw Refusal(reason: "a key in quotes") }
+            for previous in seen where previous.count == raw.count {
+                if memcmp(base - start + previous.start, base, raw.count) == 0 { throw Refusal(reason: "each key once (a key appears twice)") }
+            }
+            seen.append((start, raw.count))
+            return keyBytes.firstIndex { $0.count == raw.count && memcmp($0, base, raw.count) == 0 }
+        }
+
+        /// The decoded keys of a line read again (``read(_:)``), compared by their bytes.
+        fileprivate var decoded: [[UInt8]] = []
+
+        fileprivate func decodedKey(_ key: String) throws(Refusal) -> Int? {
+            let bytes = Array(key.utf8)
+            guard !decoded.contains(bytes) else { throw Refusal(reason: "each key once (a key appears twice)") }
+            decoded.append(bytes)
+            return keyBytes.firstIndex(of: bytes)
+        }
+
+        fileprivate func set(_ value: Value, at index: Int) { values[index] = value }
+    }
+
     /// The values of `wanted` keys in `line` (a key absent from the line is absent from the
-    /// result); every other key is read and checked but not kept.
+    /// result); every other key is read and checked but not kept. (One line; a table's lines go
+    /// through a ``Parser``.)
     ///
-    /// - Throws: ``Refusal`` when the line is not exactly one flat JSON object (whitespace
-    ///   around tokens allowed).
+    /// - Throws: ``Refusal`` when the line is not exactly one flat JSON object.
     package static func values(_ line: UnsafeBufferPointer<UInt8>, wanted: Set<String>) throws(Refusal) -> [String: Value] {
-        var reader = Reader(bytes: line)
-        return try reader.object(wanted: wanted)
+        let parser = Parser(keys: Array(wanted))
+        try parser.read(line)
+        var result: [String: Value] = [:]
+        for (key, value) in zip(parser.keys, parser.values) { if let value { result[key] = value } }
+        return result
     }
 
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var i = 0
+        /// Whether a key with an escape was met (the fast reading compares raw keys only).
+        var foundEscapedKey = false
+        /// Whether the string ``string(decoded:)`` read last had an escape.
+        var lastStringEscaped = false
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-        mutating func object(wanted: Set<String>) throws(Refusal) -> [String: Value] {
+        /// Reads the object into `parser`: raw keys compared byte for byte, or, `decodingKeys`,
+        /// every key decoded first (a line where some key has an escape).
+        mutating func object(_ parser: Parser, decodingKeys: Bool) throws(Refusal) {
+            if decodingKeys { parser.decoded.removeAll(keepingCapacity: true) }
             skipSpace()
             try expect(0x7B, "a JSON object starting with {")
-            var result: [String: Value] = [:]
-            // A row has a few keys: a list compares fewer bytes than a set hashes.
-            var seen: [String] = []
             skipSpace()
             if peek() == 0x7D {
                 i += 1
@@ -54,15 +120,24 @@ package enum FlatJSONObject {
                 while true {
                     skipSpace()
                     guard peek() == 0x22 else { throw Refusal(reason: "a key in quotes") }
-                    guard let key = try string(decoded: true) else { throw Refusal(reason: "a key in quotes") }
-                    guard !seen.contains(key) else { throw Refusal(reason: "each key once (a key appears twice)") }
-                    seen.append(key)
+                    let index: Int?
+                    if decodingKeys {
+                        guard let key = try string(decoded: true) else { throw Refusal(reason: "a key in quotes") }
+                        index = try parser.decodedKey(key)
+                    } else {
+                        let start = i + 1
+                        let escaped = try skipString()
+                        if escaped {
+                            foundEscapedKey = true
+                            throw Refusal(reason: "a key without escapes (read again)")
+                        }
+                        index = try parser.rawKey(UnsafeBufferPointer(rebasing: bytes[start..<(i - 1)]), at: start)
+                    }
                     skipSpace()
                     try expect(0x3A, "a colon after a key")
                     skipSpace()
-                    let kept = wanted.contains(key)
-                    let value = try value(decoded: kept)
-                    if kept { result[key] = value }
+                    let value = try value(decoded: index != nil)
+                    if let index { parser.set(value, at: index) }
                     skipSpace()
                     if peek() == 0x2C {
                         i += 1
@@ -74,7 +149,13 @@ package enum FlatJSONObject {
             }
             skipSpace()
             guard i == bytes.count else { throw Refusal(reason: "nothing after the object's closing }") }
-            return result
+        }
+
+        /// Checks the string at `i` (its opening quote) as ``string(decoded:)`` does without
+        /// keeping it; returns whether it has an escape. `i` ends past its closing quote.
+        mutating func skipString() throws(Refusal) -> Bool {
+            _ = try string(decoded: false)
+            return lastStringEscaped
         }
 
         /// A value; a string's text only when `decoded` (it is checked either way).
@@ -147,8 +228,9 @@ package enum FlatJSONObject {
             }
             let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
             i += 1
+            lastStringEscaped = escaped
             // ASCII is UTF-8 (escapes are ASCII and checked above); anything else is validated.
-            if !decoded, !escaped, raw.allSatisfy({ $0 < 0x80 }) { return nil }
+            if !escaped, raw.allSatisfy({ $0 < 0x80 }) { return decoded ? String(decoding: raw, as: UTF8.self) : nil }
             guard let text = String(validating: raw, as: UTF8.self) else { throw Refusal(reason: "UTF-8 text") }
             guard decoded else {
                 if escaped { _ = try Self.unescape(text) }  // a half surrogate pair is refused either way
