@@ -202,9 +202,9 @@ struct ExportConsentCLITests {
         #expect(verified.status == 0, "\(verified.output)")
     }
 
-    /// An attacker with the study key adds a participant who never consented and re-signs: every
-    /// other check passes (the control re-packs the same way without the edit), consent fails.
-    @Test func aPackageWithAnAddedParticipantFailsTheConsentCheck() throws {
+    /// Two consented participants' export, re-packed by `forge_package.py` as an attacker with
+    /// the study key would: once as it is (the control) and once with `edit`; both verified.
+    func forge(_ edit: [String]) throws -> (control: CLI.Result, forged: CLI.Result) {
         let cli = try Self.workspace(try Self.studyProtocol(), count: 2)
         defer { cli.cleanup() }
         for code in ["P-0001", "P-0002"] {
@@ -215,14 +215,20 @@ struct ExportConsentCLITests {
         let script = CLI.repoRoot.appendingPathComponent("Tests/interop/forge_package.py").path
         let key = URL(fileURLWithPath: cli.workspace).appendingPathComponent("keys/signing.pem").path
         let publicKey = URL(fileURLWithPath: cli.workspace).appendingPathComponent("keys/signing.pub.pem").path
-        for (folder, extra) in [("control", [String]()), ("forged", ["--add-participant", "ZZZZZZZZZZZZZZZZ"])] {
+        for (folder, extra) in [("control", [String]()), ("forged", edit)] {
             let (status, output) = try CLI.tool("/usr/bin/env", ["python3", script, published.archive, published.manifest, key, cli.path(folder)] + extra)
             try #require(status == 0, "forge_package.py: \(output)")
         }
         let name = URL(fileURLWithPath: published.archive).lastPathComponent
         let control = try cli.run(["verify", cli.path("control/\(name)"), "--public-key", publicKey])
         #expect(control.status == 0, "the re-packed control should verify: \(control.output)")
-        let forged = try cli.run(["verify", cli.path("forged/\(name)"), "--public-key", publicKey])
+        return (control, try cli.run(["verify", cli.path("forged/\(name)"), "--public-key", publicKey]))
+    }
+
+    /// An attacker with the study key adds a participant who never consented and re-signs: every
+    /// other check passes (the control re-packs the same way without the edit), consent fails.
+    @Test func aPackageWithAnAddedParticipantFailsTheConsentCheck() throws {
+        let forged = try forge(["--add-participant", "ZZZZZZZZZZZZZZZZ"]).forged
         #expect(forged.status == 1, "\(forged.output)")
         let failed = forged.stdout.split(separator: "\n").filter { $0.hasPrefix("✘") }
         #expect(failed.count == 1 && failed.first?.hasPrefix("✘ consent  participant ZZZZZZZZZZZZZZZZ has no consent in force") == true, "\(forged.stdout)")
@@ -233,26 +239,9 @@ struct ExportConsentCLITests {
     /// rendering, so it fails, naming the line (the check read only the CSV until issue 28's
     /// sixteenth round, and this package passed).
     @Test func aRecordAddedToTheNDJSONAloneFailsTheConsentCheck() throws {
-        let cli = try Self.workspace(try Self.studyProtocol(), count: 2)
-        defer { cli.cleanup() }
-        for code in ["P-0001", "P-0002"] {
-            #expect(try cli.ws("consent", "record", "--participant", code, "--consent-version", "1.1", "--signed-at", "\(CLI.day(-20))T12:00:00Z", "--sharing", "broad").status == 0)
-        }
-        try Self.importRecords(cli, ["P-0001", "P-0002"])
-        let published = try export.exported(cli)
-        let script = CLI.repoRoot.appendingPathComponent("Tests/interop/forge_package.py").path
-        let key = URL(fileURLWithPath: cli.workspace).appendingPathComponent("keys/signing.pem").path
-        let publicKey = URL(fileURLWithPath: cli.workspace).appendingPathComponent("keys/signing.pub.pem").path
-        for (folder, extra) in [("control", [String]()), ("forged", ["--add-ndjson-record", "biometrics", "ZZZZZZZZZZZZZZZZ"])] {
-            let (status, output) = try CLI.tool("/usr/bin/env", ["python3", script, published.archive, published.manifest, key, cli.path(folder)] + extra)
-            try #require(status == 0, "forge_package.py: \(output)")
-        }
-        let name = URL(fileURLWithPath: published.archive).lastPathComponent
-        let control = try cli.run(["verify", cli.path("control/\(name)"), "--public-key", publicKey])
-        #expect(control.status == 0, "the re-packed control should verify: \(control.output)")
+        let (control, forged) = try forge(["--add-ndjson-record", "biometrics", "ZZZZZZZZZZZZZZZZ"])
         let judged = control.stdout.split(separator: "\n").first { $0.hasPrefix("✔ consent") } ?? ""
         #expect(judged.contains("76 records of data/csv/ and 76 of data/json/ each covered"), "\(control.stdout)")
-        let forged = try cli.run(["verify", cli.path("forged/\(name)"), "--public-key", publicKey])
         #expect(forged.status == 1, "\(forged.output)")
         let failed = forged.stdout.split(separator: "\n").filter { $0.hasPrefix("✘") }
         #expect(
