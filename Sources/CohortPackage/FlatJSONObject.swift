@@ -84,19 +84,6 @@ package enum FlatJSONObject {
         fileprivate func set(_ value: Value, at index: Int) { values[index] = value }
     }
 
-    /// The values of `wanted` keys in `line` (a key absent from the line is absent from the
-    /// result); every other key is read and checked but not kept. (One line; a table's lines go
-    /// through a ``Parser``.)
-    ///
-    /// - Throws: ``Refusal`` when the line is not exactly one flat JSON object.
-    package static func values(_ line: UnsafeBufferPointer<UInt8>, wanted: Set<String>) throws(Refusal) -> [String: Value] {
-        let parser = Parser(keys: Array(wanted))
-        try parser.read(line)
-        var result: [String: Value] = [:]
-        for (key, value) in zip(parser.keys, parser.values) { if let value { result[key] = value } }
-        return result
-    }
-
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var i = 0

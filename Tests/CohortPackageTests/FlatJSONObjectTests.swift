@@ -132,6 +132,18 @@ struct FlatJSONObjectTests {
     }
 }
 
+extension FlatJSONObject {
+    /// The values of `wanted` keys in one line, as a dictionary (the product reads a table's lines
+    /// through one ``Parser``).
+    static func values(_ line: UnsafeBufferPointer<UInt8>, wanted: Set<String>) throws(Refusal) -> [String: Value] {
+        let parser = Parser(keys: Array(wanted))
+        try parser.read(line)
+        var result: [String: Value] = [:]
+        for (key, value) in zip(parser.keys, parser.values) { if let value { result[key] = value } }
+        return result
+    }
+}
+
 /// A small deterministic generator (SplitMix64).
 private struct SplitMix {
     var state: UInt64
