@@ -262,12 +262,20 @@ extension ExportJob {
     /// the included participants' birth dates and ZIP codes, so the roster is read through the
     /// cursor once more and each identity is dropped as soon as its row is made. Rows, consents,
     /// records and compliance then use ids, zones and dates only.
+    ///
+    /// The scrubber is built on a thread of its own (``BackgroundValue``: it waits for the word
+    /// lists), and the rows and the k-anonymity pass go on meanwhile unless the policy scrubs
+    /// something they publish (``Deidentifier/scrubsBeforeRecordTexts(_:)``); the caller awaits
+    /// it (``Deidentifier/awaitScrubber()``) before the write, so a build that failed (the word
+    /// lists missing) stops the export there, before anything is written.
     func deidentify(_ snapshot: inout ExportSnapshot, plan: ExportPlan, recipientKey: [UInt8]) throws -> DeidentifiedCohort {
-        let scrubber = try Scrubber(identifiers: snapshot.takeIdentifiers())
+        let identifiers = snapshot.takeIdentifiers()
+        let build = BackgroundValue(name: "cohort-export-scrubber") { try Scrubber(identifiers: identifiers) }
         var deid = try Deidentifier(
             studyProtocol: plan.studyProtocol, recipient: plan.recipient, recipientKey: recipientKey,
-            shiftKey: try workspace.keystore.dateShiftKey(), scrubber: scrubber,
+            shiftKey: try workspace.keystore.dateShiftKey(), scrubberBuild: build,
             referenceDate: plan.createdAt.localDate, createdAt: plan.createdAt)
+        if Deidentifier.scrubsBeforeRecordTexts(plan.studyProtocol.deidentification) { try deid.awaitScrubber() }
         let included = snapshot.included
         snapshot.included = []
         var position: [ParticipantHandle: Int] = [:]

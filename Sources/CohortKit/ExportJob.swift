@@ -143,8 +143,9 @@ public struct ExportJob: Sendable {
     public func run() throws -> ExportOutcome {
         let plan = try ExportPlan(workspace: workspace, options: options)
         // The scrubber's word lists (read once per process, about 0.3 s on one thread at bench
-        // M) load while the export reserves, stages and takes its snapshot; the scrubber waits
-        // for them if they are not in yet (a `static let`), and so does the end of the export.
+        // M) load while the export reserves, stages and takes its snapshot; the scrubber's build
+        // (on a thread of its own, see `deidentify`) waits for them if they are not in yet (a
+        // `static let`), and so does the end of the export.
         let vocabulary = DispatchGroup()
         DispatchQueue.global().async(group: vocabulary) { _ = try? SafeVocabulary.system() }
         defer { vocabulary.wait() }
@@ -159,15 +160,23 @@ public struct ExportJob: Sendable {
             // The de-identifier (holding the scrubber's identifier index) ends with this block.
             var snapshot = try takeSnapshot(inProgress, plan: plan)
             var cohort = try deidentify(&snapshot, plan: plan, recipientKey: recipientKey)
-            try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
             // The residual scanner's roster is read after the snapshot (see
             // `Workspace.residualScanner()`): identities change only by an erase, and an erase
             // since the snapshot makes the export refuse at publish, so it holds every identifier
-            // the snapshot had. It scans the files as they are written (`WrittenFileScan`).
-            // Freed memory goes back before and after its index is built, so the collection
-            // does not stay resident.
+            // the snapshot had. It scans the files as they are written (`WrittenFileScan`). It is
+            // built on a thread of its own while the k-anonymity pass runs (built after it, it
+            // held the write back on one core; issue 28), and freed memory goes back once its
+            // index is built, so the collection does not stay resident.
+            let workspace = workspace
+            let scannerBuild = BackgroundValue(name: "cohort-export-scanner") {
+                defer { ProcessMemory.returnFreedMemory() }
+                return try workspace.residualScanner()
+            }
+            defer { _ = try? scannerBuild.value() }  // no thread reads the store once the export has returned
+            try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
+            try cohort.deid.awaitScrubber()
             ProcessMemory.returnFreedMemory()
-            scanner = try workspace.residualScanner()
+            scanner = try scannerBuild.value()
             // The store's own connection has cached what the stages so far read through it
             // (the roster, the consents, the audit trail: up to SQLite's 2 MB, more of it the
             // larger the study); the write reads through connections of its own.
@@ -213,6 +222,7 @@ extension ExportJob {
         var snapshot = try takeSnapshot(nil, plan: plan)
         var cohort = try deidentify(&snapshot, plan: plan, recipientKey: recipientKey)
         try kAnonymize(&cohort, policy: plan.studyProtocol.deidentification)
+        try cohort.deid.awaitScrubber()  // a missing word list stops a dry run as it stops the export
         var records = 0
         var recordExclusions: [String: Int] = [:]
         for stored in cohort.included {

@@ -68,9 +68,10 @@ struct CLI {
     }
 
     /// Runs `cohort args…` with the working directory set to the repo root (protocols/ resolve),
-    /// or to `directory`; `binary` replaces the built binary (an installed copy).
+    /// or to `directory`; `binary` replaces the built binary (an installed copy); `environment`
+    /// is set on top of the test process's.
     @discardableResult
-    func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil, binary: URL? = nil) throws -> Result {
+    func run(_ args: [String], stdin: String? = nil, in directory: URL? = nil, binary: URL? = nil, environment: [String: String] = [:]) throws -> Result {
         var args = args
         if Self.store == .postgres, let command = args.first, command == "init" || command == "demo", !args.contains("--help"),
             !args.contains("--database")
@@ -80,6 +81,7 @@ struct CLI {
         var env = ProcessInfo.processInfo.environment
         env["COHORT_WORKSPACE"] = nil
         env["USER"] = "tester"
+        env.merge(environment) { $1 }
         let outcome = try ChildProcess.run(
             (binary ?? Self.binary).path, args, environment: env, directory: (directory ?? Self.repoRoot).path, stdin: Array((stdin ?? "").utf8))
         return Result(status: outcome.status, stdout: String(decoding: outcome.stdout, as: UTF8.self), stderr: String(decoding: outcome.stderr, as: UTF8.self))

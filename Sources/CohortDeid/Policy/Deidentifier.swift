@@ -1,4 +1,5 @@
 package import CohortCore
+package import CohortIO
 import Foundation
 
 /// Turns participants, consents and records into their de-identified rows under the protocol's
@@ -209,8 +210,13 @@ package struct Deidentifier: Sendable {
     /// Whether records carry their source (device class): false when k over what an
     /// acquaintance knows needed every source left out (``RecordAttributeGeneralizer``).
     package var publishesSources = true
-    /// The scrubber built from the roster.
-    package let scrubber: Scrubber
+    /// The scrubber built from the roster, with the protocol's words kept: nil while
+    /// ``pendingScrubber`` is still building it (``awaitScrubber()``, or the first scrub, takes it).
+    private var builtScrubber: Scrubber?
+    /// The roster's scrubber being built on a thread of its own (``init(studyProtocol:recipient:recipientKey:shiftKey:scrubberBuild:referenceDate:createdAt:)``).
+    private let pendingScrubber: BackgroundValue<Scrubber>?
+    /// The protocol's own words the scrubber keeps (``vocabulary(of:)``).
+    private let protocolWords: [String]
 
     /// Whether the rows carry instants (record start/end, consent signing, withdrawal), and so
     /// the participant's one UTC offset: the `utc_offset` column exists exactly then.
@@ -236,6 +242,31 @@ package struct Deidentifier: Sendable {
         studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: Scrubber,
         referenceDate: CivilDate, createdAt: Timestamp? = nil
     ) throws {
+        try self.init(
+            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, shiftKey: shiftKey,
+            scrubber: (scrubber, nil), referenceDate: referenceDate, createdAt: createdAt)
+    }
+
+    /// As the roster initializer, with the roster's scrubber still being built (an export starts
+    /// it as soon as its snapshot holds the roster's identifiers: built in line, it kept the main
+    /// thread waiting for the word lists, a core idle, and then on one core for the identifiers
+    /// and patterns before the k-anonymity pass could start — issue 28). Rows that need no
+    /// scrubber are made meanwhile; ``awaitScrubber()`` waits for it and throws what stopped its build, and a
+    /// scrub before that waits for it too. The caller awaits it before anything it makes could
+    /// need a scrub (``scrubsBeforeRecordTexts(_:)`` says when that is before the records).
+    package init(
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubberBuild: BackgroundValue<Scrubber>,
+        referenceDate: CivilDate, createdAt: Timestamp? = nil
+    ) throws {
+        try self.init(
+            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, shiftKey: shiftKey,
+            scrubber: (nil, scrubberBuild), referenceDate: referenceDate, createdAt: createdAt)
+    }
+
+    private init(
+        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: (built: Scrubber?, build: BackgroundValue<Scrubber>?),
+        referenceDate: CivilDate, createdAt: Timestamp?
+    ) throws {
         let policy = studyProtocol.deidentification
         guard policy.rule(table: "participant", field: "id")?.transform == .pseudonymize else {
             throw CohortError(
@@ -260,11 +291,43 @@ package struct Deidentifier: Sendable {
         publishesInstants = Self.publishesInstants(policy)
         pseudonymizer = Pseudonymizer(recipientKey: recipientKey)
         shifter = try DateShifter(key: shiftKey, policy: policy.dateShift)
-        self.scrubber = scrubber.keeping(Self.vocabulary(of: studyProtocol))
+        protocolWords = Self.vocabulary(of: studyProtocol)
+        builtScrubber = scrubber.built?.keeping(protocolWords)
+        pendingScrubber = scrubber.build
         recordPlans = DataType.allCases.map { RecordPlan(table: $0.rawValue, policy: policy) }
         recordFields = recordPlans.flatMap(\.fields)
         recordDecisions = recordFields.map { FieldDecision(applies: $0.applies, transform: $0.transform) }
         recordTallies = Array(repeating: 0, count: DataType.allCases.count * RecordPlan.fieldNames.count * Outcome.count)
+    }
+
+    /// Waits for the scrubber being built (``init(studyProtocol:recipient:recipientKey:shiftKey:scrubberBuild:referenceDate:createdAt:)``),
+    /// and throws what stopped its build (the word lists missing); nothing once it is in.
+    package mutating func awaitScrubber() throws {
+        guard builtScrubber == nil, let pendingScrubber else { return }
+        builtScrubber = try pendingScrubber.value().keeping(protocolWords)
+    }
+
+    /// The scrubber, for a scrub: waits for it if it is still being built. The caller of the
+    /// building initializer awaits it before any scrub could come (``awaitScrubber()``), where a
+    /// failed build throws; one that did not and meets a failed build is a bug, and stops here.
+    private mutating func scrubberForUse() -> Scrubber {
+        if builtScrubber == nil {
+            do { try awaitScrubber() } catch { preconditionFailure("a scrub came before the export awaited its scrubber, whose build failed") }
+        }
+        guard let builtScrubber else { preconditionFailure("a de-identifier has neither a scrubber nor a build of one") }
+        return builtScrubber
+    }
+
+    /// Whether `policy` scrubs anything but records' texts and notes (a participant's or a
+    /// consent's field, a record's source): the participant and consent rows, and the
+    /// k-anonymity pass's probe of sources, then need the scrubber before any record is written.
+    package static func scrubsBeforeRecordTexts(_ policy: DeidentificationPolicy) -> Bool {
+        policy.fields.contains { key, rule in
+            guard rule.transform == .scrub else { return false }
+            let parts = key.split(separator: ".", maxSplits: 1)
+            guard parts.count == 2, parts[0] == "records" || DataType(rawValue: String(parts[0])) != nil else { return true }
+            return parts[1] != "text" && parts[1] != "note"
+        }
     }
 
     /// The protocol's own words free text may keep: its kinds and their units, its medication
@@ -638,7 +701,7 @@ package struct Deidentifier: Sendable {
             return memo.published
         }
         var found = ScrubCounts()
-        let published = scrubber.scrub(value, counts: &found, shiftDays: state.shift.days)
+        let published = scrubberForUse().scrub(value, counts: &found, shiftDays: state.shift.days)
         counted.scrubTokens.merge(found)
         let memo = ScrubMemo(raw: value, published: published, counts: found)
         if state.scrubbed.count == ScrubMemo.limit { state.scrubbed.removeFirst() }
@@ -765,7 +828,7 @@ package struct Deidentifier: Sendable {
     private mutating func transformedText(_ value: String, _ transform: Transform, map: [String: String]?, other: String?, shiftDays: Int?) -> String? {
         switch transform {
         case .keep: value
-        case .scrub: scrubber.scrub(value, counts: &counted.scrubTokens, shiftDays: shiftDays)
+        case .scrub: scrubberForUse().scrub(value, counts: &counted.scrubTokens, shiftDays: shiftDays)
         case .generalize: generalize(value, map: map, other: other)
         default: nil
         }
