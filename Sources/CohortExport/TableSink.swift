@@ -66,11 +66,14 @@ final class TableSink {
                 try participants.write(participants.layout.row(p))
                 for consent in ordered { try consents.write(consents.layout.row(consent)) }
             case .records(let run):
-                for index in run {
-                    // Read once: each read of an array element passed on copies the whole record.
-                    let record = batch.records[index]
-                    let type = record.kind.dataType
-                    if let family = families.first(where: { $0.type == type }) { try family.writer.write(record) }
+                // Each record is read in place: a read of an array element passed on copied the
+                // whole record, a retain of each of its strings and their releases after (issue
+                // 28, seventeenth round); the buffer's elements are borrowed.
+                try batch.records.withUnsafeBufferPointer { records in
+                    for index in run {
+                        let type = records[index].kind.dataType
+                        if let family = families.first(where: { $0.type == type }) { try family.writer.write(records[index]) }
+                    }
                 }
             case .dailyTotal:
                 break

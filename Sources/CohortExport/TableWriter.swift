@@ -64,7 +64,7 @@ final class TableWriter {
     /// strings); the bytes are those of `Cell`'s appends, as `TableWriterTests` checks. The row
     /// is built here rather than in a closure: a closure capturing `r` copied the whole record
     /// (issue 28, ninth round).
-    func write(_ r: DeidentifiedRecord) throws {
+    func write(_ r: borrowing DeidentifiedRecord) throws {
         var (csvBytes, jsonBytes) = takeLineBuffers()
         defer { giveBack(&csvBytes, &jsonBytes) }
         for index in recordFields.indices {
