@@ -121,7 +121,7 @@ package struct Deidentifier: Sendable {
     /// The last participant a record came from, with their pseudonym and date shift.
     private var lastRecordParticipant: RecordParticipant?
     /// A participant's pseudonym and date shift, kept from one of their records to the next.
-    private struct RecordParticipant: Sendable {
+    struct RecordParticipant: Sendable {
         let id: UUID
         let pseudonym: String
         var shift: ParticipantShift
@@ -133,7 +133,7 @@ package struct Deidentifier: Sendable {
     }
     /// A text as read (`raw`) under `scrub`, what it was published as, and what the scrubber
     /// counted in it (the same in any field: the scrubber sees only the text and the shift).
-    private struct ScrubMemo: Sendable {
+    struct ScrubMemo: Sendable {
         /// A participant's texts and sources come from a few medications and devices.
         static let limit = 8
         let raw: String
@@ -142,7 +142,7 @@ package struct Deidentifier: Sendable {
     }
     /// A record source as read (`raw`), the type it was published under (its plan's tally
     /// base) and what it was published as.
-    private struct SourceMemo: Sendable {
+    struct SourceMemo: Sendable {
         let base: Int
         let raw: String
         let published: String?
@@ -563,7 +563,7 @@ package struct Deidentifier: Sendable {
     /// the export's CPU; a `defer` that assigns it back copies it and destroys the original).
     private mutating func participantState(_ p: Participant) -> RecordParticipant {
         if let cached = lastRecordParticipant.take(), cached.id == p.id { return cached }
-        return RecordParticipant(id: p.id, pseudonym: pseudonymizer.pseudonym(for: p.id), shift: shifter.shift(for: p, reference: createdAt))
+        return participantState(for: p)
     }
 
     /// What ``record(_:of:)`` and ``publishedStartAndSource(_:of:)`` decide from the record's
@@ -657,16 +657,29 @@ package struct Deidentifier: Sendable {
     /// returns cannot depend on the fields a caller may drop before it.
     package mutating func publishedStartAndSource(_ r: Record, of p: Participant) -> (start: Timestamp?, source: String?)? {
         var state = participantState(p)
-        guard let head = recordHead(r, shift: &state.shift) else {
-            lastRecordParticipant = consume state
-            return nil
-        }
+        let published = publishedStartAndSource(r, state: &state)
+        lastRecordParticipant = consume state
+        return published
+    }
+
+    /// ``publishedStartAndSource(_:of:)`` with the participant's state held by the caller
+    /// (``participantState(for:)``), for a caller that probes a run of one participant's records:
+    /// the state (about 160 bytes) is not moved out of this de-identifier and back for each
+    /// record (issue 28, seventeenth round: 1 % of the CSV + JSON export's CPU in the k-anonymity
+    /// pass's `memcpy`).
+    mutating func publishedStartAndSource(_ r: Record, state: inout RecordParticipant) -> (start: Timestamp?, source: String?)? {
+        guard let head = recordHead(r, shift: &state.shift) else { return nil }
         var source: String?
         if publishesSources, recordDecisions[head.base + 5].applies != nil, let value = r.source {
             source = publishedSource(value, head.base + 5, head.base, state: &state)
         }
-        lastRecordParticipant = consume state
         return (head.start, source)
+    }
+
+    /// Participant `p`'s pseudonym and shift, for ``publishedStartAndSource(_:state:)``: made
+    /// anew (the de-identifier's own last participant is left as it is).
+    func participantState(for p: Participant) -> RecordParticipant {
+        RecordParticipant(id: p.id, pseudonym: pseudonymizer.pseudonym(for: p.id), shift: shifter.shift(for: p, reference: createdAt))
     }
 
     /// A record's source as published under the rule of ``recordFields``' entry `field` (the

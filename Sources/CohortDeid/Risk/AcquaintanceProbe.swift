@@ -15,6 +15,10 @@ package struct AcquaintanceProbe: Sendable {
     package let participant: Participant
     private var probe: Deidentifier
     private var utcProbe: Deidentifier?
+    /// The participant's pseudonym and shift in each probe, held here for the whole run of their
+    /// records (``Deidentifier/publishedStartAndSource(_:state:)``).
+    private var state: Deidentifier.RecordParticipant
+    private var utcState: Deidentifier.RecordParticipant?
     /// The profile as the records will be published.
     package private(set) var profile = AcquaintanceProfile()
     /// The profile as the records would be published in UTC (nil unless asked for).
@@ -26,9 +30,11 @@ package struct AcquaintanceProbe: Sendable {
     package init(participant: Participant, probe: Deidentifier, alsoInUTC: Bool) {
         self.participant = participant
         self.probe = probe
+        state = probe.participantState(for: participant)
         if alsoInUTC {
             var utc = probe
             utc.publishesTimesInUTC = true
+            utcState = utc.participantState(for: participant)
             utcProbe = utc
             utcProfile = AcquaintanceProfile()
         }
@@ -50,14 +56,14 @@ package struct AcquaintanceProbe: Sendable {
             utcSlot = slot
             sameInstantsInUTC = probe.publishesSameInstantsInUTC(record.kind.dataType)
         }
-        let row = probe.publishedStartAndSource(record, of: participant)
+        let row = probe.publishedStartAndSource(record, state: &state)
         if let row, let start = row.start {
             profile.add(&slot, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: row.source)
         }
         guard utcProfile != nil else { return }
         if sameInstantsInUTC {
             if let row, let start = row.start { utcProfile?.add(&utcSlot, startMs: start.epochMilliseconds, offsetSeconds: 0, source: row.source) }
-        } else if let utc = utcProbe?.publishedStartAndSource(record, of: participant), let start = utc.start {
+        } else if utcState != nil, let utc = utcProbe?.publishedStartAndSource(record, state: &utcState!), let start = utc.start {
             utcProfile?.add(&utcSlot, startMs: start.epochMilliseconds, offsetSeconds: start.utcOffsetSeconds, source: utc.source)
         }
     }
