@@ -12,26 +12,32 @@ package enum CSVText {
 
     /// Appends the bytes of `field(field)` to `bytes` (no intermediate string for plain fields).
     package static func appendField(_ field: String, to bytes: inout [UInt8]) {
+        // The string's own UTF-8 when it is contiguous (a native string always is): a copy of the
+        // string to call `withUTF8` on was a retain and a release per field (issue 28).
+        if field.utf8.withContiguousStorageIfAvailable({ appendField(utf8: $0, to: &bytes) }) != nil { return }
+        var copy = field
+        copy.withUTF8 { appendField(utf8: $0, to: &bytes) }
+    }
+
+    /// ``appendField(_:to:)`` for a field's UTF-8.
+    private static func appendField(utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         // One pass over the contiguous UTF-8 (not a `UTF8View` walk to check, then another to copy).
-        var field = field
-        let plain = field.withUTF8 { utf8 -> Bool in
-            for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0D || byte == 0x0A { return false }
-            bytes.append(contentsOf: utf8)
-            return true
+        var plain = true
+        for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0D || byte == 0x0A {
+            plain = false
+            break
         }
-        guard !plain else { return }
+        if plain { return bytes.append(contentsOf: utf8) }
         // Quoted, each quote byte doubled. Not `replacingOccurrences(of: "\"", …)`: that compares
         // characters and left a quote followed by a combining mark undoubled, ending the field
         // early; it also made an `NSString` per field (issue 28).
-        field.withUTF8 { utf8 in
-            bytes.reserveCapacity(bytes.count + utf8.count + 2)
-            bytes.append(0x22)
-            for byte in utf8 {
-                bytes.append(byte)
-                if byte == 0x22 { bytes.append(0x22) }
-            }
-            bytes.append(0x22)
+        bytes.reserveCapacity(bytes.count + utf8.count + 2)
+        bytes.append(0x22)
+        for byte in utf8 {
+            bytes.append(byte)
+            if byte == 0x22 { bytes.append(0x22) }
         }
+        bytes.append(0x22)
     }
 
     /// Whether `field` holds a comma, a quote, CR or LF.

@@ -65,10 +65,10 @@ enum Cell: Sendable, Equatable {
     /// Appends the JSON value: the bytes of `jsonText`.
     func appendJSON(to bytes: inout [UInt8]) {
         switch self {
-        case .null: bytes.append(contentsOf: Self.nullBytes)
+        case .null: Self.appendNull(to: &bytes)
         case .string(let text): Self.appendJSON(string: text, to: &bytes)
         case .number(let value):
-            if value.isFinite { bytes.append(contentsOf: NumberText.format(value).utf8) } else { bytes.append(contentsOf: Self.nullBytes) }
+            if value.isFinite { bytes.append(contentsOf: NumberText.format(value).utf8) } else { Self.appendNull(to: &bytes) }
         case .integer(let value): ByteText.appendInt(value, to: &bytes)
         case .date(let date):
             bytes.append(UInt8(ascii: "\""))
@@ -95,7 +95,14 @@ enum Cell: Sendable, Equatable {
     /// What `Cell.string(text).appendJSON(to:)` appends.
     static func appendJSON(string text: String, to bytes: inout [UInt8]) { JSONText.appendString(text, to: &bytes) }
 
-    private static let nullBytes: [UInt8] = Array("null".utf8)
+    /// Appends `null`, byte by byte: appending a static array of its bytes cost a lazy-global
+    /// check, a retain and a release per null (issue 28).
+    private static func appendNull(to bytes: inout [UInt8]) {
+        bytes.append(0x6E)
+        bytes.append(0x75)
+        bytes.append(0x6C)
+        bytes.append(0x6C)
+    }
 
     /// A number cell: an integer when `integral` and the value is whole.
     static func numeric(_ value: Double?, integral: Bool) -> Cell {

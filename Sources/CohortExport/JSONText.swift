@@ -15,35 +15,38 @@ enum JSONText {
 
     /// Appends `text` as a JSON string literal (quotes included) to `bytes`.
     static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        // The string's own UTF-8 when it is contiguous (a native string always is): a copy of the
+        // string to call `withUTF8` on was a retain and a release per value (issue 28).
+        if text.utf8.withContiguousStorageIfAvailable({ appendString(utf8: $0, to: &bytes) }) != nil { return }
+        var copy = text
+        copy.withUTF8 { appendString(utf8: $0, to: &bytes) }
+    }
+
+    /// ``appendString(_:to:)`` for a string's UTF-8.
+    private static func appendString(utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            // Most strings need no escape: find the first byte that does, eight at a time.
-            let clean = cleanPrefixLength(utf8)
-            if clean == utf8.count {
-                bytes.append(contentsOf: utf8)
-                return
+        defer { bytes.append(UInt8(ascii: "\"")) }
+        // Most strings need no escape: find the first byte that does, eight at a time.
+        let clean = cleanPrefixLength(utf8)
+        if clean == utf8.count { return bytes.append(contentsOf: utf8) }
+        var start = 0
+        for i in clean..<utf8.count where needsEscape(utf8[i]) {
+            let byte = utf8[i]
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
+            bytes.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x08: bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(UInt8(ascii: "f"))
+            default:
+                bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
             }
-            var start = 0
-            for i in clean..<utf8.count where needsEscape(utf8[i]) {
-                let byte = utf8[i]
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
-                }
-                start = i + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            start = i + 1
         }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

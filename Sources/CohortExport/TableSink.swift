@@ -50,13 +50,18 @@ struct ExportBatch: Sendable {
 final class TableSink {
     private let participants: TableWriter
     private let consents: TableWriter
-    /// The record tables, found by a scan of the few families (no hashing per record).
-    private let families: [(type: DataType, writer: TableWriter)]
+    /// The record tables, kept alive here for ``familyWriters``.
+    private let families: [TableWriter]
+    /// Each data type's table (`DataType.caseIndex`), unretained: a record's writer is found by
+    /// its type's index and called without the retain and release per record that taking a
+    /// reference out of an array costs (issue 28, seventeenth round); `families` holds them.
+    private let familyWriters: [Unmanaged<TableWriter>?]
 
     init(participants: TableWriter, consents: TableWriter, families: [DataType: TableWriter]) {
         self.participants = participants
         self.consents = consents
-        self.families = families.sorted { $0.key < $1.key }.map { (type: $0.key, writer: $0.value) }
+        self.families = Array(families.values)
+        familyWriters = DataType.allCases.map { type in families[type].map { Unmanaged.passUnretained($0) } }
     }
 
     func consume(_ batch: ExportBatch) throws {
@@ -66,13 +71,16 @@ final class TableSink {
                 try participants.write(participants.layout.row(p))
                 for consent in ordered { try consents.write(consents.layout.row(consent)) }
             case .records(let run):
-                // Each record is read in place: a read of an array element passed on copied the
-                // whole record, a retain of each of its strings and their releases after (issue
-                // 28, seventeenth round); the buffer's elements are borrowed.
+                // Each record is read in place (``TableWriter/write(record:)``): a read of an
+                // array element passed on copied the whole record, a retain of each of its
+                // strings and their releases after (issue 28, seventeenth round).
                 try batch.records.withUnsafeBufferPointer { records in
+                    guard let first = records.baseAddress else { return }
                     for index in run {
-                        let type = records[index].kind.dataType
-                        if let family = families.first(where: { $0.type == type }) { try family.writer.write(records[index]) }
+                        let record = first + index
+                        if let family = familyWriters[record.pointee.kind.dataType.caseIndex] {
+                            try family._withUnsafeGuaranteedRef { try $0.write(record: record) }
+                        }
                     }
                 }
             case .dailyTotal:
