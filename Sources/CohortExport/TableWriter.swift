@@ -9,12 +9,17 @@ final class TableWriter {
     private let ndjson: BufferedFileWriter?
     private(set) var rows = 0
     /// `"name":` for each column, with the separator before it, built once: the bytes of all
-    /// columns one after another, column `i`'s at `jsonKeyRanges[i]` (one flat array, so a key
-    /// is appended as a slice of raw bytes, with no retain of a per-column array).
-    private let jsonKeyBytes: [UInt8]
-    private let jsonKeyRanges: [Range<Int>]
-    /// What each column shows of a record, resolved once.
-    private let recordFields: [TableLayout.RecordField]
+    /// columns one after another, column `i`'s at `jsonKeyRanges[i]` (one flat buffer, so a key
+    /// is appended as a slice of raw bytes). The writer owns these buffers (freed in `deinit`):
+    /// reading an array property costs a retain and a release per key (issue 28).
+    private let jsonKeyBytes: UnsafeMutableBufferPointer<UInt8>
+    private let jsonKeyRanges: UnsafeMutableBufferPointer<Range<Int>>
+    /// What each column shows of a record, resolved once (owned, like the keys).
+    private let recordFields: UnsafeMutableBufferPointer<TableLayout.RecordField>
+    /// Whether the table is written as CSV, as NDJSON: plain flags, read per value (a test of the
+    /// optional file writer for nil retained and released it).
+    private let writesCSV: Bool
+    private let writesJSON: Bool
     /// The rows written but not yet handed to the files, reused batch after batch: a batch is
     /// handed over once it reaches ``batchBytes``, the file writer's capacity, so the file
     /// writer passes it straight to the operating system rather than copying each row into
@@ -32,9 +37,11 @@ final class TableWriter {
             keyBytes += Array(((index == 0 ? "{" : ",") + JSONText.string(column.name) + ":").utf8)
             keyRanges.append(start..<keyBytes.count)
         }
-        jsonKeyBytes = keyBytes
-        jsonKeyRanges = keyRanges
-        recordFields = layout.columns.map(TableLayout.RecordField.init(column:))
+        jsonKeyBytes = Self.owned(keyBytes)
+        jsonKeyRanges = Self.owned(keyRanges)
+        recordFields = Self.owned(layout.columns.map(TableLayout.RecordField.init(column:)))
+        writesCSV = csvDirectory != nil
+        writesJSON = jsonDirectory != nil
         if let csvDirectory {
             let writer = try BufferedFileWriter(
                 url: csvDirectory.appendingPathComponent(layout.name + ".csv"), relativePath: "data/csv/\(layout.name).csv", taps: taps)
@@ -49,6 +56,19 @@ final class TableWriter {
         } else {
             ndjson = nil
         }
+    }
+
+    deinit {
+        jsonKeyBytes.deallocate()
+        jsonKeyRanges.deallocate()
+        recordFields.deinitialize().deallocate()
+    }
+
+    /// A buffer of its own holding `elements`.
+    private static func owned<Element>(_ elements: [Element]) -> UnsafeMutableBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
+        _ = buffer.initialize(from: elements)
+        return buffer
     }
 
     /// Writes one row; `cells` line up with `layout.columns`.
@@ -124,11 +144,11 @@ final class TableWriter {
     /// ``append(text:column:csv:json:)`` for a text that is there: a `String` passed where a
     /// `String?` is taken is copied into the optional (a retain and a release per row).
     private func append(string text: String, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
-        if csv != nil {
+        if writesCSV {
             if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
             Cell.appendCSV(string: text, to: &csvBytes)
         }
-        if ndjson != nil {
+        if writesJSON {
             appendKey(column, to: &jsonBytes)
             Cell.appendJSON(string: text, to: &jsonBytes)
         }
@@ -139,11 +159,11 @@ final class TableWriter {
     /// full batch over.
     private func endRow(csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) throws {
         rows += 1
-        if csv != nil {
+        if writesCSV {
             csvBytes.append(0x0D)
             csvBytes.append(0x0A)
         }
-        if ndjson != nil {
+        if writesJSON {
             jsonBytes.append(UInt8(ascii: "}"))
             jsonBytes.append(0x0A)
         }
@@ -161,11 +181,11 @@ final class TableWriter {
     /// Appends `cell` to both lines. A number, date or timestamp is formatted once: its JSON
     /// value is the CSV field's bytes, bare or in quotes (``Cell/jsonQuotesCSV``).
     private func append(_ cell: Cell, column: Int, csv csvBytes: inout [UInt8], json jsonBytes: inout [UInt8]) {
-        if csv != nil {
+        if writesCSV {
             if column > 0 { csvBytes.append(UInt8(ascii: ",")) }
             let start = csvBytes.count
             cell.appendCSV(to: &csvBytes)
-            if ndjson != nil, let quoted = cell.jsonQuotesCSV {
+            if writesJSON, let quoted = cell.jsonQuotesCSV {
                 appendKey(column, to: &jsonBytes)
                 if quoted { jsonBytes.append(UInt8(ascii: "\"")) }
                 csvBytes.withUnsafeBufferPointer { jsonBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
@@ -173,7 +193,7 @@ final class TableWriter {
                 return
             }
         }
-        if ndjson != nil {
+        if writesJSON {
             appendKey(column, to: &jsonBytes)
             cell.appendJSON(to: &jsonBytes)
         }
@@ -181,8 +201,7 @@ final class TableWriter {
 
     /// Appends column `column`'s `"name":` (with the separator before it).
     private func appendKey(_ column: Int, to bytes: inout [UInt8]) {
-        let range = jsonKeyRanges[column]
-        jsonKeyBytes.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: jsonKeyBytes[jsonKeyRanges[column]]))
     }
 
     /// Hands the last batch over, closes the files and describes them.
