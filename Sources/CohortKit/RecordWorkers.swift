@@ -254,17 +254,20 @@ private struct Worker {
     /// the queue was cancelled.
     mutating func run(_ stored: StoredParticipant, coverage: ConsentCoverage?, leftOutKinds: Set<String>?) throws -> Bool {
         let participant = stored.participant
+        // The participant's pseudonym and shift, held here for the run of their records
+        // (``Deidentifier/record(_:of:state:)``).
+        var state = deid.participantState(for: participant)
         do {
             if reader.hasOwnConnection {
                 try reader.forEachRecord(stored.handle, participantID: participant.id) { record in
-                    try add(record, of: participant, coverage: coverage, leftOutKinds: leftOutKinds)
+                    try add(record, of: participant, state: &state, coverage: coverage, leftOutKinds: leftOutKinds)
                 }
             } else {
                 var records = self.records
                 self.records = []
                 records.removeAll(keepingCapacity: true)
                 try reader.forEachRecord(stored.handle, participantID: participant.id) { records.append($0) }
-                for record in records { try add(record, of: participant, coverage: coverage, leftOutKinds: leftOutKinds) }
+                for record in records { try add(record, of: participant, state: &state, coverage: coverage, leftOutKinds: leftOutKinds) }
                 records.removeAll(keepingCapacity: true)
                 self.records = records
             }
@@ -276,13 +279,15 @@ private struct Worker {
 
     /// Consent decides first: a record it does not cover is neither published nor counted; then
     /// k over what an acquaintance knows: a kind left out is not in compliance either.
-    private mutating func add(_ record: Record, of participant: Participant, coverage: ConsentCoverage?, leftOutKinds: Set<String>?) throws {
+    private mutating func add(
+        _ record: Record, of participant: Participant, state: inout Deidentifier.RecordParticipant, coverage: ConsentCoverage?, leftOutKinds: Set<String>?
+    ) throws {
         if let key = coverage?.leftOutKey(for: record) {
             chunk.append(.leftOut(key))
         } else if leftOutKinds?.contains(record.kind.rawValue) == true {
             chunk.append(.leftOutKind)
         } else {
-            chunk.append(.covered(CoveredRecord(record), deid.record(record, of: participant)))
+            chunk.append(.covered(CoveredRecord(record), deid.record(record, of: participant, state: &state)))
         }
         if chunk.count >= chunkSize, !send(last: false) { throw Cancelled() }
     }
