@@ -233,21 +233,11 @@ package struct Deidentifier: Sendable {
     ) throws {
         try self.init(
             studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, shiftKey: shiftKey,
-            scrubber: try Scrubber(roster: roster), referenceDate: referenceDate, createdAt: createdAt)
+            scrubber: (try Scrubber(roster: roster), nil), referenceDate: referenceDate, createdAt: createdAt)
     }
 
-    /// As the roster initializer, with the roster's scrubber built by the caller (an export
-    /// builds it from a roster read through a cursor, see ``RosterIdentifiers``).
-    package init(
-        studyProtocol: StudyProtocol, recipient: String, recipientKey: [UInt8], shiftKey: [UInt8], scrubber: Scrubber,
-        referenceDate: CivilDate, createdAt: Timestamp? = nil
-    ) throws {
-        try self.init(
-            studyProtocol: studyProtocol, recipient: recipient, recipientKey: recipientKey, shiftKey: shiftKey,
-            scrubber: (scrubber, nil), referenceDate: referenceDate, createdAt: createdAt)
-    }
-
-    /// As the roster initializer, with the roster's scrubber still being built (an export starts
+    /// As the roster initializer, with the roster's scrubber still being built by the caller (an
+    /// export builds it from a roster read through a cursor, see ``RosterIdentifiers``, and starts
     /// it as soon as its snapshot holds the roster's identifiers: built in line, it kept the main
     /// thread waiting for the word lists, a core idle, and then on one core for the identifiers
     /// and patterns before the k-anonymity pass could start — issue 28). Rows that need no
