@@ -3,6 +3,16 @@
 /// counterpart (`String(Int)`, `CivilDate.description`, the ISO 8601 text composed from
 /// Strings); tests pin that. `Timestamp.iso8601` is built here too.
 package enum ByteText {
+    /// Calls `body` with `text`'s UTF-8: the string's own storage when it is contiguous (a native
+    /// string always is), else a copy made contiguous. Calling `withUTF8` on a copy of the string
+    /// costs a retain and a release each time, per value on the writers' path (issue 28).
+    @inline(__always)
+    package static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let result = try text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return try copy.withUTF8(body)
+    }
+
     /// Appends the decimal digits of `value` (with `-` when negative), as `String(value)` does.
     @inline(__always)
     package static func appendInt(_ value: Int, to bytes: inout [UInt8]) {

@@ -12,11 +12,7 @@ package enum CSVText {
 
     /// Appends the bytes of `field(field)` to `bytes` (no intermediate string for plain fields).
     package static func appendField(_ field: String, to bytes: inout [UInt8]) {
-        // The string's own UTF-8 when it is contiguous (a native string always is): a copy of the
-        // string to call `withUTF8` on was a retain and a release per field (issue 28).
-        if field.utf8.withContiguousStorageIfAvailable({ appendField(utf8: $0, to: &bytes) }) != nil { return }
-        var copy = field
-        copy.withUTF8 { appendField(utf8: $0, to: &bytes) }
+        ByteText.withUTF8(field) { appendField(utf8: $0, to: &bytes) }
     }
 
     /// ``appendField(_:to:)`` for a field's UTF-8.

@@ -1,3 +1,5 @@
+import CohortCore
+
 /// Hand-written JSON for NDJSON rows and FHIR resources, so column order and number text are
 /// under our control. One escaping rule for both: `"` and `\` escaped, control characters as
 /// `\b \f \n \r \t` or `\u00xx`, everything else (`/`, non-ASCII) as it is — what `JSONEncoder`
@@ -15,11 +17,7 @@ enum JSONText {
 
     /// Appends `text` as a JSON string literal (quotes included) to `bytes`.
     static func appendString(_ text: String, to bytes: inout [UInt8]) {
-        // The string's own UTF-8 when it is contiguous (a native string always is): a copy of the
-        // string to call `withUTF8` on was a retain and a release per value (issue 28).
-        if text.utf8.withContiguousStorageIfAvailable({ appendString(utf8: $0, to: &bytes) }) != nil { return }
-        var copy = text
-        copy.withUTF8 { appendString(utf8: $0, to: &bytes) }
+        ByteText.withUTF8(text) { appendString(utf8: $0, to: &bytes) }
     }
 
     /// ``appendString(_:to:)`` for a string's UTF-8.
