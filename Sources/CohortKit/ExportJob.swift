@@ -146,9 +146,8 @@ public struct ExportJob: Sendable {
         // M) load while the export reserves, stages and takes its snapshot; the scrubber's build
         // (on a thread of its own, see `deidentify`) waits for them if they are not in yet (a
         // `static let`), and so does the end of the export.
-        let vocabulary = DispatchGroup()
-        DispatchQueue.global().async(group: vocabulary) { _ = try? SafeVocabulary.system() }
-        defer { vocabulary.wait() }
+        let vocabulary = BackgroundValue(name: "cohort-word-lists") { _ = try? SafeVocabulary.system() }
+        defer { _ = try? vocabulary.value() }
         let inProgress = try reserve(plan)
         defer { inProgress.end() }
         let staging = try stage(inProgress)
